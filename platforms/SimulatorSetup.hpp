@@ -1,0 +1,24 @@
+#pragma once
+// Creates the SimGrid engine with bxisim's settings for exact timings, which the user may override
+// with --cfg (later settings win).
+
+#include <simgrid/s4u/Engine.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bxisim::platform {
+
+struct SimulatorOptions {
+  std::vector<std::string> cfg; // SimGrid settings, "key:value"
+  std::vector<std::string> log; // SimGrid logging settings, as for --log
+};
+
+/** The settings bxisim gives SimGrid before the user's: see the comments in the definition. */
+const std::vector<std::string>& exact_timing_settings();
+
+/** Creates the (single) engine of this process; throws config::ConfigError on a bad --cfg or --log. */
+std::unique_ptr<simgrid::s4u::Engine> create_engine(const SimulatorOptions& options);
+
+} // namespace bxisim::platform

@@ -1,0 +1,36 @@
+#include "CommonOptions.hpp"
+
+#include <boost/algorithm/string/predicate.hpp>
+
+namespace bxisim::runtime {
+
+void CommonOptions::declare(CLI::App& app)
+{
+  app.add_option("--config", config_file, "TOML file of parameters (see `bxisim params`)");
+  app.add_option("--set", assignments, "Override one parameter: --set key=value (repeatable)");
+  app.add_option("--platform", platform,
+                 "Topology (fat-tree, single-switch, two-switches) or a SimGrid XML platform file (*.xml); "
+                 "shorthand for --set platform.topology=...");
+  app.add_option("--cfg", cfg, "SimGrid setting key:value, passed to SimGrid after bxisim's own (repeatable)");
+  app.add_option("--log", log, "SimGrid logging setting, e.g. --log=bxisim.thres:debug (repeatable)");
+}
+
+config::Parameters CommonOptions::parameters() const
+{
+  config::Parameters parameters = config::Parameters::defaults();
+  if (not config_file.empty())
+    parameters.load_toml_file(config_file);
+  if (not platform.empty()) {
+    if (boost::algorithm::ends_with(platform, ".xml")) {
+      parameters.set("platform.topology", "xml", "--platform");
+      parameters.set("platform.xml", platform, "--platform");
+    } else {
+      parameters.set("platform.topology", platform, "--platform");
+    }
+  }
+  for (const auto& assignment : assignments)
+    parameters.apply_assignment(assignment);
+  return parameters;
+}
+
+} // namespace bxisim::runtime
