@@ -4,7 +4,8 @@
 #include <string>
 #include <vector>
 
-namespace bxisim::platform {
+namespace bxisim::platform
+{
 
 struct FatTreeShape {
   unsigned levels = 0;

@@ -10,7 +10,8 @@
 
 namespace sg4 = simgrid::s4u;
 
-namespace bxisim::platform {
+namespace bxisim::platform
+{
 
 Machine build_fat_tree(const PlatformConfig& config)
 {

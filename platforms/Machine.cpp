@@ -2,7 +2,8 @@
 
 #include <stdexcept>
 
-namespace bxisim::platform {
+namespace bxisim::platform
+{
 
 Machine::Machine(std::string description, std::vector<SimulatedNode> nodes, bool node_model)
     : description_(std::move(description)), nodes_(std::move(nodes)), node_model_(node_model)

@@ -6,17 +6,19 @@
 #include <string>
 #include <vector>
 
-namespace bxisim::platform {
+namespace bxisim::platform
+{
 
 struct SimulatedNode {
   int index;
-  std::string name;                          // also the hostname its ranks see
-  std::vector<simgrid::s4u::Host*> cores;    // one host per core: SimGrid would spread work over a multicore host
-  simgrid::s4u::Host* nic = nullptr;         // nullptr on XML platforms, which have no node model
+  std::string name;                       // also the hostname its ranks see
+  std::vector<simgrid::s4u::Host*> cores; // one host per core: SimGrid would spread work over a multicore host
+  simgrid::s4u::Host* nic = nullptr;      // nullptr on XML platforms, which have no node model
 };
 
-class Machine {
-public:
+class Machine
+{
+ public:
   Machine(std::string description, std::vector<SimulatedNode> nodes, bool node_model);
 
   const std::string& description() const { return description_; }
@@ -25,7 +27,7 @@ public:
   simgrid::s4u::Host* core(int node, int core) const;
   size_t core_count() const;
 
-private:
+ private:
   std::string description_;
   std::vector<SimulatedNode> nodes_;
   bool node_model_;

@@ -6,7 +6,8 @@
 
 namespace sg4 = simgrid::s4u;
 
-namespace bxisim::platform {
+namespace bxisim::platform
+{
 
 std::string node_name(int index)
 {
@@ -23,7 +24,10 @@ BuiltNode build_node(sg4::NetZone* parent, int index, const NodeConfig& config)
   node.nic = zone->create_host(name + "-nic", config.nic_speed)->seal();
 
   auto make_link = [&](const std::string& suffix, const LinkSpec& spec, sg4::Link::SharingPolicy policy) {
-    return zone->create_link(name + suffix, spec.bandwidth)->set_latency(spec.latency)->set_sharing_policy(policy)->seal();
+    return zone->create_link(name + suffix, spec.bandwidth)
+        ->set_latency(spec.latency)
+        ->set_sharing_policy(policy)
+        ->seal();
   };
   sg4::Link* transfer_up   = make_link("-pcie-xfer-up", config.pcie_transfer, sg4::Link::SharingPolicy::FATPIPE);
   sg4::Link* transfer_down = make_link("-pcie-xfer-down", config.pcie_transfer, sg4::Link::SharingPolicy::FATPIPE);
@@ -33,8 +37,8 @@ BuiltNode build_node(sg4::NetZone* parent, int index, const NodeConfig& config)
   // In a star zone a route is the source's way up followed by the destination's way down.
   for (int core = 0; core < config.cores; ++core) {
     sg4::Host* host = zone->create_host(fmt::format("{}-core{}", name, core), config.core_speed)->seal();
-    zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, {sg4::LinkInRoute(transfer_up), sg4::LinkInRoute(bus_up)},
-                    false);
+    zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
+                    {sg4::LinkInRoute(transfer_up), sg4::LinkInRoute(bus_up)}, false);
     zone->add_route(nullptr, host->get_netpoint(), nullptr, nullptr,
                     {sg4::LinkInRoute(bus_down), sg4::LinkInRoute(transfer_down)}, false);
     node.cores.push_back(host);

@@ -15,7 +15,8 @@
 
 #include <utility>
 
-namespace bxisim::platform {
+namespace bxisim::platform
+{
 
 struct BuiltNode {
   SimulatedNode node;

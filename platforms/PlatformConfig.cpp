@@ -5,9 +5,11 @@
 
 #include <fmt/format.h>
 
-namespace bxisim::platform {
+namespace bxisim::platform
+{
 
-namespace {
+namespace
+{
 Topology topology_named(const std::string& name)
 {
   if (name == "fat-tree")
@@ -53,14 +55,14 @@ PlatformConfig PlatformConfig::from_parameters(const config::Parameters& paramet
 int PlatformConfig::node_count() const
 {
   switch (topology) {
-    case Topology::FatTree:
-      return static_cast<int>(fat_tree.leaf_count());
-    case Topology::SingleSwitch:
-      return single_switch_nodes;
-    case Topology::TwoSwitches:
-      return 2 * nodes_per_switch;
-    case Topology::Xml:
-      return 0;
+  case Topology::FatTree:
+    return static_cast<int>(fat_tree.leaf_count());
+  case Topology::SingleSwitch:
+    return single_switch_nodes;
+  case Topology::TwoSwitches:
+    return 2 * nodes_per_switch;
+  case Topology::Xml:
+    return 0;
   }
   return 0;
 }

@@ -5,11 +5,13 @@
 
 #include <string>
 
-namespace bxisim::config {
+namespace bxisim::config
+{
 class Parameters;
 }
 
-namespace bxisim::platform {
+namespace bxisim::platform
+{
 
 enum class Topology { FatTree, SingleSwitch, TwoSwitches, Xml };
 
@@ -20,8 +22,8 @@ struct LinkSpec {
 
 struct NodeConfig {
   int cores;
-  double core_speed; // flop/s
-  double nic_speed;  // flop/s
+  double core_speed;      // flop/s
+  double nic_speed;       // flop/s
   LinkSpec pcie_bus;      // shared by every transfer in one direction
   LinkSpec pcie_transfer; // per-transfer cap (FATPIPE)
 };

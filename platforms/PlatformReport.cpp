@@ -12,20 +12,22 @@
 
 namespace sg4 = simgrid::s4u;
 
-namespace bxisim::platform {
+namespace bxisim::platform
+{
 
-namespace {
+namespace
+{
 std::string sharing_name(sg4::Link::SharingPolicy policy)
 {
   switch (policy) {
-    case sg4::Link::SharingPolicy::FATPIPE:
-      return "FATPIPE";
-    case sg4::Link::SharingPolicy::SPLITDUPLEX:
-      return "SPLITDUPLEX";
-    case sg4::Link::SharingPolicy::SHARED:
-      return "SHARED";
-    default:
-      return "other";
+  case sg4::Link::SharingPolicy::FATPIPE:
+    return "FATPIPE";
+  case sg4::Link::SharingPolicy::SPLITDUPLEX:
+    return "SPLITDUPLEX";
+  case sg4::Link::SharingPolicy::SHARED:
+    return "SHARED";
+  default:
+    return "other";
   }
 }
 
@@ -90,18 +92,20 @@ void print_platform_report(std::ostream& out, const Machine& machine, const Repo
   fmt::print(out, "Platform: {}\n", machine.description());
   fmt::print(out, "\nHosts ({}):\n", engine->get_host_count());
   for (const auto& node : machine.nodes()) {
-    const auto* core = node.cores.front();
-    std::string cores =
-        node.cores.size() == 1 ? core->get_name()
-                               : fmt::format("{} .. {}", core->get_name(), node.cores.back()->get_name());
-    fmt::print(out, "  {:<8} cores {} ({} x {:g} Gflop/s)", node.name, cores, node.cores.size(), core->get_speed() / 1e9);
+    const auto* core  = node.cores.front();
+    std::string cores = node.cores.size() == 1
+                            ? core->get_name()
+                            : fmt::format("{} .. {}", core->get_name(), node.cores.back()->get_name());
+    fmt::print(out, "  {:<8} cores {} ({} x {:g} Gflop/s)", node.name, cores, node.cores.size(),
+               core->get_speed() / 1e9);
     if (node.nic != nullptr)
       fmt::print(out, ", NIC {} ({:g} Gflop/s)", node.nic->get_name(), node.nic->get_speed() / 1e9);
     fmt::print(out, "\n");
   }
   if (options.list_links) {
     auto links = engine->get_all_links();
-    std::sort(links.begin(), links.end(), [](const sg4::Link* a, const sg4::Link* b) { return a->get_name() < b->get_name(); });
+    std::sort(links.begin(), links.end(),
+              [](const sg4::Link* a, const sg4::Link* b) { return a->get_name() < b->get_name(); });
     fmt::print(out, "\nLinks ({}):\n", links.size());
     for (const auto* link : links)
       fmt::print(out, "  {:<32} {:>12} {:>10} {}\n", link->get_name(), bandwidth_text(link->get_bandwidth()),

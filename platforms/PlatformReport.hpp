@@ -8,7 +8,8 @@
 #include <utility>
 #include <vector>
 
-namespace bxisim::platform {
+namespace bxisim::platform
+{
 
 struct ReportOptions {
   std::vector<std::pair<std::string, std::string>> routes; // host name pairs; empty: typical examples

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <limits>
 
-namespace bxisim::platform {
+namespace bxisim::platform
+{
 
 Route Route::between(const simgrid::s4u::Host* source, const simgrid::s4u::Host* destination)
 {

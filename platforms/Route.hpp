@@ -6,11 +6,12 @@
 
 #include <vector>
 
-namespace bxisim::platform {
+namespace bxisim::platform
+{
 
 struct Route {
   std::vector<simgrid::s4u::Link*> links;
-  double latency;   // sum of the links' latencies, seconds
+  double latency;    // sum of the links' latencies, seconds
   double bottleneck; // smallest bandwidth along the route, bytes per second
 
   static Route between(const simgrid::s4u::Host* source, const simgrid::s4u::Host* destination);

@@ -1,10 +1,16 @@
 #include "SimulatorSetup.hpp"
 
 #include "runtime/config/ConfigError.hpp"
+#include "runtime/config/Spelling.hpp"
 
+#include <boost/algorithm/string.hpp>
 #include <fmt/format.h>
 
-namespace bxisim::platform {
+#include <csignal>
+#include <unistd.h>
+
+namespace bxisim::platform
+{
 
 const std::vector<std::string>& exact_timing_settings()
 {
@@ -19,6 +25,46 @@ const std::vector<std::string>& exact_timing_settings()
       "network/TCP-gamma:1e30",
   };
   return settings;
+}
+
+namespace
+{
+void exit_on_setup_abort(int)
+{
+  static const char message[] = "bxisim: SimGrid rejected a setting or the platform (its message is above); fix the "
+                                "--cfg/--log option or the platform it names.\n";
+  ssize_t ignored             = write(STDERR_FILENO, message, sizeof(message) - 1);
+  (void)ignored;
+  _exit(config::kUsageExitCode);
+}
+
+/** SimGrid's "Bad config key" error lists every key; keep the first line and suggest the closest key. */
+std::string summarize_config_error(const std::string& what)
+{
+  std::vector<std::string> lines;
+  boost::split(lines, what, boost::is_any_of("\n"));
+  std::vector<std::string> keys;
+  for (const auto& line : lines)
+    if (line.size() > 2 && line[0] == ' ' && line.find(": (") != std::string::npos)
+      keys.push_back(boost::trim_copy(line.substr(0, line.find(": ("))));
+  std::string summary = lines.front();
+  auto colon          = summary.rfind(": ");
+  if (not keys.empty() && colon != std::string::npos) {
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    summary += config::did_you_mean(summary.substr(colon + 2), views);
+  }
+  return summary;
+}
+} // namespace
+
+SetupAbortGuard::SetupAbortGuard()
+{
+  std::signal(SIGABRT, exit_on_setup_abort);
+}
+
+SetupAbortGuard::~SetupAbortGuard()
+{
+  std::signal(SIGABRT, SIG_DFL);
 }
 
 std::unique_ptr<simgrid::s4u::Engine> create_engine(const SimulatorOptions& options)
@@ -43,9 +89,9 @@ std::unique_ptr<simgrid::s4u::Engine> create_engine(const SimulatorOptions& opti
   try {
     return std::make_unique<simgrid::s4u::Engine>(&argc, argv.data());
   } catch (const std::exception& error) {
-    throw config::ConfigError(fmt::format("bad SimGrid setting: {}. Run `bxisim --help-cfg`... or see "
+    throw config::ConfigError(fmt::format("bad SimGrid setting: {}. See the settings SimGrid knows at "
                                           "https://simgrid.org/doc/latest/Configuring_SimGrid.html.",
-                                          error.what()));
+                                          summarize_config_error(error.what())));
   }
 }
 

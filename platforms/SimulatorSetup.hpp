@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-namespace bxisim::platform {
+namespace bxisim::platform
+{
 
 struct SimulatorOptions {
   std::vector<std::string> cfg; // SimGrid settings, "key:value"
@@ -17,6 +18,19 @@ struct SimulatorOptions {
 
 /** The settings bxisim gives SimGrid before the user's: see the comments in the definition. */
 const std::vector<std::string>& exact_timing_settings();
+
+/**
+ * While alive, an abort() inside SimGrid (its xbt_die on a setting or platform it rejects, after
+ * printing why) ends the process with the usage exit code and a hint, instead of a core dump.
+ */
+class SetupAbortGuard
+{
+ public:
+  SetupAbortGuard();
+  ~SetupAbortGuard();
+  SetupAbortGuard(const SetupAbortGuard&)            = delete;
+  SetupAbortGuard& operator=(const SetupAbortGuard&) = delete;
+};
 
 /** Creates the (single) engine of this process; throws config::ConfigError on a bad --cfg or --log. */
 std::unique_ptr<simgrid::s4u::Engine> create_engine(const SimulatorOptions& options);

@@ -1,5 +1,6 @@
 // Single switch, and two switches joined by one inter-switch link (thesis 7.1, figure 7.1).
-// A switch is a SimGrid router at the centre of a star zone whose members are the node zones.
+// A switch is a star zone whose members are the node zones and the switch's router (the gateway
+// towards the other switch).
 
 #include "NodeModel.hpp"
 #include "Topologies.hpp"
@@ -11,9 +12,11 @@
 
 namespace sg4 = simgrid::s4u;
 
-namespace bxisim::platform {
+namespace bxisim::platform
+{
 
-namespace {
+namespace
+{
 struct SwitchZone {
   sg4::NetZone* zone;
   simgrid::kernel::routing::NetPoint* router;
@@ -27,14 +30,19 @@ sg4::Link* create_duplex_link(sg4::NetZone* zone, const std::string& name, const
 SwitchZone build_switch(sg4::NetZone* parent, const std::string& name, int first_node, int node_count,
                         const PlatformConfig& config, std::vector<SimulatedNode>& nodes)
 {
-  sg4::NetZone* zone = sg4::create_star_zone(name);
+  sg4::NetZone* zone = sg4::create_star_zone(name + "-zone");
   if (parent != nullptr)
     zone->set_parent(parent);
-  auto* router = zone->create_router(name);
-  zone->add_route(router, nullptr, nullptr, nullptr, {}, true);
+  // The router sits in a zone of its own: SimGrid's hierarchical routing cannot reach a gateway placed
+  // directly in a zone that also holds sub-zones (it would look the sub-zone's host up in the star).
+  sg4::NetZone* router_zone = sg4::create_full_zone(name + "-router-zone");
+  router_zone->set_parent(zone);
+  auto* router = router_zone->create_router(name);
+  router_zone->seal();
+  zone->add_route(router_zone->get_netpoint(), nullptr, router, nullptr, {}, true);
   for (int index = first_node; index < first_node + node_count; ++index) {
-    BuiltNode built = build_node(zone, index, config.node);
-    sg4::Link* bxi  = create_duplex_link(zone, built.node.name + "-bxi", config.bxi_link);
+    BuiltNode built          = build_node(zone, index, config.node);
+    sg4::Link* bxi           = create_duplex_link(zone, built.node.name + "-bxi", config.bxi_link);
     auto [netpoint, gateway] = leaf_of(built);
     zone->add_route(netpoint, nullptr, gateway, nullptr, {sg4::LinkInRoute(bxi, sg4::LinkInRoute::Direction::UP)},
                     true);

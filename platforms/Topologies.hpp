@@ -5,7 +5,8 @@
 #include "Machine.hpp"
 #include "PlatformConfig.hpp"
 
-namespace bxisim::platform {
+namespace bxisim::platform
+{
 
 /** Builds the machine `config` describes, whatever its topology. */
 Machine build_machine(const PlatformConfig& config);

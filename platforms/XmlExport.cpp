@@ -9,9 +9,11 @@
 
 namespace sg4 = simgrid::s4u;
 
-namespace bxisim::platform {
+namespace bxisim::platform
+{
 
-namespace {
+namespace
+{
 const sg4::Host* gateway_of(const SimulatedNode& node)
 {
   return node.nic != nullptr ? node.nic : node.cores.front();
@@ -25,8 +27,9 @@ std::vector<const sg4::Host*> hosts_of(const SimulatedNode& node)
   return hosts;
 }
 
-class XmlWriter {
-public:
+class XmlWriter
+{
+ public:
   explicit XmlWriter(std::ostream& out) : out_(out) {}
 
   void declare_links(const std::vector<sg4::Link*>& links, const std::string& indent)
@@ -70,7 +73,7 @@ public:
     fmt::print(out_, "    </zone>\n");
   }
 
-private:
+ private:
   std::ostream& out_;
   std::set<std::string> declared_;
 };

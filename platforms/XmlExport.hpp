@@ -8,7 +8,8 @@
 
 #include <ostream>
 
-namespace bxisim::platform {
+namespace bxisim::platform
+{
 
 void export_simgrid_xml(std::ostream& out, const Machine& machine);
 

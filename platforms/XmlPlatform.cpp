@@ -12,7 +12,8 @@
 
 #include <fstream>
 
-namespace bxisim::platform {
+namespace bxisim::platform
+{
 
 Machine load_xml_platform(const PlatformConfig& config)
 {
@@ -32,8 +33,8 @@ Machine load_xml_platform(const PlatformConfig& config)
   for (auto* host : engine->get_all_hosts())
     nodes.push_back({static_cast<int>(nodes.size()), host->get_name(), {host}, nullptr});
   if (nodes.empty())
-    throw config::ConfigError(fmt::format("platform.xml = '{}': the platform has no host; ranks need hosts to run on.",
-                                          config.xml_file));
+    throw config::ConfigError(
+        fmt::format("platform.xml = '{}': the platform has no host; ranks need hosts to run on.", config.xml_file));
   std::string description = fmt::format("SimGrid XML platform {}, {} hosts", config.xml_file, nodes.size());
   return Machine(std::move(description), std::move(nodes), false);
 }

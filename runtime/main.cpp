@@ -14,7 +14,8 @@
 
 #include <iostream>
 
-namespace {
+namespace
+{
 
 std::string version_text()
 {

@@ -2,7 +2,8 @@
 
 #include <boost/algorithm/string/predicate.hpp>
 
-namespace bxisim::runtime {
+namespace bxisim::runtime
+{
 
 void CommonOptions::declare(CLI::App& app)
 {

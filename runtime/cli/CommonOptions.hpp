@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-namespace bxisim::runtime {
+namespace bxisim::runtime
+{
 
 struct CommonOptions {
   std::string config_file;

@@ -8,9 +8,11 @@
 #include <iostream>
 #include <memory>
 
-namespace bxisim::runtime {
+namespace bxisim::runtime
+{
 
-namespace {
+namespace
+{
 std::string type_text(const config::ParameterSpec& spec)
 {
   if (spec.type == config::ParameterType::Choice)
@@ -35,8 +37,8 @@ void print_parameters_markdown(std::ostream& out)
                   "| name | type | unit | default | meaning | source of the default |\n"
                   "|---|---|---|---|---|---|\n");
   for (const auto& spec : config::parameter_table())
-    fmt::print(out, "| `{}` | {} | {} | `{}` | {} | {} |\n", spec.name, type_text(spec), spec.unit,
-               default_text(spec), spec.meaning, spec.source);
+    fmt::print(out, "| `{}` | {} | {} | `{}` | {} | {} |\n", spec.name, type_text(spec), spec.unit, default_text(spec),
+               spec.meaning, spec.source);
 }
 
 void add_params_command(CLI::App& app, const CommonOptions& common, int& exit_code)

@@ -7,7 +7,8 @@
 
 #include <ostream>
 
-namespace bxisim::runtime {
+namespace bxisim::runtime
+{
 
 void add_params_command(CLI::App& app, const CommonOptions& common, int& exit_code);
 

@@ -10,9 +10,11 @@
 #include <iostream>
 #include <memory>
 
-namespace bxisim::runtime {
+namespace bxisim::runtime
+{
 
-namespace {
+namespace
+{
 struct PlatformCommandOptions {
   std::vector<std::string> route;
   bool no_links = false;
@@ -25,15 +27,16 @@ void with_machine(const CommonOptions& common, Action action)
 {
   config::Parameters parameters = common.parameters();
   auto platform_config          = platform::PlatformConfig::from_parameters(parameters);
-  auto engine                   = platform::create_engine(common.simulator_options());
-  platform::Machine machine     = platform::build_machine(platform_config);
+  platform::SetupAbortGuard guard;
+  auto engine               = platform::create_engine(common.simulator_options());
+  platform::Machine machine = platform::build_machine(platform_config);
   action(machine);
 }
 } // namespace
 
 void add_platform_command(CLI::App& app, const CommonOptions& common, int& exit_code)
 {
-  auto options = std::make_shared<PlatformCommandOptions>();
+  auto options  = std::make_shared<PlatformCommandOptions>();
   auto* command = app.add_subcommand("platform", "Describe the simulated machine");
   command->require_subcommand(1);
 

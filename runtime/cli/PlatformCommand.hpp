@@ -5,7 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
-namespace bxisim::runtime {
+namespace bxisim::runtime
+{
 
 void add_platform_command(CLI::App& app, const CommonOptions& common, int& exit_code);
 

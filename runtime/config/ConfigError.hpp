@@ -5,10 +5,12 @@
 #include <stdexcept>
 #include <string>
 
-namespace bxisim::config {
+namespace bxisim::config
+{
 
-class ConfigError : public std::runtime_error {
-public:
+class ConfigError : public std::runtime_error
+{
+ public:
   explicit ConfigError(const std::string& message) : std::runtime_error(message) {}
 };
 

@@ -7,7 +7,8 @@
 #include <string_view>
 #include <vector>
 
-namespace bxisim::config {
+namespace bxisim::config
+{
 
 enum class ParameterType {
   Integer,   // a count

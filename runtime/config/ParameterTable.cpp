@@ -5,9 +5,11 @@
 
 #include <algorithm>
 
-namespace bxisim::config {
+namespace bxisim::config
+{
 
-namespace {
+namespace
+{
 using T                      = ParameterType;
 constexpr Bound kPositive    = {0.0, false};
 constexpr Bound kNonNegative = {0.0, true};
@@ -15,7 +17,10 @@ constexpr Bound kAtLeastOne  = {1.0, true};
 
 const std::vector<ParameterSpec> kTable = {
     // --- topology -------------------------------------------------------------------------------
-    {"platform.topology", T::Choice, "", "fat-tree",
+    {"platform.topology",
+     T::Choice,
+     "",
+     "fat-tree",
      "Shape of the simulated machine: a fat-tree of nodes, one switch, two switches joined by one "
      "inter-switch link (the flow-control study), or a SimGrid XML platform loaded as-is",
      "DESIGN.md section 3",
@@ -24,11 +29,18 @@ const std::vector<ParameterSpec> kTable = {
      "SimGrid XML platform file, used when platform.topology = xml (no node model is applied: each "
      "host is one core, for the smpi level)",
      "DESIGN.md section 3"},
-    {"platform.nodes", T::Integer, "nodes", "4", "Nodes attached to the switch of the single-switch topology",
+    {"platform.nodes",
+     T::Integer,
+     "nodes",
+     "4",
+     "Nodes attached to the switch of the single-switch topology",
      "bxisim choice: the smallest machine with both intra- and inter-node routes to study",
      {},
      kAtLeastOne},
-    {"platform.nodes_per_switch", T::Integer, "nodes", "3",
+    {"platform.nodes_per_switch",
+     T::Integer,
+     "nodes",
+     "3",
      "Nodes attached to each switch of the two-switches topology",
      "thesis 7.1, figure 7.1: two flooding pairs and one measured pair across the shared link",
      {},
@@ -37,53 +49,92 @@ const std::vector<ParameterSpec> kTable = {
      "Fat-tree shape in SimGrid's notation levels;down;up;link-count (D-mod-K routing, one node per leaf)",
      "SimGrid documentation, Platform_examples, fat-tree cluster example"},
     // --- node model -----------------------------------------------------------------------------
-    {"node.cores", T::Integer, "cores", "8", "Core hosts per node (each rank runs on one core host)",
+    {"node.cores",
+     T::Integer,
+     "cores",
+     "8",
+     "Core hosts per node (each rank runs on one core host)",
      "thesis 7.1: eight processes per node in the flow-control study",
      {},
      kAtLeastOne},
-    {"node.core_speed", T::Speed, "flop/s", "10Gf", "Speed of one core host",
+    {"node.core_speed",
+     T::Speed,
+     "flop/s",
+     "10Gf",
+     "Speed of one core host",
      "S4BXI examples/platform.xml (machine0: 10Gf)",
      {},
      kPositive},
-    {"node.nic_speed", T::Speed, "flop/s", "1Gf", "Speed of the NIC host (NIC actors compute on it)",
+    {"node.nic_speed",
+     T::Speed,
+     "flop/s",
+     "1Gf",
+     "Speed of the NIC host (NIC actors compute on it)",
      "S4BXI examples/platform.xml (machine0_NIC: 1Gf)",
      {},
      kPositive},
-    {"pcie.bus_bandwidth", T::Bandwidth, "B/s", "15.75GBps",
+    {"pcie.bus_bandwidth",
+     T::Bandwidth,
+     "B/s",
+     "15.75GBps",
      "Bandwidth of the PCIe bus, shared by every transfer in one direction",
      "thesis 4.1: PCIe gen3 x16, 15.75 GB/s",
      {},
      kPositive},
-    {"pcie.bus_latency", T::Duration, "s", "250ns", "Latency of the PCIe bus",
+    {"pcie.bus_latency",
+     T::Duration,
+     "s",
+     "250ns",
+     "Latency of the PCIe bus",
      "S4BXI examples/platform.xml (machine0_PCI: 250ns)",
      {},
      kNonNegative},
-    {"pcie.transfer_bandwidth", T::Bandwidth, "B/s", "12.5GBps",
+    {"pcie.transfer_bandwidth",
+     T::Bandwidth,
+     "B/s",
+     "12.5GBps",
      "Cap on the bandwidth of each single PCIe transfer (FATPIPE link, not shared): transfers flow from "
      "the bus onto the BXI link, so one transfer never beats the link",
      "thesis 4.1 (per-transfer cap of 12.5 GB/s), DESIGN.md section 3",
      {},
      kPositive},
-    {"pcie.transfer_latency", T::Duration, "s", "0ns", "Latency of the per-transfer PCIe cap link",
+    {"pcie.transfer_latency",
+     T::Duration,
+     "s",
+     "0ns",
+     "Latency of the per-transfer PCIe cap link",
      "S4BXI examples/platform.xml (machine0_PCI_FAT: 0ns)",
      {},
      kNonNegative},
     // --- BXI network ----------------------------------------------------------------------------
-    {"bxi.link_bandwidth", T::Bandwidth, "B/s", "12.5GBps",
+    {"bxi.link_bandwidth",
+     T::Bandwidth,
+     "B/s",
+     "12.5GBps",
      "Bandwidth of a BXI link (NIC to switch, and switch to switch in fat-trees), each direction",
      "thesis 4.1: BXI v2 links are 100 Gb/s",
      {},
      kPositive},
-    {"bxi.link_latency", T::Duration, "s", "500ns", "Latency of a BXI link",
+    {"bxi.link_latency",
+     T::Duration,
+     "s",
+     "500ns",
+     "Latency of a BXI link",
      "S4BXI examples/platform.xml (machine0_BXI: 500ns)",
      {},
      kNonNegative},
-    {"bxi.interswitch_bandwidth", T::Bandwidth, "B/s", "12.5GBps",
+    {"bxi.interswitch_bandwidth",
+     T::Bandwidth,
+     "B/s",
+     "12.5GBps",
      "Bandwidth of the link joining the two switches of the two-switches topology, each direction",
      "thesis 7.1: one BXI link shared by the flows between the switches",
      {},
      kPositive},
-    {"bxi.interswitch_latency", T::Duration, "s", "500ns",
+    {"bxi.interswitch_latency",
+     T::Duration,
+     "s",
+     "500ns",
      "Latency of the link joining the two switches of the two-switches topology",
      "same as bxi.link_latency (S4BXI examples/platform.xml)",
      {},
@@ -94,26 +145,26 @@ const std::vector<ParameterSpec> kTable = {
 std::string_view type_name(ParameterType type)
 {
   switch (type) {
-    case T::Integer:
-      return "integer";
-    case T::Real:
-      return "number";
-    case T::Bandwidth:
-      return "bandwidth";
-    case T::Duration:
-      return "duration";
-    case T::Speed:
-      return "speed";
-    case T::Size:
-      return "size";
-    case T::Boolean:
-      return "boolean";
-    case T::Choice:
-      return "choice";
-    case T::Text:
-      return "text";
-    case T::Path:
-      return "path";
+  case T::Integer:
+    return "integer";
+  case T::Real:
+    return "number";
+  case T::Bandwidth:
+    return "bandwidth";
+  case T::Duration:
+    return "duration";
+  case T::Speed:
+    return "speed";
+  case T::Size:
+    return "size";
+  case T::Boolean:
+    return "boolean";
+  case T::Choice:
+    return "choice";
+  case T::Text:
+    return "text";
+  case T::Path:
+    return "path";
   }
   return "?";
 }

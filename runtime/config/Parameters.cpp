@@ -9,13 +9,15 @@
 #include <xbt/parse_units.hpp>
 
 #include <charconv>
-#include <fstream>
 #include <cmath>
+#include <fstream>
 #include <sstream>
 
-namespace bxisim::config {
+namespace bxisim::config
+{
 
-namespace {
+namespace
+{
 
 std::vector<std::string_view> all_names()
 {
@@ -28,30 +30,30 @@ std::vector<std::string_view> all_names()
 std::string example_of(ParameterType type)
 {
   switch (type) {
-    case ParameterType::Integer:
-      return "an integer such as 4";
-    case ParameterType::Real:
-      return "a number such as 0.5";
-    case ParameterType::Bandwidth:
-      return "a bandwidth such as 12.5GBps or 100Gbps";
-    case ParameterType::Duration:
-      return "a duration such as 500ns or 1.5us";
-    case ParameterType::Speed:
-      return "a speed such as 10Gf";
-    case ParameterType::Size:
-      return "a size such as 64KiB";
-    case ParameterType::Boolean:
-      return "true or false";
-    default:
-      return "a text";
+  case ParameterType::Integer:
+    return "an integer such as 4";
+  case ParameterType::Real:
+    return "a number such as 0.5";
+  case ParameterType::Bandwidth:
+    return "a bandwidth such as 12.5GBps or 100Gbps";
+  case ParameterType::Duration:
+    return "a duration such as 500ns or 1.5us";
+  case ParameterType::Speed:
+    return "a speed such as 10Gf";
+  case ParameterType::Size:
+    return "a size such as 64KiB";
+  case ParameterType::Boolean:
+    return "true or false";
+  default:
+    return "a text";
   }
 }
 
 [[noreturn]] void bad_value(const ParameterSpec& spec, std::string_view text, std::string_view origin,
                             const std::string& why)
 {
-  throw ConfigError(fmt::format("{}: bad value '{}' for parameter '{}': {}. Expected {}.", origin, text, spec.name,
-                                why, example_of(spec.type)));
+  throw ConfigError(fmt::format("{}: bad value '{}' for parameter '{}': {}. Expected {}.", origin, text, spec.name, why,
+                                example_of(spec.type)));
 }
 
 double parse_quantity(const ParameterSpec& spec, std::string_view text, std::string_view origin)
@@ -59,16 +61,16 @@ double parse_quantity(const ParameterSpec& spec, std::string_view text, std::str
   std::string value(text);
   try {
     switch (spec.type) {
-      case ParameterType::Bandwidth:
-        return xbt_parse_get_bandwidth(std::string(origin), 0, value, "");
-      case ParameterType::Duration:
-        return xbt_parse_get_time(std::string(origin), 0, value, "");
-      case ParameterType::Speed:
-        return xbt_parse_get_speed(std::string(origin), 0, value, "");
-      case ParameterType::Size:
-        return xbt_parse_get_size(std::string(origin), 0, value, "");
-      default:
-        break;
+    case ParameterType::Bandwidth:
+      return xbt_parse_get_bandwidth(std::string(origin), 0, value, "");
+    case ParameterType::Duration:
+      return xbt_parse_get_time(std::string(origin), 0, value, "");
+    case ParameterType::Speed:
+      return xbt_parse_get_speed(std::string(origin), 0, value, "");
+    case ParameterType::Size:
+      return xbt_parse_get_size(std::string(origin), 0, value, "");
+    default:
+      break;
     }
   } catch (const simgrid::ParseError& error) {
     std::string why = error.what();
@@ -97,47 +99,46 @@ void check_minimum(const ParameterSpec& spec, double value, std::string_view tex
 ParameterValue parse_parameter_value(const ParameterSpec& spec, std::string_view text, std::string_view origin)
 {
   switch (spec.type) {
-    case ParameterType::Integer: {
-      long long value = 0;
-      auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-      if (error != std::errc() || end != text.data() + text.size())
-        bad_value(spec, text, origin, "not an integer");
-      check_minimum(spec, static_cast<double>(value), text, origin);
-      return value;
-    }
-    case ParameterType::Real: {
-      std::string copy(text);
-      char* end    = nullptr;
-      double value = std::strtod(copy.c_str(), &end);
-      if (copy.empty() || *end != '\0')
-        bad_value(spec, text, origin, "not a number");
-      check_minimum(spec, value, text, origin);
-      return value;
-    }
-    case ParameterType::Bandwidth:
-    case ParameterType::Duration:
-    case ParameterType::Speed:
-    case ParameterType::Size: {
-      double value = parse_quantity(spec, text, origin);
-      check_minimum(spec, value, text, origin);
-      return value;
-    }
-    case ParameterType::Boolean:
-      if (text == "true" || text == "yes" || text == "on" || text == "1")
-        return true;
-      if (text == "false" || text == "no" || text == "off" || text == "0")
-        return false;
-      bad_value(spec, text, origin, "not a boolean");
-    case ParameterType::Choice:
-      for (auto choice : spec.choices)
-        if (choice == text)
-          return std::string(text);
-      bad_value(spec, text, origin,
-                fmt::format("allowed values are {}.{}", fmt::join(spec.choices, ", "),
-                            did_you_mean(text, spec.choices)));
-    case ParameterType::Text:
-    case ParameterType::Path:
-      return std::string(text);
+  case ParameterType::Integer: {
+    long long value   = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size())
+      bad_value(spec, text, origin, "not an integer");
+    check_minimum(spec, static_cast<double>(value), text, origin);
+    return value;
+  }
+  case ParameterType::Real: {
+    std::string copy(text);
+    char* end    = nullptr;
+    double value = std::strtod(copy.c_str(), &end);
+    if (copy.empty() || *end != '\0')
+      bad_value(spec, text, origin, "not a number");
+    check_minimum(spec, value, text, origin);
+    return value;
+  }
+  case ParameterType::Bandwidth:
+  case ParameterType::Duration:
+  case ParameterType::Speed:
+  case ParameterType::Size: {
+    double value = parse_quantity(spec, text, origin);
+    check_minimum(spec, value, text, origin);
+    return value;
+  }
+  case ParameterType::Boolean:
+    if (text == "true" || text == "yes" || text == "on" || text == "1")
+      return true;
+    if (text == "false" || text == "no" || text == "off" || text == "0")
+      return false;
+    bad_value(spec, text, origin, "not a boolean");
+  case ParameterType::Choice:
+    for (auto choice : spec.choices)
+      if (choice == text)
+        return std::string(text);
+    bad_value(spec, text, origin,
+              fmt::format("allowed values are {}.{}", fmt::join(spec.choices, ", "), did_you_mean(text, spec.choices)));
+  case ParameterType::Text:
+  case ParameterType::Path:
+    return std::string(text);
   }
   bad_value(spec, text, origin, "unsupported parameter type");
 }
@@ -169,17 +170,18 @@ void Parameters::apply_assignment(std::string_view assignment)
 {
   auto equal = assignment.find('=');
   if (equal == std::string_view::npos || equal == 0)
-    throw ConfigError(fmt::format("--set '{}': expected key=value, for example --set bxi.link_latency=400ns.",
-                                  assignment));
+    throw ConfigError(
+        fmt::format("--set '{}': expected key=value, for example --set bxi.link_latency=400ns.", assignment));
   set(assignment.substr(0, equal), assignment.substr(equal + 1), "--set");
 }
 
-namespace {
+namespace
+{
 void flatten_toml(const toml::table& table, const std::string& prefix, Parameters& parameters,
                   const std::string& origin)
 {
   for (const auto& [raw_key, node] : table) {
-    std::string key = prefix.empty() ? std::string(raw_key.str()) : prefix + "." + std::string(raw_key.str());
+    std::string key    = prefix.empty() ? std::string(raw_key.str()) : prefix + "." + std::string(raw_key.str());
     const auto& source = node.source().begin;
     std::string where  = fmt::format("{}:{}", origin, source.line);
     if (const auto* sub_table = node.as_table()) {
@@ -211,8 +213,8 @@ void Parameters::load_toml_text(std::string_view text, const std::string& origin
     table = toml::parse(text, origin);
   } catch (const toml::parse_error& error) {
     const auto& where = error.source().begin;
-    throw ConfigError(fmt::format("{}:{}:{}: not valid TOML: {}.", origin, where.line, where.column,
-                                  error.description()));
+    throw ConfigError(
+        fmt::format("{}:{}:{}: not valid TOML: {}.", origin, where.line, where.column, error.description()));
   }
   flatten_toml(table, "", *this, origin);
 }

@@ -9,12 +9,14 @@
 #include <string_view>
 #include <variant>
 
-namespace bxisim::config {
+namespace bxisim::config
+{
 
 using ParameterValue = std::variant<bool, long long, double, std::string>;
 
-class Parameters {
-public:
+class Parameters
+{
+ public:
   /** Every parameter at its default value. */
   static Parameters defaults();
 
@@ -35,7 +37,7 @@ public:
   /** The value as a user would write it back (units in SI base form). */
   std::string display(std::string_view key) const;
 
-private:
+ private:
   const ParameterSpec& spec_or_throw(std::string_view key, std::string_view origin) const;
   const ParameterValue& value_of(std::string_view key) const;
 

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <numeric>
 
-namespace bxisim::config {
+namespace bxisim::config
+{
 
-namespace {
+namespace
+{
 size_t edit_distance(std::string_view a, std::string_view b)
 {
   std::vector<size_t> previous(b.size() + 1);

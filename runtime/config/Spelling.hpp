@@ -6,7 +6,8 @@
 #include <string_view>
 #include <vector>
 
-namespace bxisim::config {
+namespace bxisim::config
+{
 
 /** The known word closest to `word` by edit distance, if close enough to be a likely typo. */
 std::optional<std::string> closest_word(std::string_view word, const std::vector<std::string_view>& known);

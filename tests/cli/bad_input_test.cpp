@@ -1,0 +1,146 @@
+// Each class of bad input gives a message naming the problem and the way out, and exit code 2.
+
+#include "tests/support/CommandRunner.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+using bxisim::test::run_bxisim;
+using testing::HasSubstr;
+
+namespace
+{
+constexpr int kUsage = 2;
+
+std::string write_file(const std::string& name, const std::string& content)
+{
+  std::string path = bxisim::test::temporary_path(name);
+  std::ofstream(path) << content;
+  return path;
+}
+} // namespace
+
+TEST(BadInput, UnknownKeySuggestsTheClosest)
+{
+  auto result = run_bxisim("platform show --set node.core=4");
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr("unknown parameter 'node.core'"));
+  EXPECT_THAT(result.output, HasSubstr("Did you mean 'node.cores'?"));
+}
+
+TEST(BadInput, UnknownKeyInTomlNamesFileAndLine)
+{
+  auto path   = write_file("typo.toml", "[pcie]\nbus_latency = \"100ns\"\nbus_bandwith = \"1GBps\"\n");
+  auto result = run_bxisim("--config " + path + " platform show");
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr(path + ":3"));
+  EXPECT_THAT(result.output, HasSubstr("Did you mean 'pcie.bus_bandwidth'?"));
+}
+
+TEST(BadInput, WrongType)
+{
+  auto result = run_bxisim("platform show --set platform.nodes=two --platform single-switch");
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr("'platform.nodes'"));
+  EXPECT_THAT(result.output, HasSubstr("an integer"));
+}
+
+TEST(BadInput, NegativeBandwidth)
+{
+  auto result = run_bxisim("platform show --set bxi.link_bandwidth=-12.5GBps");
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr("'bxi.link_bandwidth'"));
+  EXPECT_THAT(result.output, HasSubstr("greater than 0"));
+}
+
+TEST(BadInput, ZeroCores)
+{
+  auto result = run_bxisim("platform show --set node.cores=0");
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr("'node.cores'"));
+  EXPECT_THAT(result.output, HasSubstr("at least 1"));
+}
+
+TEST(BadInput, MalformedFatTree)
+{
+  auto result = run_bxisim("platform show --set 'platform.fat_tree=2;4,4;1;1,2'");
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr("platform.fat_tree"));
+  EXPECT_THAT(result.output, HasSubstr("one value per level"));
+}
+
+TEST(BadInput, MissingConfigFile)
+{
+  auto result = run_bxisim("--config /nonexistent/bxisim.toml platform show");
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr("cannot read this file"));
+}
+
+TEST(BadInput, InvalidToml)
+{
+  auto path   = write_file("broken.toml", "[pcie\n");
+  auto result = run_bxisim("--config " + path + " platform show");
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr("not valid TOML"));
+}
+
+TEST(BadInput, MissingXmlPlatform)
+{
+  auto result = run_bxisim("--platform /nonexistent/platform.xml platform show");
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr("cannot read this file"));
+}
+
+TEST(BadInput, BrokenXmlPlatform)
+{
+  auto path   = write_file("broken.xml", "<?xml version='1.0'?>\n<platform version=\"4.1\">\n<zone id=\"z\"");
+  auto result = run_bxisim("--platform " + path + " platform show");
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr("SimGrid cannot load this platform"));
+}
+
+TEST(BadInput, UnknownTopologyListsTheChoices)
+{
+  auto result = run_bxisim("--platform dragonfly platform show");
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr("fat-tree, single-switch, two-switches, xml"));
+}
+
+TEST(BadInput, UnknownSubCommand)
+{
+  auto result = run_bxisim("platfrom show");
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr("Did you mean 'platform'?"));
+}
+
+TEST(BadInput, UnknownOption)
+{
+  auto result = run_bxisim("platform show --colour");
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr("--colour"));
+}
+
+TEST(BadInput, UnknownHostInRoute)
+{
+  auto result = run_bxisim("--platform single-switch platform show --route node0-core0 node9-core0");
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr("no host named 'node9-core0'"));
+}
+
+TEST(BadInput, BadSimGridSetting)
+{
+  auto result = run_bxisim("--cfg network/modle:CM02 platform show");
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr("Bad config key: network/modle"));
+  EXPECT_THAT(result.output, HasSubstr("Did you mean 'network/model'?"));
+}
+
+TEST(BadInput, SimGridAbortOnBadModelIsAUsageError)
+{
+  auto result = run_bxisim("--cfg network/model:FOO platform show");
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr("Model 'FOO' is invalid"));
+  EXPECT_THAT(result.output, HasSubstr("fix the --cfg/--log option"));
+}

@@ -1,0 +1,53 @@
+// The commands a new user runs first.
+
+#include "tests/support/CommandRunner.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+using bxisim::test::run_bxisim;
+using testing::HasSubstr;
+
+TEST(Commands, VersionNamesTheDependencies)
+{
+  auto result = run_bxisim("--version");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_THAT(result.output, HasSubstr("bxisim "));
+  EXPECT_THAT(result.output, HasSubstr("SimGrid 3."));
+}
+
+TEST(Commands, HelpListsSubCommands)
+{
+  auto result = run_bxisim("--help");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_THAT(result.output, HasSubstr("platform"));
+  EXPECT_THAT(result.output, HasSubstr("params"));
+  EXPECT_EQ(run_bxisim("platform show --help").exit_code, 0);
+}
+
+TEST(Commands, ShowDefaultFatTreeRoute)
+{
+  auto result = run_bxisim("platform show --no-links");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("fat-tree 2;4,4;1,2;1,2"));
+  EXPECT_THAT(result.output, HasSubstr("node0-core0 -> node15-core0"));
+  // 2 x 250 ns of PCIe bus + 4 x 500 ns of BXI links (defaults of the parameter table).
+  EXPECT_THAT(result.output, HasSubstr("total: 8 links, latency 2500 ns, bottleneck 12.5 GB/s"));
+}
+
+TEST(Commands, ParamsShowsValuesAfterOverrides)
+{
+  auto result = run_bxisim("params --set bxi.link_latency=400ns");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("bxi.link_latency"));
+  EXPECT_THAT(result.output, HasSubstr("4e-07s"));
+  EXPECT_THAT(result.output, HasSubstr("S4BXI examples/platform.xml"));
+}
+
+TEST(Commands, ExportWritesSimGridXml)
+{
+  auto result = run_bxisim("--platform single-switch platform export --xml");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">"));
+  EXPECT_THAT(result.output, HasSubstr("<zoneRoute src=\"node0\" dst=\"node1\" gw_src=\"node0-nic\""));
+}
