@@ -114,6 +114,10 @@ void print_platform_report(std::ostream& out, const Machine& machine, const Repo
   fmt::print(out, "\nRoutes:\n");
   for (auto [source, destination] : routes)
     print_route(out, source, destination);
+  if (machine.description().rfind("fat-tree", 0) == 0)
+    fmt::print(out, "\nFat-tree links are named by SimGrid: link_from_<child>_<switch>_<serial>, where elements 0 to "
+                    "{} are the nodes and higher numbers are switches; _UP goes towards the top of the tree.\n",
+               machine.nodes().size() - 1);
 }
 
 } // namespace bxisim::platform

@@ -51,3 +51,14 @@ TEST(Commands, ExportWritesSimGridXml)
   EXPECT_THAT(result.output, HasSubstr("<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">"));
   EXPECT_THAT(result.output, HasSubstr("<zoneRoute src=\"node0\" dst=\"node1\" gw_src=\"node0-nic\""));
 }
+
+TEST(Commands, FlowControlStudyExampleRoutesAcrossTheSharedLink)
+{
+  auto result = run_bxisim(std::string("--config '") + BXISIM_SOURCE_DIR +
+                           "/examples/flow-control-study.toml' platform show --no-links --route node0-core0 node3-core0");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("two switches joined by one link, 3 nodes of 8 cores on each"));
+  EXPECT_THAT(result.output, HasSubstr("interswitch_UP"));
+  // PCIe bus twice (250 ns each), three BXI links (node, inter-switch, node) of 500 ns.
+  EXPECT_THAT(result.output, HasSubstr("total: 7 links, latency 2000 ns, bottleneck 12.5 GB/s"));
+}
