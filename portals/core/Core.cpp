@@ -1,0 +1,393 @@
+/* Processes, initialization, network interfaces and logical maps. */
+#include "portals/core/Core.hpp"
+
+#include <xbt/log.h>
+
+#include <algorithm>
+#include <climits>
+
+XBT_LOG_NEW_CATEGORY(portals, "Portals 4 semantics of bxisim");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(portals_ni, portals, "Portals network interfaces, maps and identifiers");
+
+namespace bxisim::portals
+{
+
+ptl_ni_limits_t defaultLimits()
+{
+  ptl_ni_limits_t l{};
+  l.max_entries            = 1 << 20;
+  l.max_unexpected_headers = 1 << 20;
+  l.max_mds                = 1 << 16;
+  l.max_cts                = 1 << 16;
+  l.max_eqs                = 1 << 10;
+  l.max_pt_index           = 255;
+  l.max_iovecs             = 1 << 10;
+  l.max_list_size          = 1 << 20;
+  l.max_triggered_ops      = 1 << 16;
+  l.max_msg_size           = ptl_size_t{1} << 32;
+  l.max_atomic_size        = 512;
+  l.max_fetch_atomic_size  = 512;
+  l.max_waw_ordered_size   = 8;
+  l.max_war_ordered_size   = 8;
+  l.max_volatile_size      = 64;
+  l.features               = PTL_COHERENT_ATOMICS;
+  return l;
+}
+
+namespace
+{
+/* A desired limit is granted when positive and not above bxisim's. */
+template <typename T>
+void grant(T& actual, T desired)
+{
+  if (desired > 0 && desired < actual)
+    actual = desired;
+}
+} // namespace
+
+Core& Core::instance()
+{
+  static Core core;
+  return core;
+}
+
+Core::Core() = default;
+
+void Core::reset()
+{
+  processes_.clear();
+  processByAddress_.clear();
+  nis_.clear();
+  eqs_.clear();
+  cts_.clear();
+  mds_.clear();
+  mes_.clear();
+  les_.clear();
+  ctWork_.clear();
+  drainingCts_ = false;
+}
+
+Core::ProcessState& Core::current()
+{
+  ProcessContext ctx = provider_ ? provider_() : ProcessContext{};
+  ProcessState& ps   = processes_[ctx.id];
+  ps.ctx             = ctx;
+  return ps;
+}
+
+Core::ProcessState* Core::process(uint32_t id)
+{
+  auto it = processes_.find(id);
+  return it == processes_.end() ? nullptr : &it->second;
+}
+
+NetworkInterface* Core::ownedNi(ptl_handle_ni_t h, const ProcessState& ps)
+{
+  NetworkInterface* ni = nis_.find(h);
+  return (ni != nullptr && ni->owner == ps.ctx.id) ? ni : nullptr;
+}
+
+template <typename T>
+T* Core::owned(const HandleTable<T>& table, ptl_handle_any_t h, const ProcessState& ps)
+{
+  T* obj = table.find(h);
+  if (obj == nullptr || obj->owner() != ps.ctx.id)
+    return nullptr;
+  return obj;
+}
+template EventQueue* Core::owned(const HandleTable<EventQueue>&, ptl_handle_any_t, const ProcessState&);
+template CountingEvent* Core::owned(const HandleTable<CountingEvent>&, ptl_handle_any_t, const ProcessState&);
+
+bool Core::validEqOrNone(ptl_handle_eq_t eq, const NetworkInterface& ni)
+{
+  if (eq == PTL_EQ_NONE)
+    return true;
+  const EventQueue* q = eqs_.find(eq);
+  return q != nullptr && q->ni() == ni.handle;
+}
+
+bool Core::validCtOrNone(ptl_handle_ct_t ct, const NetworkInterface& ni)
+{
+  if (ct == PTL_CT_NONE)
+    return true;
+  const CountingEvent* c = cts_.find(ct);
+  return c != nullptr && c->ni() == ni.handle;
+}
+
+int Core::init()
+{
+  current().initCount++;
+  return PTL_OK;
+}
+
+void Core::fini()
+{
+  ProcessState& ps = current();
+  if (ps.initCount == 0)
+    return;
+  if (--ps.initCount > 0)
+    return;
+  auto nis = ps.nis;
+  for (auto& [key, h] : nis)
+    if (NetworkInterface* ni = nis_.find(h))
+      destroyNi(*ni);
+  ps.nis.clear();
+}
+
+int Core::niInit(ptl_interface_t iface, unsigned options, ptl_pid_t pid, const ptl_ni_limits_t* desired,
+                 ptl_ni_limits_t* actual, ptl_handle_ni_t* handle)
+{
+  ProcessState& ps = current();
+  if (ps.initCount == 0)
+    return PTL_NO_INIT;
+  if (iface == PTL_IFACE_DEFAULT)
+    iface = 0;
+  bool oneMatching = ((options & PTL_NI_MATCHING) != 0) != ((options & PTL_NI_NO_MATCHING) != 0);
+  bool oneAddress  = ((options & PTL_NI_LOGICAL) != 0) != ((options & PTL_NI_PHYSICAL) != 0);
+  if (handle == nullptr || iface >= ps.ctx.numInterfaces || (options & ~PTL_NI_INIT_OPTIONS_MASK) != 0 ||
+      !oneMatching || !oneAddress) {
+    XBT_DEBUG("PtlNIInit: invalid interface %u or options %#x", iface, options);
+    return PTL_ARG_INVALID;
+  }
+  if (pid != PTL_PID_ANY && pid >= PTL_PID_MAX)
+    return PTL_ARG_INVALID;
+
+  // The process's pid: its local rank for PTL_PID_ANY; the same for all its NIs.
+  ptl_pid_t wanted = pid == PTL_PID_ANY ? (ps.pidAssigned ? ps.pid : ps.ctx.localRank) : pid;
+  if (ps.pidAssigned && wanted != ps.pid) {
+    XBT_DEBUG("PtlNIInit: process %u already has pid %u, cannot take %u", ps.ctx.id, ps.pid, wanted);
+    return PTL_PID_IN_USE;
+  }
+  ptl_process_t phys;
+  phys.phys.nid = ps.ctx.nid;
+  phys.phys.pid = wanted;
+  auto taken    = processByAddress_.find(physKey(phys));
+  if (taken != processByAddress_.end() && taken->second != ps.ctx.id)
+    return PTL_PID_IN_USE;
+
+  auto key = std::make_pair(iface, niKindIndex(options));
+  auto it  = ps.nis.find(key);
+  if (it != ps.nis.end()) {
+    NetworkInterface* ni = nis_.find(it->second);
+    ni->refCount++;
+    if (actual != nullptr)
+      *actual = ni->limits;
+    *handle = ni->handle;
+    return PTL_OK;
+  }
+
+  auto ni     = std::make_shared<NetworkInterface>();
+  ni->owner   = ps.ctx.id;
+  ni->iface   = iface;
+  ni->options = options;
+  ni->physId  = phys;
+  ni->uid     = ps.ctx.uid;
+  ni->limits  = defaultLimits();
+  if (desired != nullptr) {
+    ptl_ni_limits_t& l = ni->limits;
+    grant(l.max_entries, desired->max_entries);
+    grant(l.max_unexpected_headers, desired->max_unexpected_headers);
+    grant(l.max_mds, desired->max_mds);
+    grant(l.max_cts, desired->max_cts);
+    grant(l.max_eqs, desired->max_eqs);
+    grant(l.max_pt_index, desired->max_pt_index);
+    grant(l.max_iovecs, desired->max_iovecs);
+    grant(l.max_list_size, desired->max_list_size);
+    grant(l.max_triggered_ops, desired->max_triggered_ops);
+    grant(l.max_msg_size, desired->max_msg_size);
+    grant(l.max_atomic_size, desired->max_atomic_size);
+    grant(l.max_fetch_atomic_size, desired->max_fetch_atomic_size);
+  }
+  ni->pts.resize(static_cast<size_t>(ni->limits.max_pt_index) + 1);
+  ptl_handle_ni_t h = nis_.insert(ni);
+  if (h == PTL_INVALID_HANDLE)
+    return PTL_NO_SPACE;
+  ni->handle                       = h;
+  ps.nis[key]                      = h;
+  ps.pid                           = wanted;
+  ps.pidAssigned                   = true;
+  processByAddress_[physKey(phys)] = ps.ctx.id;
+  if (actual != nullptr)
+    *actual = ni->limits;
+  *handle = h;
+  XBT_DEBUG("process %u: NI %#x on iface %u, options %#x, physical id %u/%u", ps.ctx.id, h, iface, options,
+            phys.phys.nid, phys.phys.pid);
+  return PTL_OK;
+}
+
+void Core::destroyNi(NetworkInterface& ni)
+{
+  for (ptl_handle_any_t h : std::vector<ptl_handle_any_t>(ni.entries.begin(), ni.entries.end())) {
+    ListEntryPtr e = mes_.findShared(h) ? mes_.findShared(h) : les_.findShared(h);
+    if (e)
+      unlinkEntry(ni, e, false);
+  }
+  for (PortalTableEntry& pte : ni.pts)
+    pte.unexpected.clear();
+  for (ptl_handle_any_t h : ni.mds)
+    mds_.erase(h);
+  for (ptl_handle_any_t h : ni.cts)
+    cts_.erase(h);
+  for (ptl_handle_any_t h : ni.eqs)
+    eqs_.erase(h);
+  ptl_handle_ni_t handle = ni.handle;
+  uint32_t owner         = ni.owner;
+  if (ProcessState* ps = process(owner)) {
+    ps->nis.erase(std::make_pair(ni.iface, niKindIndex(ni.options)));
+  }
+  nis_.erase(handle);
+  notify(owner); // a process waiting on one of the freed objects wakes up and sees it gone
+}
+
+int Core::niFini(ptl_handle_ni_t h)
+{
+  ProcessState& ps = current();
+  if (ps.initCount == 0)
+    return PTL_NO_INIT;
+  NetworkInterface* ni = ownedNi(h, ps);
+  if (ni == nullptr)
+    return PTL_ARG_INVALID;
+  if (--ni->refCount == 0)
+    destroyNi(*ni);
+  return PTL_OK;
+}
+
+int Core::niStatus(ptl_handle_ni_t h, ptl_sr_index_t reg, ptl_sr_value_t* status)
+{
+  ProcessState& ps = current();
+  if (ps.initCount == 0)
+    return PTL_NO_INIT;
+  NetworkInterface* ni = ownedNi(h, ps);
+  if (ni == nullptr || status == nullptr || static_cast<unsigned>(reg) >= PTL_SR_LAST)
+    return PTL_ARG_INVALID;
+  *status = ni->status[reg];
+  return PTL_OK;
+}
+
+int Core::niHandle(ptl_handle_any_t h, ptl_handle_ni_t* out)
+{
+  ProcessState& ps = current();
+  if (ps.initCount == 0)
+    return PTL_NO_INIT;
+  if (out == nullptr)
+    return PTL_ARG_INVALID;
+  ptl_handle_ni_t ni = PTL_INVALID_HANDLE;
+  switch (handleKind(h)) {
+  case HandleKind::ni:
+    ni = nis_.find(h) ? h : PTL_INVALID_HANDLE;
+    break;
+  case HandleKind::eq:
+    ni = eqs_.find(h) ? eqs_.find(h)->ni() : PTL_INVALID_HANDLE;
+    break;
+  case HandleKind::ct:
+    ni = cts_.find(h) ? cts_.find(h)->ni() : PTL_INVALID_HANDLE;
+    break;
+  case HandleKind::md:
+    ni = mds_.find(h) ? mds_.find(h)->ni : PTL_INVALID_HANDLE;
+    break;
+  case HandleKind::me:
+    ni = mes_.find(h) ? mes_.find(h)->ni : PTL_INVALID_HANDLE;
+    break;
+  case HandleKind::le:
+    ni = les_.find(h) ? les_.find(h)->ni : PTL_INVALID_HANDLE;
+    break;
+  }
+  if (ni == PTL_INVALID_HANDLE || ownedNi(ni, ps) == nullptr)
+    return PTL_ARG_INVALID;
+  *out = ni;
+  return PTL_OK;
+}
+
+int Core::setMap(ptl_handle_ni_t h, ptl_size_t size, const ptl_process_t* mapping)
+{
+  ProcessState& ps = current();
+  if (ps.initCount == 0)
+    return PTL_NO_INIT;
+  NetworkInterface* ni = ownedNi(h, ps);
+  if (ni == nullptr || !ni->logical() || mapping == nullptr || size == 0 || size > PTL_RANK_ANY)
+    return PTL_ARG_INVALID;
+  if (ni->mapSet)
+    return PTL_IGNORED;
+  ni->map.assign(mapping, mapping + size);
+  for (ptl_size_t r = 0; r < size; ++r)
+    ni->rankOf.emplace(physKey(mapping[r]), static_cast<ptl_rank_t>(r));
+  ni->mapSet = true;
+  XBT_DEBUG("NI %#x: logical map of %llu ranks", h, static_cast<unsigned long long>(size));
+  return PTL_OK;
+}
+
+int Core::getMap(ptl_handle_ni_t h, ptl_size_t size, ptl_process_t* mapping, ptl_size_t* actualSize)
+{
+  ProcessState& ps = current();
+  if (ps.initCount == 0)
+    return PTL_NO_INIT;
+  NetworkInterface* ni = ownedNi(h, ps);
+  if (ni == nullptr || !ni->logical() || actualSize == nullptr || (size > 0 && mapping == nullptr))
+    return PTL_ARG_INVALID;
+  if (!ni->mapSet)
+    return PTL_NO_SPACE;
+  *actualSize = ni->map.size();
+  std::copy_n(ni->map.begin(), std::min<ptl_size_t>(size, ni->map.size()), mapping);
+  return PTL_OK;
+}
+
+int Core::getUid(ptl_handle_ni_t h, ptl_uid_t* uid)
+{
+  ProcessState& ps = current();
+  if (ps.initCount == 0)
+    return PTL_NO_INIT;
+  NetworkInterface* ni = ownedNi(h, ps);
+  if (ni == nullptr || uid == nullptr)
+    return PTL_ARG_INVALID;
+  *uid = ni->uid;
+  return PTL_OK;
+}
+
+int Core::getId(ptl_handle_ni_t h, ptl_process_t* id)
+{
+  ProcessState& ps = current();
+  if (ps.initCount == 0)
+    return PTL_NO_INIT;
+  NetworkInterface* ni = ownedNi(h, ps);
+  if (ni == nullptr || id == nullptr)
+    return PTL_ARG_INVALID;
+  if (!ni->logical()) {
+    *id = ni->physId;
+    return PTL_OK;
+  }
+  auto it = ni->rankOf.find(physKey(ni->physId));
+  if (it == ni->rankOf.end())
+    return PTL_FAIL; // the map is not set, or does not contain this process
+  id->rank = it->second;
+  return PTL_OK;
+}
+
+int Core::getPhysId(ptl_handle_ni_t h, ptl_process_t* id)
+{
+  ProcessState& ps = current();
+  if (ps.initCount == 0)
+    return PTL_NO_INIT;
+  NetworkInterface* ni = ownedNi(h, ps);
+  if (ni == nullptr || id == nullptr)
+    return PTL_ARG_INVALID;
+  *id = ni->physId;
+  return PTL_OK;
+}
+
+int Core::bundle(ptl_handle_ni_t h)
+{
+  ProcessState& ps = current();
+  if (ps.initCount == 0)
+    return PTL_NO_INIT;
+  return ownedNi(h, ps) == nullptr ? PTL_ARG_INVALID : PTL_OK;
+}
+
+size_t Core::unexpectedCount(ptl_handle_ni_t h, ptl_pt_index_t pt) const
+{
+  const NetworkInterface* ni = nis_.find(h);
+  if (ni == nullptr || pt >= ni->pts.size())
+    return 0;
+  return ni->pts[pt].unexpected.size();
+}
+
+} // namespace bxisim::portals

@@ -1,0 +1,192 @@
+/* The Portals 4 semantics: every Portals object of every simulated process, and the rules that act on
+ * them. The C API (portals/api/) calls the first half on behalf of the current process; NIC models call
+ * the second half (see NicModel.hpp) to carry out operations. Not thread-safe: SimGrid runs one actor at
+ * a time, and so must any other caller. */
+#ifndef BXISIM_PORTALS_CORE_HPP
+#define BXISIM_PORTALS_CORE_HPP
+
+#include "portals/core/CountingEvent.hpp"
+#include "portals/core/EventQueue.hpp"
+#include "portals/core/Handles.hpp"
+#include "portals/core/MemoryDescriptor.hpp"
+#include "portals/core/NetworkInterface.hpp"
+#include "portals/core/NicModel.hpp"
+#include "portals/core/ProcessContext.hpp"
+
+#include <deque>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+namespace bxisim::portals
+{
+
+/* A data movement operation as the initiator describes it (PtlPut ... PtlSwap). */
+struct OperationRequest {
+  OpKind kind               = OpKind::put;
+  ptl_handle_md_t putMd     = PTL_INVALID_HANDLE; // source of the payload (Put, Atomic, FetchAtomic, Swap)
+  ptl_handle_md_t getMd     = PTL_INVALID_HANDLE; // destination of the reply (Get, FetchAtomic, Swap)
+  ptl_size_t localPutOffset = 0;
+  ptl_size_t localGetOffset = 0;
+  ptl_size_t length         = 0;
+  ptl_ack_req_t ackReq      = PTL_NO_ACK_REQ;
+  ptl_process_t target{};
+  ptl_pt_index_t ptIndex     = 0;
+  ptl_match_bits_t matchBits = 0;
+  ptl_size_t remoteOffset    = 0;
+  void* userPtr              = nullptr;
+  ptl_hdr_data_t hdrData     = 0;
+  const void* operand        = nullptr;
+  ptl_op_t atomicOp          = 0;
+  ptl_datatype_t atomicType  = 0;
+};
+
+/* The visible part of an ME or LE, whichever was given. */
+struct EntrySpec {
+  bool isMe          = true;
+  void* start        = nullptr;
+  ptl_size_t length  = 0;
+  ptl_handle_ct_t ct = PTL_CT_NONE;
+  ptl_uid_t uid      = PTL_UID_ANY;
+  unsigned options   = 0;
+  ptl_process_t matchId{};
+  ptl_match_bits_t matchBits  = 0;
+  ptl_match_bits_t ignoreBits = 0;
+  ptl_size_t minFree          = 0;
+};
+EntrySpec toSpec(const ptl_me_t& me);
+EntrySpec toSpec(const ptl_le_t& le);
+
+/* The NI limits bxisim offers (what PtlNIInit returns without `desired`). */
+ptl_ni_limits_t defaultLimits();
+
+class Core
+{
+ public:
+  static Core& instance();
+
+  /* Installs the function that tells which simulated process is calling. Without one, every call runs as
+   * process 0 on node 0, pid 0, without a NIC model (enough for object management, not for data). */
+  void setContextProvider(ContextProvider provider) { provider_ = std::move(provider); }
+  /* Forgets every object and process (tests). */
+  void reset();
+
+  // ---- The API, on behalf of the current process ----
+  int init();
+  void fini();
+  int niInit(ptl_interface_t iface, unsigned options, ptl_pid_t pid, const ptl_ni_limits_t* desired,
+             ptl_ni_limits_t* actual, ptl_handle_ni_t* handle);
+  int niFini(ptl_handle_ni_t ni);
+  int niStatus(ptl_handle_ni_t ni, ptl_sr_index_t reg, ptl_sr_value_t* status);
+  int niHandle(ptl_handle_any_t handle, ptl_handle_ni_t* ni);
+  int setMap(ptl_handle_ni_t ni, ptl_size_t size, const ptl_process_t* mapping);
+  int getMap(ptl_handle_ni_t ni, ptl_size_t size, ptl_process_t* mapping, ptl_size_t* actualSize);
+  int getUid(ptl_handle_ni_t ni, ptl_uid_t* uid);
+  int getId(ptl_handle_ni_t ni, ptl_process_t* id);
+  int getPhysId(ptl_handle_ni_t ni, ptl_process_t* id);
+  int bundle(ptl_handle_ni_t ni);
+
+  int ptAlloc(ptl_handle_ni_t ni, unsigned options, ptl_handle_eq_t eq, ptl_pt_index_t req, ptl_pt_index_t* index);
+  int ptFree(ptl_handle_ni_t ni, ptl_pt_index_t index);
+  int ptEnable(ptl_handle_ni_t ni, ptl_pt_index_t index, bool enable);
+
+  int mdBind(ptl_handle_ni_t ni, const ptl_md_t* md, ptl_handle_md_t* handle);
+  int mdRelease(ptl_handle_md_t md);
+
+  int eqAlloc(ptl_handle_ni_t ni, ptl_size_t count, ptl_handle_eq_t* handle);
+  int eqFree(ptl_handle_eq_t eq);
+  int eqGet(ptl_handle_eq_t eq, ptl_event_t* ev);
+  int eqWait(ptl_handle_eq_t eq, ptl_event_t* ev);
+  int eqPoll(const ptl_handle_eq_t* eqs, unsigned size, ptl_time_t timeout, ptl_event_t* ev, unsigned* which);
+
+  int ctAlloc(ptl_handle_ni_t ni, ptl_handle_ct_t* handle);
+  int ctFree(ptl_handle_ct_t ct);
+  int ctCancelTriggered(ptl_handle_ct_t ct);
+  int ctGet(ptl_handle_ct_t ct, ptl_ct_event_t* ev);
+  int ctWait(ptl_handle_ct_t ct, ptl_size_t test, ptl_ct_event_t* ev);
+  int ctPoll(const ptl_handle_ct_t* cts, const ptl_size_t* tests, unsigned size, ptl_time_t timeout, ptl_ct_event_t* ev,
+             unsigned* which);
+  int ctSet(ptl_handle_ct_t ct, ptl_ct_event_t value);
+  int ctInc(ptl_handle_ct_t ct, ptl_ct_event_t inc);
+
+  int append(ptl_handle_ni_t ni, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list, void* userPtr,
+             ptl_handle_any_t* handle);
+  int unlink(ptl_handle_any_t entry, bool isMe);
+  int search(ptl_handle_ni_t ni, ptl_pt_index_t pt, const EntrySpec& spec, ptl_search_op_t op, void* userPtr);
+
+  int issue(const OperationRequest& req);
+  int issueTriggered(const OperationRequest& req, ptl_handle_ct_t trigCt, ptl_size_t threshold);
+  int triggeredCt(ptl_handle_ct_t ct, ptl_ct_event_t value, bool increment, ptl_handle_ct_t trigCt,
+                  ptl_size_t threshold);
+
+  // ---- Called by NIC models (NicModel.hpp) ----
+  void deliverRequest(Message& msg);
+  void dropRequest(Message& msg);
+  void completeSend(Message& msg);
+  void completeResponse(Message& msg);
+
+  // ---- Introspection (tests, traces) ----
+  const NetworkInterface* findNi(ptl_handle_ni_t h) const { return nis_.find(h); }
+  size_t unexpectedCount(ptl_handle_ni_t ni, ptl_pt_index_t pt) const;
+
+ private:
+  struct ProcessState {
+    ProcessContext ctx;
+    int initCount    = 0;
+    bool pidAssigned = false;
+    ptl_pid_t pid    = 0;
+    std::map<std::pair<ptl_interface_t, unsigned>, ptl_handle_ni_t> nis; // (iface, niKindIndex)
+  };
+
+  Core();
+  ProcessState& current();
+  ProcessState* process(uint32_t id);
+  NetworkInterface* ownedNi(ptl_handle_ni_t h, const ProcessState& ps);
+  template <typename T>
+  T* owned(const HandleTable<T>& table, ptl_handle_any_t h, const ProcessState& ps);
+  bool validEqOrNone(ptl_handle_eq_t eq, const NetworkInterface& ni);
+  bool validCtOrNone(ptl_handle_ct_t ct, const NetworkInterface& ni);
+  void destroyNi(NetworkInterface& ni);
+
+  // Initiator side (Initiator.cpp)
+  int validate(const OperationRequest& req, const ProcessState& ps, ptl_handle_ni_t* niOut);
+  int start(const OperationRequest& req, ProcessState& ps);
+  void finishIfDone(Message& msg);
+
+  // Target side (Target.cpp, MatchList.cpp, FlowControl.cpp)
+  void fail(Message& msg, ptl_ni_fail_t type);
+  void disableForFlowControl(NetworkInterface& ni, ptl_pt_index_t index, const Message& msg);
+  ListEntryPtr findMatch(NetworkInterface& ni, PortalTableEntry& pte, const Message& msg, const struct Initiator& who,
+                         ptl_list_t* where);
+  void unlinkEntry(NetworkInterface& ni, const ListEntryPtr& e, bool autoUnlink);
+  void consumeHeader(NetworkInterface& ni, PortalTableEntry& pte, std::list<UnexpectedHeader>::iterator it,
+                     ListEntry& consumer);
+  void releaseHeaderReference(NetworkInterface& ni, const ListEntryPtr& overflowEntry);
+
+  // Events and counters (Events.cpp)
+  void postEvent(ptl_handle_eq_t eq, const ptl_event_t& ev);
+  void postTargetEvent(const NetworkInterface& ni, const ListEntry& e, const ptl_event_t& ev);
+  void countInitiator(const MemoryDescriptor& md, unsigned ctOption, ptl_size_t bytes, ptl_ni_fail_t fail);
+  void ctChanged(ptl_handle_ct_t ct);
+  void notify(uint32_t process);
+
+  // Waiting (Waiting.cpp)
+  WaitStatus waitFor(ProcessState& ps, double deadline);
+
+  ContextProvider provider_;
+  std::unordered_map<uint32_t, ProcessState> processes_;
+  std::unordered_map<uint64_t, uint32_t> processByAddress_; // physKey -> ProcessContext::id
+  HandleTable<NetworkInterface> nis_{HandleKind::ni};
+  HandleTable<EventQueue> eqs_{HandleKind::eq};
+  HandleTable<CountingEvent> cts_{HandleKind::ct};
+  HandleTable<MemoryDescriptor> mds_{HandleKind::md};
+  HandleTable<ListEntry> mes_{HandleKind::me};
+  HandleTable<ListEntry> les_{HandleKind::le};
+  uint64_t nextMessageId_ = 1;
+  std::deque<ptl_handle_ct_t> ctWork_;
+  bool drainingCts_ = false;
+};
+
+} // namespace bxisim::portals
+
+#endif

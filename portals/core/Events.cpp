@@ -1,0 +1,117 @@
+/* Posting full events and counting events, and waking up the processes that wait for them. */
+#include "portals/core/Core.hpp"
+
+#include <xbt/log.h>
+
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(portals_events, portals, "Portals full and counting events");
+
+namespace bxisim::portals
+{
+
+namespace
+{
+bool isCommunication(ptl_event_kind_t t)
+{
+  return t <= PTL_EVENT_FETCH_ATOMIC_OVERFLOW && (t % 2) == 0;
+}
+bool isOverflow(ptl_event_kind_t t)
+{
+  return t <= PTL_EVENT_FETCH_ATOMIC_OVERFLOW && (t % 2) == 1;
+}
+} // namespace
+
+void Core::notify(uint32_t process)
+{
+  if (ProcessState* ps = this->process(process))
+    if (ps->ctx.nic != nullptr)
+      ps->ctx.nic->notify(process);
+}
+
+void Core::postEvent(ptl_handle_eq_t h, const ptl_event_t& ev)
+{
+  if (h == PTL_EQ_NONE)
+    return;
+  EventQueue* eq = eqs_.find(h);
+  if (eq == nullptr)
+    return; // freed while the operation was in flight
+  if (!eq->post(ev))
+    XBT_VERB("EQ %#x full: event of type %d dropped", h, ev.type);
+  notify(eq->owner());
+}
+
+void Core::postTargetEvent(const NetworkInterface& ni, const ListEntry& e, const ptl_event_t& ev)
+{
+  unsigned o = e.options;
+  bool ok    = ev.ni_fail_type == PTL_NI_OK;
+  bool full  = false;
+  bool count = false;
+  if (isCommunication(ev.type)) {
+    full  = !(o & PTL_ME_EVENT_COMM_DISABLE) && !(ok && (o & PTL_ME_EVENT_SUCCESS_DISABLE));
+    count = (o & PTL_ME_EVENT_CT_COMM) != 0;
+  } else if (isOverflow(ev.type)) {
+    full  = !(o & PTL_ME_EVENT_OVER_DISABLE) && !(ok && (o & PTL_ME_EVENT_SUCCESS_DISABLE));
+    count = (o & PTL_ME_EVENT_CT_OVERFLOW) != 0;
+  } else if (ev.type == PTL_EVENT_LINK) {
+    full = !(o & PTL_ME_EVENT_LINK_DISABLE);
+  } else if (ev.type == PTL_EVENT_AUTO_UNLINK || ev.type == PTL_EVENT_AUTO_FREE) {
+    full = !(o & PTL_ME_EVENT_UNLINK_DISABLE);
+  } else {
+    full = true; // PTL_EVENT_SEARCH
+  }
+  if (full && ev.pt_index < ni.pts.size())
+    postEvent(ni.pts[ev.pt_index].eq, ev);
+  if (count && e.ct != PTL_CT_NONE) {
+    if (CountingEvent* ct = cts_.find(e.ct)) {
+      if (ok)
+        ct->add({(o & PTL_ME_EVENT_CT_BYTES) ? ev.mlength : 1, 0});
+      else
+        ct->add({0, 1});
+      ctChanged(e.ct);
+    }
+  }
+}
+
+void Core::countInitiator(const MemoryDescriptor& md, unsigned ctOption, ptl_size_t bytes, ptl_ni_fail_t fail)
+{
+  if (!(md.options & ctOption) || md.ct == PTL_CT_NONE)
+    return;
+  CountingEvent* ct = cts_.find(md.ct);
+  if (ct == nullptr)
+    return;
+  if (fail == PTL_NI_OK)
+    ct->add({(md.options & PTL_MD_EVENT_CT_BYTES) ? bytes : 1, 0});
+  else
+    ct->add({0, 1});
+  ctChanged(md.ct);
+}
+
+/* Wakes the owner and fires the triggered operations whose threshold is reached. Iterative: a triggered
+ * operation that changes counters (a TriggeredCTInc, or a synchronous model delivering at once) queues
+ * them instead of recursing. */
+void Core::ctChanged(ptl_handle_ct_t h)
+{
+  ctWork_.push_back(h);
+  if (drainingCts_)
+    return;
+  drainingCts_ = true;
+  while (!ctWork_.empty()) {
+    ptl_handle_ct_t next = ctWork_.front();
+    ctWork_.pop_front();
+    CountingEvent* ct = cts_.find(next);
+    if (ct == nullptr)
+      continue;
+    notify(ct->owner());
+    while (ct != nullptr) {
+      CountingEvent::Action action = ct->popReady();
+      if (!action)
+        break;
+      if (NetworkInterface* ni = nis_.find(ct->ni()))
+        ni->triggeredOps--;
+      action();
+      ct = cts_.find(next);
+    }
+  }
+  drainingCts_ = false;
+}
+
+} // namespace bxisim::portals

@@ -1,0 +1,86 @@
+/* One Portals operation in flight: the request the initiator sends and, filled in by the target, the
+ * response it returns. The semantics layer creates it; the NicModel owns it while it is in flight. */
+#ifndef BXISIM_PORTALS_MESSAGE_HPP
+#define BXISIM_PORTALS_MESSAGE_HPP
+
+#include <portals4.h>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace bxisim::portals
+{
+
+enum class OpKind : uint8_t { put, get, atomic, fetchAtomic, swap };
+
+/* What travels back from the target. */
+enum class ResponseKind : uint8_t {
+  none, // nothing (no ack requested, ack disabled by the ME, or dropped without an ack requested)
+  ack,  // a Portals ACK (PTL_ACK_REQ, PTL_CT_ACK_REQ, PTL_OC_ACK_REQ), no payload
+  reply // a reply carrying responseBytes() bytes (Get, FetchAtomic, Swap)
+};
+
+const char* toString(OpKind kind);
+
+struct Message {
+  // ---- request: what the model carries from the initiator to the target ----
+  uint64_t id           = 0; // unique, increasing in submission order
+  OpKind kind           = OpKind::put;
+  ptl_interface_t iface = 0;
+  unsigned niOptions    = 0;      // PTL_NI_MATCHING/NO_MATCHING | LOGICAL/PHYSICAL of the initiator's NI; the
+                                  // message targets the NI of the same kind at the target
+  ptl_process_t source{};         // physical id of the initiator (nid = node index)
+  ptl_process_t target{};         // physical id of the target, already translated from a rank if logical
+  uint32_t sourceProcess     = 0; // ProcessContext::id of the initiator
+  ptl_uid_t uid              = 0;
+  ptl_pt_index_t ptIndex     = 0;
+  ptl_match_bits_t matchBits = 0;
+  ptl_size_t remoteOffset    = 0;
+  ptl_hdr_data_t hdrData     = 0;
+  ptl_ack_req_t ackReq       = PTL_NO_ACK_REQ;
+  ptl_op_t atomicOp          = 0;
+  ptl_datatype_t atomicType  = 0;
+  ptl_size_t length          = 0;          // requested length (rlength)
+  std::array<unsigned char, 32> operand{}; // PtlSwap's operand (one element of atomicType)
+
+  /* The request payload (Put, Atomic, FetchAtomic, Swap): `length` bytes. It points into the
+   * initiator's MD until the semantics layer copies it (when the SEND event is posted before the
+   * target consumed it); a model never needs to copy it itself. Empty for a Get. */
+  const unsigned char* payload() const { return ownedPayload_.empty() ? borrowedPayload_ : ownedPayload_.data(); }
+  ptl_size_t requestBytes() const { return kind == OpKind::get ? 0 : length; }
+
+  // ---- response: filled in by Core::deliverRequest at the target ----
+  bool delivered          = false;
+  ResponseKind response   = ResponseKind::none;
+  ptl_ni_fail_t failType  = PTL_NI_OK;
+  ptl_size_t mlength      = 0;          // bytes the target accepted
+  ptl_size_t targetOffset = 0;          // the offset used in the target entry (remote or locally managed)
+  std::vector<unsigned char> replyData; // reply payload (Get, FetchAtomic, Swap): mlength bytes
+  ptl_size_t responseBytes() const { return response == ResponseKind::reply ? mlength : 0; }
+
+  // ---- initiator bookkeeping: opaque to models ----
+  ptl_handle_md_t putMd     = PTL_INVALID_HANDLE; // the MD the payload comes from (not for a Get)
+  ptl_handle_md_t getMd     = PTL_INVALID_HANDLE; // the MD the reply goes to (Get, FetchAtomic, Swap)
+  ptl_size_t localPutOffset = 0;
+  ptl_size_t localGetOffset = 0;
+  void* userPtr             = nullptr;
+  bool sendCompleted        = false;
+  bool responseCompleted    = false;
+  bool finished             = false; // the initiator is done with it: the model may destroy it
+
+  void borrowPayload(const unsigned char* p) { borrowedPayload_ = p; }
+  void ownPayload() // copies the borrowed payload into the message
+  {
+    if (ownedPayload_.empty() && borrowedPayload_ != nullptr && length > 0)
+      ownedPayload_.assign(borrowedPayload_, borrowedPayload_ + length);
+  }
+
+ private:
+  const unsigned char* borrowedPayload_ = nullptr;
+  std::vector<unsigned char> ownedPayload_;
+};
+
+} // namespace bxisim::portals
+
+#endif
