@@ -3,6 +3,7 @@
 #include "cli/CommonOptions.hpp"
 #include "cli/ParamsCommand.hpp"
 #include "cli/PlatformCommand.hpp"
+#include "cli/RunCommand.hpp"
 #include "config/ConfigError.hpp"
 #include "config/Spelling.hpp"
 
@@ -52,6 +53,7 @@ int main(int argc, char** argv)
   int exit_code = 1;
   bxisim::runtime::add_platform_command(app, common, exit_code);
   bxisim::runtime::add_params_command(app, common, exit_code);
+  bxisim::runtime::add_run_command(app, common, exit_code);
 
   try {
     app.parse(argc, argv);

@@ -139,6 +139,27 @@ const std::vector<ParameterSpec> kTable = {
      "same as bxi.link_latency (S4BXI examples/platform.xml)",
      {},
      kNonNegative},
+    // --- CPU time of the ranks (bxisim run) -------------------------------------------------------
+    {"cpu.simulate", T::Boolean, "", "true",
+     "Simulate the CPU time ranks spend in their own code between two simulator calls as computation on "
+     "their core (false: computation takes no simulated time, runs are deterministic)",
+     "thesis 4.5.4 and SMPI's smpi/simulate-computation"},
+    {"cpu.factor",
+     T::Real,
+     "",
+     "1",
+     "Simulated seconds per measured second of CPU time (the simulated core's speed relative to this machine's)",
+     "SMPI's smpi/host-speed, as a ratio",
+     {},
+     kPositive},
+    {"cpu.threshold",
+     T::Duration,
+     "s",
+     "1us",
+     "CPU bursts shorter than this are not simulated (they are mostly the cost of the simulator call itself)",
+     "SMPI's smpi/cpu-threshold (default 1e-6 s)",
+     {},
+     kNonNegative},
 };
 } // namespace
 

@@ -1,0 +1,65 @@
+#include "RunCommand.hpp"
+
+#include "runtime/launch/Launcher.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+namespace bxisim::runtime
+{
+
+namespace
+{
+struct RunCommandOptions {
+  LaunchOptions launch;
+  std::string map_by = "core";
+  std::string cpu_factor;
+  std::string cpu_threshold;
+  bool no_cpu_simulation = false;
+};
+} // namespace
+
+void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
+{
+  auto options  = std::make_shared<RunCommandOptions>();
+  auto* command = app.add_subcommand(
+      "run",
+      "Run a program built with bxicc/bxicxx as N simulated ranks: bxisim run -n N [options] ./program [arguments...]");
+  command->add_option("-n,--ranks", options->launch.ranks, "Number of ranks")->required()->check(CLI::PositiveNumber);
+  command->add_option("--ppn", options->launch.ranks_per_node, "Ranks per node (default: one per core of a node)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--map-by", options->map_by, "core: fill a node before the next (default); node: round-robin")
+      ->check(CLI::IsMember({"core", "node"}));
+  command->add_option("--privatize-lib", options->launch.privatized_libraries,
+                      "Give each rank its own copy of this shared library, as of the program (repeatable)");
+  command->add_flag("--keep-temps", options->launch.keep_temps,
+                    "Keep the temporary folder holding the ranks' copies of the program");
+  command
+      ->add_option("--output-dir", options->launch.output_dir,
+                   "Write each rank's output to DIR/rank-N.stdout and DIR/rank-N.stderr instead of prefixing it")
+      ->check(CLI::ExistingDirectory);
+  command->add_option("--cpu-factor", options->cpu_factor, "Shorthand for --set cpu.factor=X");
+  command->add_option("--cpu-threshold", options->cpu_threshold, "Shorthand for --set cpu.threshold=T");
+  command->add_flag("--no-cpu-simulation", options->no_cpu_simulation, "Shorthand for --set cpu.simulate=false");
+  // Everything from the program on belongs to the program, options included. CLI11 hands unknown
+  // words to the parent command before it honours prefix_command, so `run` takes no fallthrough and
+  // declares the common options itself.
+  common.declare(*command);
+  command->fallthrough(false);
+  command->prefix_command();
+  command->callback([command, &common, options, &exit_code] {
+    options->launch.command       = command->remaining();
+    options->launch.map_by        = options->map_by == "node" ? MapBy::Node : MapBy::Core;
+    config::Parameters parameters = common.parameters();
+    if (not options->cpu_factor.empty())
+      parameters.set("cpu.factor", options->cpu_factor, "--cpu-factor");
+    if (not options->cpu_threshold.empty())
+      parameters.set("cpu.threshold", options->cpu_threshold, "--cpu-threshold");
+    if (options->no_cpu_simulation)
+      parameters.set("cpu.simulate", "false", "--no-cpu-simulation");
+    exit_code = launch(options->launch, parameters, common.simulator_options());
+  });
+}
+
+} // namespace bxisim::runtime

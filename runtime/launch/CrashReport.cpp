@@ -1,0 +1,93 @@
+#include "CrashReport.hpp"
+
+#include "ExitCodes.hpp"
+#include "OutputRouter.hpp"
+#include "Rank.hpp"
+#include "runtime/os/SimulatorCall.hpp"
+
+#include <simgrid/s4u/Engine.hpp>
+
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <execinfo.h>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace bxisim::runtime
+{
+
+namespace
+{
+// Prepared before any crash: a signal handler must not allocate.
+std::vector<std::string> files_to_remove;
+std::vector<std::string> folders_to_remove;
+bool keep_folder = false;
+std::string folder_path;
+
+void print(int fd, const char* text)
+{
+  ssize_t ignored = write(fd, text, std::strlen(text));
+  (void)ignored;
+}
+
+void on_crash(int signal_number)
+{
+  Rank* rank = os::running_rank();
+  os::set_running_rank(nullptr); // what follows must reach the real libc
+  OutputRouter::drain_after_crash();
+  int fd = OutputRouter::original_stderr_fd();
+
+  char line[512];
+  if (rank != nullptr)
+    std::snprintf(line, sizeof(line), "bxisim: rank %d crashed (%s) on %s at simulated time %.9f s.\n", rank->index(),
+                  strsignal(signal_number), rank->node_name().c_str(), simgrid::s4u::Engine::get_clock());
+  else
+    std::snprintf(line, sizeof(line), "bxisim: the simulator crashed (%s), outside the code of any rank.\n",
+                  strsignal(signal_number));
+  print(fd, line);
+  print(fd, "Backtrace (innermost first):\n");
+  void* frames[64];
+  int count = backtrace(frames, 64);
+  backtrace_symbols_fd(frames, count, fd);
+
+  if (keep_folder) {
+    std::snprintf(line, sizeof(line), "bxisim: kept the temporary folder %s (--keep-temps).\n", folder_path.c_str());
+    print(fd, line);
+  } else {
+    for (const auto& file : files_to_remove)
+      unlink(file.c_str());
+    for (const auto& folder : folders_to_remove)
+      rmdir(folder.c_str());
+  }
+  _exit(kCrashExitCode);
+}
+} // namespace
+
+void install_crash_report(const RunFolder& folder)
+{
+  files_to_remove   = folder.files();
+  folders_to_remove = folder.folders();
+  keep_folder       = folder.kept();
+  folder_path       = folder.path();
+
+  void* warm_up[1];
+  backtrace(warm_up, 1); // loads libgcc now: it would allocate in the handler otherwise
+
+  static std::vector<char> alternate_stack(1 << 16);
+  stack_t stack{};
+  stack.ss_sp   = alternate_stack.data();
+  stack.ss_size = alternate_stack.size();
+  sigaltstack(&stack, nullptr);
+
+  struct sigaction action {
+  };
+  action.sa_handler = on_crash;
+  action.sa_flags   = SA_ONSTACK | SA_RESETHAND;
+  sigemptyset(&action.sa_mask);
+  for (int signal_number : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
+    sigaction(signal_number, &action, nullptr);
+}
+
+} // namespace bxisim::runtime

@@ -1,0 +1,15 @@
+#pragma once
+// What a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) during the simulation turns into: the
+// output ranks wrote so far, a report naming the rank and the signal, a backtrace, the temporary
+// folder removed, and exit code kCrashExitCode. Without it a crash in one rank's code would kill
+// the process with no word of which rank, and leave the temporary folder behind.
+
+#include "RunFolder.hpp"
+
+namespace bxisim::runtime
+{
+
+/** Installs the handlers (on an alternate stack: a rank may crash by overflowing its actor's stack). */
+void install_crash_report(const RunFolder& folder);
+
+} // namespace bxisim::runtime

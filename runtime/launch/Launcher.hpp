@@ -1,0 +1,29 @@
+#pragma once
+// `bxisim run`: from a program and a machine to N ranks run in simulated time, and an exit code.
+
+#include "Rank.hpp"
+#include "RankMapping.hpp"
+#include "platforms/SimulatorSetup.hpp"
+#include "runtime/config/Parameters.hpp"
+
+#include <string>
+#include <vector>
+
+namespace bxisim::runtime
+{
+
+struct LaunchOptions {
+  int ranks          = 1;
+  int ranks_per_node = 0; // 0: one rank per core
+  MapBy map_by       = MapBy::Core;
+  std::vector<std::string> command; // the program, then its arguments
+  std::vector<std::string> privatized_libraries;
+  bool keep_temps = false;
+  std::string output_dir; // empty: rank-prefixed lines on stdout/stderr
+};
+
+/** Runs the ranks; returns the exit code of `bxisim run`. Throws config::ConfigError on bad input. */
+int launch(const LaunchOptions& options, const config::Parameters& parameters,
+           const platform::SimulatorOptions& simulator_options);
+
+} // namespace bxisim::runtime

@@ -1,0 +1,127 @@
+#include "ProgramCopies.hpp"
+
+#include "runtime/config/ConfigError.hpp"
+
+#include <boost/algorithm/string.hpp>
+#include <fmt/format.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <sys/wait.h>
+
+namespace bxisim::runtime
+{
+
+namespace fs = std::filesystem;
+
+namespace
+{
+/** Runs patchelf with `arguments`; returns its standard output. Throws on failure. */
+std::string patchelf(const std::vector<std::string>& arguments)
+{
+  std::string command = "'" BXISIM_PATCHELF "'";
+  for (const auto& argument : arguments)
+    command += " '" + argument + "'";
+  command += " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr)
+    throw config::ConfigError("cannot run " BXISIM_PATCHELF);
+  std::string output;
+  std::array<char, 4096> buffer;
+  size_t count;
+  while ((count = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    output.append(buffer.data(), count);
+  int status = pclose(pipe);
+  if (not WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw config::ConfigError(fmt::format("patchelf failed on {}: {}", arguments.back(), boost::trim_copy(output)));
+  return boost::trim_copy(output);
+}
+
+std::vector<std::string> search_folders(const std::string& program)
+{
+  std::vector<std::string> folders = {fs::absolute(program).parent_path().string()};
+  std::string rpath                = patchelf({"--print-rpath", program});
+  std::vector<std::string> parts;
+  boost::split(parts, rpath, boost::is_any_of(":"));
+  for (auto part : parts) {
+    boost::replace_all(part, "$ORIGIN", folders.front());
+    boost::replace_all(part, "${ORIGIN}", folders.front());
+    if (not part.empty())
+      folders.push_back(part);
+  }
+  if (const char* library_path = std::getenv("LD_LIBRARY_PATH")) {
+    boost::split(parts, std::string(library_path), boost::is_any_of(":"));
+    for (const auto& part : parts)
+      if (not part.empty())
+        folders.push_back(part);
+  }
+  for (const char* system :
+       {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib", "/usr/local/lib"})
+    folders.emplace_back(system);
+  return folders;
+}
+} // namespace
+
+PrivatizedLibrary find_privatized_library(const std::string& name, const std::string& program)
+{
+  std::string found;
+  if (name.find('/') != std::string::npos) {
+    if (fs::is_regular_file(name))
+      found = fs::absolute(name).string();
+  } else {
+    for (const auto& folder : search_folders(program)) {
+      for (const auto& candidate : {name, "lib" + name + ".so"})
+        if (fs::is_regular_file(fs::path(folder) / candidate)) {
+          found = (fs::path(folder) / candidate).string();
+          break;
+        }
+      if (not found.empty())
+        break;
+    }
+  }
+  if (found.empty())
+    throw config::ConfigError(fmt::format("--privatize-lib {}: no such library (looked for a file of that name next "
+                                          "to the program, in its RUNPATH, in LD_LIBRARY_PATH and in the system "
+                                          "folders). Give its path.",
+                                          name));
+  std::string soname = patchelf({"--print-soname", found});
+  if (soname.empty())
+    soname = fs::path(found).filename().string();
+  return {found, soname};
+}
+
+std::string make_rank_copies(RunFolder& folder, int rank, const std::string& program,
+                             const std::vector<PrivatizedLibrary>& libraries)
+{
+  std::string rank_folder = folder.rank_folder(rank);
+  auto copy               = [&](const std::string& original) {
+    std::string destination = (fs::path(rank_folder) / fs::path(original).filename()).string();
+    std::error_code error;
+    fs::copy_file(original, destination, fs::copy_options::overwrite_existing, error);
+    if (error)
+      throw config::ConfigError(fmt::format("cannot copy {} to {}: {}", original, destination, error.message()));
+    folder.add_file(destination);
+    return destination;
+  };
+  std::string program_copy = copy(program);
+  if (libraries.empty())
+    return program_copy;
+
+  std::vector<std::string> copies = {program_copy};
+  std::vector<std::string> relink;
+  for (const auto& library : libraries) {
+    copies.push_back(copy(library.path));
+    relink.insert(relink.end(), {"--replace-needed", library.soname, copies.back()});
+  }
+  for (size_t i = 0; i < copies.size(); ++i) {
+    std::vector<std::string> arguments = relink;
+    if (i > 0)
+      arguments.insert(arguments.end(), {"--set-soname", fmt::format("{}.rank{}", libraries[i - 1].soname, rank)});
+    arguments.push_back(copies[i]);
+    patchelf(arguments);
+  }
+  return program_copy;
+}
+
+} // namespace bxisim::runtime

@@ -1,0 +1,34 @@
+#pragma once
+// Each rank's private copy of the program, and of the shared libraries named by --privatize-lib.
+//
+// The dynamic loader maps a file once however many times it is dlopen'ed, so private globals need
+// private files. A rank's copy of a privatized library gets a soname of its own and every copy of
+// that rank names it by its absolute path (patchelf --set-soname / --replace-needed): rank 3's copy
+// of A then calls rank 3's copy of B, and an unprivatized library that needs B still gets the
+// one shared B, not some rank's copy.
+
+#include "RunFolder.hpp"
+
+#include <string>
+#include <vector>
+
+namespace bxisim::runtime
+{
+
+struct PrivatizedLibrary {
+  std::string path;   // the original file
+  std::string soname; // how the program and the other libraries name it in DT_NEEDED
+};
+
+/**
+ * Finds the library --privatize-lib `name` means: a path, or a file name (or `foo` for libfoo.so)
+ * looked for next to the program, in the program's RUNPATH, in LD_LIBRARY_PATH and in the system
+ * folders. Throws config::ConfigError when there is none.
+ */
+PrivatizedLibrary find_privatized_library(const std::string& name, const std::string& program);
+
+/** Copies the program and the libraries for `rank` into `folder`, relinked; returns the program's copy. */
+std::string make_rank_copies(RunFolder& folder, int rank, const std::string& program,
+                             const std::vector<PrivatizedLibrary>& libraries);
+
+} // namespace bxisim::runtime

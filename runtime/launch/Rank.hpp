@@ -1,0 +1,92 @@
+#pragma once
+// One simulated process of `bxisim run`: where it runs, its state, and its account of CPU time.
+
+#include <simgrid/s4u/Host.hpp>
+
+#include <csetjmp>
+#include <functional>
+#include <string>
+
+namespace bxisim::runtime
+{
+
+/** Where a rank runs; computed by map_ranks(). */
+struct RankPlacement {
+  int rank;
+  int node;       // index in platform::Machine::nodes()
+  int local_rank; // among the ranks of the same node, in rank order
+  int local_size; // ranks on that node
+  int core;       // index of the core host in the node
+};
+
+/** How the CPU time a rank spends in its own code becomes simulated time (the cpu.* parameters). */
+struct CpuSettings {
+  bool simulate    = true;
+  double factor    = 1.0;  // simulated seconds per measured second
+  double threshold = 1e-6; // measured bursts shorter than this (seconds) are ignored
+};
+
+enum class RankState { NotStarted, Running, Ended, Killed };
+
+class Rank
+{
+ public:
+  Rank(const RankPlacement& placement, int size, simgrid::s4u::Host* host, std::string node_name);
+  Rank(const Rank&)            = delete;
+  Rank& operator=(const Rank&) = delete;
+
+  int index() const { return placement_.rank; }
+  int size() const { return size_; }
+  const RankPlacement& placement() const { return placement_; }
+  simgrid::s4u::Host* host() const { return host_; }
+  const std::string& node_name() const { return node_name_; }
+  /** The pid getpid() returns in this rank: distinct per rank, the same in every run. */
+  int simulated_pid() const { return kFirstSimulatedPid + placement_.rank; }
+
+  /** The rank's own code starts (or resumes) running on this thread: its CPU burst starts. */
+  void start_burst();
+  /** Thread CPU seconds spent since start_burst(). */
+  double end_burst();
+  /**
+   * Simulates a burst measured by end_burst(), scaled by the CPU factor, when computation is
+   * simulated and the burst is not below the threshold; returns whether it did.
+   */
+  bool simulate_burst(double seconds);
+  /** Simulates `seconds` of measured CPU time (scaled by the CPU factor) on the rank's core. */
+  void simulate_cpu_seconds(double seconds);
+
+  RankState state() const { return state_; }
+  int exit_code() const { return exit_code_; }
+  void mark_running() { state_ = RankState::Running; }
+  void mark_ended(int exit_code);
+  void mark_killed() { state_ = RankState::Killed; }
+
+  /**
+   * What the rank blocks on, for the deadlock report ("" when it does not block): set by each
+   * blocking bxisim call while it blocks, as a function so that the report shows the state at the
+   * time of the deadlock (how many ranks reached a barrier, say).
+   */
+  std::string waiting_for() const { return waiting_for_ ? waiting_for_() : std::string(); }
+  void set_waiting_for(std::function<std::string()> what) { waiting_for_ = std::move(what); }
+
+  /** exit() in the rank's code jumps here (see RankActor.cpp): set while main runs. */
+  std::jmp_buf exit_jump;
+  bool exit_jump_armed = false;
+
+  static void set_cpu_settings(const CpuSettings& settings);
+  static const CpuSettings& cpu_settings();
+
+  static constexpr int kFirstSimulatedPid = 1000;
+
+ private:
+  RankPlacement placement_;
+  int size_;
+  simgrid::s4u::Host* host_;
+  std::string node_name_;
+  RankState state_    = RankState::NotStarted;
+  int exit_code_      = 0;
+  double burst_start_ = 0.0;
+  std::function<std::string()> waiting_for_;
+};
+
+} // namespace bxisim::runtime

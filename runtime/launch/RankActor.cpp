@@ -1,0 +1,103 @@
+#include "RankActor.hpp"
+
+#include "OutputRouter.hpp"
+#include "runtime/os/SimulatorCall.hpp"
+
+#include <simgrid/Exception.hpp>
+#include <xbt/log.h>
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <csetjmp>
+#include <exception>
+
+XBT_LOG_EXTERNAL_CATEGORY(bxisim_runtime);
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_rank, bxisim_runtime, "Rank actors: loading programs and running main");
+
+namespace bxisim::runtime
+{
+
+namespace
+{
+using MainFunction = int (*)(int, char**, char**);
+
+/**
+ * Calls main; exit() in the rank longjmps back here (ProcessInterposition.cpp). Kept free of objects
+ * with destructors, which a longjmp would skip.
+ */
+int call_main(Rank& rank, MainFunction main_function, int argc, char** argv)
+{
+  if (setjmp(rank.exit_jump) != 0)
+    return rank.exit_code();
+  rank.exit_jump_armed = true;
+  int code             = main_function(argc, argv, environ);
+  rank.exit_jump_armed = false;
+  return code;
+}
+
+/** Runs the rank's own code (its constructors, then main) with the rank running. */
+void start_own_code(Rank& rank)
+{
+  OutputRouter::switch_to(rank.index());
+  rank.start_burst();
+  os::set_running_rank(&rank);
+}
+
+/** Back to the simulator: the rank's last burst is simulated. */
+void end_own_code(Rank& rank)
+{
+  os::set_running_rank(nullptr);
+  rank.simulate_burst(rank.end_burst());
+}
+} // namespace
+
+void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::string> argv)
+{
+  rank.mark_running();
+  std::vector<char*> pointers;
+  for (auto& argument : argv)
+    pointers.push_back(argument.data());
+  pointers.push_back(nullptr);
+
+  try {
+    // Not RTLD_DEEPBIND: a deep-bound copy would find libc's clock_gettime & co. before the
+    // bxisim executable's, and time would silently stop being simulated.
+    start_own_code(rank);
+    void* handle = dlopen(program_copy.c_str(), RTLD_NOW | RTLD_LOCAL);
+    os::set_running_rank(nullptr);
+    if (handle == nullptr) {
+      XBT_ERROR("rank %d cannot load %s: %s. Build the program with bxicc or bxicxx.", rank.index(),
+                argv.front().c_str(), dlerror());
+      rank.mark_ended(127);
+      return;
+    }
+    auto main_function = reinterpret_cast<MainFunction>(dlsym(handle, "main"));
+    if (main_function == nullptr) {
+      XBT_ERROR("rank %d: %s has no exported main function. Build it with bxicc or bxicxx (they keep main exported).",
+                rank.index(), argv.front().c_str());
+      rank.mark_ended(127);
+      return;
+    }
+    XBT_DEBUG("rank %d runs main of %s on %s", rank.index(), program_copy.c_str(), rank.host()->get_cname());
+    start_own_code(rank); // the loader's own work is not the rank's computation
+    int code = call_main(rank, main_function, static_cast<int>(argv.size()), pointers.data());
+    if (rank.state() != RankState::Ended) { // main returned (exit() already ended the rank)
+      end_own_code(rank);
+      rank.mark_ended(code & 0xff);
+    }
+  } catch (const simgrid::ForcefulKillException&) { // the simulation ended with this rank blocked
+    os::set_running_rank(nullptr);
+    rank.exit_jump_armed = false;
+    rank.mark_killed();
+    throw;
+  } catch (const std::exception& error) {
+    os::set_running_rank(nullptr);
+    rank.exit_jump_armed = false;
+    XBT_ERROR("rank %d ended with an uncaught exception: %s", rank.index(), error.what());
+    rank.mark_ended(134); // what a process terminated by std::terminate reports (128 + SIGABRT)
+  }
+  XBT_DEBUG("rank %d ended with code %d", rank.index(), rank.exit_code());
+}
+
+} // namespace bxisim::runtime

@@ -1,0 +1,50 @@
+#include "RankMapping.hpp"
+
+#include "runtime/config/ConfigError.hpp"
+
+#include <fmt/format.h>
+
+namespace bxisim::runtime
+{
+
+std::vector<RankPlacement> map_ranks(const platform::Machine& machine, int ranks, int ranks_per_node, MapBy map_by)
+{
+  const auto& nodes = machine.nodes();
+  if (ranks < 1)
+    throw config::ConfigError(fmt::format("-n {}: give at least one rank.", ranks));
+  if (nodes.empty())
+    throw config::ConfigError("the platform has no node to run ranks on.");
+  auto cores = static_cast<int>(nodes.front().cores.size());
+  if (ranks_per_node < 0)
+    throw config::ConfigError(fmt::format("--ppn {}: give a positive number of ranks per node.", ranks_per_node));
+  if (ranks_per_node == 0)
+    ranks_per_node = cores;
+  if (ranks_per_node > cores)
+    throw config::ConfigError(fmt::format("--ppn {}: the nodes of this platform have {} core(s), one rank per core; "
+                                          "give --ppn {} or less, or more cores with --set node.cores={}.",
+                                          ranks_per_node, cores, cores, ranks_per_node));
+  int nodes_used = (ranks + ranks_per_node - 1) / ranks_per_node;
+  if (nodes_used > static_cast<int>(nodes.size()))
+    throw config::ConfigError(fmt::format(
+        "-n {} with {} rank(s) per node needs {} nodes, but the platform ({}) has {}. Use a larger platform (for "
+        "example --platform single-switch --set platform.nodes={}), more cores per node (--set node.cores=...), "
+        "or fewer ranks.",
+        ranks, ranks_per_node, nodes_used, machine.description(), nodes.size(), nodes_used));
+
+  std::vector<RankPlacement> placements;
+  std::vector<int> per_node(static_cast<size_t>(nodes_used), 0);
+  for (int rank = 0; rank < ranks; ++rank) {
+    int node  = map_by == MapBy::Core ? rank / ranks_per_node : rank % nodes_used;
+    int local = per_node[static_cast<size_t>(node)]++;
+    placements.push_back({rank, node, local, 0, local});
+  }
+  for (auto& placement : placements) {
+    placement.local_size = per_node[static_cast<size_t>(placement.node)];
+    if (placement.core >= static_cast<int>(nodes[static_cast<size_t>(placement.node)].cores.size()))
+      throw config::ConfigError(fmt::format("node {} has too few cores for {} ranks.",
+                                            nodes[static_cast<size_t>(placement.node)].name, placement.local_size));
+  }
+  return placements;
+}
+
+} // namespace bxisim::runtime

@@ -1,0 +1,179 @@
+// The runtime C API of bxisim/rank.h: who am I, a key/value store and a barrier for start-up code
+// (OpenMPI's PMIx hooks use them), and explicit computation.
+
+#include "Rank.hpp"
+#include "runtime/os/SimulatorCall.hpp"
+#include <bxisim/rank.h>
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Mutex.hpp>
+#include <xbt/log.h>
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <vector>
+
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_services, bxisim_runtime, "bxisim/rank.h: key/value store and barrier");
+
+namespace
+{
+using bxisim::os::running_rank;
+using bxisim::os::SimulatorCall;
+using bxisim::runtime::Rank;
+
+/** The calling rank; outside a rank's main thread, says so once per function and returns nullptr. */
+Rank* calling_rank(const SimulatorCall& call, const char* function)
+{
+  if (call.rank() == nullptr)
+    XBT_WARN("%s called outside the main thread of a rank launched by `bxisim run`: ignored", function);
+  return call.rank();
+}
+
+/** Shared by all ranks; SimGrid's mutex and condition variable block in simulated time. */
+struct KeyValueStore {
+  simgrid::s4u::MutexPtr mutex                  = simgrid::s4u::Mutex::create();
+  simgrid::s4u::ConditionVariablePtr put_signal = simgrid::s4u::ConditionVariable::create();
+  std::map<std::string, std::vector<char>, std::less<>> values;
+};
+
+KeyValueStore& store()
+{
+  static KeyValueStore instance;
+  return instance;
+}
+
+struct Barrier {
+  simgrid::s4u::MutexPtr mutex                   = simgrid::s4u::Mutex::create();
+  simgrid::s4u::ConditionVariablePtr round_ended = simgrid::s4u::ConditionVariable::create();
+  int arrived                                    = 0;
+  long round                                     = 0;
+};
+
+Barrier& barrier()
+{
+  static Barrier instance;
+  return instance;
+}
+} // namespace
+
+extern "C" {
+
+int bxisim_rank(void)
+{
+  Rank* rank = running_rank();
+  return rank != nullptr ? rank->index() : -1;
+}
+
+int bxisim_size(void)
+{
+  Rank* rank = running_rank();
+  return rank != nullptr ? rank->size() : -1;
+}
+
+int bxisim_node_id(void)
+{
+  Rank* rank = running_rank();
+  return rank != nullptr ? rank->placement().node : -1;
+}
+
+int bxisim_local_rank(void)
+{
+  Rank* rank = running_rank();
+  return rank != nullptr ? rank->placement().local_rank : -1;
+}
+
+int bxisim_local_size(void)
+{
+  Rank* rank = running_rank();
+  return rank != nullptr ? rank->placement().local_size : -1;
+}
+
+int bxisim_kv_put(const char* key, const void* value, size_t size)
+{
+  SimulatorCall call;
+  Rank* rank = calling_rank(call, "bxisim_kv_put");
+  if (rank == nullptr || key == nullptr || (value == nullptr && size > 0))
+    return BXISIM_ERR_ARG;
+  auto& kv = store();
+  std::unique_lock lock(*kv.mutex);
+  const auto* bytes         = static_cast<const char*>(value);
+  auto [position, inserted] = kv.values.try_emplace(key, bytes, bytes + size);
+  if (not inserted)
+    return BXISIM_ERR_EXIST;
+  XBT_DEBUG("rank %d put '%s' (%zu bytes)", rank->index(), key, size);
+  kv.put_signal->notify_all();
+  return BXISIM_SUCCESS;
+}
+
+int bxisim_kv_get(const char* key, void* buffer, size_t capacity, size_t* size)
+{
+  SimulatorCall call;
+  Rank* rank = calling_rank(call, "bxisim_kv_get");
+  if (rank == nullptr || key == nullptr || (buffer == nullptr && capacity > 0))
+    return BXISIM_ERR_ARG;
+  auto& kv = store();
+  std::unique_lock lock(*kv.mutex);
+  std::string wanted = key;
+  rank->set_waiting_for([wanted] { return fmt::format("bxisim_kv_get of key '{}', which no rank put", wanted); });
+  auto found = kv.values.find(wanted);
+  while (found == kv.values.end()) {
+    kv.put_signal->wait(lock);
+    found = kv.values.find(wanted);
+  }
+  rank->set_waiting_for(nullptr);
+  const std::vector<char>& value = found->second;
+  if (size != nullptr)
+    *size = value.size();
+  std::memcpy(buffer, value.data(), std::min(capacity, value.size()));
+  return value.size() > capacity ? BXISIM_ERR_TRUNC : BXISIM_SUCCESS;
+}
+
+void bxisim_barrier(void)
+{
+  SimulatorCall call;
+  Rank* rank = calling_rank(call, "bxisim_barrier");
+  if (rank == nullptr)
+    return;
+  auto& state = barrier();
+  std::unique_lock lock(*state.mutex);
+  long round = state.round;
+  if (++state.arrived == rank->size()) {
+    state.arrived = 0;
+    ++state.round;
+    state.round_ended->notify_all();
+    return;
+  }
+  rank->set_waiting_for([&state, size = rank->size()] {
+    return fmt::format("bxisim_barrier ({} of {} ranks arrived)", state.arrived, size);
+  });
+  while (state.round == round)
+    state.round_ended->wait(lock);
+  rank->set_waiting_for(nullptr);
+}
+
+void bxisim_compute(double seconds)
+{
+  SimulatorCall call;
+  if (Rank* rank = calling_rank(call, "bxisim_compute"); rank != nullptr && seconds > 0)
+    simgrid::s4u::this_actor::execute(seconds * rank->host()->get_speed());
+}
+
+void bxisim_compute_flops(double flops)
+{
+  SimulatorCall call;
+  if (calling_rank(call, "bxisim_compute_flops") != nullptr && flops > 0)
+    simgrid::s4u::this_actor::execute(flops);
+}
+
+double bxisim_time(void)
+{
+  SimulatorCall call;
+  return simgrid::s4u::Engine::get_clock();
+}
+
+} // extern "C"

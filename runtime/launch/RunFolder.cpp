@@ -1,0 +1,49 @@
+#include "RunFolder.hpp"
+
+#include "runtime/config/ConfigError.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <sys/stat.h>
+
+namespace bxisim::runtime
+{
+
+RunFolder::RunFolder(bool keep) : keep_(keep)
+{
+  std::string pattern = (std::filesystem::temp_directory_path() / "bxisim-run-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr)
+    throw config::ConfigError(fmt::format("cannot create a temporary folder {}: {}. Set TMPDIR to a writable folder.",
+                                          pattern, std::strerror(errno)));
+  path_ = pattern;
+}
+
+RunFolder::~RunFolder()
+{
+  if (keep_)
+    return;
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+std::string RunFolder::rank_folder(int rank)
+{
+  std::string folder = fmt::format("{}/rank-{}", path_, rank);
+  if (mkdir(folder.c_str(), 0700) == 0)
+    rank_folders_.push_back(folder);
+  else if (errno != EEXIST)
+    throw config::ConfigError(fmt::format("cannot create {}: {}", folder, std::strerror(errno)));
+  return folder;
+}
+
+std::vector<std::string> RunFolder::folders() const
+{
+  std::vector<std::string> result = rank_folders_;
+  result.push_back(path_);
+  return result;
+}
+
+} // namespace bxisim::runtime

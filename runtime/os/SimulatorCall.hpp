@@ -1,0 +1,47 @@
+#pragma once
+// Tells a rank's own code from the simulator's.
+//
+// Only one rank's code runs on a thread at a time, and ranks switch only inside simulator calls.
+// running_rank() is the rank whose own code runs on this thread, or nullptr while the simulator
+// (SimGrid, bxisim) runs, in a thread that is not a rank, or before any rank starts. SimGrid reads
+// the real clocks from inside rank actors too, so "which actor runs" would not tell them apart.
+//
+// Every bxisim entry point a rank can call (interposed libc functions, bxisim/rank.h, Portals, MPI)
+// opens a SimulatorCall first. That ends the rank's CPU burst (simulating it on the rank's core)
+// and clears running_rank() until the call returns to the rank's code.
+
+namespace bxisim::runtime
+{
+class Rank;
+}
+
+namespace bxisim::os
+{
+
+runtime::Rank* running_rank();
+
+/** Used by the rank actor around the rank's main only. */
+void set_running_rank(runtime::Rank* rank);
+
+class SimulatorCall
+{
+ public:
+  SimulatorCall();
+  ~SimulatorCall();
+  SimulatorCall(const SimulatorCall&)            = delete;
+  SimulatorCall& operator=(const SimulatorCall&) = delete;
+
+  /** The rank that made the call, or nullptr when the caller is not a rank's code (nothing to do). */
+  runtime::Rank* rank() const { return rank_; }
+  /** The CPU time the rank spent in its own code before this call (measured, unscaled). */
+  double burst() const { return burst_; }
+  /** Whether that burst was simulated (computation simulated and the burst above the threshold). */
+  bool burst_simulated() const { return burst_simulated_; }
+
+ private:
+  runtime::Rank* rank_;
+  double burst_         = 0.0;
+  bool burst_simulated_ = false;
+};
+
+} // namespace bxisim::os

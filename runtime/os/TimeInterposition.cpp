@@ -1,0 +1,148 @@
+// Simulated time for ranks: the clocks programs time themselves with, and the ways they sleep.
+// These definitions in the bxisim executable come before libc's in every lookup, so calls from the
+// ranks' copies of the program and from the libraries they use (std::chrono in libstdc++, say)
+// land here. Calls from the simulator and from threads that are not ranks go on to libc.
+
+#include "RealFunctions.hpp"
+#include "SimulatorCall.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+#include <cerrno>
+#include <cmath>
+#include <ctime>
+#include <sched.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+namespace
+{
+using bxisim::os::running_rank;
+using bxisim::os::SimulatorCall;
+
+/** CPU-time clocks measure real work (SimGrid's and bxisim's own measures rely on them): never simulated. */
+bool is_cpu_time_clock(clockid_t clock)
+{
+  return clock == CLOCK_PROCESS_CPUTIME_ID || clock == CLOCK_THREAD_CPUTIME_ID || clock < 0;
+}
+
+timespec to_timespec(double seconds)
+{
+  double whole     = std::floor(seconds);
+  auto nanoseconds = std::llround((seconds - whole) * 1e9);
+  timespec result{static_cast<time_t>(whole), static_cast<long>(nanoseconds)};
+  if (result.tv_nsec >= 1'000'000'000) {
+    result.tv_sec += 1;
+    result.tv_nsec -= 1'000'000'000;
+  }
+  return result;
+}
+
+double to_seconds(const timespec& time)
+{
+  return static_cast<double>(time.tv_sec) + static_cast<double>(time.tv_nsec) * 1e-9;
+}
+
+/** The simulated clock; reading it is a simulator call, so the CPU burst before is simulated first. */
+double simulated_now()
+{
+  SimulatorCall call;
+  return simgrid::s4u::Engine::get_clock();
+}
+
+void simulated_sleep(double seconds)
+{
+  SimulatorCall call;
+  if (seconds > 0)
+    simgrid::s4u::this_actor::sleep_for(seconds);
+}
+} // namespace
+
+extern "C" {
+
+int clock_gettime(clockid_t clock, timespec* time) noexcept
+{
+  if (running_rank() == nullptr || is_cpu_time_clock(clock))
+    return BXISIM_REAL(clock_gettime)(clock, time);
+  *time = to_timespec(simulated_now());
+  return 0;
+}
+
+int gettimeofday(timeval* time, void* zone) noexcept
+{
+  if (running_rank() == nullptr)
+    return BXISIM_REAL(gettimeofday)(time, zone);
+  timespec now  = to_timespec(simulated_now());
+  time->tv_sec  = now.tv_sec;
+  time->tv_usec = static_cast<suseconds_t>(now.tv_nsec / 1000);
+  if (zone != nullptr) // UTC, as on most clusters
+    *static_cast<struct timezone*>(zone) = {0, 0};
+  return 0;
+}
+
+time_t time(time_t* result) noexcept
+{
+  if (running_rank() == nullptr)
+    return BXISIM_REAL(time)(result);
+  auto now = static_cast<time_t>(std::floor(simulated_now()));
+  if (result != nullptr)
+    *result = now;
+  return now;
+}
+
+int nanosleep(const timespec* duration, timespec* remaining)
+{
+  if (running_rank() == nullptr)
+    return BXISIM_REAL(nanosleep)(duration, remaining);
+  if (duration == nullptr || duration->tv_nsec < 0 || duration->tv_nsec >= 1'000'000'000 || duration->tv_sec < 0) {
+    errno = EINVAL;
+    return -1;
+  }
+  simulated_sleep(to_seconds(*duration));
+  if (remaining != nullptr)
+    *remaining = {0, 0};
+  return 0;
+}
+
+int clock_nanosleep(clockid_t clock, int flags, const timespec* request, timespec* remaining)
+{
+  if (running_rank() == nullptr || is_cpu_time_clock(clock))
+    return BXISIM_REAL(clock_nanosleep)(clock, flags, request, remaining);
+  if (request == nullptr || request->tv_nsec < 0 || request->tv_nsec >= 1'000'000'000)
+    return EINVAL;
+  double seconds = to_seconds(*request);
+  if ((flags & TIMER_ABSTIME) != 0)
+    seconds -= simulated_now();
+  simulated_sleep(seconds);
+  if (remaining != nullptr && (flags & TIMER_ABSTIME) == 0)
+    *remaining = {0, 0};
+  return 0;
+}
+
+int usleep(useconds_t microseconds)
+{
+  if (running_rank() == nullptr)
+    return BXISIM_REAL(usleep)(microseconds);
+  simulated_sleep(static_cast<double>(microseconds) * 1e-6);
+  return 0;
+}
+
+unsigned int sleep(unsigned int seconds)
+{
+  if (running_rank() == nullptr)
+    return BXISIM_REAL(sleep)(seconds);
+  simulated_sleep(seconds);
+  return 0;
+}
+
+int sched_yield() noexcept
+{
+  if (running_rank() == nullptr)
+    return BXISIM_REAL(sched_yield)();
+  SimulatorCall call;
+  simgrid::s4u::this_actor::yield();
+  return 0;
+}
+
+} // extern "C"
