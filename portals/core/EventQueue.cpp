@@ -10,7 +10,8 @@ bool EventQueue::post(const ptl_event_t& ev)
     dropped_ = true;
     return false;
   }
-  events_.push_back(ev);
+  events_.push_back({ev, dropped_});
+  dropped_ = false;
   return true;
 }
 
@@ -18,14 +19,11 @@ int EventQueue::get(ptl_event_t* ev)
 {
   if (events_.empty())
     return PTL_EQ_EMPTY;
-  if (ev != nullptr)
-    *ev = events_.front();
+  Entry e = events_.front();
   events_.pop_front();
-  if (dropped_) {
-    dropped_ = false;
-    return PTL_EQ_DROPPED;
-  }
-  return PTL_OK;
+  if (ev != nullptr)
+    *ev = e.event;
+  return e.afterDrop ? PTL_EQ_DROPPED : PTL_OK;
 }
 
 } // namespace bxisim::portals

@@ -1,5 +1,6 @@
-/* An event queue (PtlEQAlloc). Events that find it full are dropped and the next PtlEQGet returns
- * PTL_EQ_DROPPED with the event that follows them. One extra slot is kept for PTL_EVENT_PT_DISABLED,
+/* An event queue (PtlEQAlloc). Events that find it full are dropped; the PtlEQGet that returns the first
+ * event posted after them returns PTL_EQ_DROPPED (as the spec words it: events were lost between this
+ * one and the previous one obtained). One extra slot is kept for PTL_EVENT_PT_DISABLED,
  * so that flow control can always tell the target that it disabled a portal table entry. */
 #ifndef BXISIM_PORTALS_EVENT_QUEUE_HPP
 #define BXISIM_PORTALS_EVENT_QUEUE_HPP
@@ -32,7 +33,11 @@ class EventQueue
   ptl_handle_ni_t ni_;
   uint32_t owner_;
   ptl_size_t capacity_;
-  std::deque<ptl_event_t> events_;
+  struct Entry {
+    ptl_event_t event;
+    bool afterDrop; // events were dropped just before this one
+  };
+  std::deque<Entry> events_;
   bool dropped_ = false;
 };
 

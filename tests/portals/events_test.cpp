@@ -1,0 +1,144 @@
+/* Full and counting events at the initiator, and the blocking calls through the NIC model's wait hook. */
+#include "tests/portals/PortalsWorld.hpp"
+
+namespace bxisim::portals::testing
+{
+namespace
+{
+
+class EventsTest : public PortalsWorld
+{
+ protected:
+  ptl_handle_ni_t ni0 = PTL_INVALID_HANDLE, ni1 = PTL_INVALID_HANDLE;
+  ptl_handle_eq_t eq1 = PTL_INVALID_HANDLE;
+  ptl_pt_index_t pt   = 0;
+  char inbox[256]     = {};
+  char data[256]      = {};
+
+  void SetUp() override
+  {
+    PortalsWorld::SetUp();
+    ni1        = initNi(1);
+    eq1        = allocEq(ni1);
+    pt         = allocPt(ni1, eq1);
+    ptl_me_t m = me(inbox, sizeof inbox, 0, ~0ull, PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE);
+    ptl_handle_me_t h;
+    EXPECT_EQ(PtlMEAppend(ni1, pt, &m, PTL_PRIORITY_LIST, nullptr, &h), PTL_OK);
+    ni0 = initNi(3);
+  }
+};
+
+TEST_F(EventsTest, EqWaitSleepsUntilTheEventAndReportsDeadlock)
+{
+  as(1);
+  ptl_event_t ev;
+  EXPECT_EQ(PtlEQWait(eq1, &ev), PTL_INTERRUPTED); // nothing in flight: could never return
+  as(3);
+  ptl_handle_md_t md = bindMd(ni0, data, 16);
+  ASSERT_EQ(PtlPut(md, 0, 16, PTL_NO_ACK_REQ, phys(1), pt, 0, 0, nullptr, 0), PTL_OK);
+  as(1);
+  ASSERT_EQ(PtlEQWait(eq1, &ev), PTL_OK); // the test double delivers while the rank waits
+  EXPECT_EQ(ev.type, PTL_EVENT_PUT);
+  EXPECT_EQ(ev.mlength, 16u);
+}
+
+TEST_F(EventsTest, PollTimeoutsAdvanceTimeThroughTheModel)
+{
+  as(1);
+  ptl_handle_eq_t eqs[2] = {eq1, allocEq(ni1)};
+  ptl_event_t ev;
+  unsigned which = 99;
+  EXPECT_EQ(PtlEQPoll(eqs, 2, 0, &ev, &which), PTL_EQ_EMPTY);
+  EXPECT_EQ(PtlEQPoll(eqs, 2, 5, &ev, &which), PTL_EQ_EMPTY);
+  EXPECT_DOUBLE_EQ(nic.clock, 0.005);
+  ptl_handle_ct_t ct = allocCt(ni1);
+  ptl_size_t test    = 1;
+  ptl_ct_event_t cev;
+  EXPECT_EQ(PtlCTPoll(&ct, &test, 1, 20, &cev, &which), PTL_CT_NONE_REACHED);
+  EXPECT_DOUBLE_EQ(nic.clock, 0.025);
+  EXPECT_EQ(PtlCTWait(ct, 1, &cev), PTL_INTERRUPTED);
+  ASSERT_EQ(PtlCTInc(ct, {1, 0}), PTL_OK);
+  ASSERT_EQ(PtlCTPoll(&ct, &test, 1, 0, &cev, &which), PTL_OK);
+  EXPECT_EQ(which, 0u);
+  // The second EQ of the poll is the one with an event.
+  as(3);
+  ptl_handle_md_t md = bindMd(ni0, data, 8);
+  ASSERT_EQ(PtlPut(md, 0, 8, PTL_NO_ACK_REQ, phys(1), pt, 0, 0, nullptr, 0), PTL_OK);
+  nic.run();
+  as(1);
+  std::swap(eqs[0], eqs[1]);
+  ASSERT_EQ(PtlEQPoll(eqs, 2, PTL_TIME_FOREVER, &ev, &which), PTL_OK);
+  EXPECT_EQ(which, 1u);
+  // An empty PtlEQGet and every PtlCTGet reach the polling hook, so the runtime can let time advance.
+  int before = nic.polls;
+  EXPECT_EQ(PtlEQGet(eq1, &ev), PTL_EQ_EMPTY);
+  EXPECT_EQ(PtlCTGet(ct, &cev), PTL_OK);
+  EXPECT_EQ(nic.polls, before + 2);
+}
+
+TEST_F(EventsTest, CtWaitCountsBytesOrOperations)
+{
+  as(3);
+  ptl_handle_ct_t ops = allocCt(ni0), bytes = allocCt(ni0);
+  ptl_handle_eq_t eq = allocEq(ni0);
+  ptl_handle_md_t a  = bindMd(ni0, data, 100, eq, ops, PTL_MD_EVENT_CT_SEND | PTL_MD_EVENT_CT_ACK);
+  ptl_handle_md_t b  = bindMd(ni0, data, 100, PTL_EQ_NONE, bytes, PTL_MD_EVENT_CT_ACK | PTL_MD_EVENT_CT_BYTES);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(PtlPut(a, 0, 10, PTL_CT_ACK_REQ, phys(1), pt, 0, 0, nullptr, 0), PTL_OK);
+    ASSERT_EQ(PtlPut(b, 0, 30, PTL_ACK_REQ, phys(1), pt, 0, 0, nullptr, 0), PTL_OK);
+  }
+  ptl_ct_event_t v;
+  ASSERT_EQ(PtlCTWait(ops, 4, &v), PTL_OK); // 2 SEND + 2 ACK
+  EXPECT_EQ(v.success, 4u);
+  ASSERT_EQ(PtlCTWait(bytes, 60, &v), PTL_OK);
+  EXPECT_EQ(v.success, 60u);
+  // PTL_CT_ACK_REQ: the ack is counted, never a full event.
+  auto evs = drain(eq);
+  ASSERT_EQ(evs.size(), 2u);
+  EXPECT_EQ(evs[0].type, PTL_EVENT_SEND);
+  EXPECT_EQ(evs[1].type, PTL_EVENT_SEND);
+}
+
+TEST_F(EventsTest, MdOptionsAndReleaseWhileInFlight)
+{
+  as(3);
+  ptl_handle_eq_t eq = allocEq(ni0);
+  ptl_handle_md_t md = bindMd(ni0, data, 64, eq, PTL_CT_NONE, PTL_MD_EVENT_SEND_DISABLE);
+  ASSERT_EQ(PtlPut(md, 0, 64, PTL_ACK_REQ, phys(1), pt, 0, 0, nullptr, 0), PTL_OK);
+  EXPECT_EQ(PtlMDRelease(md), PTL_IN_USE);
+  nic.run();
+  auto evs = drain(eq);
+  ASSERT_EQ(evs.size(), 1u);
+  EXPECT_EQ(evs[0].type, PTL_EVENT_ACK);
+  EXPECT_EQ(PtlMDRelease(md), PTL_OK);
+  ptl_handle_md_t quiet = bindMd(ni0, data, 64, eq, PTL_CT_NONE, PTL_MD_EVENT_SUCCESS_DISABLE);
+  ASSERT_EQ(PtlPut(quiet, 0, 64, PTL_ACK_REQ, phys(1), pt, 0, 0, nullptr, 0), PTL_OK);
+  EXPECT_EQ(PtlPut(quiet, 8, 64, PTL_ACK_REQ, phys(1), pt, 0, 0, nullptr, 0), PTL_ARG_INVALID); // beyond the MD
+  nic.run();
+  EXPECT_TRUE(drain(eq).empty());
+  // A target that does not exist: the ack says so.
+  ptl_handle_md_t m2 = bindMd(ni0, data, 8, eq);
+  ASSERT_EQ(PtlPut(m2, 0, 8, PTL_ACK_REQ, phys(7), pt, 0, 0, nullptr, 0), PTL_OK);
+  nic.run();
+  evs = drain(eq);
+  ASSERT_EQ(evs.size(), 2u);
+  EXPECT_EQ(evs[1].ni_fail_type, PTL_NI_UNDELIVERABLE);
+}
+
+TEST_F(EventsTest, FiniReleasesEverythingAndStaleHandlesStayInvalid)
+{
+  as(3);
+  ptl_handle_eq_t eq = allocEq(ni0);
+  ptl_handle_ct_t ct = allocCt(ni0);
+  PtlFini();
+  ptl_event_t ev;
+  EXPECT_EQ(PtlEQGet(eq, &ev), PTL_NO_INIT);
+  ASSERT_EQ(PtlInit(), PTL_OK);
+  EXPECT_EQ(PtlEQGet(eq, &ev), PTL_ARG_INVALID);
+  ptl_ct_event_t v;
+  EXPECT_EQ(PtlCTGet(ct, &v), PTL_ARG_INVALID);
+  EXPECT_EQ(Core::instance().findNi(ni0), nullptr);
+}
+
+} // namespace
+} // namespace bxisim::portals::testing
