@@ -1,0 +1,79 @@
+#include "MessageNicConfig.hpp"
+
+#include "runtime/config/ConfigError.hpp"
+#include "runtime/config/Parameters.hpp"
+
+#include <boost/algorithm/string.hpp>
+#include <fmt/format.h>
+
+namespace bxisim::hw::message
+{
+
+namespace
+{
+uint64_t count(const config::Parameters& parameters, const char* key)
+{
+  return static_cast<uint64_t>(parameters.integer(key));
+}
+
+std::set<uint64_t> frame_list(const std::string& text)
+{
+  std::set<uint64_t> frames;
+  if (text.empty())
+    return frames;
+  std::vector<std::string> items;
+  boost::split(items, text, boost::is_any_of(","));
+  for (const auto& item : items) {
+    try {
+      size_t used     = 0;
+      long long frame = std::stoll(item, &used);
+      if (used != item.size() || frame < 1)
+        throw std::invalid_argument(item);
+      frames.insert(static_cast<uint64_t>(frame));
+    } catch (const std::exception&) {
+      throw config::ConfigError(fmt::format("parameter 'nic.drop_frames' = '{}': '{}' is not a frame number; give "
+                                            "positive integers separated by commas, e.g. 1,5.",
+                                            text, item));
+    }
+  }
+  return frames;
+}
+} // namespace
+
+MessageNicConfig MessageNicConfig::from_parameters(const config::Parameters& parameters)
+{
+  MessageNicConfig config;
+  config.command_queue_depth  = static_cast<int>(parameters.integer("nic.command_queue_depth"));
+  config.inline_max_matching  = count(parameters, "nic.inline_max");
+  config.inline_max_unmatched = count(parameters, "nic.inline_max_unmatched");
+  config.pio_max_matching     = count(parameters, "nic.pio_max");
+  config.pio_max_unmatched    = count(parameters, "nic.pio_max_unmatched");
+  config.early_send_max       = count(parameters, "nic.early_send_max");
+  config.pcie_packet          = count(parameters, "nic.pcie_packet");
+  config.wire_packet          = count(parameters, "nic.wire_packet");
+  config.wire_packet_payload  = count(parameters, "nic.wire_packet_payload");
+  config.command_bytes        = count(parameters, "nic.command_size");
+  config.event_bytes          = count(parameters, "nic.event_size");
+  config.tx_delay             = parameters.real("nic.tx_delay");
+  config.rx_delay             = parameters.real("nic.rx_delay");
+  config.e2e                  = parameters.boolean("nic.e2e");
+  config.e2e_timeout          = parameters.real("nic.e2e_timeout");
+  config.e2e_retries          = static_cast<int>(parameters.integer("nic.e2e_retries"));
+  config.quick_acks           = parameters.boolean("nic.quick_acks");
+  config.model_pcie           = parameters.boolean("nic.model_pcie");
+  config.model_pcie_commands  = config.model_pcie && parameters.boolean("nic.model_pcie_commands");
+  config.dropped_frames       = frame_list(parameters.text("nic.drop_frames"));
+  if (config.wire_packet_payload > config.wire_packet)
+    throw config::ConfigError(fmt::format("nic.wire_packet_payload ({}) exceeds nic.wire_packet ({}): a packet "
+                                          "cannot carry more payload than its size.",
+                                          config.wire_packet_payload, config.wire_packet));
+  return config;
+}
+
+uint64_t MessageNicConfig::wire_bytes(uint64_t payload) const
+{
+  uint64_t packets = payload == 0 ? 1 : (payload + wire_packet_payload - 1) / wire_packet_payload;
+  return packets * wire_packet;
+}
+
+} // namespace bxisim::hw::message

@@ -1,0 +1,391 @@
+#include "MessageNicModel.hpp"
+
+#include "platforms/Route.hpp"
+#include "portals/core/Core.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+#include <xbt/log.h>
+
+#include <algorithm>
+#include <limits>
+#include <mutex>
+
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(nic_message, portals, "The message-level NIC model");
+
+namespace sg4 = simgrid::s4u;
+
+namespace bxisim::hw::message
+{
+
+namespace
+{
+constexpr double kPollDelayMin = 1e-8; // first sleep of a polling loop that finds nothing
+constexpr double kPollDelayMax = 1e-6; // cap of the doubling: the event is seen at most this late
+
+const char* kind_name(FrameKind kind)
+{
+  switch (kind) {
+  case FrameKind::Request:
+    return "request";
+  case FrameKind::Response:
+    return "response";
+  case FrameKind::RequestAck:
+    return "request BXI ACK";
+  case FrameKind::ResponseAck:
+    return "response BXI ACK";
+  }
+  return "?";
+}
+} // namespace
+
+MessageNicModel::MessageNicModel(const platform::Machine& machine, const MessageNicConfig& config,
+                                 ProcessDirectory directory)
+    : machine_(machine), config_(config), directory_(std::move(directory))
+{
+  for (const auto& node : machine_.nodes()) {
+    Nic nic;
+    nic.host = node.nic;
+    for (int network = 0; network < kNetworks; ++network) {
+      nic.tx[network].ready = sg4::Semaphore::create(0);
+      nic.rx[network] = sg4::Mailbox::by_name(node.name + (network == kRequests ? "-rx-request" : "-rx-response"));
+    }
+    nic.e2e_ready = sg4::Semaphore::create(0);
+    nics_.push_back(std::move(nic));
+  }
+}
+
+void MessageNicModel::start()
+{
+  for (int node = 0; node < static_cast<int>(nics_.size()); ++node) {
+    sg4::Host* host = nic(node).host;
+    for (int network = 0; network < kNetworks; ++network) {
+      const char* suffix = network == kRequests ? "request" : "response";
+      auto net           = static_cast<Network>(network);
+      sg4::Actor::create(std::string("tx-") + suffix, host, [this, node, net] { tx_loop(node, net); })->daemonize();
+      auto rx = sg4::Actor::create(std::string("rx-") + suffix, host, [this, node, net] { rx_loop(node, net); });
+      rx->daemonize();
+      nic(node).rx[network]->set_receiver(rx); // frames flow in even while RX is busy
+    }
+    if (config_.e2e)
+      sg4::Actor::create("e2e", host, [this, node] { e2e_loop(node); })->daemonize();
+  }
+}
+
+MessageNicModel::Waiter& MessageNicModel::waiter(uint32_t process_id)
+{
+  auto it = waiters_.find(process_id);
+  if (it == waiters_.end()) {
+    Waiter waiter{sg4::Mutex::create(), sg4::ConditionVariable::create(),
+                  sg4::Semaphore::create(static_cast<unsigned>(config_.command_queue_depth))};
+    it = waiters_.emplace(process_id, std::move(waiter)).first;
+  }
+  return it->second;
+}
+
+double MessageNicModel::now() const
+{
+  return sg4::Engine::get_clock();
+}
+
+bool MessageNicModel::is_dma(const portals::Message& message) const
+{
+  bool matching = (message.niOptions & PTL_NI_MATCHING) != 0;
+  return message.requestBytes() > (matching ? config_.pio_max_matching : config_.pio_max_unmatched);
+}
+
+uint64_t MessageNicModel::command_pcie_bytes(const portals::Message& message) const
+{
+  bool matching    = (message.niOptions & PTL_NI_MATCHING) != 0;
+  uint64_t payload = message.requestBytes();
+  if (payload <= (matching ? config_.inline_max_matching : config_.inline_max_unmatched) || is_dma(message))
+    return config_.command_bytes;         // inline payloads ride in the command; DMA payloads are read by the NIC later
+  return config_.command_bytes + payload; // PIO: the CPU writes the payload to the NIC's scratch memory
+}
+
+void MessageNicModel::pcie(sg4::Host* from, sg4::Host* to, uint64_t bytes)
+{
+  if (config_.model_pcie && bytes > 0)
+    sg4::Comm::sendto(from, to, bytes);
+}
+
+void MessageNicModel::pcie_in_background(sg4::Host* from, sg4::Host* to, uint64_t bytes)
+{
+  if (not config_.model_pcie || bytes == 0)
+    return;
+  if (background_.size() >= 64)
+    background_.erase(
+        std::remove_if(background_.begin(), background_.end(), [](const sg4::CommPtr& c) { return c->test(); }),
+        background_.end());
+  background_.push_back(sg4::Comm::sendto_async(from, to, bytes));
+}
+
+double MessageNicModel::first_packet_time(sg4::Host* core, sg4::Host* nic_host) const
+{
+  platform::Route route = platform::Route::between(core, nic_host);
+  return route.latency + static_cast<double>(config_.pcie_packet) / route.bottleneck;
+}
+
+void MessageNicModel::submit(std::unique_ptr<portals::Message> message)
+{
+  auto operation                 = std::make_shared<InFlight>();
+  operation->source_node         = static_cast<int>(message->source.phys.nid);
+  operation->target_node         = static_cast<int>(message->target.phys.nid);
+  operation->source_core         = directory_.core_of_process(message->sourceProcess);
+  operation->target_core         = directory_.core_of_address(message->target.phys.nid, message->target.phys.pid);
+  operation->message             = std::move(message);
+  const portals::Message& posted = *operation->message;
+
+  // Triggered operations are fired by the NIC itself: no CPU, no command queue.
+  bool from_cpu = sg4::this_actor::get_host() == operation->source_core;
+  if (from_cpu) {
+    waiter(posted.sourceProcess).command_slots->acquire(); // the rank waits while its queue is full
+    operation->holds_command_slot = true;
+    if (config_.model_pcie_commands)
+      pcie(operation->source_core, nic(operation->source_node).host, command_pcie_bytes(posted));
+  }
+  XBT_DEBUG("submit %s #%lu from node %d to node %d, %lu bytes", portals::toString(posted.kind),
+            static_cast<unsigned long>(posted.id), operation->source_node, operation->target_node,
+            static_cast<unsigned long>(posted.length));
+  enqueue(operation->source_node, kRequests, {FrameKind::Request, operation, 0});
+}
+
+void MessageNicModel::enqueue(int node, Network network, WireFrame frame)
+{
+  TxQueue& queue = nic(node).tx[network];
+  queue.frames.push_back(std::move(frame));
+  queue.ready->release();
+}
+
+void MessageNicModel::tx_loop(int node, Network network)
+{
+  TxQueue& queue = nic(node).tx[network];
+  for (;;) {
+    queue.ready->acquire();
+    WireFrame frame = std::move(queue.frames.front());
+    queue.frames.pop_front();
+    InFlight& operation = *frame.operation;
+    if (operation.holds_command_slot) {
+      operation.holds_command_slot = false;
+      waiter(operation.message->sourceProcess).command_slots->release();
+    }
+    if (config_.tx_delay > 0)
+      sg4::this_actor::sleep_for(config_.tx_delay);
+    transmit(node, frame);
+  }
+}
+
+void MessageNicModel::transmit(int node, WireFrame& frame)
+{
+  InFlight& operation          = *frame.operation;
+  const portals::Message& sent = *operation.message;
+  bool towards_target          = frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck;
+  int destination              = towards_target ? operation.target_node : operation.source_node;
+  if (destination < 0 || destination >= static_cast<int>(nics_.size())) {
+    XBT_WARN("%s #%lu targets node %d, which this machine does not have: undeliverable", kind_name(frame.kind),
+             static_cast<unsigned long>(sent.id), destination);
+    give_up(operation, frame.kind);
+    return;
+  }
+
+  uint64_t payload    = 0;
+  sg4::Host* memory   = nullptr;
+  bool read_from_host = false;
+  if (frame.kind == FrameKind::Request) {
+    payload        = sent.requestBytes();
+    memory         = operation.source_core;
+    read_from_host = is_dma(sent);
+    operation.request_sends++;
+  } else if (frame.kind == FrameKind::Response) {
+    payload        = sent.responseBytes();
+    memory         = operation.target_core;
+    read_from_host = payload > 0; // target-side responses are always DMA
+    operation.response_sends++;
+  }
+
+  // DMA: the wire transfer starts once the first PCIe packet is in; one-packet payloads do not pipeline.
+  sg4::CommPtr read;
+  if (read_from_host && config_.model_pcie) {
+    read = sg4::Comm::sendto_async(memory, nic(node).host, payload);
+    if (payload <= config_.pcie_packet)
+      read->wait();
+    else
+      sg4::this_actor::sleep_for(first_packet_time(memory, nic(node).host));
+  }
+
+  frame.ordinal = ++frames_sent_;
+  bool reliable = frame.kind == FrameKind::Request || frame.kind == FrameKind::Response;
+  if (config_.e2e && reliable) {
+    nic(node).e2e.emplace_back(now() + config_.e2e_timeout, frame);
+    nic(node).e2e_ready->release();
+  }
+  Network network = frame.kind == FrameKind::Request ? kRequests : kResponses;
+  nic(destination).rx[network]->put(new WireFrame(frame), config_.wire_bytes(payload));
+  if (read)
+    read->wait();
+
+  // Small payloads stay in the E2E context: their buffer is free once sent. Larger ones are free
+  // at acknowledgement, unless nothing can ever read them again (E2E off).
+  if (frame.kind == FrameKind::Request && (payload <= config_.early_send_max || not config_.e2e))
+    complete_send_once(operation);
+}
+
+void MessageNicModel::rx_loop(int node, Network network)
+{
+  for (;;) {
+    std::unique_ptr<WireFrame> frame(nic(node).rx[network]->get<WireFrame>());
+    if (config_.dropped_frames.count(frame->ordinal) != 0) {
+      XBT_INFO("network loses frame %lu (%s #%lu)", static_cast<unsigned long>(frame->ordinal), kind_name(frame->kind),
+               static_cast<unsigned long>(frame->operation->message->id));
+      continue;
+    }
+    if (config_.rx_delay > 0)
+      sg4::this_actor::sleep_for(config_.rx_delay);
+    InFlight& operation = *frame->operation;
+    switch (frame->kind) {
+    case FrameKind::Request:
+      on_request(node, *frame);
+      break;
+    case FrameKind::Response:
+      on_response(node, *frame);
+      break;
+    case FrameKind::RequestAck:
+      operation.request_acknowledged = true;
+      complete_send_once(operation);
+      break;
+    case FrameKind::ResponseAck:
+      operation.response_acknowledged = true;
+      break;
+    }
+  }
+}
+
+void MessageNicModel::on_request(int node, const WireFrame& frame)
+{
+  InFlight& operation        = *frame.operation;
+  portals::Message& received = *operation.message;
+  if (operation.request_delivered) {
+    // A retransmission: the target saw it before, only its acknowledgement was lost. A lost
+    // response is sent again by this NIC's own E2E.
+    if (received.response == portals::ResponseKind::none && config_.e2e)
+      enqueue(node, kResponses, {FrameKind::RequestAck, frame.operation, 0});
+    return;
+  }
+  operation.request_delivered = true;
+  portals::Core::instance().deliverRequest(received);
+  if (received.kind != portals::OpKind::get)
+    pcie_in_background(nic(node).host, operation.target_core, received.mlength);
+  if (config_.model_pcie_commands)
+    pcie_in_background(nic(node).host, operation.target_core, config_.event_bytes);
+
+  if (received.response == portals::ResponseKind::none) {
+    if (config_.e2e)
+      enqueue(node, kResponses, {FrameKind::RequestAck, frame.operation, 0});
+    return;
+  }
+  if (received.response == portals::ResponseKind::ack && config_.quick_acks) {
+    // Simulation only: the initiator's ACK event is raised from here, no ACK travels.
+    operation.request_acknowledged = operation.response_delivered = operation.response_acknowledged = true;
+    complete_send_once(operation);
+    portals::Core::instance().completeResponse(received);
+    return;
+  }
+  enqueue(node, kResponses, {FrameKind::Response, frame.operation, 0});
+}
+
+void MessageNicModel::on_response(int node, const WireFrame& frame)
+{
+  InFlight& operation = *frame.operation;
+  if (config_.e2e)
+    enqueue(node, kResponses, {FrameKind::ResponseAck, frame.operation, 0});
+  if (operation.response_delivered)
+    return; // a retransmission whose BXI ACK was lost
+  operation.response_delivered   = true;
+  operation.request_acknowledged = true;
+  portals::Message& received     = *operation.message;
+  pcie_in_background(nic(node).host, operation.source_core, received.responseBytes());
+  if (config_.model_pcie_commands)
+    pcie_in_background(nic(node).host, operation.source_core, config_.event_bytes);
+  complete_send_once(operation);
+  portals::Core::instance().completeResponse(received);
+}
+
+void MessageNicModel::complete_send_once(InFlight& operation)
+{
+  if (operation.send_completed || operation.given_up)
+    return;
+  operation.send_completed = true;
+  portals::Core::instance().completeSend(*operation.message);
+}
+
+void MessageNicModel::give_up(InFlight& operation, FrameKind kind)
+{
+  if (operation.given_up)
+    return;
+  operation.given_up = true;
+  if (kind == FrameKind::Request && not operation.request_delivered) {
+    portals::Core::instance().dropRequest(*operation.message);
+  } else {
+    XBT_WARN("the %s of #%lu was lost %d times: its initiator will not see it", kind_name(kind),
+             static_cast<unsigned long>(operation.message->id), config_.e2e_retries + 1);
+  }
+}
+
+void MessageNicModel::e2e_loop(int node)
+{
+  Nic& here = nic(node);
+  for (;;) {
+    here.e2e_ready->acquire();
+    auto [deadline, frame] = std::move(here.e2e.front());
+    here.e2e.pop_front();
+    if (deadline > now())
+      sg4::this_actor::sleep_until(deadline); // the timeout is constant: deadlines come in order
+    InFlight& operation = *frame.operation;
+    bool request        = frame.kind == FrameKind::Request;
+    bool acknowledged   = request ? operation.request_acknowledged : operation.response_acknowledged;
+    if (acknowledged || operation.given_up)
+      continue;
+    int sends = request ? operation.request_sends : operation.response_sends;
+    if (sends > config_.e2e_retries) {
+      give_up(operation, frame.kind);
+      continue;
+    }
+    XBT_VERB("E2E timeout: %s #%lu sent again (attempt %d)", kind_name(frame.kind),
+             static_cast<unsigned long>(operation.message->id), sends + 1);
+    enqueue(node, request ? kRequests : kResponses, frame);
+  }
+}
+
+portals::WaitStatus MessageNicModel::wait(const portals::ProcessContext& context, double timeout)
+{
+  Waiter& waiting = waiter(context.id);
+  std::unique_lock<sg4::Mutex> lock(*waiting.mutex);
+  if (timeout == std::numeric_limits<double>::infinity()) {
+    waiting.woken->wait(lock);
+    return portals::WaitStatus::woken;
+  }
+  return waiting.woken->wait_for(lock, timeout) == std::cv_status::timeout ? portals::WaitStatus::timeout
+                                                                           : portals::WaitStatus::woken;
+}
+
+void MessageNicModel::notify(uint32_t process_id)
+{
+  auto it = waiters_.find(process_id);
+  if (it == waiters_.end())
+    return;
+  it->second.poll_delay = 0.0;
+  it->second.woken->notify_all();
+}
+
+void MessageNicModel::polled(const portals::ProcessContext& context)
+{
+  // A loop over PtlEQGet/PtlCTGet must let simulated time advance, and see an event soon after it
+  // comes: sleep a little, longer each time nothing comes (DESIGN.md section 5, "Polling").
+  Waiter& polling    = waiter(context.id);
+  polling.poll_delay = polling.poll_delay == 0.0 ? kPollDelayMin : std::min(2 * polling.poll_delay, kPollDelayMax);
+  sg4::this_actor::sleep_for(polling.poll_delay);
+}
+
+} // namespace bxisim::hw::message

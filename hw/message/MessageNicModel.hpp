@@ -1,0 +1,109 @@
+#pragma once
+// The `message` NIC model (thesis 4.2-4.3): per NIC host, a TX actor and an RX actor per virtual
+// network (request, response) and one E2E actor, moving whole messages over SimGrid's flow model.
+//
+// Initiator: the rank writes the command (and a PIO payload) over PCIe, then waits for a slot in
+// its command queue. TX takes the command; a DMA payload is read over PCIe, the wire transfer
+// starting once the first PCIe packet is in (all of it for one-packet payloads, which do not
+// pipeline). Target: RX waits rx_delay, then Portals semantics match and deliver, the payload is
+// written to memory over PCIe in the background, and the response (ACK or reply, a reply always by
+// DMA) goes back on the response network. Each request and response is acknowledged end to end
+// (by the response, or by a BXI ACK); E2E retransmits what is not acknowledged in time.
+
+#include "InFlight.hpp"
+#include "MessageNicConfig.hpp"
+
+#include "platforms/Machine.hpp"
+#include "portals/core/NicModel.hpp"
+
+#include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Mailbox.hpp>
+#include <simgrid/s4u/Mutex.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <vector>
+
+namespace bxisim::hw::message
+{
+
+/** Finds the core host of a simulated process, by its id or its physical address. */
+struct ProcessDirectory {
+  std::function<simgrid::s4u::Host*(uint32_t process_id)> core_of_process;
+  std::function<simgrid::s4u::Host*(ptl_nid_t nid, ptl_pid_t pid)> core_of_address;
+};
+
+class MessageNicModel : public portals::NicModel
+{
+ public:
+  MessageNicModel(const platform::Machine& machine, const MessageNicConfig& config, ProcessDirectory directory);
+
+  /** Starts the NIC actors (daemons) of every node. Call before Engine::run. */
+  void start();
+
+  const char* name() const override { return "message"; }
+  void submit(std::unique_ptr<portals::Message> message) override;
+  portals::WaitStatus wait(const portals::ProcessContext& context, double timeout) override;
+  void notify(uint32_t process_id) override;
+  void polled(const portals::ProcessContext& context) override;
+  double now() const override;
+
+  /** Frames sent and frames the network lost (for traces and tests). */
+  uint64_t frames_sent() const { return frames_sent_; }
+
+ private:
+  enum Network { kRequests = 0, kResponses = 1, kNetworks = 2 };
+
+  struct TxQueue {
+    std::deque<WireFrame> frames;
+    simgrid::s4u::SemaphorePtr ready;
+  };
+  struct Nic {
+    simgrid::s4u::Host* host;
+    TxQueue tx[kNetworks];
+    simgrid::s4u::Mailbox* rx[kNetworks];
+    std::deque<std::pair<double, WireFrame>> e2e; // (deadline, frame), deadlines in sending order
+    simgrid::s4u::SemaphorePtr e2e_ready;
+  };
+  struct Waiter {
+    simgrid::s4u::MutexPtr mutex;
+    simgrid::s4u::ConditionVariablePtr woken;
+    simgrid::s4u::SemaphorePtr command_slots;
+    double poll_delay = 0.0; // grows while a process polls in vain, back to 0 on an event
+  };
+
+  Nic& nic(int node) { return nics_.at(static_cast<size_t>(node)); }
+  Waiter& waiter(uint32_t process_id);
+  void enqueue(int node, Network network, WireFrame frame);
+
+  void tx_loop(int node, Network network);
+  void rx_loop(int node, Network network);
+  void e2e_loop(int node);
+
+  void transmit(int node, WireFrame& frame);
+  void on_request(int node, const WireFrame& frame);
+  void on_response(int node, const WireFrame& frame);
+  void complete_send_once(InFlight& operation);
+  void give_up(InFlight& operation, FrameKind kind);
+
+  /** A PCIe transfer the caller waits for. */
+  void pcie(simgrid::s4u::Host* from, simgrid::s4u::Host* to, uint64_t bytes);
+  /** A PCIe transfer that loads the bus while the caller goes on. */
+  void pcie_in_background(simgrid::s4u::Host* from, simgrid::s4u::Host* to, uint64_t bytes);
+  /** Seconds for the first PCIe packet of a DMA read to reach the NIC. */
+  double first_packet_time(simgrid::s4u::Host* core, simgrid::s4u::Host* nic_host) const;
+  bool is_dma(const portals::Message& message) const;
+  uint64_t command_pcie_bytes(const portals::Message& message) const;
+
+  const platform::Machine& machine_;
+  MessageNicConfig config_;
+  ProcessDirectory directory_;
+  std::vector<Nic> nics_;
+  std::map<uint32_t, Waiter> waiters_;
+  std::vector<simgrid::s4u::CommPtr> background_;
+  uint64_t frames_sent_ = 0;
+};
+
+} // namespace bxisim::hw::message
