@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
 
 namespace
@@ -32,9 +33,12 @@ int report_bad_command_line(const CLI::App& app, const CLI::ParseError& error, i
   for (const auto* sub : app.get_subcommands({}))
     names.push_back(sub->get_name());
   std::vector<std::string_view> views(names.begin(), names.end());
-  for (int i = 1; i < argc && hint.empty(); ++i)
+  for (int i = 1; i < argc && hint.empty(); ++i) {
+    if (std::find(names.begin(), names.end(), argv[i]) != names.end())
+      break; // a sub-command was given: the mistake is in its options
     if (argv[i][0] != '-')
       hint = bxisim::config::did_you_mean(argv[i], views);
+  }
   std::cerr << "bxisim: " << error.what() << hint << "\nRun `bxisim --help` for the usage.\n";
   return bxisim::config::kUsageExitCode;
 }

@@ -26,9 +26,8 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
   auto* command = app.add_subcommand(
       "run",
       "Run a program built with bxicc/bxicxx as N simulated ranks: bxisim run -n N [options] ./program [arguments...]");
-  command->add_option("-n,--ranks", options->launch.ranks, "Number of ranks")->required()->check(CLI::PositiveNumber);
-  command->add_option("--ppn", options->launch.ranks_per_node, "Ranks per node (default: one per core of a node)")
-      ->check(CLI::PositiveNumber);
+  command->add_option("-n,--ranks", options->launch.ranks, "Number of ranks")->required();
+  command->add_option("--ppn", options->launch.ranks_per_node, "Ranks per node (default: one per core of a node)");
   command->add_option("--map-by", options->map_by, "core: fill a node before the next (default); node: round-robin")
       ->check(CLI::IsMember({"core", "node"}));
   command->add_option("--privatize-lib", options->launch.privatized_libraries,
@@ -48,6 +47,9 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
   common.declare(*command);
   command->fallthrough(false);
   command->prefix_command();
+  // A repeatable option takes one value per occurrence: `--set a=1 ./program` must leave the program.
+  for (auto* option : command->get_options())
+    option->allow_extra_args(false);
   command->callback([command, &common, options, &exit_code] {
     options->launch.command       = command->remaining();
     options->launch.map_by        = options->map_by == "node" ? MapBy::Node : MapBy::Core;

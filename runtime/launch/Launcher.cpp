@@ -17,7 +17,10 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+#include <elf.h>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 
 XBT_LOG_EXTERNAL_CATEGORY(bxisim_runtime);
@@ -28,12 +31,28 @@ namespace bxisim::runtime
 
 namespace
 {
+/** The program must be a shared object, as bxicc/bxicxx build it: an executable cannot be dlopen'ed. */
 void check_program(const std::string& program)
 {
   std::error_code error;
   if (not std::filesystem::is_regular_file(program, error))
     throw config::ConfigError(fmt::format("{}: no such program. Give the path of a program built with bxicc or bxicxx "
                                           "(for example ./a.out).",
+                                          program));
+  std::ifstream file(program, std::ios::binary);
+  Elf64_Ehdr header{};
+  file.read(reinterpret_cast<char*>(&header), sizeof(header));
+  bool shared_object = file && std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 &&
+                       header.e_ident[EI_CLASS] == ELFCLASS64 && header.e_type == ET_DYN;
+  for (int i = 0; shared_object && i < header.e_phnum; ++i) {
+    Elf64_Phdr segment{};
+    file.seekg(static_cast<std::streamoff>(header.e_phoff + static_cast<Elf64_Off>(i) * header.e_phentsize));
+    file.read(reinterpret_cast<char*>(&segment), sizeof(segment));
+    shared_object = file && segment.p_type != PT_INTERP; // an executable names its dynamic loader
+  }
+  if (not shared_object)
+    throw config::ConfigError(fmt::format("{} is not a program built with bxicc or bxicxx (bxisim runs shared objects "
+                                          "that keep main exported). Rebuild it with bxicc/bxicxx in place of cc/c++.",
                                           program));
 }
 

@@ -5,6 +5,7 @@
 #include <boost/algorithm/string.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -108,18 +109,20 @@ std::string make_rank_copies(RunFolder& folder, int rank, const std::string& pro
   if (libraries.empty())
     return program_copy;
 
+  // One patchelf edit per call: patchelf 0.14 corrupts the dynamic string table when one call both
+  // sets a soname and replaces needed entries, or replaces an entry the file does not have.
   std::vector<std::string> copies = {program_copy};
-  std::vector<std::string> relink;
   for (const auto& library : libraries) {
     copies.push_back(copy(library.path));
-    relink.insert(relink.end(), {"--replace-needed", library.soname, copies.back()});
+    patchelf({"--set-soname", fmt::format("{}.rank{}", library.soname, rank), copies.back()});
   }
-  for (size_t i = 0; i < copies.size(); ++i) {
-    std::vector<std::string> arguments = relink;
-    if (i > 0)
-      arguments.insert(arguments.end(), {"--set-soname", fmt::format("{}.rank{}", libraries[i - 1].soname, rank)});
-    arguments.push_back(copies[i]);
-    patchelf(arguments);
+  for (const auto& file : copies) {
+    std::vector<std::string> needed;
+    std::string listing = patchelf({"--print-needed", file});
+    boost::split(needed, listing, boost::is_any_of("\n"));
+    for (size_t i = 0; i < libraries.size(); ++i)
+      if (std::find(needed.begin(), needed.end(), libraries[i].soname) != needed.end())
+        patchelf({"--replace-needed", libraries[i].soname, copies[i + 1], file});
   }
   return program_copy;
 }

@@ -1,0 +1,194 @@
+// `bxisim run` launches unmodified programs as isolated ranks: private globals, placement, identity,
+// the key/value store and the barrier, output routing, the temporary folder.
+
+#include "RunOutput.hpp"
+#include "tests/support/CommandRunner.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+using namespace bxisim::test;
+using testing::HasSubstr;
+using testing::Not;
+
+namespace
+{
+constexpr int kLoops             = 10;    // private_globals: additions per rank
+constexpr double kLoopSleep      = 0.001; // seconds slept after each
+constexpr int kFirstSimulatedPid = 1000;  // docs/running.md: getpid() returns 1000 + rank
+
+void expect_private_globals(const std::string& program, int ranks)
+{
+  auto result = run_bxisim("run -n " + std::to_string(ranks) + " --no-cpu-simulation " + program);
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(static_cast<int>(fields.size()), ranks) << result.output;
+  for (const auto& [rank, values] : fields) {
+    EXPECT_EQ(number(values, "rank"), rank);
+    // With shared globals, interleaved ranks would add into one another's totals.
+    EXPECT_EQ(number(values, "total"), kLoops * rank) << "rank " << rank;
+    EXPECT_EQ(number(values, "calls"), kLoops) << "rank " << rank;
+    EXPECT_DOUBLE_EQ(number(values, "elapsed"), kLoops * kLoopSleep) << "rank " << rank;
+  }
+}
+} // namespace
+
+TEST(Launch, GlobalsArePrivateAcross64RanksOfACProgram)
+{
+  expect_private_globals(test_program("private_globals_c"), 64);
+}
+
+TEST(Launch, GlobalsArePrivateAcross64RanksOfACxxProgram)
+{
+  expect_private_globals(test_program("private_globals_cpp"), 64);
+}
+
+TEST(Launch, SameRunTwiceGivesTheSameOutput)
+{
+  std::string command = "run -n 16 --no-cpu-simulation " + test_program("private_globals_c");
+  auto first          = run_bxisim(command);
+  auto second         = run_bxisim(command);
+  EXPECT_EQ(first.exit_code, 0);
+  EXPECT_EQ(first.output, second.output);
+}
+
+TEST(Launch, EveryOutputLineIsPrefixedByItsRank)
+{
+  auto result = run_bxisim("run -n 3 " + test_program("ends") + " return all 0");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  for (int rank = 0; rank < 3; ++rank)
+    EXPECT_THAT(result.output,
+                HasSubstr("[rank " + std::to_string(rank) + "] rank " + std::to_string(rank) + " done\n"));
+}
+
+TEST(Launch, OptionsAfterTheProgramBelongToTheProgram)
+{
+  // clocks rejects an unknown sleep function with exit code 2: bxisim reports the rank, not a usage error.
+  auto result = run_bxisim("run -n 1 " + test_program("clocks") + " --help 1");
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("[rank 0] unknown sleep function --help"));
+  EXPECT_THAT(result.output, HasSubstr("rank 0 (exit code 2)"));
+}
+
+TEST(Launch, OutputDirHoldsOneFilePerRankAndStream)
+{
+  std::string folder = fresh_folder("outputs");
+  auto result        = run_bxisim("run -n 2 --output-dir " + folder + " " + test_program("ends") + " exit 1 3");
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_THAT(result.output, Not(HasSubstr("[rank")));
+  auto read = [&folder](const std::string& name) {
+    std::ifstream file(folder + "/" + name);
+    std::stringstream content;
+    content << file.rdbuf();
+    return content.str();
+  };
+  EXPECT_EQ(read("rank-0.stdout"), "rank 0 done\n");
+  EXPECT_EQ(read("rank-1.stdout"), "exiting with 3\n");
+  EXPECT_EQ(read("rank-0.stderr"), "");
+  EXPECT_EQ(entry_count(folder), 4);
+}
+
+namespace
+{
+struct Mapping {
+  const char* map_by;
+  int ranks;
+  int per_node;
+};
+
+/** The placement docs/running.md promises, from its definition. */
+void expect_mapping(const Mapping& mapping)
+{
+  auto result = run_bxisim("run --platform single-switch --set platform.nodes=4 --set node.cores=4 -n " +
+                           std::to_string(mapping.ranks) + " --ppn " + std::to_string(mapping.per_node) + " --map-by " +
+                           mapping.map_by + " " + test_program("identity"));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields    = fields_by_rank(result.output);
+  int nodes_used = (mapping.ranks + mapping.per_node - 1) / mapping.per_node;
+  std::map<int, int> per_node;
+  std::map<int, int> expected_node;
+  std::map<int, int> expected_local;
+  for (int rank = 0; rank < mapping.ranks; ++rank) {
+    int node             = std::string(mapping.map_by) == "core" ? rank / mapping.per_node : rank % nodes_used;
+    expected_node[rank]  = node;
+    expected_local[rank] = per_node[node]++;
+  }
+  ASSERT_EQ(static_cast<int>(fields.size()), mapping.ranks);
+  for (const auto& [rank, values] : fields) {
+    int node = expected_node[rank];
+    EXPECT_EQ(number(values, "size"), mapping.ranks);
+    EXPECT_EQ(number(values, "node"), node) << "rank " << rank;
+    EXPECT_EQ(number(values, "local_rank"), expected_local[rank]) << "rank " << rank;
+    EXPECT_EQ(number(values, "local_size"), per_node[node]) << "rank " << rank;
+    EXPECT_EQ(values.at("host"), "node" + std::to_string(node)) << "rank " << rank;
+    EXPECT_EQ(number(values, "pid"), kFirstSimulatedPid + rank);
+  }
+}
+} // namespace
+
+TEST(Launch, MapByCoreFillsANodeFirst)
+{
+  expect_mapping({"core", 7, 3});
+}
+
+TEST(Launch, MapByNodeGoesRoundRobin)
+{
+  expect_mapping({"node", 7, 3});
+}
+
+TEST(Launch, DefaultIsOneRankPerCoreOfEachNode)
+{
+  auto result = run_bxisim("run --platform single-switch --set node.cores=2 -n 3 " + test_program("identity"));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  EXPECT_EQ(number(fields[1], "node"), 0);
+  EXPECT_EQ(number(fields[2], "node"), 1);
+  EXPECT_EQ(number(fields[2], "local_size"), 1);
+}
+
+TEST(Launch, KeyValueStoreAndBarrier)
+{
+  constexpr int kRanks = 5;
+  auto result          = run_bxisim("run -n " + std::to_string(kRanks) + " " + test_program("identity"));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  for (const auto& [rank, values] : fields) {
+    EXPECT_EQ(number(values, "put"), 0);   // BXISIM_SUCCESS
+    EXPECT_EQ(number(values, "again"), 1); // BXISIM_ERR_EXIST: keys are written once
+    EXPECT_EQ(number(values, "got"), 0);
+    EXPECT_EQ(number(values, "size_left"), sizeof(int));
+    EXPECT_EQ(number(values, "left_pid"), kFirstSimulatedPid + (rank + kRanks - 1) % kRanks);
+    EXPECT_EQ(number(values, "right_pid"), kFirstSimulatedPid + (rank + 1) % kRanks);
+    EXPECT_EQ(number(values, "truncated"), 2); // BXISIM_ERR_TRUNC
+    EXPECT_EQ(number(values, "full"), sizeof(int));
+  }
+}
+
+TEST(Launch, TemporaryFolderIsRemovedAtExit)
+{
+  std::string tmpdir = fresh_folder("tmpdir-removed");
+  auto result        = run_command("TMPDIR=" + tmpdir + " '" BXISIM_BINARY "' run -n 4 " + test_program("identity"));
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(entry_count(tmpdir), 0);
+}
+
+TEST(Launch, KeepTempsKeepsEachRanksCopy)
+{
+  std::string tmpdir = fresh_folder("tmpdir-kept");
+  auto result =
+      run_command("TMPDIR=" + tmpdir + " '" BXISIM_BINARY "' run --keep-temps -n 3 " + test_program("identity"));
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(result.output, match, std::regex("kept the temporary folder (\\S+) ")))
+      << result.output;
+  std::string kept = match[1].str();
+  EXPECT_EQ(std::filesystem::path(kept).parent_path(), std::filesystem::path(tmpdir));
+  for (int rank = 0; rank < 3; ++rank)
+    EXPECT_TRUE(std::filesystem::is_regular_file(kept + "/rank-" + std::to_string(rank) + "/identity"));
+  std::filesystem::remove_all(kept);
+}

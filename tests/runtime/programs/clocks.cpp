@@ -1,0 +1,75 @@
+// Sleeps with the function named by argv[1] for argv[2] seconds and prints how far each clock moved.
+#include <bxisim/rank.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <sched.h>
+#include <sys/time.h>
+#include <thread>
+#include <unistd.h>
+
+namespace
+{
+double seconds(const timespec& time)
+{
+  return static_cast<double>(time.tv_sec) + static_cast<double>(time.tv_nsec) * 1e-9;
+}
+
+void sleep_with(const char* how, double duration)
+{
+  if (std::strcmp(how, "nanosleep") == 0) {
+    timespec request{static_cast<time_t>(duration),
+                     static_cast<long>((duration - static_cast<time_t>(duration)) * 1e9)};
+    nanosleep(&request, nullptr);
+  } else if (std::strcmp(how, "usleep") == 0) {
+    usleep(static_cast<useconds_t>(duration * 1e6));
+  } else if (std::strcmp(how, "sleep") == 0) {
+    sleep(static_cast<unsigned>(duration));
+  } else if (std::strcmp(how, "chrono") == 0) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(duration));
+  } else {
+    std::fprintf(stderr, "unknown sleep function %s\n", how);
+    std::exit(2);
+  }
+}
+} // namespace
+
+int main(int argc, char** argv)
+{
+  if (argc != 3)
+    return 2;
+  double duration = std::atof(argv[2]);
+  timespec monotonic0, realtime0;
+  timeval tv0;
+  clock_gettime(CLOCK_MONOTONIC, &monotonic0);
+  clock_gettime(CLOCK_REALTIME, &realtime0);
+  gettimeofday(&tv0, nullptr);
+  time_t t0    = time(nullptr);
+  auto steady0 = std::chrono::steady_clock::now();
+  auto system0 = std::chrono::system_clock::now();
+
+  sleep_with(argv[1], duration);
+  sched_yield();
+
+  timespec monotonic1, realtime1;
+  timeval tv1;
+  clock_gettime(CLOCK_MONOTONIC, &monotonic1);
+  clock_gettime(CLOCK_REALTIME, &realtime1);
+  gettimeofday(&tv1, nullptr);
+  time_t t1    = time(nullptr);
+  auto steady1 = std::chrono::steady_clock::now();
+  auto system1 = std::chrono::system_clock::now();
+
+  std::printf("monotonic=%.9f\n", seconds(monotonic1) - seconds(monotonic0));
+  std::printf("realtime=%.9f\n", seconds(realtime1) - seconds(realtime0));
+  std::printf("gettimeofday=%.6f\n",
+              static_cast<double>(tv1.tv_sec - tv0.tv_sec) + static_cast<double>(tv1.tv_usec - tv0.tv_usec) * 1e-6);
+  std::printf("time=%ld\n", static_cast<long>(t1 - t0));
+  std::printf("steady_clock=%.9f\n", std::chrono::duration<double>(steady1 - steady0).count());
+  std::printf("system_clock=%.9f\n", std::chrono::duration<double>(system1 - system0).count());
+  std::printf("bxisim_time=%.9f\n", bxisim_time());
+  return 0;
+}

@@ -1,0 +1,39 @@
+/* Who and where each rank is, and the key/value store: each rank puts its pid under its rank's key,
+ * then reads its right neighbour's after a barrier (and its left neighbour's before: that get blocks
+ * until the neighbour puts it). */
+#include <bxisim/rank.h>
+
+#include <stdio.h>
+#include <unistd.h>
+
+int main(void)
+{
+  int rank = bxisim_rank();
+  int size = bxisim_size();
+  char host[64];
+  gethostname(host, sizeof(host));
+  char key[32];
+  snprintf(key, sizeof(key), "pid-%d", rank);
+  int pid   = (int)getpid();
+  int put   = bxisim_kv_put(key, &pid, sizeof(pid));
+  int again = bxisim_kv_put(key, &pid, sizeof(pid));
+
+  int left_pid = -1;
+  snprintf(key, sizeof(key), "pid-%d", (rank + size - 1) % size);
+  size_t left_size = 0;
+  int got_left     = bxisim_kv_get(key, &left_pid, sizeof(left_pid), &left_size);
+  bxisim_barrier();
+  int right_pid = -1;
+  snprintf(key, sizeof(key), "pid-%d", (rank + 1) % size);
+  bxisim_kv_get(key, &right_pid, sizeof(right_pid), NULL);
+  char small[1];
+  size_t full   = 0;
+  int truncated = bxisim_kv_get(key, small, sizeof(small), &full);
+  bxisim_barrier();
+
+  printf("rank=%d size=%d node=%d local_rank=%d local_size=%d host=%s pid=%d left_pid=%d right_pid=%d put=%d "
+         "again=%d got=%d size_left=%zu truncated=%d full=%zu\n",
+         rank, size, bxisim_node_id(), bxisim_local_rank(), bxisim_local_size(), host, pid, left_pid, right_pid, put,
+         again, got_left, left_size, truncated, full);
+  return 0;
+}

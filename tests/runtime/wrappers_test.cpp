@@ -1,0 +1,110 @@
+// bxicc and bxicxx build programs `bxisim run` can load, pass flags through, and can pretend to be
+// the plain compiler.
+
+#include "RunOutput.hpp"
+#include "tests/support/CommandRunner.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <elf.h>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+using namespace bxisim::test;
+using testing::HasSubstr;
+
+namespace
+{
+const std::string kBxicc  = std::string(BXISIM_BIN_DIR) + "/bxicc";
+const std::string kBxicxx = std::string(BXISIM_BIN_DIR) + "/bxicxx";
+
+std::string write_source(const std::string& name, const std::string& text)
+{
+  std::string path = temporary_path(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+const char* const kValueProgram = "#include <stdio.h>\nint main(void) { printf(\"value=%d\\n\", VALUE); return 0; }\n";
+
+struct ElfFacts {
+  int type;
+  bool has_interpreter;
+};
+
+ElfFacts read_elf(const std::string& path)
+{
+  std::ifstream file(path, std::ios::binary);
+  Elf64_Ehdr header{};
+  file.read(reinterpret_cast<char*>(&header), sizeof(header));
+  EXPECT_EQ(std::string(reinterpret_cast<char*>(header.e_ident), 4), "\177ELF");
+  bool interpreter = false;
+  for (int i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr segment{};
+    file.seekg(static_cast<std::streamoff>(header.e_phoff + static_cast<Elf64_Off>(i) * header.e_phentsize));
+    file.read(reinterpret_cast<char*>(&segment), sizeof(segment));
+    interpreter = interpreter || segment.p_type == PT_INTERP;
+  }
+  return {header.e_type, interpreter};
+}
+} // namespace
+
+TEST(Wrappers, ShowPrintsTheCommandWithoutRunningIt)
+{
+  std::string output = temporary_path("never-built");
+  auto result        = run_command(kBxicc + " -show -O2 hello.c -o " + output);
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_THAT(result.output, HasSubstr("-I" BXISIM_SOURCE_DIR "/runtime/include"));
+  EXPECT_THAT(result.output, HasSubstr(" -O2 hello.c -o " + output));
+  EXPECT_THAT(result.output, HasSubstr("-shared"));
+  EXPECT_FALSE(std::filesystem::exists(output));
+}
+
+TEST(Wrappers, LinkingGivesASharedObjectThatRunsAsRanks)
+{
+  std::string program = temporary_path("value");
+  auto build = run_command(kBxicc + " -DVALUE=42 " + write_source("value.c", kValueProgram) + " -o " + program);
+  ASSERT_EQ(build.exit_code, 0) << build.output;
+  ElfFacts facts = read_elf(program);
+  EXPECT_EQ(facts.type, ET_DYN);
+  EXPECT_FALSE(facts.has_interpreter); // a shared object, not a (position-independent) executable
+  auto run = run_bxisim("run -n 2 " + program);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("[rank 1] value=42"));
+}
+
+TEST(Wrappers, CompileOnlyThenLinkSeparately)
+{
+  std::string object  = temporary_path("value.o");
+  std::string program = temporary_path("value-linked");
+  auto compile = run_command(kBxicxx + " -std=c++17 -DVALUE=7 -x c++ -c " + write_source("value.cc", kValueProgram) +
+                             " -o " + object);
+  ASSERT_EQ(compile.exit_code, 0) << compile.output;
+  EXPECT_EQ(read_elf(object).type, ET_REL);
+  auto link = run_command(kBxicxx + " " + object + " -o " + program);
+  ASSERT_EQ(link.exit_code, 0) << link.output;
+  auto run = run_bxisim("run -n 1 " + program);
+  EXPECT_THAT(run.output, HasSubstr("[rank 0] value=7"));
+}
+
+TEST(Wrappers, PretendCcBuildsAPlainExecutable)
+{
+  std::string program = temporary_path("value-plain");
+  auto build = run_command("BXISIM_PRETEND_CC=1 " + kBxicc + " -DVALUE=5 " + write_source("plain.c", kValueProgram) +
+                           " -o " + program);
+  ASSERT_EQ(build.exit_code, 0) << build.output;
+  EXPECT_TRUE(read_elf(program).has_interpreter);
+  auto run = run_command(program);
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_EQ(run.output, "value=5\n");
+}
+
+TEST(Wrappers, CompilerErrorsComeThrough)
+{
+  auto result = run_command(kBxicc + " -c " + write_source("broken.c", "int main(void) { return missing; }\n") +
+                            " -o " + temporary_path("broken.o"));
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_THAT(result.output, HasSubstr("missing"));
+}
