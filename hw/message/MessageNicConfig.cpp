@@ -11,9 +11,9 @@ namespace bxisim::hw::message
 
 namespace
 {
-uint64_t count(const config::Parameters& parameters, const char* key)
+uint64_t bytes(const config::Parameters& parameters, const char* key)
 {
-  return static_cast<uint64_t>(parameters.integer(key));
+  return static_cast<uint64_t>(parameters.real(key)); // sizes are quantities: "64KiB" is allowed
 }
 
 std::set<uint64_t> frame_list(const std::string& text)
@@ -44,16 +44,16 @@ MessageNicConfig MessageNicConfig::from_parameters(const config::Parameters& par
 {
   MessageNicConfig config;
   config.command_queue_depth  = static_cast<int>(parameters.integer("nic.command_queue_depth"));
-  config.inline_max_matching  = count(parameters, "nic.inline_max");
-  config.inline_max_unmatched = count(parameters, "nic.inline_max_unmatched");
-  config.pio_max_matching     = count(parameters, "nic.pio_max");
-  config.pio_max_unmatched    = count(parameters, "nic.pio_max_unmatched");
-  config.early_send_max       = count(parameters, "nic.early_send_max");
-  config.pcie_packet          = count(parameters, "nic.pcie_packet");
-  config.wire_packet          = count(parameters, "nic.wire_packet");
-  config.wire_packet_payload  = count(parameters, "nic.wire_packet_payload");
-  config.command_bytes        = count(parameters, "nic.command_size");
-  config.event_bytes          = count(parameters, "nic.event_size");
+  config.inline_max_matching  = bytes(parameters, "nic.inline_max");
+  config.inline_max_unmatched = bytes(parameters, "nic.inline_max_unmatched");
+  config.pio_max_matching     = bytes(parameters, "nic.pio_max");
+  config.pio_max_unmatched    = bytes(parameters, "nic.pio_max_unmatched");
+  config.early_send_max       = bytes(parameters, "nic.early_send_max");
+  config.pcie_packet          = bytes(parameters, "nic.pcie_packet");
+  config.wire_packet          = bytes(parameters, "nic.wire_packet");
+  config.wire_packet_payload  = bytes(parameters, "nic.wire_packet_payload");
+  config.command_bytes        = bytes(parameters, "nic.command_size");
+  config.event_bytes          = bytes(parameters, "nic.event_size");
   config.tx_delay             = parameters.real("nic.tx_delay");
   config.rx_delay             = parameters.real("nic.rx_delay");
   config.e2e                  = parameters.boolean("nic.e2e");

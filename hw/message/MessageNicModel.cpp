@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <mutex>
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(nic_message, portals, "The message-level NIC model");
 
@@ -78,7 +77,7 @@ MessageNicModel::Waiter& MessageNicModel::waiter(uint32_t process_id)
 {
   auto it = waiters_.find(process_id);
   if (it == waiters_.end()) {
-    Waiter waiter{sg4::Mutex::create(), sg4::ConditionVariable::create(),
+    Waiter waiter{sg4::Semaphore::create(0),
                   sg4::Semaphore::create(static_cast<unsigned>(config_.command_queue_depth))};
     it = waiters_.emplace(process_id, std::move(waiter)).first;
   }
@@ -139,8 +138,7 @@ void MessageNicModel::submit(std::unique_ptr<portals::Message> message)
   const portals::Message& posted = *operation->message;
 
   // Triggered operations are fired by the NIC itself: no CPU, no command queue.
-  bool from_cpu = sg4::this_actor::get_host() == operation->source_core;
-  if (from_cpu) {
+  if (not posted.triggered) {
     waiter(posted.sourceProcess).command_slots->acquire(); // the rank waits while its queue is full
     operation->holds_command_slot = true;
     if (config_.model_pcie_commands)
@@ -324,10 +322,14 @@ void MessageNicModel::give_up(InFlight& operation, FrameKind kind)
 {
   if (operation.given_up)
     return;
-  operation.given_up = true;
   if (kind == FrameKind::Request && not operation.request_delivered) {
+    // The initiator learns it from its own NIC: SEND, then ACK or REPLY with PTL_NI_UNDELIVERABLE.
     portals::Core::instance().dropRequest(*operation.message);
+    complete_send_once(operation);
+    operation.given_up = true;
+    portals::Core::instance().completeResponse(*operation.message);
   } else {
+    operation.given_up = true;
     XBT_WARN("the %s of #%lu was lost %d times: its initiator will not see it", kind_name(kind),
              static_cast<unsigned long>(operation.message->id), config_.e2e_retries + 1);
   }
@@ -360,14 +362,19 @@ void MessageNicModel::e2e_loop(int node)
 
 portals::WaitStatus MessageNicModel::wait(const portals::ProcessContext& context, double timeout)
 {
+  // A semaphore, not a mutex and a condition variable: locking a SimGrid mutex yields, and a
+  // notification sent in that window would be lost. Nothing yields between `blocked` and acquire.
   Waiter& waiting = waiter(context.id);
-  std::unique_lock<sg4::Mutex> lock(*waiting.mutex);
+  waiting.blocked = true;
   if (timeout == std::numeric_limits<double>::infinity()) {
-    waiting.woken->wait(lock);
+    waiting.wakeup->acquire();
     return portals::WaitStatus::woken;
   }
-  return waiting.woken->wait_for(lock, timeout) == std::cv_status::timeout ? portals::WaitStatus::timeout
-                                                                           : portals::WaitStatus::woken;
+  if (waiting.wakeup->acquire_timeout(timeout)) {
+    waiting.blocked = false;
+    return portals::WaitStatus::timeout;
+  }
+  return portals::WaitStatus::woken;
 }
 
 void MessageNicModel::notify(uint32_t process_id)
@@ -375,8 +382,12 @@ void MessageNicModel::notify(uint32_t process_id)
   auto it = waiters_.find(process_id);
   if (it == waiters_.end())
     return;
-  it->second.poll_delay = 0.0;
-  it->second.woken->notify_all();
+  Waiter& waiting    = it->second;
+  waiting.poll_delay = 0.0;
+  if (waiting.blocked) {
+    waiting.blocked = false;
+    waiting.wakeup->release();
+  }
 }
 
 void MessageNicModel::polled(const portals::ProcessContext& context)

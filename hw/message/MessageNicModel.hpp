@@ -16,9 +16,7 @@
 #include "platforms/Machine.hpp"
 #include "portals/core/NicModel.hpp"
 
-#include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
-#include <simgrid/s4u/Mutex.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include <deque>
@@ -68,10 +66,10 @@ class MessageNicModel : public portals::NicModel
     simgrid::s4u::SemaphorePtr e2e_ready;
   };
   struct Waiter {
-    simgrid::s4u::MutexPtr mutex;
-    simgrid::s4u::ConditionVariablePtr woken;
+    simgrid::s4u::SemaphorePtr wakeup;
     simgrid::s4u::SemaphorePtr command_slots;
-    double poll_delay = 0.0; // grows while a process polls in vain, back to 0 on an event
+    bool blocked      = false; // in wait(), not yet woken
+    double poll_delay = 0.0;   // grows while a process polls in vain, back to 0 on an event
   };
 
   Nic& nic(int node) { return nics_.at(static_cast<size_t>(node)); }

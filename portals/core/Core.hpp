@@ -150,7 +150,7 @@ class Core
 
   // Initiator side (Initiator.cpp)
   int validate(const OperationRequest& req, const ProcessState& ps, ptl_handle_ni_t* niOut);
-  int start(const OperationRequest& req, ProcessState& ps);
+  int start(const OperationRequest& req, ProcessState& ps, bool triggered = false);
   void finishIfDone(Message& msg);
 
   // Target side (Target.cpp, MatchList.cpp, FlowControl.cpp)

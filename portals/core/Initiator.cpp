@@ -87,7 +87,7 @@ int Core::validate(const OperationRequest& req, const ProcessState& ps, ptl_hand
   return PTL_OK;
 }
 
-int Core::start(const OperationRequest& req, ProcessState& ps)
+int Core::start(const OperationRequest& req, ProcessState& ps, bool triggered)
 {
   ptl_handle_ni_t niHandle;
   int rc = validate(req, ps, &niHandle);
@@ -101,6 +101,7 @@ int Core::start(const OperationRequest& req, ProcessState& ps)
   }
   auto msg           = std::make_unique<Message>();
   msg->id            = nextMessageId_++;
+  msg->triggered     = triggered;
   msg->kind          = req.kind;
   msg->iface         = ni->iface;
   msg->niOptions     = ni->options;
@@ -180,7 +181,7 @@ int Core::issueTriggered(const OperationRequest& req, ptl_handle_ct_t trigCt, pt
     if (copy.operand != nullptr)
       copy.operand = operand.data();
     ProcessState* p = process(owner);
-    int r           = p ? start(copy, *p) : PTL_ARG_INVALID;
+    int r           = p ? start(copy, *p, true) : PTL_ARG_INVALID;
     if (r != PTL_OK)
       XBT_WARN("triggered Ptl%s of process %u could not start when it fired (error %d): its MD was released?",
                toString(copy.kind), owner, r);

@@ -26,6 +26,7 @@ const char* toString(OpKind kind);
 struct Message {
   // ---- request: what the model carries from the initiator to the target ----
   uint64_t id           = 0; // unique, increasing in submission order
+  bool triggered        = false; // fired by a counter on the NIC, not posted by the CPU
   OpKind kind           = OpKind::put;
   ptl_interface_t iface = 0;
   unsigned niOptions    = 0;      // PTL_NI_MATCHING/NO_MATCHING | LOGICAL/PHYSICAL of the initiator's NI; the

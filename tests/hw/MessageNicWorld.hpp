@@ -1,0 +1,127 @@
+#pragma once
+// Two simulated processes calling the Portals API from SimGrid actors over the message NIC model,
+// one on core 0 of node 0 and one on core 0 of node 1 of a single-switch machine, without `bxisim run`:
+// the context provider tells them apart by the actor that calls.
+
+#include "hw/message/MessageNicModel.hpp"
+#include "platforms/PlatformConfig.hpp"
+#include "platforms/Route.hpp"
+#include "platforms/SimulatorSetup.hpp"
+#include "platforms/Topologies.hpp"
+#include "portals/core/Core.hpp"
+#include "runtime/config/Parameters.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Barrier.hpp>
+#include <simgrid/s4u/Engine.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bxisim::test
+{
+
+class MessageNicWorld
+{
+ public:
+  explicit MessageNicWorld(const std::vector<std::string>& assignments)
+  {
+    auto parameters = config::Parameters::defaults();
+    parameters.apply_assignment("platform.topology=single-switch");
+    parameters.apply_assignment("platform.nodes=2");
+    parameters.apply_assignment("node.cores=1");
+    for (const auto& assignment : assignments)
+      parameters.apply_assignment(assignment);
+    platform_ = platform::PlatformConfig::from_parameters(parameters);
+    nic_      = hw::message::MessageNicConfig::from_parameters(parameters);
+    // BXISIM_TEST_LOG=nic_message.thres:debug turns a category's logs on when debugging a test.
+    std::vector<std::string> logs;
+    if (const char* log = std::getenv("BXISIM_TEST_LOG"))
+      logs.emplace_back(log);
+    engine_  = platform::create_engine({{}, logs});
+    machine_ = std::make_unique<platform::Machine>(platform::build_machine(platform_));
+    model_   = std::make_unique<hw::message::MessageNicModel>(
+        *machine_, nic_,
+        hw::message::ProcessDirectory{
+            [this](uint32_t id) { return machine_->core(static_cast<int>(id), 0); },
+            [this](ptl_nid_t nid, ptl_pid_t) { return machine_->core(static_cast<int>(nid), 0); }});
+    portals::Core::instance().setContextProvider([this] {
+      portals::ProcessContext context;
+      context.id  = static_cast<uint32_t>(std::stoi(simgrid::s4u::this_actor::get_name()));
+      context.nid = context.id;
+      context.nic = model_.get();
+      return context;
+    });
+    ready_ = simgrid::s4u::Barrier::create(2);
+  }
+
+  /** Runs `rank0` on node 0 and `rank1` on node 1 (actor names are the ranks), then the simulation. */
+  void run(const std::function<void()>& rank0, const std::function<void()>& rank1)
+  {
+    model_->start();
+    simgrid::s4u::Actor::create("0", machine_->core(0, 0), rank0);
+    simgrid::s4u::Actor::create("1", machine_->core(1, 0), rank1);
+    simgrid::s4u::Engine::get_instance()->run();
+  }
+
+  /** Both ranks meet here once set up (takes no simulated time). */
+  void ready() { ready_->wait(); }
+
+  const platform::PlatformConfig& platform() const { return platform_; }
+  const hw::message::MessageNicConfig& nic() const { return nic_; }
+  const platform::Machine& machine() const { return *machine_; }
+
+ private:
+  platform::PlatformConfig platform_{};
+  hw::message::MessageNicConfig nic_{};
+  std::unique_ptr<simgrid::s4u::Engine> engine_;
+  std::unique_ptr<platform::Machine> machine_;
+  std::unique_ptr<hw::message::MessageNicModel> model_;
+  simgrid::s4u::BarrierPtr ready_;
+};
+
+/** The figures expected times are derived from, and the transfer times they give. */
+struct MessageNicFigures {
+  double pcie_latency = 0, pcie_bandwidth = 0, wire_latency = 0, wire_bandwidth = 0;
+  hw::message::MessageNicConfig nic{};
+
+  MessageNicFigures() = default;
+  explicit MessageNicFigures(const MessageNicWorld& world) : nic(world.nic())
+  {
+    const auto& node = world.platform().node;
+    pcie_latency     = node.pcie_transfer.latency + node.pcie_bus.latency; // core -> NIC, either way
+    pcie_bandwidth   = std::min(node.pcie_transfer.bandwidth, node.pcie_bus.bandwidth);
+    wire_latency     = 2 * world.platform().bxi_link.latency; // NIC -> switch -> NIC
+    wire_bandwidth   = world.platform().bxi_link.bandwidth;
+  }
+  double pcie(double bytes) const { return pcie_latency + bytes / pcie_bandwidth; }
+  /** Whole BXI packets cross the wire. */
+  double wire(double payload) const
+  {
+    double packets = payload == 0 ? 1 : std::ceil(payload / static_cast<double>(nic.wire_packet_payload));
+    return wire_latency + packets * static_cast<double>(nic.wire_packet) / wire_bandwidth;
+  }
+  /** The NIC reads a DMA payload: the wire waits for all of it if one PCIe packet, else for the first. */
+  double dma_start(double bytes) const { return pcie(std::min(bytes, static_cast<double>(nic.pcie_packet))); }
+};
+
+/** A process's Portals set-up: NI, EQ, and (at the target) a PT with one persistent ME. */
+struct PortalsEndpoint {
+  ptl_handle_ni_t ni;
+  ptl_handle_eq_t eq;
+  ptl_pt_index_t pt = 0;
+  std::vector<unsigned char> memory;
+
+  static PortalsEndpoint open(size_t bytes);
+  void expose(ptl_match_bits_t bits);
+  ptl_handle_md_t bind();
+  /** Waits for the next event of `type`, skipping others; returns it. */
+  ptl_event_t wait_for(ptl_event_kind_t type);
+};
+
+} // namespace bxisim::test

@@ -1,0 +1,94 @@
+// End-to-end reliability: a frame the network loses is sent again after the E2E timeout and the
+// operation completes once.
+
+#include "MessageNicWorld.hpp"
+
+#include <gtest/gtest.h>
+
+using bxisim::test::MessageNicWorld;
+using bxisim::test::PortalsEndpoint;
+
+namespace
+{
+constexpr ptl_match_bits_t kBits = 7;
+
+constexpr double kPicosecond = 1e-12;
+
+struct Outcome {
+  bxisim::test::MessageNicFigures figures;
+  double ack_time = -1;
+  int put_events  = 0;
+  int ack_events  = 0;
+  int fail_type   = -1;
+};
+
+/** One 8-byte Put with an ACK; the target then counts PUT events until well after everything settled. */
+Outcome put_once(const std::vector<std::string>& parameters)
+{
+  MessageNicWorld world(parameters);
+  Outcome outcome;
+  outcome.figures = bxisim::test::MessageNicFigures(world);
+  world.run(
+      [&] {
+        auto endpoint = PortalsEndpoint::open(8);
+        auto md       = endpoint.bind();
+        world.ready();
+        ptl_process_t target;
+        target.phys = {1, 0};
+        EXPECT_EQ(PtlPut(md, 0, 8, PTL_ACK_REQ, target, 0, kBits, 0, nullptr, 0), PTL_OK);
+        auto ack          = endpoint.wait_for(PTL_EVENT_ACK);
+        outcome.ack_time  = simgrid::s4u::Engine::get_clock();
+        outcome.fail_type = ack.ni_fail_type;
+        outcome.ack_events++;
+      },
+      [&] {
+        auto endpoint = PortalsEndpoint::open(8);
+        endpoint.expose(kBits);
+        world.ready();
+        // Count every PUT event for long enough to see a duplicate delivery, were there one.
+        ptl_event_t event;
+        unsigned which;
+        while (PtlEQPoll(&endpoint.eq, 1, 50 /* ms */, &event, &which) == PTL_OK)
+          if (event.type == PTL_EVENT_PUT)
+            outcome.put_events++;
+      });
+  return outcome;
+}
+} // namespace
+
+TEST(MessageNicE2e, NoLossDeliversOnce)
+{
+  Outcome normal = put_once({});
+  const auto& f  = normal.figures;
+  EXPECT_EQ(normal.put_events, 1);
+  EXPECT_NEAR(normal.ack_time, f.pcie(f.nic.command_bytes) + f.wire(8) + f.wire(0), kPicosecond);
+}
+
+TEST(MessageNicE2e, LostRequestIsSentAgainAndDeliveredOnce)
+{
+  Outcome lost  = put_once({"nic.drop_frames=1", "nic.e2e_timeout=10us"});
+  const auto& f = lost.figures;
+  EXPECT_EQ(lost.put_events, 1);
+  EXPECT_EQ(lost.ack_events, 1);
+  EXPECT_EQ(lost.fail_type, PTL_NI_OK);
+  // Frame 1 (the request) entered the wire after the command; it is sent again one timeout later.
+  EXPECT_NEAR(lost.ack_time, f.pcie(f.nic.command_bytes) + f.nic.e2e_timeout + f.wire(8) + f.wire(0), kPicosecond);
+}
+
+TEST(MessageNicE2e, LostAckIsSentAgainAndTheRequestIsNotDeliveredTwice)
+{
+  // Frame 2 is the target's ACK. The initiator sends the request again (a duplicate the target
+  // recognises), and the target's own E2E sends the ACK again, one timeout after the first.
+  Outcome lost  = put_once({"nic.drop_frames=2", "nic.e2e_timeout=10us"});
+  const auto& f = lost.figures;
+  EXPECT_EQ(lost.put_events, 1);
+  EXPECT_EQ(lost.ack_events, 1);
+  EXPECT_NEAR(lost.ack_time, f.pcie(f.nic.command_bytes) + f.wire(8) + f.nic.e2e_timeout + f.wire(0), kPicosecond);
+}
+
+TEST(MessageNicE2e, TooManyLossesMakeTheRequestUndeliverable)
+{
+  Outcome lost = put_once({"nic.drop_frames=1,2,3", "nic.e2e_retries=2", "nic.e2e_timeout=10us"});
+  EXPECT_EQ(lost.put_events, 0);
+  EXPECT_EQ(lost.fail_type, PTL_NI_UNDELIVERABLE);
+}
