@@ -38,6 +38,32 @@ const char* kind_name(FrameKind kind)
   }
   return "?";
 }
+/** The S4BXI trace name of what a frame carries. */
+const char* frame_name(FrameKind kind, portals::OpKind operation)
+{
+  switch (kind) {
+  case FrameKind::Request:
+    switch (operation) {
+    case portals::OpKind::put:
+      return "PUT";
+    case portals::OpKind::get:
+      return "GET";
+    case portals::OpKind::atomic:
+      return "ATOMIC";
+    case portals::OpKind::fetchAtomic:
+      return "FETCH_ATOMIC";
+    case portals::OpKind::swap:
+      return "SWAP";
+    }
+    return "REQUEST";
+  case FrameKind::Response:
+    return operation == portals::OpKind::put || operation == portals::OpKind::atomic ? "ACK" : "REPLY";
+  case FrameKind::RequestAck:
+  case FrameKind::ResponseAck:
+    return "BXI_ACK";
+  }
+  return "?";
+}
 } // namespace
 
 MessageNicModel::MessageNicModel(const platform::Machine& machine, const MessageNicConfig& config,
@@ -104,21 +130,42 @@ uint64_t MessageNicModel::command_pcie_bytes(const portals::Message& message) co
   return config_.command_bytes + payload; // PIO: the CPU writes the payload to the NIC's scratch memory
 }
 
-void MessageNicModel::pcie(sg4::Host* from, sg4::Host* to, uint64_t bytes)
+void MessageNicModel::trace(const char* operation, int initiator, int target, double start) const
 {
-  if (config_.model_pcie && bytes > 0)
-    sg4::Comm::sendto(from, to, bytes);
+  if (trace_ != nullptr)
+    trace_->record(operation, initiator, target, start, now());
 }
 
-void MessageNicModel::pcie_in_background(sg4::Host* from, sg4::Host* to, uint64_t bytes)
+void MessageNicModel::pcie(const char* operation, int node, sg4::Host* from, sg4::Host* to, uint64_t bytes)
+{
+  if (not config_.model_pcie || bytes == 0)
+    return;
+  double start = now();
+  sg4::Comm::sendto(from, to, bytes);
+  trace(operation, node, node, start);
+}
+
+void MessageNicModel::pcie_in_background(const char* operation, int node, sg4::Host* from, sg4::Host* to,
+                                         uint64_t bytes)
 {
   if (not config_.model_pcie || bytes == 0)
     return;
   if (background_.size() >= 64)
-    background_.erase(
-        std::remove_if(background_.begin(), background_.end(), [](const sg4::CommPtr& c) { return c->test(); }),
-        background_.end());
-  background_.push_back(sg4::Comm::sendto_async(from, to, bytes));
+    flush_trace();
+  background_.push_back({operation, node, sg4::Comm::sendto_async(from, to, bytes)});
+}
+
+void MessageNicModel::flush_trace()
+{
+  // Nobody waits on these transfers, so their s4u state stays "started": the kernel's finish time,
+  // set when they end, tells which are over (and reading it is not a simcall, so nothing yields).
+  auto finished = std::stable_partition(background_.begin(), background_.end(), [](const BackgroundTransfer& transfer) {
+    return transfer.comm->get_finish_time() < 0;
+  });
+  if (trace_ != nullptr)
+    for (auto it = finished; it != background_.end(); ++it)
+      trace_->record(it->operation, it->node, it->node, it->comm->get_start_time(), it->comm->get_finish_time());
+  background_.erase(finished, background_.end());
 }
 
 double MessageNicModel::first_packet_time(sg4::Host* core, sg4::Host* nic_host) const
@@ -142,7 +189,8 @@ void MessageNicModel::submit(std::unique_ptr<portals::Message> message)
     waiter(posted.sourceProcess).command_slots->acquire(); // the rank waits while its queue is full
     operation->holds_command_slot = true;
     if (config_.model_pcie_commands)
-      pcie(operation->source_core, nic(operation->source_node).host, command_pcie_bytes(posted));
+      pcie("PCI_COMMAND", operation->source_node, operation->source_core, nic(operation->source_node).host,
+           command_pcie_bytes(posted));
   }
   XBT_DEBUG("submit %s #%lu from node %d to node %d, %lu bytes", portals::toString(posted.kind),
             static_cast<unsigned long>(posted.id), operation->source_node, operation->target_node,
@@ -219,10 +267,15 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
     nic(node).e2e.emplace_back(now() + config_.e2e_timeout, frame);
     nic(node).e2e_ready->release();
   }
-  Network network = frame.kind == FrameKind::Request ? kRequests : kResponses;
+  Network network   = frame.kind == FrameKind::Request ? kRequests : kResponses;
+  double wire_start = now();
   nic(destination).rx[network]->put(new WireFrame(frame), config_.wire_bytes(payload));
-  if (read)
+  trace(frame_name(frame.kind, sent.kind), node, destination, wire_start);
+  if (read) {
     read->wait();
+    if (trace_ != nullptr)
+      trace_->record("PCI_DMA_READ", node, node, read->get_start_time(), read->get_finish_time());
+  }
 
   // Small payloads stay in the E2E context: their buffer is free once sent. Larger ones are free
   // at acknowledgement, unless nothing can ever read them again (E2E off).
@@ -274,9 +327,9 @@ void MessageNicModel::on_request(int node, const WireFrame& frame)
   operation.request_delivered = true;
   portals::Core::instance().deliverRequest(received);
   if (received.kind != portals::OpKind::get)
-    pcie_in_background(nic(node).host, operation.target_core, received.mlength);
+    pcie_in_background("PCI_DMA_WRITE", node, nic(node).host, operation.target_core, received.mlength);
   if (config_.model_pcie_commands)
-    pcie_in_background(nic(node).host, operation.target_core, config_.event_bytes);
+    pcie_in_background("PCI_EVENT", node, nic(node).host, operation.target_core, config_.event_bytes);
 
   if (received.response == portals::ResponseKind::none) {
     if (config_.e2e)
@@ -303,9 +356,9 @@ void MessageNicModel::on_response(int node, const WireFrame& frame)
   operation.response_delivered   = true;
   operation.request_acknowledged = true;
   portals::Message& received     = *operation.message;
-  pcie_in_background(nic(node).host, operation.source_core, received.responseBytes());
+  pcie_in_background("PCI_DMA_WRITE", node, nic(node).host, operation.source_core, received.responseBytes());
   if (config_.model_pcie_commands)
-    pcie_in_background(nic(node).host, operation.source_core, config_.event_bytes);
+    pcie_in_background("PCI_EVENT", node, nic(node).host, operation.source_core, config_.event_bytes);
   complete_send_once(operation);
   portals::Core::instance().completeResponse(received);
 }

@@ -13,6 +13,7 @@
 #include "InFlight.hpp"
 #include "MessageNicConfig.hpp"
 
+#include "hw/trace/OperationTrace.hpp"
 #include "platforms/Machine.hpp"
 #include "portals/core/NicModel.hpp"
 
@@ -48,7 +49,11 @@ class MessageNicModel : public portals::NicModel
   void polled(const portals::ProcessContext& context) override;
   double now() const override;
 
-  /** Frames sent and frames the network lost (for traces and tests). */
+  /** Records every wire frame and PCIe transfer into `trace` (owned by the caller) from now on. */
+  void set_trace(OperationTrace* trace) { trace_ = trace; }
+  /** Writes the PCIe transfers that ran in the background and have finished; call after the run. */
+  void flush_trace();
+
   uint64_t frames_sent() const { return frames_sent_; }
 
  private:
@@ -86,10 +91,17 @@ class MessageNicModel : public portals::NicModel
   void complete_send_once(InFlight& operation);
   void give_up(InFlight& operation, FrameKind kind);
 
-  /** A PCIe transfer the caller waits for. */
-  void pcie(simgrid::s4u::Host* from, simgrid::s4u::Host* to, uint64_t bytes);
+  struct BackgroundTransfer {
+    const char* operation;
+    int node;
+    simgrid::s4u::CommPtr comm;
+  };
+  /** A PCIe transfer of node `node` the caller waits for. */
+  void pcie(const char* operation, int node, simgrid::s4u::Host* from, simgrid::s4u::Host* to, uint64_t bytes);
   /** A PCIe transfer that loads the bus while the caller goes on. */
-  void pcie_in_background(simgrid::s4u::Host* from, simgrid::s4u::Host* to, uint64_t bytes);
+  void pcie_in_background(const char* operation, int node, simgrid::s4u::Host* from, simgrid::s4u::Host* to,
+                          uint64_t bytes);
+  void trace(const char* operation, int initiator, int target, double start) const;
   /** Seconds for the first PCIe packet of a DMA read to reach the NIC. */
   double first_packet_time(simgrid::s4u::Host* core, simgrid::s4u::Host* nic_host) const;
   bool is_dma(const portals::Message& message) const;
@@ -100,8 +112,9 @@ class MessageNicModel : public portals::NicModel
   ProcessDirectory directory_;
   std::vector<Nic> nics_;
   std::map<uint32_t, Waiter> waiters_;
-  std::vector<simgrid::s4u::CommPtr> background_;
-  uint64_t frames_sent_ = 0;
+  std::vector<BackgroundTransfer> background_;
+  OperationTrace* trace_ = nullptr;
+  uint64_t frames_sent_  = 0;
 };
 
 } // namespace bxisim::hw::message

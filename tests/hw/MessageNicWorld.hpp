@@ -75,6 +75,7 @@ class MessageNicWorld
   const platform::PlatformConfig& platform() const { return platform_; }
   const hw::message::MessageNicConfig& nic() const { return nic_; }
   const platform::Machine& machine() const { return *machine_; }
+  hw::message::MessageNicModel& model() { return *model_; }
 
  private:
   platform::PlatformConfig platform_{};
