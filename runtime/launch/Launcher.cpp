@@ -5,6 +5,7 @@
 #include "OutputRouter.hpp"
 #include "ProgramCopies.hpp"
 #include "RankActor.hpp"
+#include "RankServices.hpp"
 #include "RunFolder.hpp"
 #include "platforms/Machine.hpp"
 #include "platforms/PlatformConfig.hpp"
@@ -131,6 +132,7 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   }
   XBT_VERB("%d rank(s) of %s, copies in %s", options.ranks, program.c_str(), folder.path().c_str());
 
+  prepare_rank_services();
   install_crash_report(folder);
   bool deadlock = false;
   simgrid::s4u::Engine::on_deadlock_cb([&ranks, &deadlock] {

@@ -1,6 +1,8 @@
 // The runtime C API of bxisim/rank.h: who am I, a key/value store and a barrier for start-up code
 // (OpenMPI's PMIx hooks use them), and explicit computation.
 
+#include "RankServices.hpp"
+
 #include "Rank.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include <bxisim/rank.h>
@@ -15,6 +17,7 @@
 
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -41,11 +44,7 @@ struct KeyValueStore {
   std::map<std::string, std::vector<char>, std::less<>> values;
 };
 
-KeyValueStore& store()
-{
-  static KeyValueStore instance;
-  return instance;
-}
+std::unique_ptr<KeyValueStore> the_store;
 
 struct Barrier {
   simgrid::s4u::MutexPtr mutex                   = simgrid::s4u::Mutex::create();
@@ -54,12 +53,14 @@ struct Barrier {
   long round                                     = 0;
 };
 
-Barrier& barrier()
-{
-  static Barrier instance;
-  return instance;
-}
+std::unique_ptr<Barrier> the_barrier;
 } // namespace
+
+void bxisim::runtime::prepare_rank_services()
+{
+  the_store   = std::make_unique<KeyValueStore>();
+  the_barrier = std::make_unique<Barrier>();
+}
 
 extern "C" {
 
@@ -99,7 +100,7 @@ int bxisim_kv_put(const char* key, const void* value, size_t size)
   Rank* rank = calling_rank(call, "bxisim_kv_put");
   if (rank == nullptr || key == nullptr || (value == nullptr && size > 0))
     return BXISIM_ERR_ARG;
-  auto& kv = store();
+  auto& kv = *the_store;
   std::unique_lock lock(*kv.mutex);
   const auto* bytes         = static_cast<const char*>(value);
   auto [position, inserted] = kv.values.try_emplace(key, bytes, bytes + size);
@@ -116,7 +117,7 @@ int bxisim_kv_get(const char* key, void* buffer, size_t capacity, size_t* size)
   Rank* rank = calling_rank(call, "bxisim_kv_get");
   if (rank == nullptr || key == nullptr || (buffer == nullptr && capacity > 0))
     return BXISIM_ERR_ARG;
-  auto& kv = store();
+  auto& kv = *the_store;
   std::unique_lock lock(*kv.mutex);
   std::string wanted = key;
   rank->set_waiting_for([wanted] { return fmt::format("bxisim_kv_get of key '{}', which no rank put", wanted); });
@@ -139,7 +140,7 @@ void bxisim_barrier(void)
   Rank* rank = calling_rank(call, "bxisim_barrier");
   if (rank == nullptr)
     return;
-  auto& state = barrier();
+  auto& state = *the_barrier;
   std::unique_lock lock(*state.mutex);
   long round = state.round;
   if (++state.arrived == rank->size()) {
