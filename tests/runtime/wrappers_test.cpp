@@ -108,3 +108,19 @@ TEST(Wrappers, CompilerErrorsComeThrough)
   EXPECT_NE(result.exit_code, 0);
   EXPECT_THAT(result.output, HasSubstr("missing"));
 }
+
+TEST(Wrappers, InstalledWrappersUseTheInstalledHeaders)
+{
+  std::string prefix = fresh_folder("install");
+  auto install       = run_command("'" CMAKE_COMMAND "' --install '" BXISIM_BUILD_DIR "' --prefix " + prefix);
+  ASSERT_EQ(install.exit_code, 0) << install.output;
+  auto show = run_command(prefix + "/bin/bxicc -show x.c");
+  EXPECT_THAT(show.output, HasSubstr("-I" + prefix + "/bin/../include "));
+  EXPECT_THAT(show.output, testing::Not(HasSubstr(BXISIM_SOURCE_DIR)));
+  std::string program = prefix + "/identity";
+  auto build = run_command(prefix + "/bin/bxicc " BXISIM_SOURCE_DIR "/tests/runtime/programs/identity.c -o " + program);
+  ASSERT_EQ(build.exit_code, 0) << build.output;
+  auto run = run_command(prefix + "/bin/bxisim run -n 2 " + program);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("[rank 1] rank=1 size=2"));
+}
