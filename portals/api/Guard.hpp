@@ -1,9 +1,13 @@
 /* Every C entry point runs its C++ body through guarded(): an exception (a bug, or an allocation
- * failure) becomes a logged PTL_FAIL instead of unwinding through C code. */
+ * failure) becomes a logged PTL_FAIL instead of unwinding through C code. The one exception that
+ * must unwind is SimGrid's ForcefulKillException: it ends the calling actor (a rank killed when the
+ * simulation ends, or by a crash report). The runtime's call scope is open while the body runs. */
 #ifndef BXISIM_PORTALS_API_GUARD_HPP
 #define BXISIM_PORTALS_API_GUARD_HPP
 
 #include "portals/core/Core.hpp"
+
+#include <simgrid/Exception.hpp>
 
 #include <exception>
 
@@ -13,10 +17,13 @@ namespace bxisim::portals
 void logApiFailure(const char* function, const char* what);
 
 template <typename F>
-int guarded(const char* function, F&& body) noexcept
+int guarded(const char* function, F&& body)
 {
   try {
+    auto scope = Core::instance().openCallScope();
     return body(Core::instance());
+  } catch (const simgrid::ForcefulKillException&) {
+    throw;
   } catch (const std::exception& e) {
     logApiFailure(function, e.what());
   } catch (...) {

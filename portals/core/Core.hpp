@@ -14,7 +14,9 @@
 #include "portals/core/ProcessContext.hpp"
 
 #include <deque>
+#include <functional>
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -68,6 +70,10 @@ class Core
   /* Installs the function that tells which simulated process is calling. Without one, every call runs as
    * process 0 on node 0, pid 0, without a NIC model (enough for object management, not for data). */
   void setContextProvider(ContextProvider provider) { provider_ = std::move(provider); }
+  /* Installs what every API call opens first and closes on return: the runtime ends the calling rank's
+   * CPU burst there and marks the code that runs as the simulator's (see runtime/os/SimulatorCall.hpp). */
+  void setCallScope(std::function<std::shared_ptr<void>()> scope) { callScope_ = std::move(scope); }
+  std::shared_ptr<void> openCallScope() const { return callScope_ ? callScope_() : nullptr; }
   /* Forgets every object and process (tests). */
   void reset();
 
@@ -174,6 +180,7 @@ class Core
   WaitStatus waitFor(ProcessState& ps, double deadline);
 
   ContextProvider provider_;
+  std::function<std::shared_ptr<void>()> callScope_;
   std::unordered_map<uint32_t, ProcessState> processes_;
   std::unordered_map<uint64_t, uint32_t> processByAddress_; // physKey -> ProcessContext::id
   HandleTable<NetworkInterface> nis_{HandleKind::ni};

@@ -38,6 +38,13 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
       ->add_option("--output-dir", options->launch.output_dir,
                    "Write each rank's output to DIR/rank-N.stdout and DIR/rank-N.stderr instead of prefixing it")
       ->check(CLI::ExistingDirectory);
+  command
+      ->add_option("--level", options->launch.level,
+                   "Accuracy level of network operations: message (SimGrid actors per NIC); smpi and cycle come "
+                   "later")
+      ->default_str("message");
+  command->add_option("--trace-csv", options->launch.trace_csv,
+                      "Write an S4BXI-compatible trace of the NIC operations to DIR/operations.csv");
   command->add_option("--cpu-factor", options->cpu_factor, "Shorthand for --set cpu.factor=X");
   command->add_option("--cpu-threshold", options->cpu_threshold, "Shorthand for --set cpu.threshold=T");
   command->add_flag("--no-cpu-simulation", options->no_cpu_simulation, "Shorthand for --set cpu.simulate=false");

@@ -3,6 +3,7 @@
 #include "CrashReport.hpp"
 #include "ExitCodes.hpp"
 #include "OutputRouter.hpp"
+#include "PortalsLevel.hpp"
 #include "ProgramCopies.hpp"
 #include "RankActor.hpp"
 #include "RankServices.hpp"
@@ -132,6 +133,7 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   }
   XBT_VERB("%d rank(s) of %s, copies in %s", options.ranks, program.c_str(), folder.path().c_str());
 
+  PortalsLevel portals(options.level, *machine, ranks, parameters, options.trace_csv);
   prepare_rank_services();
   install_crash_report(folder);
   bool deadlock = false;
@@ -144,12 +146,15 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     send_simulator_logs_to_original_stderr(simulator_options);
     for (size_t i = 0; i < ranks.size(); ++i) {
       Rank* rank = ranks[i].get();
-      simgrid::s4u::Actor::create(fmt::format("rank{}", i), rank->host(),
-                                  [rank, copy = copies[i], argv = options.command] { run_rank(*rank, copy, argv); });
+      auto actor = simgrid::s4u::Actor::create(
+          fmt::format("rank{}", i), rank->host(),
+          [rank, copy = copies[i], argv = options.command] { run_rank(*rank, copy, argv); });
+      portals.register_rank_actor(actor->get_pid(), *rank);
     }
     engine->run();
   }
   XBT_VERB("simulation ended at %.9f s", simgrid::s4u::Engine::get_clock());
+  portals.finish();
   if (folder.kept())
     fmt::print(stderr, "bxisim: kept the temporary folder {} (--keep-temps).\n", folder.path());
   return summarize(ranks, deadlock);

@@ -19,7 +19,9 @@ struct LaunchOptions {
   std::vector<std::string> command; // the program, then its arguments
   std::vector<std::string> privatized_libraries;
   bool keep_temps = false;
-  std::string output_dir; // empty: rank-prefixed lines on stdout/stderr
+  std::string output_dir;        // empty: rank-prefixed lines on stdout/stderr
+  std::string level = "message"; // accuracy level of the ranks' network operations
+  std::string trace_csv;         // folder of the S4BXI-compatible trace, empty: no trace
 };
 
 /** Runs the ranks; returns the exit code of `bxisim run`. Throws config::ConfigError on bad input. */

@@ -1,0 +1,85 @@
+// examples/portals/pingpong.c under `bxisim run --level message`: its half round trip is what the
+// message NIC model gives, derived here from the parameter defaults. Each Put (no ACK requested):
+// command over PCIe, then one BXI packet across two links; the peer answers on its PUT event.
+
+#include "runtime/config/Parameters.hpp"
+#include "tests/support/CommandRunner.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <regex>
+
+using bxisim::test::run_bxisim;
+
+namespace
+{
+double half_round_trip_us(const std::string& output)
+{
+  std::smatch match;
+  std::regex pattern("half round trip ([0-9.]+) us");
+  if (not std::regex_search(output, match, pattern))
+    return -1;
+  return std::stod(match[1]);
+}
+
+double expected_half_round_trip(double payload)
+{
+  auto p          = bxisim::config::Parameters::defaults();
+  double pcie_lat = p.real("pcie.transfer_latency") + p.real("pcie.bus_latency");
+  double pcie_bw  = std::min(p.real("pcie.transfer_bandwidth"), p.real("pcie.bus_bandwidth"));
+  double command  = p.real("nic.command_size") + (payload > p.real("nic.inline_max") ? payload : 0);
+  double packets  = std::max(1.0, std::ceil(payload / p.real("nic.wire_packet_payload")));
+  double wire     = 2 * p.real("bxi.link_latency") + packets * p.real("nic.wire_packet") / p.real("bxi.link_bandwidth");
+  return pcie_lat + command / pcie_bw + wire;
+}
+
+const std::string kProgram = std::string(BXISIM_EXAMPLE_PROGRAMS) + "/pingpong";
+constexpr int kIterations  = 20;
+// The program reads time with clock_gettime (nanoseconds) around all iterations and prints the mean.
+constexpr double kResolutionUs = 1e-3 / (2 * kIterations);
+} // namespace
+
+TEST(PortalsPingpong, EightBytesInline)
+{
+  auto result = run_bxisim("run -n 2 --ppn 1 --platform single-switch --no-cpu-simulation " + kProgram + " 8 " +
+                           std::to_string(kIterations));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, testing::HasSubstr("(nodes 0 and 1)"));
+  EXPECT_NEAR(half_round_trip_us(result.output), expected_half_round_trip(8) * 1e6, kResolutionUs);
+}
+
+TEST(PortalsPingpong, TwoHundredBytesPio)
+{
+  auto result = run_bxisim("run -n 2 --ppn 1 --platform single-switch --no-cpu-simulation " + kProgram + " 200 " +
+                           std::to_string(kIterations));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NEAR(half_round_trip_us(result.output), expected_half_round_trip(200) * 1e6, kResolutionUs);
+}
+
+TEST(PortalsPingpong, SameSimulatedTimesTwice)
+{
+  std::string command = "run -n 4 --ppn 2 --platform two-switches --no-cpu-simulation " + kProgram + " 4096 5";
+  auto first          = run_bxisim(command);
+  auto second         = run_bxisim(command);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_EQ(first.output, second.output);
+}
+
+TEST(PortalsPingpong, TraceCsvIsWritten)
+{
+  std::string folder = bxisim::test::temporary_path("pingpong-trace");
+  auto result = run_bxisim("run -n 2 --ppn 1 --platform single-switch --no-cpu-simulation --trace-csv " + folder + " " +
+                           kProgram + " 8 3");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto lines = bxisim::test::run_command("grep -c '^PUT,' " + folder + "/operations.csv");
+  EXPECT_EQ(lines.output, "6\n"); // three round trips
+}
+
+TEST(PortalsPingpong, UnavailableLevelFailsClearly)
+{
+  auto result = run_bxisim("run -n 2 --level cycle " + kProgram);
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.output, testing::HasSubstr("--level cycle: this accuracy level is not available yet"));
+}
