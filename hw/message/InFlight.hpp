@@ -3,6 +3,7 @@
 
 #include "portals/core/Message.hpp"
 
+#include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Host.hpp>
 
 #include <memory>
@@ -30,17 +31,25 @@ struct InFlight {
   int response_sends         = 0;
   bool request_acknowledged  = false; // the initiator NIC got the response or a BXI ACK
   bool response_acknowledged = false; // the target NIC got a BXI ACK for its response
+  bool request_arrived       = false; // the target NIC received the request (later copies are duplicates)
   bool request_delivered     = false; // the target NIC processed the request
   bool response_delivered    = false; // the initiator NIC processed the response
   bool given_up              = false;
   bool send_completed        = false;
   bool holds_command_slot    = false; // posted by the rank: frees a slot of its command queue once TX takes it
+  bool holds_response_slot   = false; // its response waits in the target NIC's response queue
 };
 
 struct WireFrame {
+  WireFrame(FrameKind frame_kind, std::shared_ptr<InFlight> carried) : kind(frame_kind), operation(std::move(carried))
+  {
+  }
   FrameKind kind;
   std::shared_ptr<InFlight> operation;
-  uint64_t ordinal = 0; // 1-based, in the order frames enter the wire
+  uint64_t ordinal = 0;          // 1-based, in the order frames enter the wire
+  double sent_at   = 0;          // when it entered the wire
+  simgrid::s4u::CommPtr command; // the CPU's command write over PCIe, still on its way to the NIC
+  double command_posted_at = 0;
 };
 
 } // namespace bxisim::hw::message

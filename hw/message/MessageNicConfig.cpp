@@ -44,6 +44,7 @@ MessageNicConfig MessageNicConfig::from_parameters(const config::Parameters& par
 {
   MessageNicConfig config;
   config.command_queue_depth  = static_cast<int>(parameters.integer("nic.command_queue_depth"));
+  config.response_queue_depth = static_cast<int>(parameters.integer("nic.response_queue_depth"));
   config.inline_max_matching  = bytes(parameters, "nic.inline_max");
   config.inline_max_unmatched = bytes(parameters, "nic.inline_max_unmatched");
   config.pio_max_matching     = bytes(parameters, "nic.pio_max");

@@ -77,7 +77,9 @@ MessageNicModel::MessageNicModel(const platform::Machine& machine, const Message
       nic.tx[network].ready = sg4::Semaphore::create(0);
       nic.rx[network] = sg4::Mailbox::by_name(node.name + (network == kRequests ? "-rx-request" : "-rx-response"));
     }
-    nic.e2e_ready = sg4::Semaphore::create(0);
+    nic.e2e_ready      = sg4::Semaphore::create(0);
+    nic.matching_ready = sg4::Semaphore::create(0);
+    nic.response_slots = sg4::Semaphore::create(static_cast<unsigned>(config_.response_queue_depth));
     nics_.push_back(std::move(nic));
   }
 }
@@ -94,6 +96,7 @@ void MessageNicModel::start()
       rx->daemonize();
       nic(node).rx[network]->set_receiver(rx); // frames flow in even while RX is busy
     }
+    sg4::Actor::create("matching", host, [this, node] { matching_loop(node); })->daemonize();
     if (config_.e2e)
       sg4::Actor::create("e2e", host, [this, node] { e2e_loop(node); })->daemonize();
   }
@@ -136,15 +139,6 @@ void MessageNicModel::trace(const char* operation, int initiator, int target, do
     trace_->record(operation, initiator, target, start, now());
 }
 
-void MessageNicModel::pcie(const char* operation, int node, sg4::Host* from, sg4::Host* to, uint64_t bytes)
-{
-  if (not config_.model_pcie || bytes == 0)
-    return;
-  double start = now();
-  sg4::Comm::sendto(from, to, bytes);
-  trace(operation, node, node, start);
-}
-
 void MessageNicModel::pcie_in_background(const char* operation, int node, sg4::Host* from, sg4::Host* to,
                                          uint64_t bytes)
 {
@@ -185,17 +179,21 @@ void MessageNicModel::submit(std::unique_ptr<portals::Message> message)
   const portals::Message& posted = *operation->message;
 
   // Triggered operations are fired by the NIC itself: no CPU, no command queue.
+  WireFrame frame{FrameKind::Request, operation};
   if (not posted.triggered) {
     waiter(posted.sourceProcess).command_slots->acquire(); // the rank waits while its queue is full
     operation->holds_command_slot = true;
-    if (config_.model_pcie_commands)
-      pcie("PCI_COMMAND", operation->source_node, operation->source_core, nic(operation->source_node).host,
-           command_pcie_bytes(posted));
+    // A posted PCIe write: the rank goes on, TX takes the command once it has reached the NIC.
+    if (config_.model_pcie_commands) {
+      frame.command_posted_at = now();
+      frame.command =
+          sg4::Comm::sendto_async(operation->source_core, nic(operation->source_node).host, command_pcie_bytes(posted));
+    }
   }
   XBT_DEBUG("submit %s #%lu from node %d to node %d, %lu bytes", portals::toString(posted.kind),
             static_cast<unsigned long>(posted.id), operation->source_node, operation->target_node,
             static_cast<unsigned long>(posted.length));
-  enqueue(operation->source_node, kRequests, {FrameKind::Request, operation, 0});
+  enqueue(operation->source_node, kRequests, std::move(frame));
 }
 
 void MessageNicModel::enqueue(int node, Network network, WireFrame frame)
@@ -203,6 +201,23 @@ void MessageNicModel::enqueue(int node, Network network, WireFrame frame)
   TxQueue& queue = nic(node).tx[network];
   queue.frames.push_back(std::move(frame));
   queue.ready->release();
+}
+
+void MessageNicModel::enqueue_bxi_ack(int node, FrameKind kind, const std::shared_ptr<InFlight>& operation)
+{
+  TxQueue& queue = nic(node).tx[kResponses];
+  queue.frames.push_front({kind, operation});
+  queue.ready->release();
+}
+
+double MessageNicModel::serialization(int node, int destination, uint64_t bytes)
+{
+  auto key = std::make_pair(node, destination);
+  auto it  = route_bottleneck_.find(key);
+  if (it == route_bottleneck_.end())
+    it = route_bottleneck_.emplace(key, platform::Route::between(nic(node).host, nic(destination).host).bottleneck)
+             .first;
+  return static_cast<double>(bytes) / it->second;
 }
 
 void MessageNicModel::tx_loop(int node, Network network)
@@ -213,6 +228,15 @@ void MessageNicModel::tx_loop(int node, Network network)
     WireFrame frame = std::move(queue.frames.front());
     queue.frames.pop_front();
     InFlight& operation = *frame.operation;
+    if (frame.command) {
+      frame.command->wait();
+      trace("PCI_COMMAND", operation.source_node, operation.source_node, frame.command_posted_at);
+      frame.command = nullptr;
+    }
+    if (frame.kind == FrameKind::Response && operation.holds_response_slot) {
+      operation.holds_response_slot = false;
+      nic(node).response_slots->release();
+    }
     if (operation.holds_command_slot) {
       operation.holds_command_slot = false;
       waiter(operation.message->sourceProcess).command_slots->release();
@@ -261,16 +285,19 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
       sg4::this_actor::sleep_for(first_packet_time(memory, nic(node).host));
   }
 
-  frame.ordinal = ++frames_sent_;
+  frame.ordinal   = ++frames_sent_;
+  Network network = frame.kind == FrameKind::Request ? kRequests : kResponses;
+  frame.sent_at   = now();
+  uint64_t bytes  = config_.wire_bytes(payload);
+  nic(destination).rx[network]->put_init(new WireFrame(frame), bytes)->detach();
+  sg4::this_actor::sleep_for(serialization(node, destination, bytes));
+  // The E2E timer starts once the frame's last packet has left: a 16 MiB frame is not late for
+  // taking the 1.3 ms it needs on the wire.
   bool reliable = frame.kind == FrameKind::Request || frame.kind == FrameKind::Response;
   if (config_.e2e && reliable) {
     nic(node).e2e.emplace_back(now() + config_.e2e_timeout, frame);
     nic(node).e2e_ready->release();
   }
-  Network network   = frame.kind == FrameKind::Request ? kRequests : kResponses;
-  double wire_start = now();
-  nic(destination).rx[network]->put(new WireFrame(frame), config_.wire_bytes(payload));
-  trace(frame_name(frame.kind, sent.kind), node, destination, wire_start);
   if (read) {
     read->wait();
     if (trace_ != nullptr)
@@ -287,17 +314,28 @@ void MessageNicModel::rx_loop(int node, Network network)
 {
   for (;;) {
     std::unique_ptr<WireFrame> frame(nic(node).rx[network]->get<WireFrame>());
+    InFlight& arriving = *frame->operation;
+    trace(frame_name(frame->kind, arriving.message->kind),
+          frame->kind == FrameKind::Request || frame->kind == FrameKind::ResponseAck ? arriving.source_node
+                                                                                     : arriving.target_node,
+          node, frame->sent_at);
     if (config_.dropped_frames.count(frame->ordinal) != 0) {
       XBT_INFO("network loses frame %lu (%s #%lu)", static_cast<unsigned long>(frame->ordinal), kind_name(frame->kind),
                static_cast<unsigned long>(frame->operation->message->id));
       continue;
     }
-    if (config_.rx_delay > 0)
-      sg4::this_actor::sleep_for(config_.rx_delay);
     InFlight& operation = *frame->operation;
     switch (frame->kind) {
     case FrameKind::Request:
-      on_request(node, *frame);
+      // E2E acknowledges what the network delivered, before any processing: a request waiting for
+      // the matching engine (behind a full response queue, say) is not lost.
+      if (config_.e2e)
+        enqueue_bxi_ack(node, FrameKind::RequestAck, frame->operation);
+      if (operation.request_arrived)
+        break; // a retransmission of a request whose BXI ACK was lost
+      operation.request_arrived = true;
+      nic(node).matching.push_back(*frame);
+      nic(node).matching_ready->release();
       break;
     case FrameKind::Response:
       on_response(node, *frame);
@@ -313,29 +351,41 @@ void MessageNicModel::rx_loop(int node, Network network)
   }
 }
 
+void MessageNicModel::matching_loop(int node)
+{
+  Nic& here = nic(node);
+  for (;;) {
+    here.matching_ready->acquire();
+    WireFrame frame = std::move(here.matching.front());
+    here.matching.pop_front();
+    if (config_.rx_delay > 0)
+      sg4::this_actor::sleep_for(config_.rx_delay);
+    on_request(node, frame);
+  }
+}
+
 void MessageNicModel::on_request(int node, const WireFrame& frame)
 {
   InFlight& operation        = *frame.operation;
   portals::Message& received = *operation.message;
-  if (operation.request_delivered) {
-    // A retransmission: the target saw it before, only its acknowledgement was lost. A lost
-    // response is sent again by this NIC's own E2E.
-    if (received.response == portals::ResponseKind::none && config_.e2e)
-      enqueue(node, kResponses, {FrameKind::RequestAck, frame.operation, 0});
-    return;
-  }
-  operation.request_delivered = true;
+  // A request may need a response, which holds its target memory's data until sent: RX takes no
+  // new request while the response queue is full (and the Get replies in it hold their data).
+  nic(node).response_slots->acquire();
+  operation.holds_response_slot = true;
+  operation.request_delivered   = true;
   portals::Core::instance().deliverRequest(received);
   if (received.kind != portals::OpKind::get)
     pcie_in_background("PCI_DMA_WRITE", node, nic(node).host, operation.target_core, received.mlength);
   if (config_.model_pcie_commands)
     pcie_in_background("PCI_EVENT", node, nic(node).host, operation.target_core, config_.event_bytes);
 
-  if (received.response == portals::ResponseKind::none) {
-    if (config_.e2e)
-      enqueue(node, kResponses, {FrameKind::RequestAck, frame.operation, 0});
-    return;
+  if (received.response == portals::ResponseKind::none ||
+      (received.response == portals::ResponseKind::ack && config_.quick_acks)) {
+    operation.holds_response_slot = false;
+    nic(node).response_slots->release();
   }
+  if (received.response == portals::ResponseKind::none)
+    return;
   if (received.response == portals::ResponseKind::ack && config_.quick_acks) {
     // Simulation only: the initiator's ACK event is raised from here, no ACK travels.
     operation.request_acknowledged = operation.response_delivered = operation.response_acknowledged = true;
@@ -343,14 +393,14 @@ void MessageNicModel::on_request(int node, const WireFrame& frame)
     portals::Core::instance().completeResponse(received);
     return;
   }
-  enqueue(node, kResponses, {FrameKind::Response, frame.operation, 0});
+  enqueue(node, kResponses, {FrameKind::Response, frame.operation});
 }
 
 void MessageNicModel::on_response(int node, const WireFrame& frame)
 {
   InFlight& operation = *frame.operation;
   if (config_.e2e)
-    enqueue(node, kResponses, {FrameKind::ResponseAck, frame.operation, 0});
+    enqueue_bxi_ack(node, FrameKind::ResponseAck, frame.operation);
   if (operation.response_delivered)
     return; // a retransmission whose BXI ACK was lost
   operation.response_delivered   = true;
@@ -383,8 +433,9 @@ void MessageNicModel::give_up(InFlight& operation, FrameKind kind)
     portals::Core::instance().completeResponse(*operation.message);
   } else {
     operation.given_up = true;
-    XBT_WARN("the %s of #%lu was lost %d times: its initiator will not see it", kind_name(kind),
-             static_cast<unsigned long>(operation.message->id), config_.e2e_retries + 1);
+    XBT_WARN("%s #%lu was not acknowledged after %d sends: E2E gives up on it (its initiator may not see the "
+             "operation end; a longer nic.e2e_timeout avoids this under heavy load)",
+             kind_name(kind), static_cast<unsigned long>(operation.message->id), config_.e2e_retries + 1);
   }
 }
 

@@ -2,13 +2,16 @@
 // The `message` NIC model (thesis 4.2-4.3): per NIC host, a TX actor and an RX actor per virtual
 // network (request, response) and one E2E actor, moving whole messages over SimGrid's flow model.
 //
-// Initiator: the rank writes the command (and a PIO payload) over PCIe, then waits for a slot in
-// its command queue. TX takes the command; a DMA payload is read over PCIe, the wire transfer
-// starting once the first PCIe packet is in (all of it for one-packet payloads, which do not
-// pipeline). Target: RX waits rx_delay, then Portals semantics match and deliver, the payload is
-// written to memory over PCIe in the background, and the response (ACK or reply, a reply always by
-// DMA) goes back on the response network. Each request and response is acknowledged end to end
-// (by the response, or by a BXI ACK); E2E retransmits what is not acknowledged in time.
+// Initiator: the rank takes a slot of its command queue and posts the command (with a PIO payload)
+// as a PCIe write; TX takes it once it has reached the NIC. A DMA payload is read over PCIe, the
+// wire transfer starting once the first PCIe packet is in (all of it for one-packet payloads, which
+// do not pipeline). A frame occupies the wire for its serialization time, then the next may follow
+// while it travels. Target: RX acknowledges each request on arrival (a BXI ACK, ahead of the
+// frames waiting on the response network) and hands it to the list matching engine, which waits
+// rx_delay and a free slot of the response queue, then lets Portals semantics match and deliver;
+// the payload is written to memory over PCIe in the background, and the response (ACK or reply, a
+// reply always by DMA) goes back on the response network, acknowledged by a BXI ACK in turn. E2E
+// sends again what is not acknowledged within nic.e2e_timeout of leaving the NIC.
 
 #include "InFlight.hpp"
 #include "MessageNicConfig.hpp"
@@ -69,6 +72,9 @@ class MessageNicModel : public portals::NicModel
     simgrid::s4u::Mailbox* rx[kNetworks];
     std::deque<std::pair<double, WireFrame>> e2e; // (deadline, frame), deadlines in sending order
     simgrid::s4u::SemaphorePtr e2e_ready;
+    simgrid::s4u::SemaphorePtr response_slots; // back-pressure: matching waits while the responses pile up
+    std::deque<WireFrame> matching;            // arrived requests, for the list matching engine
+    simgrid::s4u::SemaphorePtr matching_ready;
   };
   struct Waiter {
     simgrid::s4u::SemaphorePtr wakeup;
@@ -80,10 +86,17 @@ class MessageNicModel : public portals::NicModel
   Nic& nic(int node) { return nics_.at(static_cast<size_t>(node)); }
   Waiter& waiter(uint32_t process_id);
   void enqueue(int node, Network network, WireFrame frame);
+  /** BXI ACKs overtake the frames waiting on the response network, so that a queue of bulk replies
+   * does not make E2E time out on requests that did arrive. */
+  void enqueue_bxi_ack(int node, FrameKind kind, const std::shared_ptr<InFlight>& operation);
+  /** Seconds a frame of `bytes` occupies the route from `node` to `destination` (its bottleneck): the
+   * next frame may enter the wire then, while this one is still travelling. */
+  double serialization(int node, int destination, uint64_t bytes);
 
   void tx_loop(int node, Network network);
   void rx_loop(int node, Network network);
   void e2e_loop(int node);
+  void matching_loop(int node);
 
   void transmit(int node, WireFrame& frame);
   void on_request(int node, const WireFrame& frame);
@@ -96,8 +109,6 @@ class MessageNicModel : public portals::NicModel
     int node;
     simgrid::s4u::CommPtr comm;
   };
-  /** A PCIe transfer of node `node` the caller waits for. */
-  void pcie(const char* operation, int node, simgrid::s4u::Host* from, simgrid::s4u::Host* to, uint64_t bytes);
   /** A PCIe transfer that loads the bus while the caller goes on. */
   void pcie_in_background(const char* operation, int node, simgrid::s4u::Host* from, simgrid::s4u::Host* to,
                           uint64_t bytes);
@@ -113,6 +124,7 @@ class MessageNicModel : public portals::NicModel
   std::vector<Nic> nics_;
   std::map<uint32_t, Waiter> waiters_;
   std::vector<BackgroundTransfer> background_;
+  std::map<std::pair<int, int>, double> route_bottleneck_;
   OperationTrace* trace_ = nullptr;
   uint64_t frames_sent_  = 0;
 };

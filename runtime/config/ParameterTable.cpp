@@ -166,6 +166,12 @@ const std::vector<ParameterSpec> kTable = {
      "thesis 4.3.2: 16 slots per process in BXI, 89 fit S4BXI's message-granularity pipeline best",
      {},
      kAtLeastOne},
+    {"nic.response_queue_depth", T::Integer, "responses", "16",
+     "Responses (ACKs, Get replies) a NIC holds before its RX stops taking requests: the back-pressure of the "
+     "target NIC's pipeline",
+     "bxisim choice, the depth of BXI's command queues (thesis 4.3.2: 16 slots)",
+     {},
+     kAtLeastOne},
     {"nic.inline_max", T::Size, "B", "8", "Largest payload carried inside the command (operations with match bits)",
      "thesis 4.3.3 (BXI v2)", {}, kNonNegative},
     {"nic.inline_max_unmatched", T::Size, "B", "16", "Largest payload carried inside the command (no match bits)",

@@ -107,6 +107,8 @@ struct MessageNicFigures {
     double packets = payload == 0 ? 1 : std::ceil(payload / static_cast<double>(nic.wire_packet_payload));
     return wire_latency + packets * static_cast<double>(nic.wire_packet) / wire_bandwidth;
   }
+  /** Time a frame occupies the wire before the next one of the same NIC may enter it. */
+  double serialization(double payload) const { return wire(payload) - wire_latency; }
   /** The NIC reads a DMA payload: the wire waits for all of it if one PCIe packet, else for the first. */
   double dma_start(double bytes) const { return pcie(std::min(bytes, static_cast<double>(nic.pcie_packet))); }
 };

@@ -61,7 +61,7 @@ TEST(MessageNicE2e, NoLossDeliversOnce)
   Outcome normal = put_once({});
   const auto& f  = normal.figures;
   EXPECT_EQ(normal.put_events, 1);
-  EXPECT_NEAR(normal.ack_time, f.pcie(f.nic.command_bytes) + f.wire(8) + f.wire(0), kPicosecond);
+  EXPECT_NEAR(normal.ack_time, f.pcie(f.nic.command_bytes) + f.wire(8) + f.serialization(0) + f.wire(0), kPicosecond);
 }
 
 TEST(MessageNicE2e, LostRequestIsSentAgainAndDeliveredOnce)
@@ -71,19 +71,36 @@ TEST(MessageNicE2e, LostRequestIsSentAgainAndDeliveredOnce)
   EXPECT_EQ(lost.put_events, 1);
   EXPECT_EQ(lost.ack_events, 1);
   EXPECT_EQ(lost.fail_type, PTL_NI_OK);
-  // Frame 1 (the request) entered the wire after the command; it is sent again one timeout later.
-  EXPECT_NEAR(lost.ack_time, f.pcie(f.nic.command_bytes) + f.nic.e2e_timeout + f.wire(8) + f.wire(0), kPicosecond);
+  // Frame 1 (the request) entered the wire after the command; it is sent again one timeout after it
+  // left the NIC.
+  EXPECT_NEAR(lost.ack_time,
+              f.pcie(f.nic.command_bytes) + f.serialization(8) + f.nic.e2e_timeout + f.wire(8) + f.serialization(0) +
+                  f.wire(0),
+              kPicosecond);
 }
 
-TEST(MessageNicE2e, LostAckIsSentAgainAndTheRequestIsNotDeliveredTwice)
+TEST(MessageNicE2e, LostAckIsSentAgain)
 {
-  // Frame 2 is the target's ACK. The initiator sends the request again (a duplicate the target
-  // recognises), and the target's own E2E sends the ACK again, one timeout after the first.
+  // Frame 2 is the target's BXI ACK of the request, frame 3 its Portals ACK: the latter is lost, and
+  // the target's E2E sends it again one timeout after it left.
+  Outcome lost  = put_once({"nic.drop_frames=3", "nic.e2e_timeout=10us"});
+  const auto& f = lost.figures;
+  EXPECT_EQ(lost.put_events, 1);
+  EXPECT_EQ(lost.ack_events, 1);
+  EXPECT_NEAR(lost.ack_time,
+              f.pcie(f.nic.command_bytes) + f.wire(8) + 2 * f.serialization(0) + f.nic.e2e_timeout + f.wire(0),
+              kPicosecond);
+}
+
+TEST(MessageNicE2e, LostBxiAckMakesADuplicateThatIsNotDeliveredTwice)
+{
+  // Frame 2, the BXI ACK of the request, is lost: the initiator sends the request again after the
+  // timeout; the target recognises the copy, acknowledges it and delivers nothing more.
   Outcome lost  = put_once({"nic.drop_frames=2", "nic.e2e_timeout=10us"});
   const auto& f = lost.figures;
   EXPECT_EQ(lost.put_events, 1);
   EXPECT_EQ(lost.ack_events, 1);
-  EXPECT_NEAR(lost.ack_time, f.pcie(f.nic.command_bytes) + f.wire(8) + f.nic.e2e_timeout + f.wire(0), kPicosecond);
+  EXPECT_NEAR(lost.ack_time, f.pcie(f.nic.command_bytes) + f.wire(8) + f.serialization(0) + f.wire(0), kPicosecond);
 }
 
 TEST(MessageNicE2e, TooManyLossesMakeTheRequestUndeliverable)

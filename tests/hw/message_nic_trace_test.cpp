@@ -90,7 +90,7 @@ TEST(MessageNicTrace, PutOf64KiBListsEveryTransferWithItsTimes)
   EXPECT_NEAR(read.end - read.start, f.pcie(size), picosecond);
   const auto& ack = find(lines, "ACK", 1);
   EXPECT_EQ(ack.target, 0);
-  EXPECT_NEAR(ack.start, put.end, picosecond);
+  EXPECT_NEAR(ack.start, put.end + f.serialization(0), picosecond); // after the request's BXI ACK
   const auto& write = find(lines, "PCI_DMA_WRITE", 1);
   EXPECT_NEAR(write.start, put.end, picosecond);
   // The event write (64 B) starts with the payload write and shares the bus with it while it lasts:
