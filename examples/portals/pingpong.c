@@ -1,5 +1,5 @@
 /* Portals ping-pong between rank 0 and the last rank, built with bxicc and run by
- *   bxisim run -n 2 --ppn 1 --level message ./pingpong [size] [iterations]
+ *   bxisim run -n 2 --ppn 1 --level message ./pingpong [size] [iterations] [wait|poll]
  * Each rank exposes one buffer on PT 0; rank 0 Puts `size` bytes, the peer answers with a Put of the
  * same size when its PUT event arrives. Prints the simulated half round-trip time. Peers find each
  * other's physical id through bxisim's key/value store. */
@@ -20,11 +20,20 @@
     }                                                                                                                  \
   } while (0)
 
+static int polling; /* wait for events with a PtlEQGet loop, as MPI libraries do, instead of PtlEQWait */
+
 static ptl_event_t wait_for(ptl_handle_eq_t eq, ptl_event_kind_t type)
 {
   ptl_event_t event;
   do {
-    CHECK(PtlEQWait(eq, &event));
+    if (polling) {
+      int rc;
+      while ((rc = PtlEQGet(eq, &event)) == PTL_EQ_EMPTY)
+        ;
+      CHECK(rc);
+    } else {
+      CHECK(PtlEQWait(eq, &event));
+    }
   } while (event.type != type);
   return event;
 }
@@ -33,6 +42,7 @@ int main(int argc, char** argv)
 {
   size_t size    = argc > 1 ? (size_t)atol(argv[1]) : 8;
   int iterations = argc > 2 ? atoi(argv[2]) : 10;
+  polling        = argc > 3 && strcmp(argv[3], "poll") == 0;
   int rank = bxisim_rank(), peer_rank = rank == 0 ? bxisim_size() - 1 : 0;
   if (rank != 0 && rank != bxisim_size() - 1) {
     bxisim_barrier(); /* every rank takes part in the start-up barrier; only the two ends play */

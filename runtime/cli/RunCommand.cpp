@@ -17,6 +17,7 @@ struct RunCommandOptions {
   std::string cpu_factor;
   std::string cpu_threshold;
   bool no_cpu_simulation = false;
+  std::string e2e;
 };
 } // namespace
 
@@ -45,6 +46,9 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
       ->default_str("message");
   command->add_option("--trace-csv", options->launch.trace_csv,
                       "Write an S4BXI-compatible trace of the NIC operations to DIR/operations.csv");
+  command->add_option("--e2e", options->e2e, "End-to-end reliability of the NICs: on (default) or off; shorthand for "
+                                             "--set nic.e2e=...")
+      ->check(CLI::IsMember({"on", "off"}));
   command->add_option("--cpu-factor", options->cpu_factor, "Shorthand for --set cpu.factor=X");
   command->add_option("--cpu-threshold", options->cpu_threshold, "Shorthand for --set cpu.threshold=T");
   command->add_flag("--no-cpu-simulation", options->no_cpu_simulation, "Shorthand for --set cpu.simulate=false");
@@ -65,6 +69,8 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
       parameters.set("cpu.factor", options->cpu_factor, "--cpu-factor");
     if (not options->cpu_threshold.empty())
       parameters.set("cpu.threshold", options->cpu_threshold, "--cpu-threshold");
+    if (not options->e2e.empty())
+      parameters.set("nic.e2e", options->e2e, "--e2e");
     if (options->no_cpu_simulation)
       parameters.set("cpu.simulate", "false", "--no-cpu-simulation");
     exit_code = launch(options->launch, parameters, common.simulator_options());

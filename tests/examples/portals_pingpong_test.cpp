@@ -83,3 +83,23 @@ TEST(PortalsPingpong, UnavailableLevelFailsClearly)
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_THAT(result.output, testing::HasSubstr("--level cycle: this accuracy level is not available yet"));
 }
+
+TEST(PortalsPingpong, PollingLoopLetsSimulatedTimeAdvance)
+{
+  // A PtlEQGet loop must not stall the simulation; it sees each event at most one poll delay late.
+  auto result = run_bxisim("run -n 2 --ppn 1 --platform single-switch --no-cpu-simulation " + kProgram + " 8 " +
+                           std::to_string(kIterations) + " poll");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  double measured = half_round_trip_us(result.output);
+  double exact    = expected_half_round_trip(8) * 1e6;
+  EXPECT_GE(measured, exact - kResolutionUs);
+  EXPECT_LE(measured, exact + 1.0); // the polling delay doubles up to 1 us
+}
+
+TEST(PortalsPingpong, E2eOffGivesTheSameTimesWithoutLosses)
+{
+  auto result = run_bxisim("run -n 2 --ppn 1 --platform single-switch --no-cpu-simulation --e2e off " + kProgram +
+                           " 8 " + std::to_string(kIterations));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NEAR(half_round_trip_us(result.output), expected_half_round_trip(8) * 1e6, kResolutionUs);
+}
