@@ -45,7 +45,7 @@ class Rank
 
   /** The rank's own code starts (or resumes) running on this thread: its CPU burst starts. */
   void start_burst();
-  /** Thread CPU seconds spent since start_burst(). */
+  /** Thread CPU seconds spent since start_burst(), less the cost of reading the clock. */
   double end_burst();
   /**
    * Simulates a burst measured by end_burst(), scaled by the CPU factor, when computation is
