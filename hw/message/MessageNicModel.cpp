@@ -79,6 +79,7 @@ MessageNicModel::MessageNicModel(const platform::Machine& machine, const Message
     }
     nic.e2e_ready      = sg4::Semaphore::create(0);
     nic.matching_ready = sg4::Semaphore::create(0);
+    nic.writes_ready   = sg4::Semaphore::create(0);
     nic.response_slots = sg4::Semaphore::create(static_cast<unsigned>(config_.response_queue_depth));
     nics_.push_back(std::move(nic));
   }
@@ -97,6 +98,7 @@ void MessageNicModel::start()
       nic(node).rx[network]->set_receiver(rx); // frames flow in even while RX is busy
     }
     sg4::Actor::create("matching", host, [this, node] { matching_loop(node); })->daemonize();
+    sg4::Actor::create("dma-write", host, [this, node] { write_loop(node); })->daemonize();
     if (config_.e2e)
       sg4::Actor::create("e2e", host, [this, node] { e2e_loop(node); })->daemonize();
   }
@@ -139,14 +141,26 @@ void MessageNicModel::trace(const char* operation, int initiator, int target, do
     trace_->record(operation, initiator, target, start, now());
 }
 
-void MessageNicModel::pcie_in_background(const char* operation, int node, sg4::Host* from, sg4::Host* to,
-                                         uint64_t bytes)
+void MessageNicModel::write_to_memory(const char* operation, int node, sg4::Host* memory, uint64_t bytes)
 {
   if (not config_.model_pcie || bytes == 0)
     return;
-  if (background_.size() >= 64)
-    flush_trace();
-  background_.push_back({operation, node, sg4::Comm::sendto_async(from, to, bytes)});
+  nic(node).writes.push_back({operation, memory, bytes});
+  nic(node).writes_ready->release();
+}
+
+void MessageNicModel::write_loop(int node)
+{
+  Nic& here = nic(node);
+  for (;;) {
+    here.writes_ready->acquire();
+    PendingWrite write = here.writes.front();
+    here.writes.pop_front();
+    if (background_.size() >= 64)
+      flush_trace();
+    background_.push_back({write.operation, node, sg4::Comm::sendto_async(here.host, write.memory, write.bytes)});
+    sg4::this_actor::sleep_for(serialization(here.host, write.memory, write.bytes));
+  }
 }
 
 void MessageNicModel::flush_trace()
@@ -186,8 +200,11 @@ void MessageNicModel::submit(std::unique_ptr<portals::Message> message)
     // A posted PCIe write: the rank goes on, TX takes the command once it has reached the NIC.
     if (config_.model_pcie_commands) {
       frame.command_posted_at = now();
-      frame.command =
-          sg4::Comm::sendto_async(operation->source_core, nic(operation->source_node).host, command_pcie_bytes(posted));
+      sg4::Host* nic_host     = nic(operation->source_node).host;
+      uint64_t bytes          = command_pcie_bytes(posted);
+      frame.command           = sg4::Comm::sendto_async(operation->source_core, nic_host, bytes);
+      // The CPU's stores drain at the link's speed: the next command follows this one on the bus.
+      sg4::this_actor::sleep_for(serialization(operation->source_core, nic_host, bytes));
     }
   }
   XBT_DEBUG("submit %s #%lu from node %d to node %d, %lu bytes", portals::toString(posted.kind),
@@ -210,13 +227,12 @@ void MessageNicModel::enqueue_bxi_ack(int node, FrameKind kind, const std::share
   queue.ready->release();
 }
 
-double MessageNicModel::serialization(int node, int destination, uint64_t bytes)
+double MessageNicModel::serialization(sg4::Host* from, sg4::Host* to, uint64_t bytes)
 {
-  auto key = std::make_pair(node, destination);
+  auto key = std::make_pair(from, to);
   auto it  = route_bottleneck_.find(key);
   if (it == route_bottleneck_.end())
-    it = route_bottleneck_.emplace(key, platform::Route::between(nic(node).host, nic(destination).host).bottleneck)
-             .first;
+    it = route_bottleneck_.emplace(key, platform::Route::between(from, to).bottleneck).first;
   return static_cast<double>(bytes) / it->second;
 }
 
@@ -290,7 +306,7 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
   frame.sent_at   = now();
   uint64_t bytes  = config_.wire_bytes(payload);
   nic(destination).rx[network]->put_init(new WireFrame(frame), bytes)->detach();
-  sg4::this_actor::sleep_for(serialization(node, destination, bytes));
+  sg4::this_actor::sleep_for(serialization(nic(node).host, nic(destination).host, bytes));
   // The E2E timer starts once the frame's last packet has left: a 16 MiB frame is not late for
   // taking the 1.3 ms it needs on the wire.
   bool reliable = frame.kind == FrameKind::Request || frame.kind == FrameKind::Response;
@@ -375,9 +391,9 @@ void MessageNicModel::on_request(int node, const WireFrame& frame)
   operation.request_delivered   = true;
   portals::Core::instance().deliverRequest(received);
   if (received.kind != portals::OpKind::get)
-    pcie_in_background("PCI_DMA_WRITE", node, nic(node).host, operation.target_core, received.mlength);
+    write_to_memory("PCI_DMA_WRITE", node, operation.target_core, received.mlength);
   if (config_.model_pcie_commands)
-    pcie_in_background("PCI_EVENT", node, nic(node).host, operation.target_core, config_.event_bytes);
+    write_to_memory("PCI_EVENT", node, operation.target_core, config_.event_bytes);
 
   if (received.response == portals::ResponseKind::none ||
       (received.response == portals::ResponseKind::ack && config_.quick_acks)) {
@@ -406,9 +422,9 @@ void MessageNicModel::on_response(int node, const WireFrame& frame)
   operation.response_delivered   = true;
   operation.request_acknowledged = true;
   portals::Message& received     = *operation.message;
-  pcie_in_background("PCI_DMA_WRITE", node, nic(node).host, operation.source_core, received.responseBytes());
+  write_to_memory("PCI_DMA_WRITE", node, operation.source_core, received.responseBytes());
   if (config_.model_pcie_commands)
-    pcie_in_background("PCI_EVENT", node, nic(node).host, operation.source_core, config_.event_bytes);
+    write_to_memory("PCI_EVENT", node, operation.source_core, config_.event_bytes);
   complete_send_once(operation);
   portals::Core::instance().completeResponse(received);
 }

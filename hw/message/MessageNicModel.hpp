@@ -66,6 +66,11 @@ class MessageNicModel : public portals::NicModel
     std::deque<WireFrame> frames;
     simgrid::s4u::SemaphorePtr ready;
   };
+  struct PendingWrite {
+    const char* operation;
+    simgrid::s4u::Host* memory;
+    uint64_t bytes;
+  };
   struct Nic {
     simgrid::s4u::Host* host;
     TxQueue tx[kNetworks];
@@ -75,6 +80,8 @@ class MessageNicModel : public portals::NicModel
     simgrid::s4u::SemaphorePtr response_slots; // back-pressure: matching waits while the responses pile up
     std::deque<WireFrame> matching;            // arrived requests, for the list matching engine
     simgrid::s4u::SemaphorePtr matching_ready;
+    std::deque<PendingWrite> writes; // DMA writes to memory (payloads, events), in order
+    simgrid::s4u::SemaphorePtr writes_ready;
   };
   struct Waiter {
     simgrid::s4u::SemaphorePtr wakeup;
@@ -89,14 +96,15 @@ class MessageNicModel : public portals::NicModel
   /** BXI ACKs overtake the frames waiting on the response network, so that a queue of bulk replies
    * does not make E2E time out on requests that did arrive. */
   void enqueue_bxi_ack(int node, FrameKind kind, const std::shared_ptr<InFlight>& operation);
-  /** Seconds a frame of `bytes` occupies the route from `node` to `destination` (its bottleneck): the
-   * next frame may enter the wire then, while this one is still travelling. */
-  double serialization(int node, int destination, uint64_t bytes);
+  /** Seconds `bytes` occupy the route from `from` to `to` (its bottleneck): the next transfer of the
+   * same sender may start then, while this one is still travelling. */
+  double serialization(simgrid::s4u::Host* from, simgrid::s4u::Host* to, uint64_t bytes);
 
   void tx_loop(int node, Network network);
   void rx_loop(int node, Network network);
   void e2e_loop(int node);
   void matching_loop(int node);
+  void write_loop(int node);
 
   void transmit(int node, WireFrame& frame);
   void on_request(int node, const WireFrame& frame);
@@ -109,9 +117,9 @@ class MessageNicModel : public portals::NicModel
     int node;
     simgrid::s4u::CommPtr comm;
   };
-  /** A PCIe transfer that loads the bus while the caller goes on. */
-  void pcie_in_background(const char* operation, int node, simgrid::s4u::Host* from, simgrid::s4u::Host* to,
-                          uint64_t bytes);
+  /** A DMA write to `memory` that the caller does not wait for: the NIC's write engine sends them in
+   * order, each after the previous one's serialization, so they cannot pile up on the bus. */
+  void write_to_memory(const char* operation, int node, simgrid::s4u::Host* memory, uint64_t bytes);
   void trace(const char* operation, int initiator, int target, double start) const;
   /** Seconds for the first PCIe packet of a DMA read to reach the NIC. */
   double first_packet_time(simgrid::s4u::Host* core, simgrid::s4u::Host* nic_host) const;
@@ -124,7 +132,7 @@ class MessageNicModel : public portals::NicModel
   std::vector<Nic> nics_;
   std::map<uint32_t, Waiter> waiters_;
   std::vector<BackgroundTransfer> background_;
-  std::map<std::pair<int, int>, double> route_bottleneck_;
+  std::map<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>, double> route_bottleneck_;
   OperationTrace* trace_ = nullptr;
   uint64_t frames_sent_  = 0;
 };

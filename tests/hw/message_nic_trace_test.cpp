@@ -93,14 +93,10 @@ TEST(MessageNicTrace, PutOf64KiBListsEveryTransferWithItsTimes)
   EXPECT_NEAR(ack.start, put.end + f.serialization(0), picosecond); // after the request's BXI ACK
   const auto& write = find(lines, "PCI_DMA_WRITE", 1);
   EXPECT_NEAR(write.start, put.end, picosecond);
-  // The event write (64 B) starts with the payload write and shares the bus with it while it lasts:
-  // both go at half the bus, then the payload alone at its full rate.
-  const auto& node   = world.platform().node;
-  double event_bytes = static_cast<double>(f.nic.event_bytes);
-  double shared      = node.pcie_bus.bandwidth / 2;
-  ASSERT_LT(shared, f.pcie_bandwidth);
-  EXPECT_NEAR(write.end - write.start, f.pcie_latency + event_bytes / shared + (size - event_bytes) / f.pcie_bandwidth,
-              picosecond);
+  // The event write (64 B) follows the payload write once the payload has left: they do not share the bus.
+  EXPECT_NEAR(write.end - write.start, f.pcie(size), picosecond);
+  const auto& event = find(lines, "PCI_EVENT", 1);
+  EXPECT_NEAR(event.start, write.start + (f.pcie(size) - f.pcie_latency), picosecond);
   // The initiator's BXI ACK of the Portals ACK closes the exchange.
   EXPECT_EQ(find(lines, "BXI_ACK", 0).target, 1);
 }
