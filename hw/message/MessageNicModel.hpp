@@ -3,13 +3,13 @@
 // network (request, response) and one E2E actor, moving whole messages over SimGrid's flow model.
 //
 // Initiator: the rank takes a slot of its command queue and posts the command (with a PIO payload)
-// as a PCIe write; TX takes it once it has reached the NIC. A DMA payload is read over PCIe, the
+// as a PCIe write, waiting for its serialization only; TX takes it once it has reached the NIC. A DMA payload is read over PCIe, the
 // wire transfer starting once the first PCIe packet is in (all of it for one-packet payloads, which
 // do not pipeline). A frame occupies the wire for its serialization time, then the next may follow
 // while it travels. Target: RX acknowledges each request on arrival (a BXI ACK, ahead of the
 // frames waiting on the response network) and hands it to the list matching engine, which waits
 // rx_delay and a free slot of the response queue, then lets Portals semantics match and deliver;
-// the payload is written to memory over PCIe in the background, and the response (ACK or reply, a
+// the payload and events are written to memory by the NIC's in-order DMA write engine, and the response (ACK or reply, a
 // reply always by DMA) goes back on the response network, acknowledged by a BXI ACK in turn. E2E
 // sends again what is not acknowledged within nic.e2e_timeout of leaving the NIC.
 
