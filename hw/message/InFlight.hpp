@@ -33,6 +33,7 @@ struct InFlight {
   bool response_acknowledged = false; // the target NIC got a BXI ACK for its response
   bool request_arrived       = false; // the target NIC received the request (later copies are duplicates)
   bool request_delivered     = false; // the target NIC processed the request
+  bool response_arrived      = false; // the initiator NIC received the response (later copies are duplicates)
   bool response_delivered    = false; // the initiator NIC processed the response
   bool given_up              = false;
   bool send_completed        = false;
@@ -48,6 +49,7 @@ struct WireFrame {
   std::shared_ptr<InFlight> operation;
   uint64_t ordinal = 0;          // 1-based, in the order frames enter the wire
   double sent_at   = 0;          // when it entered the wire
+  double ready_at  = 0;          // when its payload is in the receiver's memory: its events may go
   simgrid::s4u::CommPtr command; // the CPU's command write over PCIe, still on its way to the NIC
   double command_posted_at = 0;
 };

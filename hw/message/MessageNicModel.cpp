@@ -176,10 +176,12 @@ void MessageNicModel::flush_trace()
   background_.erase(finished, background_.end());
 }
 
-double MessageNicModel::first_packet_time(sg4::Host* core, sg4::Host* nic_host) const
+double MessageNicModel::packet_time(sg4::Host* from, sg4::Host* to, uint64_t bytes) const
 {
-  platform::Route route = platform::Route::between(core, nic_host);
-  return route.latency + static_cast<double>(config_.pcie_packet) / route.bottleneck;
+  if (not config_.model_pcie || bytes == 0)
+    return 0.0;
+  platform::Route route = platform::Route::between(from, to);
+  return route.latency + static_cast<double>(std::min(bytes, config_.pcie_packet)) / route.bottleneck;
 }
 
 void MessageNicModel::submit(std::unique_ptr<portals::Message> message)
@@ -298,7 +300,7 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
     if (payload <= config_.pcie_packet)
       read->wait();
     else
-      sg4::this_actor::sleep_for(first_packet_time(memory, nic(node).host));
+      sg4::this_actor::sleep_for(packet_time(memory, nic(node).host, config_.pcie_packet));
   }
 
   frame.ordinal   = ++frames_sent_;
@@ -350,11 +352,19 @@ void MessageNicModel::rx_loop(int node, Network network)
       if (operation.request_arrived)
         break; // a retransmission of a request whose BXI ACK was lost
       operation.request_arrived = true;
+      frame->ready_at = now() + packet_time(nic(node).host, operation.target_core, operation.message->requestBytes());
       nic(node).matching.push_back(*frame);
       nic(node).matching_ready->release();
       break;
     case FrameKind::Response:
-      on_response(node, *frame);
+      if (config_.e2e)
+        enqueue_bxi_ack(node, FrameKind::ResponseAck, frame->operation);
+      if (operation.response_arrived)
+        break; // a retransmission whose BXI ACK was lost
+      operation.response_arrived = true;
+      frame->ready_at = now() + packet_time(nic(node).host, operation.source_core, operation.message->responseBytes());
+      nic(node).matching.push_back(*frame);
+      nic(node).matching_ready->release();
       break;
     case FrameKind::RequestAck:
       operation.request_acknowledged = true;
@@ -376,7 +386,14 @@ void MessageNicModel::matching_loop(int node)
     here.matching.pop_front();
     if (config_.rx_delay > 0)
       sg4::this_actor::sleep_for(config_.rx_delay);
-    on_request(node, frame);
+    // Events and acknowledgements wait for the last PCIe packet of the payload to be in memory
+    // (thesis figure 4.10): one packet after arrival, as the write is pipelined with the wire.
+    if (frame.ready_at > now())
+      sg4::this_actor::sleep_until(frame.ready_at);
+    if (frame.kind == FrameKind::Request)
+      on_request(node, frame);
+    else
+      on_response(node, frame);
   }
 }
 
@@ -414,11 +431,7 @@ void MessageNicModel::on_request(int node, const WireFrame& frame)
 
 void MessageNicModel::on_response(int node, const WireFrame& frame)
 {
-  InFlight& operation = *frame.operation;
-  if (config_.e2e)
-    enqueue_bxi_ack(node, FrameKind::ResponseAck, frame.operation);
-  if (operation.response_delivered)
-    return; // a retransmission whose BXI ACK was lost
+  InFlight& operation            = *frame.operation;
   operation.response_delivered   = true;
   operation.request_acknowledged = true;
   portals::Message& received     = *operation.message;

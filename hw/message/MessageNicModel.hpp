@@ -3,15 +3,14 @@
 // network (request, response) and one E2E actor, moving whole messages over SimGrid's flow model.
 //
 // Initiator: the rank takes a slot of its command queue and posts the command (with a PIO payload)
-// as a PCIe write, waiting for its serialization only; TX takes it once it has reached the NIC. A DMA payload is read over PCIe, the
-// wire transfer starting once the first PCIe packet is in (all of it for one-packet payloads, which
-// do not pipeline). A frame occupies the wire for its serialization time, then the next may follow
-// while it travels. Target: RX acknowledges each request on arrival (a BXI ACK, ahead of the
-// frames waiting on the response network) and hands it to the list matching engine, which waits
-// rx_delay and a free slot of the response queue, then lets Portals semantics match and deliver;
-// the payload and events are written to memory by the NIC's in-order DMA write engine, and the response (ACK or reply, a
-// reply always by DMA) goes back on the response network, acknowledged by a BXI ACK in turn. E2E
-// sends again what is not acknowledged within nic.e2e_timeout of leaving the NIC.
+// as a PCIe write, waiting for its serialization only; TX takes it once it has reached the NIC. A DMA payload is read
+// over PCIe, the wire transfer starting once the first PCIe packet is in (all of it for one-packet payloads, which do
+// not pipeline). A frame occupies the wire for its serialization time, then the next may follow while it travels.
+// Target: RX acknowledges each request on arrival (a BXI ACK, ahead of the frames waiting on the response network) and
+// hands it to the list matching engine, which waits rx_delay and a free slot of the response queue, then lets Portals
+// semantics match and deliver; the payload and events are written to memory by the NIC's in-order DMA write engine, and
+// the response (ACK or reply, a reply always by DMA) goes back on the response network, acknowledged by a BXI ACK in
+// turn. E2E sends again what is not acknowledged within nic.e2e_timeout of leaving the NIC.
 
 #include "InFlight.hpp"
 #include "MessageNicConfig.hpp"
@@ -121,8 +120,9 @@ class MessageNicModel : public portals::NicModel
    * order, each after the previous one's serialization, so they cannot pile up on the bus. */
   void write_to_memory(const char* operation, int node, simgrid::s4u::Host* memory, uint64_t bytes);
   void trace(const char* operation, int initiator, int target, double start) const;
-  /** Seconds for the first PCIe packet of a DMA read to reach the NIC. */
-  double first_packet_time(simgrid::s4u::Host* core, simgrid::s4u::Host* nic_host) const;
+  /** Seconds for the first PCIe packet of `bytes` (all of them if they fit one packet) to go from
+   * `from` to `to`; 0 without payload or PCIe model. */
+  double packet_time(simgrid::s4u::Host* from, simgrid::s4u::Host* to, uint64_t bytes) const;
   bool is_dma(const portals::Message& message) const;
   uint64_t command_pcie_bytes(const portals::Message& message) const;
 

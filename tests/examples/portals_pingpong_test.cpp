@@ -1,6 +1,7 @@
 // examples/portals/pingpong.c under `bxisim run --level message`: its half round trip is what the
 // message NIC model gives, derived here from the parameter defaults. Each Put (no ACK requested):
-// command over PCIe, then one BXI packet across two links; the peer answers on its PUT event.
+// command over PCIe, BXI packets across two links, the payload's deposit in memory; the peer answers
+// on its PUT event.
 
 #include "runtime/config/Parameters.hpp"
 #include "tests/support/CommandRunner.hpp"
@@ -32,7 +33,9 @@ double expected_half_round_trip(double payload)
   double command  = p.real("nic.command_size") + (payload > p.real("nic.inline_max") ? payload : 0);
   double packets  = std::max(1.0, std::ceil(payload / p.real("nic.wire_packet_payload")));
   double wire     = 2 * p.real("bxi.link_latency") + packets * p.real("nic.wire_packet") / p.real("bxi.link_bandwidth");
-  return pcie_lat + command / pcie_bw + wire;
+  // The peer's PUT event waits for the payload's last PCIe packet to be in memory (one packet).
+  double deposit = pcie_lat + std::min(payload, p.real("nic.pcie_packet")) / pcie_bw;
+  return pcie_lat + command / pcie_bw + wire + deposit;
 }
 
 const std::string kProgram = std::string(BXISIM_EXAMPLE_PROGRAMS) + "/pingpong";

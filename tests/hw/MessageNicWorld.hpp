@@ -109,6 +109,12 @@ struct MessageNicFigures {
   }
   /** Time a frame occupies the wire before the next one of the same NIC may enter it. */
   double serialization(double payload) const { return wire(payload) - wire_latency; }
+  /** The receiving NIC raises events once the payload's last PCIe packet is in memory: one packet
+   * after arrival, the write being pipelined with the wire (thesis figure 4.10). */
+  double deposit(double bytes) const
+  {
+    return bytes == 0 ? 0.0 : pcie(std::min(bytes, static_cast<double>(nic.pcie_packet)));
+  }
   /** The NIC reads a DMA payload: the wire waits for all of it if one PCIe packet, else for the first. */
   double dma_start(double bytes) const { return pcie(std::min(bytes, static_cast<double>(nic.pcie_packet))); }
 };

@@ -61,7 +61,7 @@ TEST(MessageNicE2e, NoLossDeliversOnce)
   Outcome normal = put_once({});
   const auto& f  = normal.figures;
   EXPECT_EQ(normal.put_events, 1);
-  EXPECT_NEAR(normal.ack_time, f.pcie(f.nic.command_bytes) + f.wire(8) + f.serialization(0) + f.wire(0), kPicosecond);
+  EXPECT_NEAR(normal.ack_time, f.pcie(f.nic.command_bytes) + f.wire(8) + f.deposit(8) + f.wire(0), kPicosecond);
 }
 
 TEST(MessageNicE2e, LostRequestIsSentAgainAndDeliveredOnce)
@@ -74,7 +74,7 @@ TEST(MessageNicE2e, LostRequestIsSentAgainAndDeliveredOnce)
   // Frame 1 (the request) entered the wire after the command; it is sent again one timeout after it
   // left the NIC.
   EXPECT_NEAR(lost.ack_time,
-              f.pcie(f.nic.command_bytes) + f.serialization(8) + f.nic.e2e_timeout + f.wire(8) + f.serialization(0) +
+              f.pcie(f.nic.command_bytes) + f.serialization(8) + f.nic.e2e_timeout + f.wire(8) + f.deposit(8) +
                   f.wire(0),
               kPicosecond);
 }
@@ -82,13 +82,14 @@ TEST(MessageNicE2e, LostRequestIsSentAgainAndDeliveredOnce)
 TEST(MessageNicE2e, LostAckIsSentAgain)
 {
   // Frame 2 is the target's BXI ACK of the request, frame 3 its Portals ACK: the latter is lost, and
-  // the target's E2E sends it again one timeout after it left.
+  // the target's E2E sends it again one timeout after it left (it left after the deposit).
   Outcome lost  = put_once({"nic.drop_frames=3", "nic.e2e_timeout=10us"});
   const auto& f = lost.figures;
   EXPECT_EQ(lost.put_events, 1);
   EXPECT_EQ(lost.ack_events, 1);
   EXPECT_NEAR(lost.ack_time,
-              f.pcie(f.nic.command_bytes) + f.wire(8) + 2 * f.serialization(0) + f.nic.e2e_timeout + f.wire(0),
+              f.pcie(f.nic.command_bytes) + f.wire(8) + f.deposit(8) + f.serialization(0) + f.nic.e2e_timeout +
+                  f.wire(0),
               kPicosecond);
 }
 
@@ -100,7 +101,7 @@ TEST(MessageNicE2e, LostBxiAckMakesADuplicateThatIsNotDeliveredTwice)
   const auto& f = lost.figures;
   EXPECT_EQ(lost.put_events, 1);
   EXPECT_EQ(lost.ack_events, 1);
-  EXPECT_NEAR(lost.ack_time, f.pcie(f.nic.command_bytes) + f.wire(8) + f.serialization(0) + f.wire(0), kPicosecond);
+  EXPECT_NEAR(lost.ack_time, f.pcie(f.nic.command_bytes) + f.wire(8) + f.deposit(8) + f.wire(0), kPicosecond);
 }
 
 TEST(MessageNicE2e, TooManyLossesMakeTheRequestUndeliverable)

@@ -90,9 +90,9 @@ TEST(MessageNicTrace, PutOf64KiBListsEveryTransferWithItsTimes)
   EXPECT_NEAR(read.end - read.start, f.pcie(size), picosecond);
   const auto& ack = find(lines, "ACK", 1);
   EXPECT_EQ(ack.target, 0);
-  EXPECT_NEAR(ack.start, put.end + f.serialization(0), picosecond); // after the request's BXI ACK
+  EXPECT_NEAR(ack.start, put.end + f.deposit(size), picosecond); // once the last PCIe packet is in memory
   const auto& write = find(lines, "PCI_DMA_WRITE", 1);
-  EXPECT_NEAR(write.start, put.end, picosecond);
+  EXPECT_NEAR(write.start, put.end + f.deposit(size), picosecond);
   // The event write (64 B) follows the payload write once the payload has left: they do not share the bus.
   EXPECT_NEAR(write.end - write.start, f.pcie(size), picosecond);
   const auto& event = find(lines, "PCI_EVENT", 1);
