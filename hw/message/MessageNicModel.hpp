@@ -1,16 +1,20 @@
 #pragma once
-// The `message` NIC model (thesis 4.2-4.3): per NIC host, a TX actor and an RX actor per virtual
-// network (request, response) and one E2E actor, moving whole messages over SimGrid's flow model.
+// The `message` NIC model (thesis 4.2-4.3): per NIC host, a TX and an RX actor per virtual network
+// (requests, responses), a list matching engine, a DMA write engine and an E2E actor, moving whole
+// messages over SimGrid's flow model.
 //
 // Initiator: the rank takes a slot of its command queue and posts the command (with a PIO payload)
-// as a PCIe write, waiting for its serialization only; TX takes it once it has reached the NIC. A DMA payload is read
-// over PCIe, the wire transfer starting once the first PCIe packet is in (all of it for one-packet payloads, which do
-// not pipeline). A frame occupies the wire for its serialization time, then the next may follow while it travels.
-// Target: RX acknowledges each request on arrival (a BXI ACK, ahead of the frames waiting on the response network) and
-// hands it to the list matching engine, which waits rx_delay and a free slot of the response queue, then lets Portals
-// semantics match and deliver; the payload and events are written to memory by the NIC's in-order DMA write engine, and
-// the response (ACK or reply, a reply always by DMA) goes back on the response network, acknowledged by a BXI ACK in
-// turn. E2E sends again what is not acknowledged within nic.e2e_timeout of leaving the NIC.
+// as a PCIe write, waiting for its serialization only; TX takes it once it has reached the NIC. A
+// DMA payload is read over PCIe, the wire transfer starting once the first PCIe packet is in (all of
+// it for one-packet payloads, which do not pipeline). A frame occupies the wire for its
+// serialization, then the next may follow while it travels.
+// Target: RX acknowledges each request on arrival (a BXI ACK, ahead of the frames waiting on the
+// response network) and hands it to the matching engine, which waits rx_delay, the last PCIe packet
+// of the payload to be in memory (figure 4.10: one packet after arrival) and a free slot of the
+// response queue, then lets Portals semantics match and deliver. Payloads and events are written to
+// memory by the in-order DMA write engine; the response (an ACK, or a reply always read by DMA) goes
+// back on the response network and is acknowledged by a BXI ACK in turn. E2E sends again what is
+// not acknowledged within nic.e2e_timeout of leaving the NIC.
 
 #include "InFlight.hpp"
 #include "MessageNicConfig.hpp"
