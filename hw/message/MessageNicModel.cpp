@@ -176,11 +176,11 @@ void MessageNicModel::flush_trace()
   background_.erase(finished, background_.end());
 }
 
-double MessageNicModel::packet_time(sg4::Host* from, sg4::Host* to, uint64_t bytes) const
+double MessageNicModel::packet_time(sg4::Host* from, sg4::Host* to, uint64_t bytes)
 {
   if (not config_.model_pcie || bytes == 0)
     return 0.0;
-  platform::Route route = platform::Route::between(from, to);
+  const RouteFigures& route = route_figures(from, to);
   return route.latency + static_cast<double>(std::min(bytes, config_.pcie_packet)) / route.bottleneck;
 }
 
@@ -229,13 +229,21 @@ void MessageNicModel::enqueue_bxi_ack(int node, FrameKind kind, const std::share
   queue.ready->release();
 }
 
+const MessageNicModel::RouteFigures& MessageNicModel::route_figures(sg4::Host* from, sg4::Host* to)
+{
+  // Computed once per pair of hosts: these are asked for on every frame and PCIe transfer.
+  auto key = std::make_pair(from, to);
+  auto it  = routes_.find(key);
+  if (it == routes_.end()) {
+    platform::Route route = platform::Route::between(from, to);
+    it                    = routes_.emplace(key, RouteFigures{route.latency, route.bottleneck}).first;
+  }
+  return it->second;
+}
+
 double MessageNicModel::serialization(sg4::Host* from, sg4::Host* to, uint64_t bytes)
 {
-  auto key = std::make_pair(from, to);
-  auto it  = route_bottleneck_.find(key);
-  if (it == route_bottleneck_.end())
-    it = route_bottleneck_.emplace(key, platform::Route::between(from, to).bottleneck).first;
-  return static_cast<double>(bytes) / it->second;
+  return static_cast<double>(bytes) / route_figures(from, to).bottleneck;
 }
 
 void MessageNicModel::tx_loop(int node, Network network)

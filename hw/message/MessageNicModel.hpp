@@ -60,8 +60,6 @@ class MessageNicModel : public portals::NicModel
   /** Writes the PCIe transfers that ran in the background and have finished; call after the run. */
   void flush_trace();
 
-  uint64_t frames_sent() const { return frames_sent_; }
-
  private:
   enum Network { kRequests = 0, kResponses = 1, kNetworks = 2 };
 
@@ -126,7 +124,12 @@ class MessageNicModel : public portals::NicModel
   void trace(const char* operation, int initiator, int target, double start) const;
   /** Seconds for the first PCIe packet of `bytes` (all of them if they fit one packet) to go from
    * `from` to `to`; 0 without payload or PCIe model. */
-  double packet_time(simgrid::s4u::Host* from, simgrid::s4u::Host* to, uint64_t bytes) const;
+  double packet_time(simgrid::s4u::Host* from, simgrid::s4u::Host* to, uint64_t bytes);
+  struct RouteFigures {
+    double latency;
+    double bottleneck;
+  };
+  const RouteFigures& route_figures(simgrid::s4u::Host* from, simgrid::s4u::Host* to);
   bool is_dma(const portals::Message& message) const;
   uint64_t command_pcie_bytes(const portals::Message& message) const;
 
@@ -136,7 +139,7 @@ class MessageNicModel : public portals::NicModel
   std::vector<Nic> nics_;
   std::map<uint32_t, Waiter> waiters_;
   std::vector<BackgroundTransfer> background_;
-  std::map<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>, double> route_bottleneck_;
+  std::map<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>, RouteFigures> routes_;
   OperationTrace* trace_ = nullptr;
   uint64_t frames_sent_  = 0;
 };
