@@ -192,7 +192,8 @@ class Core
   // Events and counters (Events.cpp)
   void postEvent(ptl_handle_eq_t eq, const ptl_event_t& ev);
   void postTargetEvent(const NetworkInterface& ni, const ListEntry& e, const ptl_event_t& ev);
-  void countInitiator(const MemoryDescriptor& md, unsigned ctOption, ptl_size_t bytes, ptl_ni_fail_t fail);
+  /* `md` by value: posting the event before may have let the program release it. */
+  void countInitiator(MemoryDescriptor md, unsigned ctOption, ptl_size_t bytes, ptl_ni_fail_t fail);
   void ctChanged(ptl_handle_ct_t ct);
   void drainCtWork();
   /* While alive, counter changes are queued (their triggered operations fire when it goes), so that a

@@ -71,7 +71,7 @@ void Core::postTargetEvent(const NetworkInterface& ni, const ListEntry& e, const
   }
 }
 
-void Core::countInitiator(const MemoryDescriptor& md, unsigned ctOption, ptl_size_t bytes, ptl_ni_fail_t fail)
+void Core::countInitiator(MemoryDescriptor md, unsigned ctOption, ptl_size_t bytes, ptl_ni_fail_t fail)
 {
   if (!(md.options & ctOption) || md.ct == PTL_CT_NONE)
     return;

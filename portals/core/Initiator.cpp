@@ -270,9 +270,14 @@ void Core::completeSend(Message& msg)
     // A request that never reached its target is reported on the SEND event too (as the reference
     // implementation does), and counted as a failure.
     ptl_ni_fail_t fail = msg.delivered && msg.failType == PTL_NI_UNDELIVERABLE ? PTL_NI_UNDELIVERABLE : PTL_NI_OK;
-    if (MemoryDescriptor* md = mds_.find(msg.putMd)) {
-      bool ok = fail == PTL_NI_OK;
-      if (!(md->options & PTL_MD_EVENT_SEND_DISABLE) && !(ok && (md->options & PTL_MD_EVENT_SUCCESS_DISABLE))) {
+    // Without an ack to wait for, SEND is the last the initiator hears of its put MD. Released before
+    // the event is posted: posting wakes the program up, and SimGrid may run it before this returns.
+    if (msg.ackReq == PTL_NO_ACK_REQ)
+      releaseMds(msg, true, false);
+    if (const MemoryDescriptor* found = mds_.find(msg.putMd)) {
+      MemoryDescriptor md = *found; // posting lets the program run, which may release it
+      bool ok             = fail == PTL_NI_OK;
+      if (!(md.options & PTL_MD_EVENT_SEND_DISABLE) && !(ok && (md.options & PTL_MD_EVENT_SUCCESS_DISABLE))) {
         ptl_event_t ev{};
         ev.type             = PTL_EVENT_SEND;
         ev.user_ptr         = msg.userPtr;
@@ -285,13 +290,10 @@ void Core::completeSend(Message& msg)
         ev.ni_fail_type     = fail;
         ev.atomic_operation = msg.atomicOp;
         ev.atomic_type      = msg.atomicType;
-        postEvent(md->eq, ev);
+        postEvent(md.eq, ev);
       }
-      countInitiator(*md, PTL_MD_EVENT_CT_SEND, msg.length, fail);
+      countInitiator(md, PTL_MD_EVENT_CT_SEND, msg.length, fail);
     }
-    // Without an ack to wait for, SEND is the last the initiator hears of its put MD.
-    if (msg.ackReq == PTL_NO_ACK_REQ)
-      releaseMds(msg, true, false);
   }
   finishIfDone(msg);
 }
@@ -300,12 +302,15 @@ void Core::completeResponse(Message& msg)
 {
   if (msg.responseCompleted || msg.response == ResponseKind::none)
     return;
-  msg.responseCompleted = true;
-  bool reply            = msg.response == ResponseKind::reply;
-  MemoryDescriptor* md  = mds_.find(reply ? msg.getMd : msg.putMd);
-  // The MDs are free as soon as the program can see the ACK/REPLY (event or counter).
+  msg.responseCompleted         = true;
+  bool reply                    = msg.response == ResponseKind::reply;
+  const MemoryDescriptor* found = mds_.find(reply ? msg.getMd : msg.putMd);
+  // The MDs are free as soon as the program can see the ACK/REPLY (event or counter): released first,
+  // as posting the event or counting may run the program at once (a SimGrid simcall).
   releaseMds(msg, true, true);
-  if (md != nullptr) {
+  if (found != nullptr) {
+    MemoryDescriptor copy = *found; // posting lets the program run, which may release it
+    MemoryDescriptor* md  = &copy;
     if (reply && msg.failType == PTL_NI_OK && !msg.replyData.empty())
       md->region.write(msg.localGetOffset, msg.replyData.data(), msg.replyData.size());
     bool ok      = msg.failType == PTL_NI_OK;
