@@ -5,6 +5,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <vector>
 
 XBT_LOG_NEW_CATEGORY(portals, "Portals 4 semantics of bxisim");
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(portals_ni, portals, "Portals network interfaces, maps and identifiers");
@@ -68,6 +72,11 @@ void Core::reset()
   les_.clear();
   ctWork_.clear();
   drainingCts_ = false;
+  for (auto& [id, msg] : unfinished_)
+    msg->tracked = false; // the models that hold them outlive this reset in tests
+  unfinished_.clear();
+  pendingNotify_.clear();
+  batchingNotify_ = false;
 }
 
 Core::ProcessState& Core::current()
@@ -148,7 +157,7 @@ void Core::endProcess(uint32_t id)
   auto nis = ps->nis;
   for (auto& [key, h] : nis)
     if (NetworkInterface* ni = nis_.find(h))
-      destroyNi(*ni);
+      destroyNi(*ni, false);
   ps->nis.clear();
   ps->initCount = 0;
 }
@@ -252,8 +261,30 @@ int Core::niInit(ptl_interface_t iface, unsigned options, ptl_pid_t pid, const p
   return PTL_OK;
 }
 
-void Core::destroyNi(NetworkInterface& ni)
+namespace
 {
+/* Whether [p, p + len) is mapped memory of this process (mincore fails with ENOMEM otherwise). */
+bool isMapped(const void* p, size_t len)
+{
+  if (len == 0)
+    return true;
+  static const long page = sysconf(_SC_PAGESIZE);
+  auto first             = reinterpret_cast<uintptr_t>(p) & ~static_cast<uintptr_t>(page - 1);
+  auto end               = reinterpret_cast<uintptr_t>(p) + len;
+  std::vector<unsigned char> pages((end - first + page - 1) / page);
+  return mincore(reinterpret_cast<void*>(first), end - first, pages.data()) == 0;
+}
+} // namespace
+
+void Core::destroyNi(NetworkInterface& ni, bool memoryValid)
+{
+  // Requests of this NI whose payload the NIC has not read yet: read it now, while the memory is there.
+  for (auto& [id, msg] : unfinished_) {
+    if (msg->sourceNi != ni.handle || msg->delivered || !msg->payloadBorrowed())
+      continue;
+    if (memoryValid || isMapped(msg->payload(), msg->length))
+      msg->ownPayload();
+  }
   for (ptl_handle_any_t h : std::vector<ptl_handle_any_t>(ni.entries.begin(), ni.entries.end())) {
     ListEntryPtr e = mes_.findShared(h) ? mes_.findShared(h) : les_.findShared(h);
     if (e)

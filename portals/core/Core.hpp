@@ -166,12 +166,17 @@ class Core
   T* owned(const HandleTable<T>& table, ptl_handle_any_t h, const ProcessState& ps);
   bool validEqOrNone(ptl_handle_eq_t eq, const NetworkInterface& ni);
   bool validCtOrNone(ptl_handle_ct_t ct, const NetworkInterface& ni);
-  void destroyNi(NetworkInterface& ni);
+  /* `memoryValid`: the program still owns its memory (PtlNIFini, PtlFini), so payloads the NIC has not
+   * read yet are copied now and those operations complete; otherwise (the rank ended) they are copied
+   * only where its memory is still mapped, and dropped where it is not. */
+  void destroyNi(NetworkInterface& ni, bool memoryValid = true);
 
   // Initiator side (Initiator.cpp)
   int validate(const OperationRequest& req, const ProcessState& ps, ptl_handle_ni_t* niOut);
   int start(const OperationRequest& req, ProcessState& ps, bool triggered = false);
   void finishIfDone(Message& msg);
+  friend struct Message;
+  void untrack(Message& msg);
   void releaseMds(Message& msg, bool put, bool get);
 
   // Target side (Target.cpp, MatchList.cpp, FlowControl.cpp)
@@ -215,6 +220,21 @@ class Core
     bool outer_;
   };
   void notify(uint32_t process);
+  /* While alive, notify() only records whom to wake; they are woken when it goes. Waking a process is a
+   * SimGrid simcall after which that process may run at once: a NIC model's call into Core must not
+   * let a program see its state half updated. */
+  class NotifyBatch
+  {
+   public:
+    explicit NotifyBatch(Core& core) : core_(core), outer_(!core.batchingNotify_) { core.batchingNotify_ = true; }
+    ~NotifyBatch();
+    NotifyBatch(const NotifyBatch&)            = delete;
+    NotifyBatch& operator=(const NotifyBatch&) = delete;
+
+   private:
+    Core& core_;
+    bool outer_;
+  };
 
   // Waiting (Waiting.cpp)
   WaitStatus waitFor(ProcessState& ps, double deadline);
@@ -230,8 +250,11 @@ class Core
   HandleTable<ListEntry> mes_{HandleKind::me};
   HandleTable<ListEntry> les_{HandleKind::le};
   uint64_t nextMessageId_ = 1;
+  std::unordered_map<uint64_t, Message*> unfinished_; // submitted, not finished, not destroyed: by id
   std::deque<ptl_handle_ct_t> ctWork_;
-  bool drainingCts_ = false;
+  bool drainingCts_    = false;
+  bool batchingNotify_ = false;
+  std::vector<uint32_t> pendingNotify_;
 };
 
 } // namespace bxisim::portals

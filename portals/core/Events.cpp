@@ -3,6 +3,8 @@
 
 #include <xbt/log.h>
 
+#include <algorithm>
+
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(portals_events, portals, "Portals full and counting events");
 
 namespace bxisim::portals
@@ -20,8 +22,25 @@ bool isOverflow(ptl_event_kind_t t)
 }
 } // namespace
 
+Core::NotifyBatch::~NotifyBatch()
+{
+  if (!outer_)
+    return;
+  core_.batchingNotify_ = false;
+  std::vector<uint32_t> pending;
+  pending.swap(core_.pendingNotify_);
+  std::sort(pending.begin(), pending.end());
+  pending.erase(std::unique(pending.begin(), pending.end()), pending.end());
+  for (uint32_t process : pending)
+    core_.notify(process);
+}
+
 void Core::notify(uint32_t process)
 {
+  if (batchingNotify_) {
+    pendingNotify_.push_back(process);
+    return;
+  }
   if (ProcessState* ps = this->process(process))
     if (ps->ctx.nic != nullptr)
       ps->ctx.nic->notify(process);

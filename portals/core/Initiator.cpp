@@ -155,6 +155,8 @@ int Core::start(const OperationRequest& req, ProcessState& ps, bool triggered)
   XBT_DEBUG("message %llu: %s of %llu B from %u/%u to %u/%u, PT %u, bits %#llx", (unsigned long long)msg->id,
             toString(msg->kind), (unsigned long long)msg->length, msg->source.phys.nid, msg->source.phys.pid,
             msg->target.phys.nid, msg->target.phys.pid, msg->ptIndex, (unsigned long long)msg->matchBits);
+  msg->tracked         = true;
+  unfinished_[msg->id] = msg.get();
   ps.ctx.nic->submit(std::move(msg));
   return PTL_OK;
 }
@@ -246,6 +248,18 @@ void Core::releaseMds(Message& msg, bool put, bool get)
   }
 }
 
+Message::~Message()
+{
+  if (tracked)
+    Core::instance().untrack(*this);
+}
+
+void Core::untrack(Message& msg)
+{
+  msg.tracked = false;
+  unfinished_.erase(msg.id);
+}
+
 void Core::finishIfDone(Message& msg)
 {
   if (msg.finished || !msg.sendCompleted)
@@ -254,11 +268,13 @@ void Core::finishIfDone(Message& msg)
   if (!responseDone)
     return;
   msg.finished = true;
+  untrack(msg);
   releaseMds(msg, true, true);
 }
 
 void Core::completeSend(Message& msg)
 {
+  NotifyBatch batch(*this);
   if (msg.sendCompleted)
     return;
   msg.sendCompleted = true;
@@ -300,6 +316,7 @@ void Core::completeSend(Message& msg)
 
 void Core::completeResponse(Message& msg)
 {
+  NotifyBatch batch(*this);
   if (msg.responseCompleted || msg.response == ResponseKind::none)
     return;
   msg.responseCompleted         = true;

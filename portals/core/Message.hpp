@@ -24,6 +24,11 @@ enum class ResponseKind : uint8_t {
 const char* toString(OpKind kind);
 
 struct Message {
+  Message() = default;
+  ~Message(); // Core forgets it (Core::track)
+  Message(const Message&)            = delete;
+  Message& operator=(const Message&) = delete;
+
   // ---- request: what the model carries from the initiator to the target ----
   uint64_t id           = 0;     // unique, increasing in submission order
   bool triggered        = false; // fired by a counter on the NIC, not posted by the CPU
@@ -73,6 +78,7 @@ struct Message {
   bool putMdReleased        = false; // the initiator's last event about putMd is posted: PtlMDRelease may succeed
   bool getMdReleased        = false; // the same for getMd
   bool finished             = false; // the initiator is done with it: the model may destroy it
+  bool tracked              = false; // in Core's list of unfinished messages
 
   void borrowPayload(const unsigned char* p) { borrowedPayload_ = p; }
   /* Whether the payload still lives in the initiator's memory (not copied into the message yet). */

@@ -79,6 +79,7 @@ ListEntryPtr Core::findMatch(NetworkInterface& ni, PortalTableEntry& pte, const 
 
 void Core::dropRequest(Message& msg)
 {
+  NotifyBatch batch(*this);
   if (msg.delivered)
     return;
   msg.delivered = true;
@@ -87,6 +88,7 @@ void Core::dropRequest(Message& msg)
 
 void Core::deliverRequest(Message& msg)
 {
+  NotifyBatch batch(*this);
   if (msg.delivered)
     return;
   msg.delivered = true;

@@ -52,6 +52,7 @@ typedef uint32_t ptl_jid_t;
 
 typedef enum { PTL_SR_DROP_COUNT, PTL_SR_PERMISSION_VIOLATIONS, PTL_SR_OPERATION_VIOLATIONS } ptl_sr_index_t;
 #define PTL_SR_PERMISSIONS_VIOLATIONS PTL_SR_PERMISSION_VIOLATIONS /* spelling of Portals 4.0 */
+#define PTL_SR_OPERATIONS_VIOLATIONS PTL_SR_OPERATION_VIOLATIONS   /* spelling of the reference implementation */
 #define PTL_SR_LAST (PTL_SR_OPERATION_VIOLATIONS + 1)
 typedef int ptl_sr_value_t;
 

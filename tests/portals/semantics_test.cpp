@@ -5,6 +5,8 @@
 
 #include <cstring>
 #include <memory>
+#include <sys/mman.h>
+#include <unistd.h>
 
 namespace bxisim::portals::testing
 {
@@ -525,13 +527,19 @@ TEST_F(SemanticsTest, PutToAProcessThatDoesNotExistIsUndeliverable)
   EXPECT_EQ(v.failure, 2u);
 }
 
-TEST_F(SemanticsTest, NiFiniWithOperationsInFlightDropsThemCleanly)
+TEST_F(SemanticsTest, NiFiniWithOperationsInFlightCompletesThemAndForgetsTheInitiator)
 {
-  char dest[4096] = {};
-  append(me(dest, sizeof dest, 0x1));
+  static char dest[4096];
+  std::memset(dest, 0, sizeof dest);
+  as(1);
+  ptl_handle_ct_t arrived = allocCt(ni1);
+  ptl_me_t m  = me(dest, sizeof dest, 0x1, 0, PTL_ME_OP_PUT | PTL_ME_EVENT_CT_COMM | PTL_ME_EVENT_COMM_DISABLE);
+  m.ct_handle = arrived;
+  append(m);
   targetEvents();
   as(2);
-  auto buffer         = std::make_unique<char[]>(4096);
+  auto buffer = std::make_unique<char[]>(4096);
+  std::memset(buffer.get(), 'p', 4096);
   ptl_handle_ct_t ct  = allocCt(ni0);
   ptl_handle_md_t big = bindMd(ni0, buffer.get(), 4096, eq0, ct, PTL_MD_EVENT_CT_SEND);
   for (int i = 0; i < 3; ++i)
@@ -541,26 +549,39 @@ TEST_F(SemanticsTest, NiFiniWithOperationsInFlightDropsThemCleanly)
     ASSERT_EQ(PtlTriggeredPut(big, 0, 4096, PTL_ACK_REQ, phys(1), pt, 0x1, 0, nullptr, 0, trig, 1 + i % 2), PTL_OK);
   ASSERT_EQ(PtlCTInc(trig, {1, 0}), PTL_OK); // half of them fire, into the model's queue
   EXPECT_EQ(nic.pending(), 2503u);
-  ASSERT_EQ(PtlNIFini(ni0), PTL_OK);
-  buffer.reset(); // the program frees its memory: nothing may read it any more
+  ASSERT_EQ(PtlNIFini(ni0), PTL_OK); // the other half is discarded with its CT
+  buffer.reset();                    // the program may free its memory once PtlNIFini returned
   nic.run();
   EXPECT_EQ(nic.finished(), 2503);
   as(1);
-  EXPECT_TRUE(drain(eq1).empty()); // nothing arrived
+  ptl_ct_event_t v;
+  ASSERT_EQ(PtlCTGet(arrived, &v), PTL_OK);
+  EXPECT_EQ(v.success, 2503u); // what the NIC had been given arrives, with the data of that time
+  EXPECT_EQ(dest[4095], 'p');
 }
 
-TEST_F(SemanticsTest, EndedProcessIsFinalizedAndItsPendingOperationsDropped)
+TEST_F(SemanticsTest, EndedProcessIsFinalizedAndWhatItsMemoryLostIsDropped)
 {
   char dest[64] = {};
   append(me(dest, sizeof dest, 0x1));
   targetEvents();
   as(2);
-  ASSERT_EQ(PtlPut(md, 0, 64, PTL_ACK_REQ, phys(1), pt, 0x1, 0, nullptr, 0), PTL_OK);
+  long page  = sysconf(_SC_PAGESIZE);
+  void* gone = mmap(nullptr, static_cast<size_t>(page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(gone, MAP_FAILED);
+  std::memset(gone, 'g', 64);
+  ptl_handle_md_t lost = bindMd(ni0, gone, 64, eq0);
+  ASSERT_EQ(PtlPut(md, 0, 32, PTL_ACK_REQ, phys(1), pt, 0x1, 0, nullptr, 0), PTL_OK);   // memory still there
+  ASSERT_EQ(PtlPut(lost, 0, 64, PTL_ACK_REQ, phys(1), pt, 0x1, 0, nullptr, 0), PTL_OK); // memory unmapped below
+  munmap(gone, static_cast<size_t>(page));
   Core::instance().endProcess(2); // its main returned
   EXPECT_EQ(Core::instance().findNi(ni0), nullptr);
-  nic.run();
-  EXPECT_EQ(nic.finished(), 1);
-  EXPECT_EQ(dest[0], 0);
+  nic.run(); // no read of the unmapped page
+  EXPECT_EQ(nic.finished(), 2);
+  EXPECT_EQ(dest[0], 'a'); // the first arrived
+  EXPECT_EQ(dest[32], 0);  // the second was dropped
+  auto evs = targetEvents();
+  ASSERT_EQ(evs.size(), 1u);
   // And messages sent to an ended process are undeliverable, not written into its memory.
   Core::instance().endProcess(1);
   as(4);
@@ -570,9 +591,10 @@ TEST_F(SemanticsTest, EndedProcessIsFinalizedAndItsPendingOperationsDropped)
             PTL_OK);
   ptl_handle_eq_t eq = allocEq(ni);
   ptl_handle_md_t m  = bindMd(ni, src, 8, eq);
+  std::memset(dest, 0, sizeof dest);
   ASSERT_EQ(PtlPut(m, 0, 8, PTL_ACK_REQ, phys(1), pt, 0x1, 0, nullptr, 0), PTL_OK);
   nic.run();
-  auto evs = drain(eq);
+  evs = drain(eq);
   ASSERT_EQ(evs.size(), 2u);
   EXPECT_EQ(evs[1].ni_fail_type, PTL_NI_UNDELIVERABLE);
   EXPECT_EQ(dest[0], 0);

@@ -95,20 +95,21 @@ TEST_P(PortalsSemantics, NiFiniWithThousandsOfOperationsInFlight)
 {
   auto ranks = fields("fini_in_flight");
   EXPECT_EQ(number(ranks[0], "left"), 1);
-  // One acknowledged Put, then 50 Puts and 1000 fired triggered Puts: those whose payload the NIC had
-  // read before PtlNIFini arrive, the others are dropped.
-  double received = number(ranks[1], "received");
-  EXPECT_GE(received, 1);
-  EXPECT_LE(received, 1051);
+  // One acknowledged Put, 50 Puts and 1000 fired triggered Puts were given to the NIC before PtlNIFini:
+  // their payloads are taken then, and they arrive; the 1000 triggered Puts whose threshold was never
+  // reached are discarded with their counter.
+  EXPECT_EQ(number(ranks[1], "received"), 1 + 50 + 1000);
+  EXPECT_EQ(number(ranks[1], "data_ok"), 1);
 }
 
 TEST_P(PortalsSemantics, ReturnFromMainWithOperationsInFlight)
 {
+  // The same, but rank 0 returns from main without finalizing, its buffer on its stack: bxisim
+  // finalizes it, taking the payloads from its still mapped memory (their content is no longer
+  // defined: the data check is not made).
   auto ranks = fields("return_in_flight");
   EXPECT_EQ(number(ranks[0], "left"), 1);
-  double received = number(ranks[1], "received");
-  EXPECT_GE(received, 1);
-  EXPECT_LE(received, 1051);
+  EXPECT_EQ(number(ranks[1], "received"), 1 + 50 + 1000);
 }
 
 TEST_P(PortalsSemantics, CallFromAThreadTheRankCreatedIsRefusedClearly)

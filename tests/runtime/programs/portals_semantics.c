@@ -356,7 +356,7 @@ static void leave_in_flight(int finalize)
   ptl_event_t event;
   while (PtlEQGet(eq, &event) == PTL_OK)
     puts += event.type == PTL_EVENT_PUT;
-  printf("received=%d\n", puts);
+  printf("received=%d data_ok=%d\n", puts, target[0] == 1 && target[kSize - 1] == 1);
   tear_down();
 }
 
