@@ -30,9 +30,12 @@ ptl_ni_limits_t defaultLimits()
   l.max_waw_ordered_size   = 8;
   l.max_war_ordered_size   = 8;
   l.max_volatile_size      = 64;
-  l.features               = PTL_COHERENT_ATOMICS;
+  l.features               = 0; // reported only when requested, as the reference implementation does
   return l;
 }
+
+/* The features bxisim can give (NI features of ptl_ni_limits_t). */
+constexpr unsigned kSupportedFeatures = PTL_COHERENT_ATOMICS;
 
 namespace
 {
@@ -116,8 +119,38 @@ bool Core::validCtOrNone(ptl_handle_ct_t ct, const NetworkInterface& ni)
 
 int Core::init()
 {
-  current().initCount++;
+  ProcessState& ps = current();
+  if (ps.initCount++ == 0)
+    ps.aborted = false;
   return PTL_OK;
+}
+
+void Core::abort()
+{
+  ProcessState& ps = current();
+  ps.aborted       = true;
+  notify(ps.ctx.id); // a waiting call returns PTL_ABORTED
+}
+
+int Core::atomicSync()
+{
+  // Atomics are applied by the simulated NIC in one step, in simulated-time order: nothing to flush.
+  return current().initCount == 0 ? PTL_NO_INIT : PTL_OK;
+}
+
+void Core::endProcess(uint32_t id)
+{
+  ProcessState* ps = process(id);
+  if (ps == nullptr)
+    return;
+  if (!ps->nis.empty())
+    XBT_VERB("process %u ended with %zu NI(s) still initialized: they are finalized now", id, ps->nis.size());
+  auto nis = ps->nis;
+  for (auto& [key, h] : nis)
+    if (NetworkInterface* ni = nis_.find(h))
+      destroyNi(*ni);
+  ps->nis.clear();
+  ps->initCount = 0;
 }
 
 void Core::fini()
@@ -197,6 +230,10 @@ int Core::niInit(ptl_interface_t iface, unsigned options, ptl_pid_t pid, const p
     grant(l.max_msg_size, desired->max_msg_size);
     grant(l.max_atomic_size, desired->max_atomic_size);
     grant(l.max_fetch_atomic_size, desired->max_fetch_atomic_size);
+    grant(l.max_waw_ordered_size, desired->max_waw_ordered_size);
+    grant(l.max_war_ordered_size, desired->max_war_ordered_size);
+    grant(l.max_volatile_size, desired->max_volatile_size);
+    l.features = desired->features & kSupportedFeatures;
   }
   ni->pts.resize(static_cast<size_t>(ni->limits.max_pt_index) + 1);
   ptl_handle_ni_t h = nis_.insert(ni);

@@ -35,7 +35,7 @@ void Core::postEvent(ptl_handle_eq_t h, const ptl_event_t& ev)
   if (eq == nullptr)
     return; // freed while the operation was in flight
   if (!eq->post(ev))
-    XBT_VERB("EQ %#x full: event of type %d dropped", h, ev.type);
+    XBT_VERB("EQ %#x full: its oldest event was dropped for one of type %d", h, ev.type);
   notify(eq->owner());
 }
 
@@ -71,7 +71,7 @@ void Core::postTargetEvent(const NetworkInterface& ni, const ListEntry& e, const
   }
 }
 
-void Core::countInitiator(const MemoryDescriptor& md, unsigned ctOption, ptl_size_t bytes, ptl_ni_fail_t fail)
+void Core::countInitiator(MemoryDescriptor md, unsigned ctOption, ptl_size_t bytes, ptl_ni_fail_t fail)
 {
   if (!(md.options & ctOption) || md.ct == PTL_CT_NONE)
     return;
@@ -91,8 +91,12 @@ void Core::countInitiator(const MemoryDescriptor& md, unsigned ctOption, ptl_siz
 void Core::ctChanged(ptl_handle_ct_t h)
 {
   ctWork_.push_back(h);
-  if (drainingCts_)
-    return;
+  if (!drainingCts_)
+    drainCtWork();
+}
+
+void Core::drainCtWork()
+{
   drainingCts_ = true;
   while (!ctWork_.empty()) {
     ptl_handle_ct_t next = ctWork_.front();
