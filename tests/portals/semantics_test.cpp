@@ -197,6 +197,43 @@ TEST_F(SemanticsTest, SearchDeleteConsumesEveryMatchingHeaderAndCountsThem)
   EXPECT_EQ(Core::instance().unexpectedCount(ni1, pt), 1u); // 0x21 stays
 }
 
+TEST_F(SemanticsTest, LocallyManagedEntryFilledAtAppendBelowMinFreeIsUnlinked)
+{
+  appendOverflow();
+  put(24, 0x30);
+  put(24, 0x30);
+  put(24, 0x30);
+  targetEvents();
+  char dest[64] = {};
+  ptl_me_t m    = me(dest, sizeof dest, 0x30, 0, PTL_ME_OP_PUT | PTL_ME_MANAGE_LOCAL);
+  m.min_free    = 20;
+  append(m);
+  auto evs = targetEvents();
+  // 24 B, then 48 B: 16 B left < min_free 20, so the second header unlinks it; the third stays.
+  ASSERT_EQ(evs.size(), 3u);
+  EXPECT_EQ(evs[0].type, PTL_EVENT_PUT_OVERFLOW);
+  EXPECT_EQ(evs[1].type, PTL_EVENT_PUT_OVERFLOW);
+  EXPECT_EQ(evs[2].type, PTL_EVENT_AUTO_UNLINK);
+  EXPECT_EQ(Core::instance().unexpectedCount(ni1, pt), 1u);
+}
+
+TEST_F(SemanticsTest, SearchOnlyWithCommDisableCountsWithoutEvents)
+{
+  appendOverflow();
+  put(8, 0x40);
+  targetEvents();
+  as(1);
+  ptl_handle_ct_t ct = allocCt(ni1);
+  ptl_me_t probe     = me(nullptr, 0, 0x40, 0, PTL_ME_OP_PUT | PTL_ME_EVENT_CT_OVERFLOW | PTL_ME_EVENT_COMM_DISABLE);
+  probe.ct_handle    = ct;
+  ASSERT_EQ(PtlMESearch(ni1, pt, &probe, PTL_SEARCH_ONLY, nullptr), PTL_OK);
+  EXPECT_TRUE(targetEvents().empty());
+  ptl_ct_event_t v;
+  ASSERT_EQ(PtlCTGet(ct, &v), PTL_OK);
+  EXPECT_EQ(v.success, 1u);
+  EXPECT_EQ(v.failure, 1u);
+}
+
 TEST_F(SemanticsTest, AckAndReplyCarryTheListTheTargetMatchedOn)
 {
   char dest[8] = {};
