@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include <csignal>
 #include <cstring>
 #include <elf.h>
 #include <filesystem>
@@ -89,7 +90,9 @@ int summarize(const std::vector<std::unique_ptr<Rank>>& ranks, bool deadlock)
 {
   std::vector<std::string> failed;
   for (const auto& rank : ranks)
-    if (rank->state() == RankState::Ended && rank->exit_code() != 0)
+    if (rank->state() == RankState::Ended && rank->end_signal() != 0)
+      failed.push_back(fmt::format("rank {} (killed by SIG{})", rank->index(), sigabbrev_np(rank->end_signal())));
+    else if (rank->state() == RankState::Ended && rank->exit_code() != 0)
       failed.push_back(fmt::format("rank {} (exit code {})", rank->index(), rank->exit_code()));
   if (not failed.empty())
     fmt::print(stderr, "bxisim: {} of {} rank(s) failed: {}\n", failed.size(), ranks.size(), fmt::join(failed, ", "));

@@ -1,6 +1,8 @@
 #pragma once
 // One simulated process of `bxisim run`: where it runs, its state, and its account of CPU time.
 
+#include "runtime/os/ProcessState.hpp"
+
 #include <simgrid/s4u/Host.hpp>
 
 #include <csetjmp>
@@ -60,6 +62,13 @@ class Rank
   void mark_running() { state_ = RankState::Running; }
   void mark_ended(int exit_code);
   void mark_killed() { state_ = RankState::Killed; }
+  /** The rank ended as a process killed by `signal_number` would (exit code 128 + signal). */
+  void mark_killed_by(int signal_number);
+  /** The signal that ended the rank, 0 when it returned or exited. */
+  int end_signal() const { return end_signal_; }
+
+  /** The libc state the rank has to itself, as a process would (getopt, random, signals, exit handlers). */
+  os::ProcessState& process_state() { return process_state_; }
 
   /**
    * What the rank blocks on, for the deadlock report ("" when it does not block): set by each
@@ -85,8 +94,10 @@ class Rank
   std::string node_name_;
   RankState state_    = RankState::NotStarted;
   int exit_code_      = 0;
+  int end_signal_     = 0;
   double burst_start_ = 0.0;
   std::function<std::string()> waiting_for_;
+  os::ProcessState process_state_;
 };
 
 } // namespace bxisim::runtime

@@ -11,6 +11,7 @@
 
 #include <csetjmp>
 #include <exception>
+#include <filesystem>
 
 XBT_LOG_EXTERNAL_CATEGORY(bxisim_runtime);
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_rank, bxisim_runtime, "Rank actors: loading programs and running main");
@@ -31,15 +32,15 @@ int call_main(Rank& rank, MainFunction main_function, int argc, char** argv)
   if (setjmp(rank.exit_jump) != 0)
     return rank.exit_code();
   rank.exit_jump_armed = true;
-  int code             = main_function(argc, argv, environ);
-  rank.exit_jump_armed = false;
-  return code;
+  // Returning from main is exit(code): the rank's exit handlers run, then exit() jumps back above.
+  exit(main_function(argc, argv, environ));
 }
 
 /** Runs the rank's own code (its constructors, then main) with the rank running. */
 void start_own_code(Rank& rank)
 {
   OutputRouter::switch_to(rank.index());
+  rank.process_state().restore_globals();
   rank.start_burst();
   os::set_running_rank(&rank);
 }
@@ -48,6 +49,7 @@ void start_own_code(Rank& rank)
 void end_own_code(Rank& rank)
 {
   os::set_running_rank(nullptr);
+  rank.process_state().save_globals();
   rank.simulate_burst(rank.end_burst());
 }
 } // namespace
@@ -55,6 +57,7 @@ void end_own_code(Rank& rank)
 void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::string> argv)
 {
   rank.mark_running();
+  rank.process_state().set_own_folder(std::filesystem::path(program_copy).parent_path().string());
   std::vector<char*> pointers;
   for (auto& argument : argv)
     pointers.push_back(argument.data());

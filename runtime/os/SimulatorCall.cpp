@@ -28,7 +28,8 @@ SimulatorCall::SimulatorCall() : rank_(running)
 {
   if (rank_ == nullptr)
     return;
-  running          = nullptr;
+  running = nullptr;
+  rank_->process_state().save_globals(); // another rank may run before this call returns
   burst_           = rank_->end_burst();
   burst_simulated_ = rank_->simulate_burst(burst_);
 }
@@ -38,6 +39,7 @@ SimulatorCall::~SimulatorCall()
   if (rank_ == nullptr)
     return;
   runtime::OutputRouter::switch_to(rank_->index());
+  rank_->process_state().restore_globals();
   rank_->start_burst();
   running = rank_;
 }
