@@ -15,6 +15,20 @@
 namespace bxisim::runtime
 {
 
+namespace
+{
+/** A Portals call of a rank: a simulator call that names itself as what the rank waits for until it returns. */
+class PortalsCall : public os::SimulatorCall
+{
+ public:
+  ~PortalsCall()
+  {
+    if (rank() != nullptr)
+      rank()->set_waiting_for(nullptr);
+  }
+};
+} // namespace
+
 PortalsLevel::PortalsLevel(const std::string& level, const platform::Machine& machine,
                            const std::vector<std::unique_ptr<Rank>>& ranks, const config::Parameters& parameters,
                            const std::string& trace_folder)
@@ -53,7 +67,14 @@ PortalsLevel::PortalsLevel(const std::string& level, const platform::Machine& ma
 
   auto& core = portals::Core::instance();
   core.setContextProvider([this] { return context_of_caller(); });
-  core.setCallScope([] { return std::make_shared<os::SimulatorCall>(); });
+  core.setCallScope([](const char* function, const portals::Core::CallArguments& arguments) {
+    auto call = std::make_shared<PortalsCall>();
+    if (call->rank() != nullptr) // what the deadlock report says while the rank blocks in this call
+      call->rank()->set_waiting_for([name = std::string(function), arguments] {
+        return arguments ? fmt::format("{}({})", name, arguments()) : name;
+      });
+    return call;
+  });
 }
 
 PortalsLevel::~PortalsLevel()

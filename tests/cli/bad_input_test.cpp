@@ -75,7 +75,15 @@ TEST(BadInput, MissingConfigFile)
 {
   auto result = run_bxisim("--config /nonexistent/bxisim.toml platform show");
   EXPECT_EQ(result.exit_code, kUsage);
-  EXPECT_THAT(result.output, HasSubstr("cannot read this file"));
+  EXPECT_THAT(result.output, HasSubstr("cannot read this file (No such file or directory)"));
+  EXPECT_THAT(result.output, testing::Not(HasSubstr(".toml."))); // suggests no file, which may not exist
+}
+
+TEST(BadInput, ConfigIsADirectory)
+{
+  auto result = run_bxisim("--config / platform show");
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr("--config '/': is a directory"));
 }
 
 TEST(BadInput, InvalidToml)
