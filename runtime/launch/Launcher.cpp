@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -132,6 +133,34 @@ void check_simulator_settings(const platform::SimulatorOptions& options)
           setting));
 }
 
+/**
+ * Each rank maps its own copy of the program (and of each privatized library) and an actor stack:
+ * a run of many ranks can exceed the system's limit on memory mappings, and fail half-way with an
+ * obscure message. Measured: 7 mappings per rank (5 for a copy of a small program, 2 for its stack),
+ * about 5 per copy of a library, 2 per NIC actor stack, a few hundred for bxisim itself.
+ */
+void check_system_limits(int ranks, size_t nodes, size_t libraries, uintmax_t copy_bytes)
+{
+  constexpr long kMapsPerRank = 7, kMapsPerLibrary = 5, kMapsPerNode = 2 * 8, kMapsBase = 400;
+  long per_rank = kMapsPerRank + kMapsPerLibrary * static_cast<long>(libraries);
+  long needed   = kMapsBase + kMapsPerNode * static_cast<long>(nodes) + per_rank * ranks;
+  long limit    = 0;
+  if (std::ifstream("/proc/sys/vm/max_map_count") >> limit; limit > 0 && needed > limit)
+    throw config::ConfigError(fmt::format(
+        "-n {} needs about {} memory mappings ({} per rank: its copies of the program and libraries, its stack), "
+        "more than this system allows (vm.max_map_count = {}); about {} ranks fit. Raise the limit (as root: sysctl "
+        "-w vm.max_map_count={}) or run fewer ranks.",
+        ranks, needed, per_rank, limit,
+        std::max(0L, (limit - kMapsBase - kMapsPerNode * static_cast<long>(nodes)) / per_rank), needed * 2));
+  std::error_code error;
+  auto space = std::filesystem::space(std::filesystem::temp_directory_path(error), error);
+  if (not error && copy_bytes * static_cast<uintmax_t>(ranks) > space.available)
+    throw config::ConfigError(fmt::format("-n {} needs {} MB in the temporary folder for the ranks' copies of the "
+                                          "program, which has {} MB free; set TMPDIR to a folder with more space.",
+                                          ranks, copy_bytes * static_cast<uintmax_t>(ranks) >> 20,
+                                          space.available >> 20));
+}
+
 CpuSettings cpu_settings(const config::Parameters& parameters)
 {
   return {parameters.boolean("cpu.simulate"), parameters.real("cpu.factor"), parameters.real("cpu.threshold")};
@@ -222,6 +251,11 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   std::vector<PrivatizedLibrary> libraries;
   for (const auto& name : options.privatized_libraries)
     libraries.push_back(find_privatized_library(name, program));
+
+  uintmax_t copy_bytes = std::filesystem::file_size(program);
+  for (const auto& library : libraries)
+    copy_bytes += std::filesystem::file_size(library.path);
+  check_system_limits(options.ranks, machine->nodes().size(), libraries.size(), copy_bytes);
 
   RunFolder folder(options.keep_temps);
   RunSupervisor::block_stop_signals(); // a Ctrl-C while the copies are made waits for the supervisor

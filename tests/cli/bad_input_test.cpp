@@ -109,6 +109,21 @@ TEST(BadInput, BrokenXmlPlatform)
   EXPECT_THAT(result.output, HasSubstr("SimGrid cannot load this platform"));
 }
 
+TEST(BadInput, NegativeHostSpeedInXml)
+{
+  auto path   = write_file("negative-speed.xml", R"(<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="slow" speed="-1Gf"/>
+  </zone>
+</platform>
+)");
+  auto result = run_bxisim("--platform " + path + " platform show");
+  EXPECT_EQ(result.exit_code, kUsage) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("host 'slow' has speed -1000000000 flop/s; give each host a positive speed"));
+}
+
 TEST(BadInput, UnknownTopologyListsTheChoices)
 {
   auto result = run_bxisim("--platform dragonfly platform show");

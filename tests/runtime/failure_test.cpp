@@ -3,6 +3,7 @@
 #include "RunOutput.hpp"
 #include "tests/support/CommandRunner.hpp"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -209,6 +210,23 @@ TEST(BadRunCommandLine, ABadTemporaryFolder)
     EXPECT_THAT(result.output, HasSubstr(message)) << tmpdir;
     EXPECT_THAT(result.output, HasSubstr("TMPDIR to a writable folder")) << tmpdir;
   }
+}
+
+TEST(BadRunCommandLine, MoreRanksThanTheSystemsMemoryMappingsAllow)
+{
+  long limit = 0;
+  std::ifstream("/proc/sys/vm/max_map_count") >> limit;
+  ASSERT_GT(limit, 0);
+  constexpr int kCores = 16;
+  int ranks            = static_cast<int>(limit / 7) + 1000; // docs/running.md: about 7 mappings per rank
+  std::string command = fmt::format("run -n {} --platform single-switch --set platform.nodes={} --set node.cores={} {} "
+                                    "return all",
+                                    ranks, (ranks + kCores - 1) / kCores, kCores, test_program("ends"));
+  auto result         = run_bxisim(command);
+  EXPECT_EQ(result.exit_code, kUsage) << result.output;
+  EXPECT_THAT(result.output, HasSubstr(fmt::format("more than this system allows (vm.max_map_count = {})", limit)));
+  EXPECT_THAT(result.output, HasSubstr("sysctl -w vm.max_map_count="));
+  EXPECT_EQ(run_bxisim(command).exit_code, kUsage); // always the same
 }
 
 TEST(BadRunCommandLine, ProgramNotBuiltWithTheWrappers)
