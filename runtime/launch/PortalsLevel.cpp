@@ -8,6 +8,7 @@
 #include <simgrid/s4u/Actor.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <stdexcept>
 #include <unistd.h>
@@ -113,6 +114,14 @@ void PortalsLevel::finish()
 {
   model_->flush_trace();
   trace_.reset();
+  const auto& dropped = model_->config().dropped_frames;
+  if (not dropped.empty() && *dropped.rbegin() > model_->frames_sent()) {
+    std::vector<uint64_t> unreached(dropped.upper_bound(model_->frames_sent()), dropped.end());
+    throw config::ConfigError(fmt::format(
+        "nic.drop_frames: frame(s) {} were never sent (the run sent {} wire frames), so the network lost nothing "
+        "there; give frame numbers from 1 to {} (--trace-csv lists the frames in order).",
+        fmt::join(unreached, ","), model_->frames_sent(), model_->frames_sent()));
+  }
 }
 
 } // namespace bxisim::runtime

@@ -229,6 +229,14 @@ TEST(BadRunCommandLine, MoreRanksThanTheSystemsMemoryMappingsAllow)
   EXPECT_EQ(run_bxisim(command).exit_code, kUsage); // always the same
 }
 
+TEST(BadRunCommandLine, ADroppedFrameThatIsNeverSent)
+{
+  // `ends` makes no Portals call: the run sends no wire frame at all.
+  auto result = run_bxisim("run -n 2 --set nic.drop_frames=2,5 " + test_program("ends") + " return all");
+  EXPECT_EQ(result.exit_code, kUsage) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("nic.drop_frames: frame(s) 2,5 were never sent (the run sent 0 wire frames)"));
+}
+
 TEST(BadRunCommandLine, ProgramNotBuiltWithTheWrappers)
 {
   auto result = run_bxisim("run -n 2 /bin/true");
