@@ -124,6 +124,22 @@ TEST(BadInput, NegativeHostSpeedInXml)
   EXPECT_THAT(result.output, HasSubstr("host 'slow' has speed -1000000000 flop/s; give each host a positive speed"));
 }
 
+TEST(BadInput, XmlPlatformWithoutRoutes)
+{
+  auto path   = write_file("no-routes.xml", R"(<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="a" speed="1Gf"/>
+    <host id="b" speed="1Gf"/>
+  </zone>
+</platform>
+)");
+  auto result = run_bxisim("--platform " + path + " platform show");
+  EXPECT_EQ(result.exit_code, kUsage) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("the platform has no route from a to b"));
+}
+
 TEST(BadInput, UnknownTopologyListsTheChoices)
 {
   auto result = run_bxisim("--platform dragonfly platform show");
