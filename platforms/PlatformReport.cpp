@@ -75,7 +75,7 @@ std::vector<std::pair<const sg4::Host*, const sg4::Host*>> typical_routes(const 
 
 void print_route(std::ostream& out, const sg4::Host* source, const sg4::Host* destination)
 {
-  Route route = Route::between(source, destination);
+  Route route = Route::between_or_throw(source, destination);
   fmt::print(out, "  {} -> {}\n", source->get_name(), destination->get_name());
   for (const auto* link : route.links)
     fmt::print(out, "    {:<32} {:>12} {:>10} {}\n", link->get_name(), bandwidth_text(link->get_bandwidth()),

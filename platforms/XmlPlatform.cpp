@@ -30,8 +30,13 @@ Machine load_xml_platform(const PlatformConfig& config)
                                           config.xml_file, error.what()));
   }
   std::vector<SimulatedNode> nodes;
-  for (auto* host : engine->get_all_hosts())
+  for (auto* host : engine->get_all_hosts()) {
+    if (not(host->get_speed() > 0)) // SimGrid accepts a negative speed, which would make computations go back in time
+      throw config::ConfigError(fmt::format("platform.xml = '{}': host '{}' has speed {} flop/s; give each host a "
+                                            "positive speed (speed=\"1Gf\").",
+                                            config.xml_file, host->get_name(), host->get_speed()));
     nodes.push_back({static_cast<int>(nodes.size()), host->get_name(), {host}, nullptr});
+  }
   if (nodes.empty())
     throw config::ConfigError(
         fmt::format("platform.xml = '{}': the platform has no host; ranks need hosts to run on.", config.xml_file));

@@ -61,6 +61,9 @@ class MessageNicModel : public portals::NicModel
   void set_trace(OperationTrace* trace) { trace_ = trace; }
   /** Writes the PCIe transfers that ran in the background and have finished; call after the run. */
   void flush_trace();
+  /** Wire frames sent so far (the numbering of nic.drop_frames), and the configuration. */
+  uint64_t frames_sent() const { return frames_sent_; }
+  const MessageNicConfig& config() const { return config_; }
 
  private:
   enum Network { kRequests = 0, kResponses = 1, kNetworks = 2 };

@@ -10,17 +10,19 @@
 #include <simgrid/Exception.hpp>
 
 #include <exception>
+#include <utility>
 
 namespace bxisim::portals
 {
 
 void logApiFailure(const char* function, const char* what);
 
+/* `arguments` describes the call's arguments, for the blocking calls (see Core::setCallScope). */
 template <typename F>
-int guarded(const char* function, F&& body)
+int guarded(const char* function, const Core::CallArguments& arguments, F&& body)
 {
   try {
-    auto scope = Core::instance().openCallScope();
+    auto scope = Core::instance().openCallScope(function, arguments);
     return body(Core::instance());
   } catch (const simgrid::ForcefulKillException&) {
     throw;
@@ -30,6 +32,12 @@ int guarded(const char* function, F&& body)
     logApiFailure(function, "unknown exception");
   }
   return PTL_FAIL;
+}
+
+template <typename F>
+int guarded(const char* function, F&& body)
+{
+  return guarded(function, Core::CallArguments(), std::forward<F>(body));
 }
 
 } // namespace bxisim::portals

@@ -1,8 +1,35 @@
 /* C entry points: portal table entries, memory descriptors, event queues, counting events. */
 #include "portals/api/Guard.hpp"
 
+#include <cstdio>
+#include <string>
+
 using bxisim::portals::Core;
 using bxisim::portals::guarded;
+
+namespace
+{
+/* How the blocking calls' arguments read in the runtime's deadlock report. */
+std::string handleText(ptl_handle_any_t handle)
+{
+  char text[16];
+  std::snprintf(text, sizeof(text), "%#x", handle);
+  return text;
+}
+
+std::string handleList(const ptl_handle_any_t* handles, unsigned size)
+{
+  std::string text = "{";
+  for (unsigned i = 0; handles != nullptr && i < size; ++i)
+    text += (i > 0 ? "," : "") + handleText(handles[i]);
+  return text + "}";
+}
+
+std::string timeoutText(ptl_time_t timeout)
+{
+  return timeout == PTL_TIME_FOREVER ? std::string("PTL_TIME_FOREVER") : std::to_string(timeout) + " ms";
+}
+} // namespace
 
 extern "C" {
 
@@ -55,13 +82,17 @@ int PtlEQGet(ptl_handle_eq_t eq_handle, ptl_event_t* event)
 
 int PtlEQWait(ptl_handle_eq_t eq_handle, ptl_event_t* event)
 {
-  return guarded("PtlEQWait", [&](Core& c) { return c.eqWait(eq_handle, event); });
+  return guarded(
+      "PtlEQWait", [&] { return "eq_handle=" + handleText(eq_handle); },
+      [&](Core& c) { return c.eqWait(eq_handle, event); });
 }
 
 int PtlEQPoll(const ptl_handle_eq_t* eq_handles, unsigned int size, ptl_time_t timeout, ptl_event_t* event,
               unsigned int* which)
 {
-  return guarded("PtlEQPoll", [&](Core& c) { return c.eqPoll(eq_handles, size, timeout, event, which); });
+  return guarded(
+      "PtlEQPoll", [&] { return "eq_handles=" + handleList(eq_handles, size) + ", timeout=" + timeoutText(timeout); },
+      [&](Core& c) { return c.eqPoll(eq_handles, size, timeout, event, which); });
 }
 
 int PtlCTAlloc(ptl_handle_ni_t ni_handle, ptl_handle_ct_t* ct_handle)
@@ -86,13 +117,23 @@ int PtlCTGet(ptl_handle_ct_t ct_handle, ptl_ct_event_t* event)
 
 int PtlCTWait(ptl_handle_ct_t ct_handle, ptl_size_t test, ptl_ct_event_t* event)
 {
-  return guarded("PtlCTWait", [&](Core& c) { return c.ctWait(ct_handle, test, event); });
+  return guarded(
+      "PtlCTWait", [&] { return "ct_handle=" + handleText(ct_handle) + ", test=" + std::to_string(test); },
+      [&](Core& c) { return c.ctWait(ct_handle, test, event); });
 }
 
 int PtlCTPoll(const ptl_handle_ct_t* ct_handles, const ptl_size_t* tests, unsigned int size, ptl_time_t timeout,
               ptl_ct_event_t* event, unsigned int* which)
 {
-  return guarded("PtlCTPoll", [&](Core& c) { return c.ctPoll(ct_handles, tests, size, timeout, event, which); });
+  return guarded(
+      "PtlCTPoll",
+      [&] {
+        std::string text = "ct_handles=" + handleList(ct_handles, size) + ", tests=";
+        for (unsigned i = 0; tests != nullptr && i < size; ++i)
+          text += (i > 0 ? "," : "") + std::to_string(tests[i]);
+        return text + ", timeout=" + timeoutText(timeout);
+      },
+      [&](Core& c) { return c.ctPoll(ct_handles, tests, size, timeout, event, which); });
 }
 
 int PtlCTSet(ptl_handle_ct_t ct_handle, ptl_ct_event_t new_ct)

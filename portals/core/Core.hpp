@@ -72,8 +72,15 @@ class Core
   void setContextProvider(ContextProvider provider) { provider_ = std::move(provider); }
   /* Installs what every API call opens first and closes on return: the runtime ends the calling rank's
    * CPU burst there and marks the code that runs as the simulator's (see runtime/os/SimulatorCall.hpp). */
-  void setCallScope(std::function<std::shared_ptr<void>()> scope) { callScope_ = std::move(scope); }
-  std::shared_ptr<void> openCallScope() const { return callScope_ ? callScope_() : nullptr; }
+  /* The scope is told which API function is called and, for the blocking ones, how to describe their
+   * arguments (the runtime names them in its deadlock report). */
+  using CallArguments = std::function<std::string()>;
+  using CallScope     = std::function<std::shared_ptr<void>(const char* function, const CallArguments& arguments)>;
+  void setCallScope(CallScope scope) { callScope_ = std::move(scope); }
+  std::shared_ptr<void> openCallScope(const char* function, const CallArguments& arguments = {}) const
+  {
+    return callScope_ ? callScope_(function, arguments) : nullptr;
+  }
   /* Forgets every object and process (tests). */
   void reset();
 
@@ -240,7 +247,7 @@ class Core
   WaitStatus waitFor(ProcessState& ps, double deadline);
 
   ContextProvider provider_;
-  std::function<std::shared_ptr<void>()> callScope_;
+  CallScope callScope_;
   std::unordered_map<uint32_t, ProcessState> processes_;
   std::unordered_map<uint64_t, uint32_t> processByAddress_; // physKey -> ProcessContext::id
   HandleTable<NetworkInterface> nis_{HandleKind::ni};

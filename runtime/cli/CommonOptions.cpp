@@ -11,7 +11,8 @@ void CommonOptions::declare(CLI::App& app)
   app.add_option("--set", assignments, "Override one parameter: --set key=value (repeatable)");
   app.add_option("--platform", platform,
                  "Topology (fat-tree, single-switch, two-switches) or a SimGrid XML platform file (*.xml); "
-                 "shorthand for --set platform.topology=...");
+                 "shorthand for --set platform.topology=.... XML platforms have no node model (no NIC): `platform "
+                 "show` and `export` work on them, `run` does not (yet)");
   app.add_option("--cfg", cfg, "SimGrid setting key:value, passed to SimGrid after bxisim's own (repeatable)");
   app.add_option("--log", log, "SimGrid logging setting, e.g. --log=bxisim.thres:debug (repeatable)");
 }

@@ -1,5 +1,6 @@
 #include "RunCommand.hpp"
 
+#include "runtime/config/ConfigError.hpp"
 #include "runtime/launch/Launcher.hpp"
 
 #include <fmt/format.h>
@@ -46,9 +47,25 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
       ->default_str("message");
   command->add_option("--trace-csv", options->launch.trace_csv,
                       "Write an S4BXI-compatible trace of the NIC operations to DIR/operations.csv");
-  command->add_option("--e2e", options->e2e, "End-to-end reliability of the NICs: on (default) or off; shorthand for "
-                                             "--set nic.e2e=...")
+  command
+      ->add_option("--e2e", options->e2e,
+                   "End-to-end reliability of the NICs: on (default) or off; shorthand for "
+                   "--set nic.e2e=...")
       ->check(CLI::IsMember({"on", "off"}));
+  command
+      ->add_option("--watchdog", options->launch.watchdog,
+                   "Warn (once, with a backtrace) when a rank runs this many wall seconds without calling the "
+                   "simulator; 0: never")
+      ->check(CLI::NonNegativeNumber)
+      ->default_str("10");
+  command
+      ->add_option("--wall-limit", options->launch.wall_limit,
+                   "Stop the run after this many wall-clock seconds, saying where each rank was (exit code 5)")
+      ->check(CLI::PositiveNumber);
+  command
+      ->add_option("--sim-time-limit", options->launch.sim_time_limit,
+                   "Stop the run at this simulated time in seconds, saying where each rank was (exit code 5)")
+      ->check(CLI::PositiveNumber);
   command->add_option("--cpu-factor", options->cpu_factor, "Shorthand for --set cpu.factor=X");
   command->add_option("--cpu-threshold", options->cpu_threshold, "Shorthand for --set cpu.threshold=T");
   command->add_flag("--no-cpu-simulation", options->no_cpu_simulation, "Shorthand for --set cpu.simulate=false");
@@ -62,6 +79,10 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
   for (auto* option : command->get_options())
     option->allow_extra_args(false);
   command->callback([command, &common, options, &exit_code] {
+    if (command->count("--ppn") > 0 && options->launch.ranks_per_node < 1)
+      throw config::ConfigError(fmt::format("--ppn {}: give at least one rank per node (or leave --ppn out for one "
+                                            "rank per core).",
+                                            options->launch.ranks_per_node));
     options->launch.command       = command->remaining();
     options->launch.map_by        = options->map_by == "node" ? MapBy::Node : MapBy::Core;
     config::Parameters parameters = common.parameters();

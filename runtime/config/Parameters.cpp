@@ -8,8 +8,11 @@
 #include <toml++/toml.h>
 #include <xbt/parse_units.hpp>
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -221,11 +224,16 @@ void Parameters::load_toml_text(std::string_view text, const std::string& origin
 
 void Parameters::load_toml_file(const std::string& path)
 {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error))
+    throw ConfigError(fmt::format("--config '{}': is a directory. Give the path of a TOML file of parameters (`bxisim "
+                                  "params` lists the keys).",
+                                  path));
   std::ifstream input(path);
   if (not input)
-    throw ConfigError(fmt::format("--config '{}': cannot read this file. Give the path of a TOML file, for example "
-                                  "examples/two-switches.toml.",
-                                  path));
+    throw ConfigError(fmt::format("--config '{}': cannot read this file ({}). Give the path of a TOML file of "
+                                  "parameters (`bxisim params` lists the keys).",
+                                  path, std::strerror(errno)));
   std::stringstream content;
   content << input.rdbuf();
   load_toml_text(content.str(), path);

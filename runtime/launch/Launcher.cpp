@@ -8,6 +8,7 @@
 #include "RankActor.hpp"
 #include "RankServices.hpp"
 #include "RunFolder.hpp"
+#include "RunSupervisor.hpp"
 #include "platforms/Machine.hpp"
 #include "platforms/PlatformConfig.hpp"
 #include "platforms/Topologies.hpp"
@@ -19,10 +20,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <elf.h>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 
 XBT_LOG_EXTERNAL_CATEGORY(bxisim_runtime);
@@ -33,29 +38,127 @@ namespace bxisim::runtime
 
 namespace
 {
-/** The program must be a shared object, as bxicc/bxicxx build it: an executable cannot be dlopen'ed. */
+/** Reads a T at `offset` of `image`; false when the image is too short (a truncated file). */
+template <typename T>
+bool read_at(const std::string& image, uint64_t offset, T& value)
+{
+  if (offset > image.size() || image.size() - offset < sizeof(T))
+    return false;
+  std::memcpy(&value, image.data() + offset, sizeof(T));
+  return true;
+}
+
+/** Whether the ELF image exports a defined function `main` in its dynamic symbol table. */
+bool exports_main(const std::string& image, const Elf64_Ehdr& header, bool& truncated)
+{
+  for (int i = 0; i < header.e_shnum; ++i) {
+    Elf64_Shdr section{};
+    if (not read_at(image, header.e_shoff + static_cast<uint64_t>(i) * header.e_shentsize, section))
+      return not(truncated = true);
+    if (section.sh_type != SHT_DYNSYM || section.sh_entsize < sizeof(Elf64_Sym))
+      continue;
+    Elf64_Shdr strings{};
+    if (not read_at(image, header.e_shoff + static_cast<uint64_t>(section.sh_link) * header.e_shentsize, strings) ||
+        strings.sh_offset > image.size() || image.size() - strings.sh_offset < strings.sh_size ||
+        section.sh_offset > image.size() || image.size() - section.sh_offset < section.sh_size)
+      return not(truncated = true);
+    for (uint64_t at = 0; at + sizeof(Elf64_Sym) <= section.sh_size; at += section.sh_entsize) {
+      Elf64_Sym symbol{};
+      read_at(image, section.sh_offset + at, symbol);
+      if (symbol.st_name >= strings.sh_size || symbol.st_shndx == SHN_UNDEF ||
+          ELF64_ST_TYPE(symbol.st_info) != STT_FUNC)
+        continue;
+      const char* name = image.data() + strings.sh_offset + symbol.st_name;
+      if (std::strncmp(name, "main", static_cast<size_t>(strings.sh_size - symbol.st_name)) == 0)
+        return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * The program must be a shared object that exports main, as bxicc/bxicxx build it (an executable
+ * cannot be dlopen'ed), and whole: every rank would fail to load it otherwise.
+ */
 void check_program(const std::string& program)
 {
   std::error_code error;
+  if (std::filesystem::is_directory(program, error))
+    throw config::ConfigError(fmt::format("{}: is a directory. Give the path of a program built with bxicc or bxicxx "
+                                          "(for example ./a.out).",
+                                          program));
   if (not std::filesystem::is_regular_file(program, error))
     throw config::ConfigError(fmt::format("{}: no such program. Give the path of a program built with bxicc or bxicxx "
                                           "(for example ./a.out).",
                                           program));
   std::ifstream file(program, std::ios::binary);
+  if (not file)
+    throw config::ConfigError(fmt::format("{}: cannot read this program: {}.", program, std::strerror(errno)));
+  std::string image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   Elf64_Ehdr header{};
-  file.read(reinterpret_cast<char*>(&header), sizeof(header));
-  bool shared_object = file && std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 &&
+  bool shared_object = read_at(image, 0, header) && std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 &&
                        header.e_ident[EI_CLASS] == ELFCLASS64 && header.e_type == ET_DYN;
-  for (int i = 0; shared_object && i < header.e_phnum; ++i) {
+  bool truncated = false;
+  for (int i = 0; shared_object && not truncated && i < header.e_phnum; ++i) {
     Elf64_Phdr segment{};
-    file.seekg(static_cast<std::streamoff>(header.e_phoff + static_cast<Elf64_Off>(i) * header.e_phentsize));
-    file.read(reinterpret_cast<char*>(&segment), sizeof(segment));
-    shared_object = file && segment.p_type != PT_INTERP; // an executable names its dynamic loader
+    if (not read_at(image, header.e_phoff + static_cast<uint64_t>(i) * header.e_phentsize, segment) ||
+        (segment.p_type == PT_LOAD &&
+         (segment.p_offset > image.size() || image.size() - segment.p_offset < segment.p_filesz)))
+      truncated = true;
+    shared_object = segment.p_type != PT_INTERP; // an executable names its dynamic loader
   }
   if (not shared_object)
     throw config::ConfigError(fmt::format("{} is not a program built with bxicc or bxicxx (bxisim runs shared objects "
                                           "that keep main exported). Rebuild it with bxicc/bxicxx in place of cc/c++.",
                                           program));
+  bool has_main = not truncated && exports_main(image, header, truncated);
+  if (truncated)
+    throw config::ConfigError(fmt::format("{} is truncated or damaged: its ELF headers point past its end ({} bytes). "
+                                          "Rebuild it with bxicc or bxicxx.",
+                                          program, image.size()));
+  if (not has_main)
+    throw config::ConfigError(fmt::format("{} exports no main function: is it a shared library rather than a program? "
+                                          "bxisim runs programs built with bxicc or bxicxx, which keep main exported.",
+                                          program));
+}
+
+/** SimGrid settings SimGrid accepts but bxisim's platforms cannot run with. */
+void check_simulator_settings(const platform::SimulatorOptions& options)
+{
+  for (const auto& setting : options.cfg)
+    if (setting.rfind("network/model:", 0) == 0 && setting.find("ns-3") != std::string::npos)
+      throw config::ConfigError(fmt::format(
+          "--cfg {}: SimGrid's ns-3 network model needs every host on a one-hop link it knows, which bxisim's node "
+          "model (cores and NIC behind the PCIe) is not; use the default CM02, or LV08, SMPI or IB.",
+          setting));
+}
+
+/**
+ * Each rank maps its own copy of the program (and of each privatized library) and an actor stack:
+ * a run of many ranks can exceed the system's limit on memory mappings, and fail half-way with an
+ * obscure message. Measured: 7 mappings per rank (5 for a copy of a small program, 2 for its stack),
+ * about 5 per copy of a library, 2 per NIC actor stack, a few hundred for bxisim itself.
+ */
+void check_system_limits(int ranks, size_t nodes, size_t libraries, uintmax_t copy_bytes)
+{
+  constexpr long kMapsPerRank = 7, kMapsPerLibrary = 5, kMapsPerNode = 2 * 8, kMapsBase = 400;
+  long per_rank = kMapsPerRank + kMapsPerLibrary * static_cast<long>(libraries);
+  long needed   = kMapsBase + kMapsPerNode * static_cast<long>(nodes) + per_rank * ranks;
+  long limit    = 0;
+  if (std::ifstream("/proc/sys/vm/max_map_count") >> limit; limit > 0 && needed > limit)
+    throw config::ConfigError(fmt::format(
+        "-n {} needs about {} memory mappings ({} per rank: its copies of the program and libraries, its stack), "
+        "more than this system allows (vm.max_map_count = {}); about {} ranks fit. Raise the limit (as root: sysctl "
+        "-w vm.max_map_count={}) or run fewer ranks.",
+        ranks, needed, per_rank, limit,
+        std::max(0L, (limit - kMapsBase - kMapsPerNode * static_cast<long>(nodes)) / per_rank), needed * 2));
+  std::error_code error;
+  auto space = std::filesystem::space(std::filesystem::temp_directory_path(error), error);
+  if (not error && copy_bytes * static_cast<uintmax_t>(ranks) > space.available)
+    throw config::ConfigError(fmt::format("-n {} needs {} MB in the temporary folder for the ranks' copies of the "
+                                          "program, which has {} MB free; set TMPDIR to a folder with more space.",
+                                          ranks, copy_bytes * static_cast<uintmax_t>(ranks) >> 20,
+                                          space.available >> 20));
 }
 
 CpuSettings cpu_settings(const config::Parameters& parameters)
@@ -81,18 +184,41 @@ void report_deadlock(const std::vector<std::unique_ptr<Rank>>& ranks)
     if (rank->state() == RankState::Running)
       fmt::print(out, "bxisim:   rank {} waits for {}\n", rank->index(),
                  rank->waiting_for().empty() ? "a simulator operation" : rank->waiting_for());
+  fmt::print(out, "bxisim: (SimGrid lists every actor, NIC actors included, with --log=ker_engine.thres:info)\n");
   std::fflush(out);
 }
 
+/** At --sim-time-limit: says where each rank was and ends them all. */
+void stop_at_simulated_time(double limit, const std::vector<std::unique_ptr<Rank>>& ranks, bool& reached)
+{
+  simgrid::s4u::this_actor::sleep_until(limit);
+  reached   = true;
+  FILE* out = OutputRouter::original_stderr();
+  fmt::print(out, "bxisim: the simulated time limit is reached (--sim-time-limit {}). Where each rank was:\n{}", limit,
+             describe_ranks(ranks, nullptr));
+  std::fflush(out);
+  simgrid::s4u::Actor::kill_all();
+}
+
 /** The exit code of the run, after telling which ranks failed. */
-int summarize(const std::vector<std::unique_ptr<Rank>>& ranks, bool deadlock)
+int summarize(const std::vector<std::unique_ptr<Rank>>& ranks, bool deadlock, bool limit_reached)
 {
   std::vector<std::string> failed;
   for (const auto& rank : ranks)
-    if (rank->state() == RankState::Ended && rank->exit_code() != 0)
+    if (rank->state() == RankState::Ended && rank->end_signal() != 0)
+      failed.push_back(fmt::format("rank {} (killed by SIG{})", rank->index(), sigabbrev_np(rank->end_signal())));
+    else if (rank->state() == RankState::Ended && rank->exit_code() != 0)
       failed.push_back(fmt::format("rank {} (exit code {})", rank->index(), rank->exit_code()));
   if (not failed.empty())
     fmt::print(stderr, "bxisim: {} of {} rank(s) failed: {}\n", failed.size(), ranks.size(), fmt::join(failed, ", "));
+  for (const auto& rank : ranks)
+    if (rank->load_failed())
+      return config::kUsageExitCode;
+  for (const auto& rank : ranks)
+    if (rank->crashed())
+      return kCrashExitCode;
+  if (limit_reached)
+    return kLimitExitCode;
   if (deadlock)
     return kDeadlockExitCode;
   return failed.empty() ? 0 : kRankFailedExitCode;
@@ -106,6 +232,7 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     throw config::ConfigError("bxisim run: give the program to run, for example `bxisim run -n 4 ./a.out`.");
   const std::string& program = options.command.front();
   check_program(program);
+  check_simulator_settings(simulator_options);
   Rank::set_cpu_settings(cpu_settings(parameters));
   auto platform_config = platform::PlatformConfig::from_parameters(parameters);
 
@@ -113,7 +240,10 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   std::optional<platform::Machine> machine;
   {
     platform::SetupAbortGuard guard;
-    engine = platform::create_engine(simulator_options);
+    // SimGrid's list of every actor at a deadlock (NIC actors included) is long: shown on request only.
+    platform::SimulatorOptions engine_options = simulator_options;
+    engine_options.log.insert(engine_options.log.begin(), "ker_engine.thres:warning");
+    engine = platform::create_engine(engine_options);
     machine.emplace(platform::build_machine(platform_config));
   }
   auto placements = map_ranks(*machine, options.ranks, options.ranks_per_node, options.map_by);
@@ -122,7 +252,13 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   for (const auto& name : options.privatized_libraries)
     libraries.push_back(find_privatized_library(name, program));
 
+  uintmax_t copy_bytes = std::filesystem::file_size(program);
+  for (const auto& library : libraries)
+    copy_bytes += std::filesystem::file_size(library.path);
+  check_system_limits(options.ranks, machine->nodes().size(), libraries.size(), copy_bytes);
+
   RunFolder folder(options.keep_temps);
+  RunSupervisor::block_stop_signals(); // a Ctrl-C while the copies are made waits for the supervisor
   std::vector<std::unique_ptr<Rank>> ranks;
   std::vector<std::string> copies;
   for (const auto& placement : placements) {
@@ -136,7 +272,9 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   PortalsLevel portals(options.level, *machine, ranks, parameters, options.trace_csv);
   prepare_rank_services();
   install_crash_report(folder);
-  bool deadlock = false;
+  RunSupervisor supervisor({options.watchdog, options.wall_limit}, ranks, folder);
+  bool deadlock      = false;
+  bool limit_reached = false;
   simgrid::s4u::Engine::on_deadlock_cb([&ranks, &deadlock] {
     deadlock = true;
     report_deadlock(ranks);
@@ -153,13 +291,17 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
                                                });
       portals.register_rank_actor(actor->get_pid(), *rank);
     }
+    if (options.sim_time_limit > 0)
+      simgrid::s4u::Actor::create("sim-time-limit", ranks.front()->host(), [&] {
+        stop_at_simulated_time(options.sim_time_limit, ranks, limit_reached);
+      })->daemonize();
     engine->run();
   }
   XBT_VERB("simulation ended at %.9f s", simgrid::s4u::Engine::get_clock());
   portals.finish();
   if (folder.kept())
     fmt::print(stderr, "bxisim: kept the temporary folder {} (--keep-temps).\n", folder.path());
-  return summarize(ranks, deadlock);
+  return summarize(ranks, deadlock, limit_reached);
 }
 
 } // namespace bxisim::runtime

@@ -1,9 +1,12 @@
 #include "OutputRouter.hpp"
 
+#include "RunSupervisor.hpp"
+
 #include <fmt/format.h>
 
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <map>
 #include <poll.h>
@@ -34,6 +37,8 @@ void write_all(int fd, const char* data, size_t size)
     ssize_t written = write(fd, data, size);
     if (written < 0 && errno == EINTR)
       continue;
+    if (written < 0 && errno == EPIPE) // nobody reads bxisim's output anymore (`bxisim run ... | head`)
+      RunSupervisor::request_stop(128 + SIGPIPE, "SIGPIPE: the output of bxisim is closed");
     if (written <= 0)
       return;
     data += written;

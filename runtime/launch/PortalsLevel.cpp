@@ -11,6 +11,7 @@
 #include <simgrid/s4u/Actor.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <stdexcept>
 #include <string>
@@ -19,6 +20,20 @@
 
 namespace bxisim::runtime
 {
+
+namespace
+{
+/** A Portals call of a rank: a simulator call that names itself as what the rank waits for until it returns. */
+class PortalsCall : public os::SimulatorCall
+{
+ public:
+  ~PortalsCall()
+  {
+    if (rank() != nullptr)
+      rank()->set_waiting_for(nullptr);
+  }
+};
+} // namespace
 
 PortalsLevel::PortalsLevel(const std::string& level, const platform::Machine& machine,
                            const std::vector<std::unique_ptr<Rank>>& ranks, const config::Parameters& parameters,
@@ -62,7 +77,14 @@ PortalsLevel::PortalsLevel(const std::string& level, const platform::Machine& ma
 
   auto& core = portals::Core::instance();
   core.setContextProvider([this] { return context_of_caller(); });
-  core.setCallScope([] { return std::make_shared<os::SimulatorCall>(); });
+  core.setCallScope([](const char* function, const portals::Core::CallArguments& arguments) {
+    auto call = std::make_shared<PortalsCall>();
+    if (call->rank() != nullptr) // what the deadlock report says while the rank blocks in this call
+      call->rank()->set_waiting_for([name = std::string(function), arguments] {
+        return arguments ? fmt::format("{}({})", name, arguments()) : name;
+      });
+    return call;
+  });
 }
 
 PortalsLevel::~PortalsLevel()
@@ -122,6 +144,14 @@ void PortalsLevel::finish()
 {
   model_->flush_trace();
   trace_.reset();
+  const auto& dropped = model_->config().dropped_frames;
+  if (not dropped.empty() && *dropped.rbegin() > model_->frames_sent()) {
+    std::vector<uint64_t> unreached(dropped.upper_bound(model_->frames_sent()), dropped.end());
+    throw config::ConfigError(fmt::format(
+        "nic.drop_frames: frame(s) {} were never sent (the run sent {} wire frames), so the network lost nothing "
+        "there; give frame numbers from 1 to {} (--trace-csv lists the frames in order).",
+        fmt::join(unreached, ","), model_->frames_sent(), model_->frames_sent()));
+  }
 }
 
 } // namespace bxisim::runtime

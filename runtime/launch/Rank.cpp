@@ -75,6 +75,13 @@ void Rank::mark_ended(int exit_code)
   exit_code_ = exit_code;
 }
 
+void Rank::mark_killed_by(int signal_number)
+{
+  state_      = RankState::Ended;
+  exit_code_  = 128 + signal_number;
+  end_signal_ = signal_number;
+}
+
 void Rank::set_cpu_settings(const CpuSettings& new_settings)
 {
   settings = new_settings;

@@ -1,6 +1,8 @@
 #pragma once
 // One simulated process of `bxisim run`: where it runs, its state, and its account of CPU time.
 
+#include "runtime/os/ProcessState.hpp"
+
 #include <simgrid/s4u/Host.hpp>
 
 #include <csetjmp>
@@ -60,6 +62,31 @@ class Rank
   void mark_running() { state_ = RankState::Running; }
   void mark_ended(int exit_code);
   void mark_killed() { state_ = RankState::Killed; }
+  /** The rank ended as a process killed by `signal_number` would (exit code 128 + signal). */
+  void mark_killed_by(int signal_number);
+  /** An uncaught C++ exception ended the rank: a crash. */
+  void mark_crashed()
+  {
+    mark_ended(134); // what std::terminate gives a process (128 + SIGABRT)
+    crashed_ = true;
+  }
+  bool crashed() const { return crashed_; }
+  /** The rank's copy of the program could not be loaded (or has no main): bad input. */
+  void mark_load_failed()
+  {
+    mark_ended(127);
+    load_failed_ = true;
+  }
+  bool load_failed() const { return load_failed_; }
+  /** The signal that ended the rank, 0 when it returned or exited. */
+  int end_signal() const { return end_signal_; }
+
+  /** The simulated time the rank last entered or left the simulator: how long it has been where it is. */
+  double last_call_time() const { return last_call_time_; }
+  void note_simulator_call(double now) { last_call_time_ = now; }
+
+  /** The libc state the rank has to itself, as a process would (getopt, random, signals, exit handlers). */
+  os::ProcessState& process_state() { return process_state_; }
 
   /**
    * What the rank blocks on, for the deadlock report ("" when it does not block): set by each
@@ -83,10 +110,15 @@ class Rank
   int size_;
   simgrid::s4u::Host* host_;
   std::string node_name_;
-  RankState state_    = RankState::NotStarted;
-  int exit_code_      = 0;
-  double burst_start_ = 0.0;
+  RankState state_       = RankState::NotStarted;
+  int exit_code_         = 0;
+  int end_signal_        = 0;
+  double last_call_time_ = 0.0;
+  bool crashed_          = false;
+  bool load_failed_      = false;
+  double burst_start_    = 0.0;
   std::function<std::string()> waiting_for_;
+  os::ProcessState process_state_;
 };
 
 } // namespace bxisim::runtime

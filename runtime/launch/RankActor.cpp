@@ -4,13 +4,20 @@
 #include "runtime/os/SimulatorCall.hpp"
 
 #include <simgrid/Exception.hpp>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
 
 #include <dlfcn.h>
 #include <unistd.h>
 
 #include <csetjmp>
+#include <cstdlib>
+#include <cxxabi.h>
 #include <exception>
+#include <filesystem>
+#include <fmt/format.h>
+#include <typeinfo>
 
 XBT_LOG_EXTERNAL_CATEGORY(bxisim_runtime);
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_rank, bxisim_runtime, "Rank actors: loading programs and running main");
@@ -31,15 +38,34 @@ int call_main(Rank& rank, MainFunction main_function, int argc, char** argv)
   if (setjmp(rank.exit_jump) != 0)
     return rank.exit_code();
   rank.exit_jump_armed = true;
-  int code             = main_function(argc, argv, environ);
-  rank.exit_jump_armed = false;
-  return code;
+  // Returning from main is exit(code): the rank's exit handlers run, then exit() jumps back above.
+  exit(main_function(argc, argv, environ));
+}
+
+/** In a catch (...) block: the exception's type and, for a std::exception, its what(). */
+std::string describe_current_exception()
+{
+  std::string type = "of unknown type";
+  if (const std::type_info* info = abi::__cxa_current_exception_type()) {
+    int status      = 0;
+    char* demangled = abi::__cxa_demangle(info->name(), nullptr, nullptr, &status);
+    type            = status == 0 && demangled != nullptr ? demangled : info->name();
+    std::free(demangled);
+  }
+  try {
+    throw;
+  } catch (const std::exception& error) {
+    return fmt::format("{}: {}", type, error.what());
+  } catch (...) {
+    return type;
+  }
 }
 
 /** Runs the rank's own code (its constructors, then main) with the rank running. */
 void start_own_code(Rank& rank)
 {
   OutputRouter::switch_to(rank.index());
+  rank.process_state().restore_globals();
   rank.start_burst();
   os::set_running_rank(&rank);
 }
@@ -48,6 +74,7 @@ void start_own_code(Rank& rank)
 void end_own_code(Rank& rank)
 {
   os::set_running_rank(nullptr);
+  rank.process_state().save_globals();
   rank.simulate_burst(rank.end_burst());
 }
 } // namespace
@@ -55,6 +82,7 @@ void end_own_code(Rank& rank)
 void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::string> argv)
 {
   rank.mark_running();
+  rank.process_state().set_own_folder(std::filesystem::path(program_copy).parent_path().string());
   std::vector<char*> pointers;
   for (auto& argument : argv)
     pointers.push_back(argument.data());
@@ -69,14 +97,14 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
     if (handle == nullptr) {
       XBT_ERROR("rank %d cannot load %s: %s. Build the program with bxicc or bxicxx.", rank.index(),
                 argv.front().c_str(), dlerror());
-      rank.mark_ended(127);
+      rank.mark_load_failed();
       return;
     }
     auto main_function = reinterpret_cast<MainFunction>(dlsym(handle, "main"));
     if (main_function == nullptr) {
       XBT_ERROR("rank %d: %s has no exported main function. Build it with bxicc or bxicxx (they keep main exported).",
                 rank.index(), argv.front().c_str());
-      rank.mark_ended(127);
+      rank.mark_load_failed();
       return;
     }
     XBT_DEBUG("rank %d runs main of %s on %s", rank.index(), program_copy.c_str(), rank.host()->get_cname());
@@ -91,11 +119,17 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
     rank.exit_jump_armed = false;
     rank.mark_killed();
     throw;
-  } catch (const std::exception& error) {
+  } catch (...) { // an uncaught exception, of any type: std::terminate would abort the process, a crash
     os::set_running_rank(nullptr);
     rank.exit_jump_armed = false;
-    XBT_ERROR("rank %d ended with an uncaught exception: %s", rank.index(), error.what());
-    rank.mark_ended(134); // what a process terminated by std::terminate reports (128 + SIGABRT)
+    FILE* out            = OutputRouter::original_stderr();
+    fmt::print(out,
+               "bxisim: rank {} crashed (uncaught C++ exception {}) on {} at simulated time {:.9f} s; the other "
+               "ranks are stopped.\n",
+               rank.index(), describe_current_exception(), rank.node_name(), simgrid::s4u::Engine::get_clock());
+    std::fflush(out);
+    rank.mark_crashed();
+    simgrid::s4u::Actor::kill_all();
   }
   XBT_DEBUG("rank %d ended with code %d", rank.index(), rank.exit_code());
 }

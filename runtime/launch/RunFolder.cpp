@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <sys/stat.h>
@@ -14,7 +15,15 @@ namespace bxisim::runtime
 
 RunFolder::RunFolder(bool keep) : keep_(keep)
 {
-  std::string pattern = (std::filesystem::temp_directory_path() / "bxisim-run-XXXXXX").string();
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string where  = tmpdir != nullptr ? fmt::format("TMPDIR={}", tmpdir) : std::string("/tmp");
+  std::error_code error;
+  auto base = std::filesystem::temp_directory_path(error);
+  if (error)
+    throw config::ConfigError(fmt::format("the temporary folder ({}) cannot be used: {}. bxisim puts the ranks' "
+                                          "copies of the program there: set TMPDIR to a writable folder.",
+                                          where, error.message()));
+  std::string pattern = (base / "bxisim-run-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr)
     throw config::ConfigError(fmt::format("cannot create a temporary folder {}: {}. Set TMPDIR to a writable folder.",
                                           pattern, std::strerror(errno)));

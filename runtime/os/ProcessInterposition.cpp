@@ -1,18 +1,30 @@
-// What a rank sees of its process: its own pid, its node's hostname, and exit() ending only itself.
+// What a rank sees of its process: its own pid, its node's hostname, exit() ending only itself (after
+// running its exit handlers), and no way to create processes.
 
+#include "ProcessState.hpp"
+#include "RankEnd.hpp"
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
 #include "runtime/launch/Rank.hpp"
 
+#include <xbt/log.h>
+
 #include <cerrno>
 #include <csetjmp>
+#include <cstdarg>
 #include <cstdlib>
 #include <cstring>
+#include <spawn.h>
 #include <unistd.h>
+
+XBT_LOG_EXTERNAL_CATEGORY(bxisim_runtime);
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_process, bxisim_runtime,
+                                "What ranks see of their process: exit, signals, process creation");
 
 namespace
 {
 using bxisim::os::running_rank;
+using bxisim::runtime::Rank;
 
 /**
  * Ends the calling rank: its last CPU burst is simulated and its exit code recorded, then control
@@ -20,31 +32,61 @@ using bxisim::os::running_rank;
  * exit() would. A jump rather than an exception: exit() is noexcept and its callers may be C.
  * Returns when the caller is not a rank's main thread.
  */
-void end_rank(int status)
+void end_rank(int status, bool run_exit_handlers)
 {
-  bxisim::runtime::Rank* rank = running_rank();
+  Rank* rank = running_rank();
   if (rank == nullptr || not rank->exit_jump_armed)
     return;
+  if (run_exit_handlers) // the rank's own code: it may print, or call the simulator
+    rank->process_state().run_exit_handlers();
   bxisim::os::set_running_rank(nullptr);
+  rank->process_state().save_globals();
   rank->simulate_burst(rank->end_burst());
   rank->mark_ended(status & 0xff);
   rank->exit_jump_armed = false;
   std::longjmp(rank->exit_jump, 1);
 }
+
+/** A rank may not create processes: the child would be a second copy of the whole simulator. */
+int refuse_process_creation(Rank& rank, const char* call, const char* what)
+{
+  XBT_ERROR("rank %d called %s%s: ranks of bxisim cannot create processes (the child would be a copy of the whole "
+            "simulator, not a process of the simulated machine); the call fails with ENOSYS.",
+            rank.index(), call, what);
+  errno = ENOSYS;
+  return -1;
+}
+
+std::string quoted(const char* text)
+{
+  return text != nullptr ? std::string("(\"") + text + "\")" : std::string("()");
+}
 } // namespace
+
+void bxisim::os::end_rank_by_signal(Rank& rank, int signal_number)
+{
+  if (not rank.exit_jump_armed)
+    return;
+  set_running_rank(nullptr);
+  rank.process_state().save_globals();
+  rank.simulate_burst(rank.end_burst());
+  rank.mark_killed_by(signal_number);
+  rank.exit_jump_armed = false;
+  std::longjmp(rank.exit_jump, 1);
+}
 
 extern "C" {
 
 pid_t getpid() noexcept
 {
-  if (bxisim::runtime::Rank* rank = running_rank())
+  if (Rank* rank = running_rank())
     return rank->simulated_pid();
   return BXISIM_REAL(getpid)();
 }
 
 int gethostname(char* name, size_t length) noexcept
 {
-  bxisim::runtime::Rank* rank = running_rank();
+  Rank* rank = running_rank();
   if (rank == nullptr)
     return BXISIM_REAL(gethostname)(name, length);
   const std::string& host = rank->node_name();
@@ -58,23 +100,169 @@ int gethostname(char* name, size_t length) noexcept
 
 void exit(int status) noexcept
 {
-  end_rank(status);
+  end_rank(status, true);
   BXISIM_REAL(exit)(status);
   __builtin_unreachable();
 }
 
 void _exit(int status)
 {
-  end_rank(status);
+  end_rank(status, false);
   BXISIM_REAL(_exit)(status);
   __builtin_unreachable();
 }
 
 void _Exit(int status) noexcept
 {
-  end_rank(status);
+  end_rank(status, false);
   BXISIM_REAL(_Exit)(status);
   __builtin_unreachable();
+}
+
+// atexit() (in libc_nonshared.a, linked into the program) and static destructors register here, with
+// the handle of the object that registers. Those of the rank's own copies run when the rank ends;
+// those of shared libraries (libstdc++, ...) belong to the process.
+int __cxa_atexit(void (*handler)(void*), void* argument, void* dso_handle) noexcept
+{
+  Rank* rank = running_rank();
+  if (rank == nullptr || not rank->process_state().belongs_to_rank(dso_handle))
+    return BXISIM_REAL(__cxa_atexit)(handler, argument, dso_handle);
+  rank->process_state().exit_handlers.push_back({handler, argument});
+  return 0;
+}
+
+pid_t fork() noexcept
+{
+  if (Rank* rank = running_rank())
+    return refuse_process_creation(*rank, "fork", "()");
+  return BXISIM_REAL(fork)();
+}
+
+pid_t vfork() noexcept
+{
+  if (Rank* rank = running_rank())
+    return refuse_process_creation(*rank, "vfork", "()");
+  return BXISIM_REAL(fork)(); // vfork's child must not return from here: fork is the safe equivalent
+}
+
+int system(const char* command)
+{
+  Rank* rank = running_rank();
+  if (rank == nullptr)
+    return BXISIM_REAL(system)(command);
+  if (command == nullptr)
+    return 0; // "no shell available"
+  return refuse_process_creation(*rank, "system", quoted(command).c_str());
+}
+
+FILE* popen(const char* command, const char* mode)
+{
+  Rank* rank = running_rank();
+  if (rank == nullptr)
+    return BXISIM_REAL(popen)(command, mode);
+  refuse_process_creation(*rank, "popen", quoted(command).c_str());
+  return nullptr;
+}
+
+int execve(const char* path, char* const* argv, char* const* envp) noexcept
+{
+  if (Rank* rank = running_rank())
+    return refuse_process_creation(*rank, "execve", quoted(path).c_str());
+  return BXISIM_REAL(execve)(path, argv, envp);
+}
+
+int execv(const char* path, char* const* argv) noexcept
+{
+  if (Rank* rank = running_rank())
+    return refuse_process_creation(*rank, "execv", quoted(path).c_str());
+  return BXISIM_REAL(execv)(path, argv);
+}
+
+int execvp(const char* file, char* const* argv) noexcept
+{
+  if (Rank* rank = running_rank())
+    return refuse_process_creation(*rank, "execvp", quoted(file).c_str());
+  return BXISIM_REAL(execvp)(file, argv);
+}
+
+int execvpe(const char* file, char* const* argv, char* const* envp) noexcept
+{
+  if (Rank* rank = running_rank())
+    return refuse_process_creation(*rank, "execvpe", quoted(file).c_str());
+  return BXISIM_REAL(execvpe)(file, argv, envp);
+}
+
+int fexecve(int fd, char* const* argv, char* const* envp) noexcept
+{
+  if (Rank* rank = running_rank())
+    return refuse_process_creation(*rank, "fexecve", "()");
+  return BXISIM_REAL(fexecve)(fd, argv, envp);
+}
+
+// execl, execlp and execle gather their arguments into a vector first.
+namespace
+{
+std::vector<char*> gather_arguments(const char* first, va_list& rest)
+{
+  std::vector<char*> arguments{const_cast<char*>(first)};
+  while (arguments.back() != nullptr)
+    arguments.push_back(va_arg(rest, char*));
+  return arguments;
+}
+} // namespace
+
+int execl(const char* path, const char* argument, ...) noexcept
+{
+  if (Rank* rank = running_rank())
+    return refuse_process_creation(*rank, "execl", quoted(path).c_str());
+  va_list rest;
+  va_start(rest, argument);
+  auto arguments = gather_arguments(argument, rest);
+  va_end(rest);
+  return BXISIM_REAL(execv)(path, arguments.data());
+}
+
+int execlp(const char* file, const char* argument, ...) noexcept
+{
+  if (Rank* rank = running_rank())
+    return refuse_process_creation(*rank, "execlp", quoted(file).c_str());
+  va_list rest;
+  va_start(rest, argument);
+  auto arguments = gather_arguments(argument, rest);
+  va_end(rest);
+  return BXISIM_REAL(execvp)(file, arguments.data());
+}
+
+int execle(const char* path, const char* argument, ...) noexcept
+{
+  if (Rank* rank = running_rank())
+    return refuse_process_creation(*rank, "execle", quoted(path).c_str());
+  va_list rest;
+  va_start(rest, argument);
+  auto arguments    = gather_arguments(argument, rest);
+  auto* environment = va_arg(rest, char* const*);
+  va_end(rest);
+  return BXISIM_REAL(execve)(path, arguments.data(), environment);
+}
+
+int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
+                const posix_spawnattr_t* attributes, char* const* argv, char* const* envp)
+{
+  if (Rank* rank = running_rank()) {
+    refuse_process_creation(*rank, "posix_spawn", quoted(path).c_str());
+    return ENOSYS;
+  }
+  return BXISIM_REAL(posix_spawn)(pid, path, actions, attributes, argv, envp);
+}
+
+int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
+                 const posix_spawnattr_t* attributes, char* const* argv, char* const* envp)
+{
+  if (Rank* rank = running_rank()) {
+    refuse_process_creation(*rank, "posix_spawnp", quoted(file).c_str());
+    return ENOSYS;
+  }
+  return BXISIM_REAL(posix_spawnp)(pid, file, actions, attributes, argv, envp);
 }
 
 } // extern "C"

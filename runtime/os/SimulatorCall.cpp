@@ -3,6 +3,10 @@
 #include "runtime/launch/OutputRouter.hpp"
 #include "runtime/launch/Rank.hpp"
 
+#include <simgrid/s4u/Engine.hpp>
+
+#include <atomic>
+
 namespace bxisim::os
 {
 
@@ -12,7 +16,26 @@ namespace
 // With SimGrid's default contexts every actor shares the maestro thread, which is why the pointer
 // is saved in each SimulatorCall (on the actor's own stack) and restored when the call returns.
 thread_local runtime::Rank* running = nullptr;
+
+std::atomic<runtime::Rank*> in_code{nullptr};
+std::atomic<unsigned long> transitions{0};
+
+void note_transition(runtime::Rank* rank)
+{
+  in_code.store(rank, std::memory_order_relaxed);
+  transitions.fetch_add(1, std::memory_order_relaxed);
+}
 } // namespace
+
+runtime::Rank* rank_in_code()
+{
+  return in_code.load(std::memory_order_relaxed);
+}
+
+unsigned long simulator_transitions()
+{
+  return transitions.load(std::memory_order_relaxed);
+}
 
 runtime::Rank* running_rank()
 {
@@ -22,13 +45,17 @@ runtime::Rank* running_rank()
 void set_running_rank(runtime::Rank* rank)
 {
   running = rank;
+  note_transition(rank);
 }
 
 SimulatorCall::SimulatorCall() : rank_(running)
 {
   if (rank_ == nullptr)
     return;
-  running          = nullptr;
+  running = nullptr;
+  note_transition(nullptr);
+  rank_->note_simulator_call(simgrid::s4u::Engine::get_clock());
+  rank_->process_state().save_globals(); // another rank may run before this call returns
   burst_           = rank_->end_burst();
   burst_simulated_ = rank_->simulate_burst(burst_);
 }
@@ -38,8 +65,11 @@ SimulatorCall::~SimulatorCall()
   if (rank_ == nullptr)
     return;
   runtime::OutputRouter::switch_to(rank_->index());
+  rank_->note_simulator_call(simgrid::s4u::Engine::get_clock()); // back in its own code since then
+  rank_->process_state().restore_globals();
   rank_->start_burst();
   running = rank_;
+  note_transition(rank_);
 }
 
 } // namespace bxisim::os

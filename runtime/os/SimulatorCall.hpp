@@ -23,6 +23,13 @@ runtime::Rank* running_rank();
 /** Used by the rank actor around the rank's main only. */
 void set_running_rank(runtime::Rank* rank);
 
+/**
+ * For the watchdog, from any thread: the rank whose code runs on the simulator's thread (nullptr
+ * while the simulator runs), and a count that changes at every entry into and exit from the simulator.
+ */
+runtime::Rank* rank_in_code();
+unsigned long simulator_transitions();
+
 class SimulatorCall
 {
  public:

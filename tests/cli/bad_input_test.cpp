@@ -75,7 +75,15 @@ TEST(BadInput, MissingConfigFile)
 {
   auto result = run_bxisim("--config /nonexistent/bxisim.toml platform show");
   EXPECT_EQ(result.exit_code, kUsage);
-  EXPECT_THAT(result.output, HasSubstr("cannot read this file"));
+  EXPECT_THAT(result.output, HasSubstr("cannot read this file (No such file or directory)"));
+  EXPECT_THAT(result.output, testing::Not(HasSubstr(".toml."))); // suggests no file, which may not exist
+}
+
+TEST(BadInput, ConfigIsADirectory)
+{
+  auto result = run_bxisim("--config / platform show");
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr("--config '/': is a directory"));
 }
 
 TEST(BadInput, InvalidToml)
@@ -99,6 +107,37 @@ TEST(BadInput, BrokenXmlPlatform)
   auto result = run_bxisim("--platform " + path + " platform show");
   EXPECT_EQ(result.exit_code, kUsage);
   EXPECT_THAT(result.output, HasSubstr("SimGrid cannot load this platform"));
+}
+
+TEST(BadInput, NegativeHostSpeedInXml)
+{
+  auto path   = write_file("negative-speed.xml", R"(<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="slow" speed="-1Gf"/>
+  </zone>
+</platform>
+)");
+  auto result = run_bxisim("--platform " + path + " platform show");
+  EXPECT_EQ(result.exit_code, kUsage) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("host 'slow' has speed -1000000000 flop/s; give each host a positive speed"));
+}
+
+TEST(BadInput, XmlPlatformWithoutRoutes)
+{
+  auto path   = write_file("no-routes.xml", R"(<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="a" speed="1Gf"/>
+    <host id="b" speed="1Gf"/>
+  </zone>
+</platform>
+)");
+  auto result = run_bxisim("--platform " + path + " platform show");
+  EXPECT_EQ(result.exit_code, kUsage) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("the platform has no route from a to b"));
 }
 
 TEST(BadInput, UnknownTopologyListsTheChoices)

@@ -3,10 +3,14 @@
 #include "RunOutput.hpp"
 #include "tests/support/CommandRunner.hpp"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <unistd.h>
 
 using namespace bxisim::test;
 using testing::HasSubstr;
@@ -91,6 +95,50 @@ TEST(Ends, ADeadlockNamesTheBarrierRanksWaitIn)
   EXPECT_THAT(result.output, HasSubstr("rank 2 waits for bxisim_barrier (2 of 3 ranks arrived)"));
 }
 
+namespace
+{
+/** portals_wait.c: rank 1 blocks in a Portals wait; the report names the call, its handle and test. */
+void expect_portals_deadlock(const std::string& how, const std::string& placement, const std::string& call)
+{
+  auto result =
+      run_bxisim("run -n 2 " + placement + " --no-cpu-simulation " + test_program("portals_wait") + " " + how + " 1 3");
+  EXPECT_EQ(result.exit_code, kDeadlock) << result.output;
+  auto handle = fields_by_rank(result.output)[1]["handle"];
+  ASSERT_FALSE(handle.empty()) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("rank 1 waits for " + call + "(" + (how == "eq" ? "eq_handle=" : "ct_handle=") +
+                                       handle + (how == "eq" ? ")" : ", test=3)")));
+}
+} // namespace
+
+TEST(Ends, ADeadlockNamesThePortalsWaitAndItsEventQueue)
+{
+  expect_portals_deadlock("eq", "--ppn 1", "PtlEQWait");
+  expect_portals_deadlock("eq", "--ppn 2", "PtlEQWait");
+}
+
+TEST(Ends, ADeadlockNamesThePortalsWaitAndItsCountingEvent)
+{
+  expect_portals_deadlock("ct", "--ppn 1", "PtlCTWait");
+  expect_portals_deadlock("ct", "--ppn 2", "PtlCTWait");
+}
+
+TEST(Ends, AnUncaughtExceptionOfAnyTypeIsACrashOfTheRank)
+{
+  for (const auto& [how, what] : {std::pair<std::string, std::string>{"std", "std::runtime_error: nothing went right"},
+                                  {"int", "int"},
+                                  {"custom", "Custom"}}) {
+    std::string tmpdir = fresh_folder("tmpdir-throw-" + how);
+    auto result        = run_command("TMPDIR=" + tmpdir + " '" BXISIM_BINARY "' run -n 3 --no-cpu-simulation " +
+                                     test_program("throws") + " " + how + " 1");
+    EXPECT_EQ(result.exit_code, kCrash) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("rank 1 crashed (uncaught C++ exception " + what +
+                                         ") on node0 at simulated "
+                                         "time 0.000010000 s; the other ranks are stopped."));
+    EXPECT_THAT(result.output, Not(HasSubstr("done")));
+    EXPECT_EQ(entry_count(tmpdir), 0);
+  }
+}
+
 TEST(BadRunCommandLine, NoProgram)
 {
   auto result = run_bxisim("run -n 2");
@@ -103,6 +151,90 @@ TEST(BadRunCommandLine, MissingProgramFile)
   auto result = run_bxisim("run -n 2 ./no-such-program");
   EXPECT_EQ(result.exit_code, kUsage);
   EXPECT_THAT(result.output, HasSubstr("./no-such-program: no such program"));
+}
+
+TEST(BadRunCommandLine, ADirectoryAsTheProgram)
+{
+  auto result = run_bxisim("run -n 2 " + fresh_folder("a-folder"));
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr("a-folder: is a directory"));
+}
+
+TEST(BadRunCommandLine, ATruncatedProgram)
+{
+  std::string truncated = temporary_path("truncated");
+  std::ifstream original(test_program("ends"), std::ios::binary);
+  std::string image((std::istreambuf_iterator<char>(original)), std::istreambuf_iterator<char>());
+  std::ofstream(truncated, std::ios::binary) << image.substr(0, image.size() / 2);
+  auto result = run_bxisim("run -n 2 " + truncated);
+  EXPECT_EQ(result.exit_code, kUsage) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("is truncated or damaged"));
+}
+
+TEST(BadRunCommandLine, ASharedLibraryWithoutMain)
+{
+  auto result = run_bxisim("run -n 2 " + test_program("libshared_a.so"));
+  EXPECT_EQ(result.exit_code, kUsage) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("exports no main function"));
+}
+
+TEST(BadRunCommandLine, ZeroRanksPerNode)
+{
+  auto result = run_bxisim("run -n 2 --ppn 0 " + test_program("ends") + " return all");
+  EXPECT_EQ(result.exit_code, kUsage) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("--ppn 0: give at least one rank per node"));
+}
+
+TEST(BadRunCommandLine, TheNs3NetworkModel)
+{
+  auto result = run_bxisim("run -n 2 --cfg network/model:ns-3 " + test_program("ends") + " return all");
+  EXPECT_EQ(result.exit_code, kUsage) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("--cfg network/model:ns-3: SimGrid's ns-3 network model"));
+}
+
+TEST(BadRunCommandLine, ABadTemporaryFolder)
+{
+  std::string file = temporary_path("a-file");
+  std::ofstream(file) << "not a folder";
+  std::string unwritable = fresh_folder("unwritable");
+  std::filesystem::permissions(unwritable, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+  for (const auto& [tmpdir, message] :
+       {std::pair<std::string, std::string>{"/nonexistent/folder", "(TMPDIR=/nonexistent/folder) cannot be used"},
+        {file, "cannot be used"},
+        {unwritable, "cannot create a temporary folder"}}) {
+    if (tmpdir == unwritable && geteuid() == 0)
+      continue; // root writes anywhere
+    auto result =
+        run_command("TMPDIR=" + tmpdir + " '" BXISIM_BINARY "' run -n 2 " + test_program("ends") + " return all");
+    EXPECT_EQ(result.exit_code, kUsage) << result.output;
+    EXPECT_THAT(result.output, HasSubstr(message)) << tmpdir;
+    EXPECT_THAT(result.output, HasSubstr("TMPDIR to a writable folder")) << tmpdir;
+  }
+}
+
+TEST(BadRunCommandLine, MoreRanksThanTheSystemsMemoryMappingsAllow)
+{
+  long limit = 0;
+  std::ifstream("/proc/sys/vm/max_map_count") >> limit;
+  ASSERT_GT(limit, 0);
+  constexpr int kCores = 16;
+  int ranks            = static_cast<int>(limit / 7) + 1000; // docs/running.md: about 7 mappings per rank
+  std::string command = fmt::format("run -n {} --platform single-switch --set platform.nodes={} --set node.cores={} {} "
+                                    "return all",
+                                    ranks, (ranks + kCores - 1) / kCores, kCores, test_program("ends"));
+  auto result         = run_bxisim(command);
+  EXPECT_EQ(result.exit_code, kUsage) << result.output;
+  EXPECT_THAT(result.output, HasSubstr(fmt::format("more than this system allows (vm.max_map_count = {})", limit)));
+  EXPECT_THAT(result.output, HasSubstr("sysctl -w vm.max_map_count="));
+  EXPECT_EQ(run_bxisim(command).exit_code, kUsage); // always the same
+}
+
+TEST(BadRunCommandLine, ADroppedFrameThatIsNeverSent)
+{
+  // `ends` makes no Portals call: the run sends no wire frame at all.
+  auto result = run_bxisim("run -n 2 --set nic.drop_frames=2,5 " + test_program("ends") + " return all");
+  EXPECT_EQ(result.exit_code, kUsage) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("nic.drop_frames: frame(s) 2,5 were never sent (the run sent 0 wire frames)"));
 }
 
 TEST(BadRunCommandLine, ProgramNotBuiltWithTheWrappers)

@@ -1,0 +1,259 @@
+#include "RunSupervisor.hpp"
+
+#include "ExitCodes.hpp"
+#include "OutputRouter.hpp"
+#include "runtime/os/SimulatorCall.hpp"
+
+#include <simgrid/s4u/Engine.hpp>
+
+#include <fmt/format.h>
+
+#include <csignal>
+#include <cstdio>
+#include <execinfo.h>
+#include <filesystem>
+#include <map>
+#include <unistd.h>
+
+namespace bxisim::runtime
+{
+
+namespace
+{
+constexpr auto kPeriod        = std::chrono::milliseconds(100);
+constexpr size_t kReportLines = 40; // the summary shows at most this many groups of ranks
+
+int supervisor_signal()
+{
+  return SIGRTMIN + 2;
+}
+
+// Requests to the simulator's thread, answered in its signal handler.
+std::atomic<bool> freeze_requested{false};
+std::atomic<bool> frozen{false};
+std::atomic<bool> backtrace_done{false};
+// Requests to the supervisor from other threads.
+std::atomic<int> stop_code{0};
+std::atomic<const char*> stop_reason{nullptr};
+
+void write_text(const std::string& text)
+{
+  int fd         = OutputRouter::original_stderr_fd();
+  const char* at = text.data();
+  size_t left    = text.size();
+  while (left > 0) {
+    ssize_t written = write(fd, at, left);
+    if (written <= 0)
+      return;
+    at += written;
+    left -= static_cast<size_t>(written);
+  }
+}
+
+/** On the simulator's thread: prints its backtrace (the running rank's code), or freezes it for good. */
+void on_supervisor_signal(int)
+{
+  if (freeze_requested.load()) {
+    frozen.store(true);
+    for (;;)
+      pause();
+  }
+  void* frames[64];
+  int count = backtrace(frames, 64);
+  backtrace_symbols_fd(frames, count, OutputRouter::original_stderr_fd());
+  backtrace_done.store(true);
+}
+
+/** Only reached in a thread that unblocked the signal (a rank's own thread, say): the supervisor stops the run. */
+void on_stop_signal(int number)
+{
+  stop_reason.store(nullptr);
+  stop_code.store(128 + number);
+}
+
+sigset_t stop_signals()
+{
+  sigset_t set;
+  sigemptyset(&set);
+  for (int number : {SIGINT, SIGTERM, SIGPIPE})
+    sigaddset(&set, number);
+  return set;
+}
+
+std::string rank_ranges(const std::vector<int>& ranks)
+{
+  std::string text;
+  for (size_t i = 0; i < ranks.size();) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
+      ++j;
+    text += fmt::format("{}{}", text.empty() ? "" : ",", ranks[i]);
+    if (j > i)
+      text += fmt::format("-{}", ranks[j]);
+    i = j + 1;
+  }
+  return (ranks.size() > 1 ? "ranks " : "rank ") + text;
+}
+
+std::string describe(const Rank& rank, const Rank* rank_in_code)
+{
+  switch (rank.state()) {
+  case RankState::NotStarted:
+    return "not started";
+  case RankState::Ended:
+    if (rank.end_signal() != 0)
+      return fmt::format("ended, killed by SIG{}", sigabbrev_np(rank.end_signal()));
+    return fmt::format("ended with exit code {}", rank.exit_code());
+  case RankState::Killed:
+    return "stopped by the simulator";
+  case RankState::Running:
+    break;
+  }
+  if (&rank == rank_in_code)
+    return fmt::format("running its own code, without calling the simulator since simulated time {:.9f} s",
+                       rank.last_call_time());
+  std::string waiting = rank.waiting_for();
+  if (not waiting.empty())
+    return fmt::format("waits for {} (since simulated time {:.9f} s)", waiting, rank.last_call_time());
+  return fmt::format("in a simulator call (computing, sleeping or communicating) since simulated time {:.9f} s",
+                     rank.last_call_time());
+}
+} // namespace
+
+std::string describe_ranks(const std::vector<std::unique_ptr<Rank>>& ranks, const Rank* rank_in_code)
+{
+  std::vector<std::pair<std::string, std::vector<int>>> groups;
+  std::map<std::string, size_t> group_of;
+  for (const auto& rank : ranks) {
+    std::string what    = describe(*rank, rank_in_code);
+    auto [entry, added] = group_of.try_emplace(what, groups.size());
+    if (added)
+      groups.emplace_back(what, std::vector<int>{});
+    groups[entry->second].second.push_back(rank->index());
+  }
+  std::string text;
+  for (size_t i = 0; i < groups.size() && i < kReportLines; ++i)
+    text += fmt::format("bxisim:   {}: {}\n", rank_ranges(groups[i].second), groups[i].first);
+  if (groups.size() > kReportLines)
+    text += fmt::format("bxisim:   ... and {} more groups of ranks\n", groups.size() - kReportLines);
+  return text;
+}
+
+RunSupervisor::RunSupervisor(const SupervisorOptions& options, const std::vector<std::unique_ptr<Rank>>& ranks,
+                             const RunFolder& folder)
+    : options_(options), ranks_(ranks), folder_(folder.path()), keep_folder_(folder.kept()),
+      simulator_thread_(pthread_self()), start_(std::chrono::steady_clock::now()), quiet_since_(start_)
+{
+  block_stop_signals();
+  void* warm_up[1];
+  backtrace(warm_up, 1); // loads libgcc now: the handler must not
+  struct sigaction action {
+  };
+  action.sa_handler = on_supervisor_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(supervisor_signal(), &action, nullptr);
+  // A handler rather than the default action, which an unblocked thread would run, and rather than
+  // SIG_IGN inherited from a shell (background jobs), which would discard the signals.
+  action.sa_handler = on_stop_signal;
+  for (int number : {SIGINT, SIGTERM, SIGPIPE})
+    sigaction(number, &action, nullptr);
+  thread_ = std::thread([this] { supervise(); });
+}
+
+RunSupervisor::~RunSupervisor()
+{
+  done_.store(true);
+  thread_.join();
+}
+
+void RunSupervisor::block_stop_signals()
+{
+  sigset_t blocked = stop_signals();
+  pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
+}
+
+void RunSupervisor::request_stop(int exit_code, const char* why)
+{
+  stop_reason.store(why);
+  stop_code.store(exit_code);
+}
+
+void RunSupervisor::supervise()
+{
+  sigset_t blocked = stop_signals();
+  sigaddset(&blocked, supervisor_signal());
+  pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
+  sigset_t wanted = stop_signals();
+  while (not done_.load()) {
+    timespec period{0, std::chrono::duration_cast<std::chrono::nanoseconds>(kPeriod).count()};
+    int number = sigtimedwait(&wanted, nullptr, &period);
+    if (done_.load())
+      return;
+    if (number > 0)
+      stop(128 + number, fmt::format("bxisim: stopped by SIG{}", sigabbrev_np(number)));
+    if (int code = stop_code.load(); code != 0)
+      stop(code, stop_reason.load() != nullptr ? fmt::format("bxisim: stopped ({})", stop_reason.load())
+                                               : fmt::format("bxisim: stopped by SIG{}", sigabbrev_np(code - 128)));
+    auto now     = std::chrono::steady_clock::now();
+    double spent = std::chrono::duration<double>(now - start_).count();
+    if (options_.wall_limit > 0 && spent >= options_.wall_limit)
+      stop(kLimitExitCode,
+           fmt::format("bxisim: the wall-clock limit is reached (--wall-limit {})", options_.wall_limit));
+    watch(now);
+  }
+}
+
+void RunSupervisor::watch(std::chrono::steady_clock::time_point now)
+{
+  Rank* rank                = os::rank_in_code();
+  unsigned long transitions = os::simulator_transitions();
+  if (rank == nullptr || transitions != last_transitions_) {
+    last_transitions_ = transitions;
+    quiet_since_      = now;
+    reported_         = false;
+    return;
+  }
+  double quiet = std::chrono::duration<double>(now - quiet_since_).count();
+  if (reported_ || options_.watchdog <= 0 || quiet < options_.watchdog)
+    return;
+  reported_ = true;
+  write_text(fmt::format(
+      "bxisim: watchdog: rank {} has run its own code for {:.0f} s of wall time without calling the simulator, at "
+      "simulated time {:.9f} s. Simulated time cannot advance meanwhile: ranks run one at a time, so a rank that "
+      "busy-waits on memory another rank or the NIC should write (a flag, a counter) waits forever, as nothing "
+      "else runs until it calls bxisim (a Portals or MPI call, a clock read, a sleep, sched_yield); otherwise it is "
+      "in an endless loop or a very long computation. Its backtrace (innermost first):\n",
+      rank->index(), quiet, simgrid::s4u::Engine::get_clock()));
+  backtrace_done.store(false);
+  pthread_kill(simulator_thread_, supervisor_signal());
+  for (int i = 0; i < 100 && not backtrace_done.load(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  write_text("bxisim: the run goes on; stop it with Ctrl-C, or bound it with --wall-limit or --sim-time-limit.\n");
+}
+
+void RunSupervisor::stop(int exit_code, const std::string& headline)
+{
+  freeze_requested.store(true);
+  pthread_kill(simulator_thread_, supervisor_signal());
+  for (int i = 0; i < 200 && not frozen.load(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (FILE* stream : {stdout, stderr}) // what ranks printed last, unless the frozen thread holds the stream
+    if (ftrylockfile(stream) == 0) {
+      fflush_unlocked(stream);
+      funlockfile(stream);
+    }
+  OutputRouter::drain_after_crash();
+  double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  write_text(fmt::format("{} after {:.1f} s of wall time, at simulated time {:.9f} s. Where each rank was:\n{}",
+                         headline, spent, simgrid::s4u::Engine::get_clock(),
+                         describe_ranks(ranks_, os::rank_in_code())));
+  if (keep_folder_) {
+    write_text(fmt::format("bxisim: kept the temporary folder {} (--keep-temps).\n", folder_));
+  } else {
+    std::error_code ignored;
+    std::filesystem::remove_all(folder_, ignored);
+  }
+  _exit(exit_code);
+}
+
+} // namespace bxisim::runtime

@@ -1,0 +1,68 @@
+#pragma once
+// No silent hang: a thread beside the simulation that
+//  - receives SIGINT, SIGTERM and SIGPIPE sent to bxisim (blocked in every other thread) and stops
+//    the run cleanly: where each rank was, the temporary folder removed, exit code 128 + signal;
+//  - ends the run at --wall-limit (exit code kLimitExitCode), with the same summary;
+//  - watches the ranks: when one runs its own code for `watchdog` wall seconds without calling the
+//    simulator, says so once, with the rank's backtrace and why simulated time cannot advance.
+// Stopping interrupts the simulator's thread wherever it is (a rank may be in an endless loop): that
+// thread is frozen by a signal, the summary is printed from the supervisor's thread, and the process
+// ends with _exit.
+
+#include "Rank.hpp"
+#include "RunFolder.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <pthread.h>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace bxisim::runtime
+{
+
+struct SupervisorOptions {
+  double watchdog   = 10.0; // wall seconds without a simulator call before the watchdog speaks; 0: never
+  double wall_limit = 0.0;  // wall seconds after which the run is stopped; 0: no limit
+};
+
+class RunSupervisor
+{
+ public:
+  /** Call on the simulator's thread before any other thread starts (they inherit the blocked signals). */
+  RunSupervisor(const SupervisorOptions& options, const std::vector<std::unique_ptr<Rank>>& ranks,
+                const RunFolder& folder);
+  ~RunSupervisor();
+  RunSupervisor(const RunSupervisor&)            = delete;
+  RunSupervisor& operator=(const RunSupervisor&) = delete;
+
+  /** Blocks SIGINT, SIGTERM and SIGPIPE in the calling thread: they wait for the supervisor. */
+  static void block_stop_signals();
+  /** Asks the supervisor to stop the run with `exit_code` (any thread; `why` must be a literal). */
+  static void request_stop(int exit_code, const char* why);
+
+ private:
+  void supervise();
+  void watch(std::chrono::steady_clock::time_point now);
+  [[noreturn]] void stop(int exit_code, const std::string& headline);
+
+  SupervisorOptions options_;
+  const std::vector<std::unique_ptr<Rank>>& ranks_;
+  std::string folder_;
+  bool keep_folder_;
+  pthread_t simulator_thread_;
+  std::chrono::steady_clock::time_point start_;
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+  // watchdog state
+  unsigned long last_transitions_ = 0;
+  std::chrono::steady_clock::time_point quiet_since_;
+  bool reported_ = false;
+};
+
+/** Where each rank is, grouped ("ranks 0-3,7: waits for ..."), one line each, for reports. */
+std::string describe_ranks(const std::vector<std::unique_ptr<Rank>>& ranks, const Rank* rank_in_code);
+
+} // namespace bxisim::runtime

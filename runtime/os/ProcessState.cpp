@@ -1,0 +1,51 @@
+#include "ProcessState.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace bxisim::os
+{
+
+ProcessState::ProcessState()
+{
+  initstate_r(1, random_table.data(), random_table.size(), &random);
+  for (auto& action : signal_actions) {
+    action.sa_handler = SIG_DFL;
+    sigemptyset(&action.sa_mask);
+  }
+}
+
+void ProcessState::restore_globals() const
+{
+  ::optind = getopt_globals.optind;
+  ::opterr = getopt_globals.opterr;
+  ::optopt = getopt_globals.optopt;
+  ::optarg = getopt_globals.optarg;
+}
+
+void ProcessState::save_globals()
+{
+  getopt_globals = {::optind, ::opterr, ::optopt, ::optarg};
+}
+
+bool ProcessState::belongs_to_rank(const void* address) const
+{
+  Dl_info info{};
+  if (address == nullptr || dladdr(address, &info) == 0 || info.dli_fname == nullptr)
+    return false;
+  return own_folder_.size() > 0 && std::strncmp(info.dli_fname, own_folder_.c_str(), own_folder_.size()) == 0 &&
+         info.dli_fname[own_folder_.size()] == '/';
+}
+
+void ProcessState::run_exit_handlers()
+{
+  while (not exit_handlers.empty()) {
+    ExitHandler handler = exit_handlers.back();
+    exit_handlers.pop_back();
+    handler.function(handler.argument);
+  }
+}
+
+} // namespace bxisim::os

@@ -1,0 +1,75 @@
+#pragma once
+// The libc state a real process has to itself and a rank must have too, because programs use it
+// between two simulator calls: getopt's scan, the random generators, signal dispositions and exit
+// handlers. Ranks share one process, so the interposed functions (GetoptInterposition.cpp,
+// RandomInterposition.cpp, SignalInterposition.cpp, ProcessInterposition.cpp) keep this state per
+// rank. What stays shared is listed in docs/running.md.
+
+#include <array>
+#include <csignal>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace bxisim::os
+{
+
+/** getopt's scan of argv (GNU semantics: permutation, clustered short options, long options). */
+struct GetoptScan {
+  bool initialized     = false;
+  const char* nextchar = nullptr; // the rest of a cluster of short options, or nullptr
+  int first_nonopt     = 1;       // non-options skipped so far, moved after the options (permutation)
+  int last_nonopt      = 1;
+};
+
+/** libc's public getopt variables, saved while another rank runs. */
+struct GetoptGlobals {
+  int optind   = 1;
+  int opterr   = 1;
+  int optopt   = '?';
+  char* optarg = nullptr;
+};
+
+struct ExitHandler {
+  void (*function)(void*);
+  void* argument;
+};
+
+class ProcessState
+{
+ public:
+  ProcessState();
+  ProcessState(const ProcessState&)            = delete;
+  ProcessState& operator=(const ProcessState&) = delete;
+
+  /** The rank's code resumes: its getopt variables go back into libc's. */
+  void restore_globals() const;
+  /** The rank's code is left: libc's getopt variables are saved. */
+  void save_globals();
+
+  GetoptScan getopt_scan;
+  GetoptGlobals getopt_globals;
+
+  // random()/srandom()/rand()/srand(): as after srandom(1), which is where a process starts.
+  random_data random{};
+  std::array<char, 128> random_table{};
+  // drand48() and its family: as a process starts (all zero, seeded lazily by libc).
+  drand48_data drand48{};
+
+  // Signal dispositions the rank installed with signal()/sigaction(); SIG_DFL at start.
+  std::array<struct sigaction, NSIG> signal_actions{};
+
+  /** Handlers registered by atexit() and static destructors of the rank's own copies, in order. */
+  std::vector<ExitHandler> exit_handlers;
+  /** The folder of the rank's copies of the program and libraries: what is loaded from there is the rank's. */
+  void set_own_folder(std::string folder) { own_folder_ = std::move(folder); }
+  bool belongs_to_rank(const void* address) const;
+
+  /** Runs (and forgets) the exit handlers, last registered first; a handler may register more. */
+  void run_exit_handlers();
+
+ private:
+  std::string own_folder_;
+};
+
+} // namespace bxisim::os

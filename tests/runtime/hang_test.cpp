@@ -1,0 +1,120 @@
+// No silent hang: the watchdog, --wall-limit, --sim-time-limit, and SIGINT/SIGTERM/SIGPIPE of bxisim.
+// These tests assert on messages, exit codes and simulated times; the wall-clock options only bound
+// how long the runs last.
+
+#include "RunOutput.hpp"
+#include "tests/support/CommandRunner.hpp"
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <csignal>
+
+using namespace bxisim::test;
+using testing::HasSubstr;
+using testing::Not;
+
+namespace
+{
+constexpr int kLimit         = 5;    // docs/running.md, "Exit codes"
+constexpr double kStartSleep = 5e-6; // hang.c: usleep(5) before hanging
+const std::string kBxisim    = "'" BXISIM_BINARY "'";
+
+std::string hang(const std::string& options, const std::string& how, const std::string& who)
+{
+  return kBxisim + " run " + options + " " + test_program("hang") + " " + how + " " + who;
+}
+
+/** Starts `command` in the background, sends `signal_name` once rank 1 runs, prints its exit code. */
+CommandResult interrupt(const std::string& command, const std::string& signal_name, const std::string& tmpdir)
+{
+  std::string out = tmpdir + "/../interrupt.out";
+  return run_command(fmt::format("{{ TMPDIR={} {} > {} 2>&1 & pid=$!; "
+                                 "while ! grep -q 'rank 1 started' {}; do sleep 0.05; done; "
+                                 "kill -{} $pid; wait $pid; echo exit=$?; cat {}; }}",
+                                 tmpdir, command, out, out, signal_name, out));
+}
+} // namespace
+
+TEST(Watchdog, NamesTheSpinningRankWithABacktraceThenTheWallLimitStopsTheRun)
+{
+  std::string tmpdir = fresh_folder("tmpdir-spin");
+  auto result =
+      run_command("TMPDIR=" + tmpdir + " " + hang("-n 3 --no-cpu-simulation --watchdog 1 --wall-limit 4", "spin", "1"));
+  EXPECT_EQ(result.exit_code, kLimit) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("watchdog: rank 1 has run its own code for 1 s of wall time without calling "
+                                       "the simulator, at simulated time 0.000005000 s"));
+  EXPECT_THAT(result.output, HasSubstr("busy-waits on memory"));
+  EXPECT_THAT(result.output, HasSubstr("rank-1/hang(spin_on_flag+"));           // the rank's copy, in the backtrace
+  EXPECT_EQ(result.output.find("watchdog:"), result.output.rfind("watchdog:")); // once
+  EXPECT_THAT(result.output, HasSubstr("the wall-clock limit is reached (--wall-limit 4)"));
+  EXPECT_THAT(result.output, HasSubstr("rank 1: running its own code, without calling the simulator since simulated "
+                                       "time 0.000005000 s"));
+  EXPECT_THAT(result.output, HasSubstr("ranks 0,2: ended with exit code 0"));
+  EXPECT_EQ(entry_count(tmpdir), 0);
+}
+
+TEST(Limits, TheSimulatedTimeLimitStopsRanksThatSleepForever)
+{
+  constexpr double kLimitTime = 100;
+  auto result =
+      run_command(hang(fmt::format("-n 2 --no-cpu-simulation --sim-time-limit {}", kLimitTime), "sleep", "all"));
+  EXPECT_EQ(result.exit_code, kLimit) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("the simulated time limit is reached (--sim-time-limit 100)"));
+  // The ranks sleep 1 s at a time from kStartSleep: the last sleep started at the last such date before the limit.
+  double last_sleep = kStartSleep + std::floor(kLimitTime - kStartSleep);
+  EXPECT_THAT(result.output,
+              HasSubstr(fmt::format("ranks 0-1: in a simulator call (computing, sleeping or communicating) since "
+                                    "simulated time {:.9f} s",
+                                    last_sleep)));
+}
+
+TEST(Limits, TheWallLimitStopsRanksThatSleepForever)
+{
+  auto result = run_command(hang("-n 2 --no-cpu-simulation --wall-limit 1", "sleep", "all"));
+  EXPECT_EQ(result.exit_code, kLimit) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("the wall-clock limit is reached (--wall-limit 1)"));
+  EXPECT_THAT(result.output, testing::ContainsRegex("ranks? (0-1|1): in a simulator call"));
+}
+
+namespace
+{
+void expect_clean_stop(const std::string& signal_name, int signal_number)
+{
+  std::string tmpdir = fresh_folder("tmpdir-" + signal_name);
+  auto result        = interrupt(hang("-n 2 --no-cpu-simulation", "sleep", "all"), signal_name, tmpdir);
+  EXPECT_THAT(result.output, HasSubstr("exit=" + std::to_string(128 + signal_number))) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("bxisim: stopped by SIG" + signal_name));
+  // The ranks sleep in turns: caught between two turns, they may be at different dates.
+  EXPECT_THAT(result.output, testing::ContainsRegex("ranks? (0-1|1): in a simulator call"));
+  EXPECT_EQ(entry_count(tmpdir), 0);
+}
+} // namespace
+
+TEST(Interrupt, SigintStopsCleanly)
+{
+  expect_clean_stop("INT", SIGINT);
+}
+
+TEST(Interrupt, SigtermStopsCleanly)
+{
+  expect_clean_stop("TERM", SIGTERM);
+}
+
+TEST(Interrupt, SigpipeStopsCleanly)
+{
+  expect_clean_stop("PIPE", SIGPIPE);
+}
+
+TEST(Interrupt, AClosedOutputStopsTheRunWith141)
+{
+  std::string status = temporary_path("pipe-status");
+  std::string errors = temporary_path("pipe-errors");
+  auto result =
+      run_command(fmt::format("{{ ( {} 2> {}; echo $? > {} ) | head -n 2; cat {} {}; }}",
+                              hang("-n 2 --no-cpu-simulation", "print", "all"), errors, status, status, errors));
+  EXPECT_THAT(result.output, HasSubstr("141\n")) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("bxisim: stopped (SIGPIPE: the output of bxisim is closed)"));
+}

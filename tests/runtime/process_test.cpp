@@ -1,0 +1,219 @@
+// A rank behaves like a process of its own where programs can tell: getopt's scan, the random
+// generators, signals sent to itself, exit handlers; and it cannot create processes.
+
+#include "RunOutput.hpp"
+#include "tests/support/CommandRunner.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+
+using namespace bxisim::test;
+using testing::HasSubstr;
+using testing::Not;
+
+namespace
+{
+constexpr int kRankFailed        = 1; // docs/running.md, "Exit codes"
+constexpr int kFirstSimulatedPid = 1000;
+
+CommandResult run_program(int ranks, const std::string& program, const std::string& arguments)
+{
+  return run_bxisim("run -n " + std::to_string(ranks) + " --no-cpu-simulation " + test_program(program) + " " +
+                    arguments);
+}
+} // namespace
+
+TEST(Getopt, EveryRankParsesItsOwnArgumentsWhileScansInterleave)
+{
+  // A cluster (-vq), a separate argument (-m 4:64), a long option with a separate argument, a
+  // unique prefix with '=' (--warm=3), and non-options that GNU getopt moves after the options.
+  const std::vector<std::string> arguments = {"-vq", "-m", "4:64", "--iterations", "7", "file1", "--warm=3", "file2"};
+  std::string line;
+  for (const auto& argument : arguments)
+    line += argument + " ";
+  constexpr int kRanks = 4;
+  auto result          = run_program(kRanks, "options", line);
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(static_cast<int>(fields.size()), kRanks) << result.output;
+  int argc = 1 + static_cast<int>(arguments.size());
+  for (const auto& [rank, values] : fields) {
+    EXPECT_EQ(values.at("verbose"), "1") << "rank " << rank;
+    EXPECT_EQ(values.at("quiet"), "1") << "rank " << rank;
+    EXPECT_EQ(values.at("sizes"), "4:64") << "rank " << rank;
+    EXPECT_EQ(values.at("iterations"), "7") << "rank " << rank;
+    EXPECT_EQ(values.at("warmup"), "3") << "rank " << rank;
+    EXPECT_EQ(values.at("bad"), "0") << "rank " << rank;
+    EXPECT_EQ(number(values, "optind"), argc - 2) << "rank " << rank; // the two non-options, moved last
+    EXPECT_EQ(values.at("rest"), "file1,file2") << "rank " << rank;
+  }
+}
+
+TEST(Getopt, ErrorsNameTheProgramAndEachRankReportsItsOwn)
+{
+  auto result = run_program(2, "options", "-z --iterations");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  for (int rank = 0; rank < 2; ++rank) {
+    std::string prefix = "[rank " + std::to_string(rank) + "] ";
+    EXPECT_THAT(result.output, HasSubstr(prefix + test_program("options") + ": invalid option -- 'z'"));
+    EXPECT_THAT(result.output,
+                HasSubstr(prefix + test_program("options") + ": option '--iterations' requires an argument"));
+    EXPECT_EQ(fields_by_rank(result.output)[rank].at("bad"), "2");
+  }
+}
+
+TEST(Random, EachRankHasTheGeneratorOfANewProcess)
+{
+  constexpr unsigned kSeed = 42;
+  auto result              = run_program(3, "random", std::to_string(kSeed));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 3U);
+  // What libc gives a process: unseeded, as after srand(1) and a zeroed drand48 state.
+  auto expected = [](unsigned seed, bool seeded) {
+    std::srand(seed);
+    int first  = std::rand();
+    int second = std::rand();
+    long third = random();
+    drand48_data state{};
+    if (seeded)
+      srand48_r(seed, &state);
+    long fourth = 0;
+    lrand48_r(&state, &fourth);
+    return std::vector<std::string>{std::to_string(first), std::to_string(second), std::to_string(third),
+                                    std::to_string(fourth)};
+  };
+  auto seeded   = expected(kSeed, true);
+  auto unseeded = expected(1, false);
+  for (const auto& [rank, values] : fields) {
+    const auto& want = rank == 0 ? seeded : unseeded;
+    EXPECT_EQ(values.at("first"), want[0]) << "rank " << rank;
+    EXPECT_EQ(values.at("second"), want[1]) << "rank " << rank;
+    EXPECT_EQ(values.at("third"), want[2]) << "rank " << rank;
+    EXPECT_EQ(values.at("fourth"), want[3]) << "rank " << rank;
+  }
+}
+
+TEST(Signals, AHandledSignalRunsTheRanksOwnHandler)
+{
+  auto result = run_program(3, "signals", "handled");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 3U);
+  for (const auto& [rank, values] : fields) {
+    EXPECT_EQ(values.at("count"), "4") << "rank " << rank; // kill, raise, sigqueue, pthread_kill
+    EXPECT_EQ(number(values, "value"), 100 + rank) << "rank " << rank;
+    EXPECT_EQ(number(values, "pid"), kFirstSimulatedPid + rank) << "rank " << rank;
+    EXPECT_EQ(number(values, "own_pid"), kFirstSimulatedPid + rank) << "rank " << rank;
+  }
+}
+
+TEST(Signals, AnUnhandledSignalEndsOnlyThatRankAndIsNamed)
+{
+  auto result = run_program(3, "signals", "unhandled 1 " + std::to_string(SIGTERM));
+  EXPECT_EQ(result.exit_code, kRankFailed) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("1 of 3 rank(s) failed: rank 1 (killed by SIGTERM)"));
+  EXPECT_THAT(result.output, Not(HasSubstr("survived")));
+  EXPECT_THAT(result.output, Not(HasSubstr("[rank 1] rank 1 done")));
+  EXPECT_THAT(result.output, HasSubstr("[rank 0] rank 0 done"));
+  EXPECT_THAT(result.output, HasSubstr("[rank 2] rank 2 done"));
+}
+
+TEST(Signals, SigkillCannotBeCaughtAndEndsTheRank)
+{
+  auto result = run_program(2, "signals", "unhandled 0 " + std::to_string(SIGKILL));
+  EXPECT_EQ(result.exit_code, kRankFailed) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("rank 0 (killed by SIGKILL)"));
+  EXPECT_THAT(result.output, HasSubstr("[rank 1] rank 1 done"));
+}
+
+TEST(Signals, IgnoredSignalsLeaveTheRankRunning)
+{
+  auto result = run_program(2, "signals", "ignored");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  for (const auto& [rank, values] : fields_by_rank(result.output))
+    EXPECT_EQ(values.at("ignored"), "yes") << "rank " << rank;
+}
+
+TEST(Signals, ARankCannotSignalAProcessOfTheHost)
+{
+  auto result = run_program(2, "signals", "outside");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 2U);
+  for (const auto& [rank, values] : fields) {
+    EXPECT_EQ(values.at("parent"), "-1/ESRCH") << "rank " << rank;
+    EXPECT_EQ(values.at("init"), "-1/ESRCH") << "rank " << rank;
+    EXPECT_EQ(values.at("group"), "-1/EPERM") << "rank " << rank;
+    EXPECT_EQ(values.at("other_exists"), "0") << "rank " << rank;
+  }
+  EXPECT_THAT(result.output, HasSubstr("bxisim never signals processes of the host"));
+}
+
+TEST(Spawn, CreatingAProcessFailsWithAMessageNamingTheRankAndTheCall)
+{
+  auto result = run_program(2, "spawn", "");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 2U);
+  for (const auto& [rank, values] : fields) {
+    EXPECT_EQ(values.at("fork"), "-1/ENOSYS") << "rank " << rank;
+    EXPECT_EQ(values.at("system"), "-1") << "rank " << rank;
+    EXPECT_EQ(values.at("popen"), "null/ENOSYS") << "rank " << rank;
+    EXPECT_EQ(values.at("exec"), "-1") << "rank " << rank;
+    EXPECT_EQ(values.at("no_shell"), "0") << "rank " << rank;
+    std::string prefix = "rank " + std::to_string(rank) + " called ";
+    EXPECT_THAT(result.output, HasSubstr(prefix + "fork()"));
+    EXPECT_THAT(result.output, HasSubstr(prefix + "system(\"echo from-the-shell\")"));
+    EXPECT_THAT(result.output, HasSubstr(prefix + "popen(\"echo from-popen\")"));
+    EXPECT_THAT(result.output, HasSubstr(prefix + "execlp(\"echo\")"));
+  }
+  EXPECT_THAT(result.output, Not(HasSubstr("] from-"))); // no shell nor echo ran
+  // No second simulator ran in a child: each rank ended once.
+  EXPECT_EQ(result.output.find("rank 0 done"), result.output.rfind("rank 0 done"));
+}
+
+namespace
+{
+/** atexit: the handlers run when each rank returns or exits, last registered first; `code` is the exit code. */
+void expect_exit_handlers_ran(const std::string& how, int code)
+{
+  constexpr int kRanks      = 3;
+  constexpr double kSkew    = 10e-6; // atexit.c: rank r sleeps 10 r us before ending
+  constexpr double kHandler = 1e-3;  // the second handler sleeps 1 ms
+  auto result               = run_program(kRanks, "atexit", how + " " + std::to_string(code));
+  EXPECT_EQ(result.exit_code, code == 0 ? 0 : kRankFailed) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(static_cast<int>(fields.size()), kRanks) << result.output;
+  for (const auto& [rank, values] : fields) {
+    EXPECT_EQ(values.at("second_order"), "1") << "rank " << rank;
+    EXPECT_EQ(values.at("first_order"), "2") << "rank " << rank;
+    EXPECT_NEAR(number(values, "second_time"), kSkew * rank + kHandler, 1e-9) << "rank " << rank;
+    if (code != 0) {
+      EXPECT_THAT(result.output, HasSubstr("rank " + std::to_string(rank) + " (exit code " + std::to_string(code)));
+    }
+  }
+}
+} // namespace
+
+TEST(ExitHandlers, RunWhenARankReturnsFromMain)
+{
+  expect_exit_handlers_ran("return", 0);
+  expect_exit_handlers_ran("return", 5);
+}
+
+TEST(ExitHandlers, RunWhenARankCallsExit)
+{
+  expect_exit_handlers_ran("exit", 3);
+}
+
+TEST(ExitHandlers, DoNotRunOnUnderscoreExit)
+{
+  auto result = run_program(2, "atexit", "_exit 0");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, Not(HasSubstr("_order")));
+}
