@@ -132,11 +132,12 @@ portals::ProcessContext PortalsLevel::context_of_caller()
   }
   const Rank& rank = *it->second;
   portals::ProcessContext context;
-  context.id        = static_cast<uint32_t>(rank.index());
-  context.nid       = static_cast<ptl_nid_t>(rank.placement().node);
-  context.localRank = static_cast<ptl_pid_t>(rank.placement().local_rank);
-  context.uid       = static_cast<ptl_uid_t>(getuid());
-  context.nic       = model_.get();
+  context.id            = static_cast<uint32_t>(rank.index());
+  context.nid           = static_cast<ptl_nid_t>(rank.placement().node);
+  context.localRank     = static_cast<ptl_pid_t>(rank.placement().local_rank);
+  static const auto uid = static_cast<ptl_uid_t>(getuid()); // every rank runs as this user: ask once
+  context.uid           = uid;
+  context.nic           = model_.get();
   return context;
 }
 
