@@ -52,11 +52,12 @@ SimulatorCall::SimulatorCall() : rank_(running)
 {
   if (rank_ == nullptr)
     return;
+  // The burst ends first: the bookkeeping below is the simulator's, not the program's computation.
+  burst_  = rank_->end_burst();
   running = nullptr;
   note_transition(nullptr);
   rank_->note_simulator_call(simgrid::s4u::Engine::get_clock());
   rank_->process_state().save_globals(); // another rank may run before this call returns
-  burst_           = rank_->end_burst();
   burst_simulated_ = rank_->simulate_burst(burst_);
 }
 
