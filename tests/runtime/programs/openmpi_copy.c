@@ -7,6 +7,8 @@
  *   openmpi_copy thread LEVEL    MPI_Init_thread(LEVEL: 0 single .. 3 multiple); prints what is provided
  *   openmpi_copy spawn           MPI_Comm_spawn of one process
  *   openmpi_copy no-finalize R   rank R returns without MPI_Finalize
+ *   openmpi_copy init            MPI_Init and MPI_Finalize only (start-up cost: wall_* are wall-clock
+ *                                seconds, read with a raw system call that bxisim does not simulate)
  */
 #include <bxisim/rank.h>
 
@@ -15,6 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 void* bxisim_openmpi_handle(void); /* exported by bxisim for this test */
 
@@ -25,6 +30,14 @@ typedef struct {
 } Status; /* OpenMPI 4.1's MPI_Status */
 
 static void* mpi;
+
+static double wall_clock(void)
+{
+  struct timespec now;
+  syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &now);
+  return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
 static void* symbol(const char* name)
 {
   void* found = dlsym(mpi, name);
@@ -58,16 +71,17 @@ int main(int argc, char** argv)
     return 0;
   }
 
-  double t0 = bxisim_time();
+  double t0 = bxisim_time(), wall0 = wall_clock();
   if (FN(int (*)(int*, char***), "MPI_Init")(&argc, &argv) != 0)
     return 92;
-  double t_init = bxisim_time() - t0;
+  double t_init = bxisim_time() - t0, wall1 = wall_clock();
   FN(int (*)(Handle, int*), "MPI_Comm_rank")(world, &rank);
   FN(int (*)(Handle, int*), "MPI_Comm_size")(world, &size);
   char host[256];
   int length = 0;
   FN(int (*)(char*, int*), "MPI_Get_processor_name")(host, &length);
-  printf("rank=%d size=%d host=%s init_time=%.9f\n", rank, size, host, t_init);
+  printf("rank=%d size=%d host=%s init_time=%.9f wall_init_start=%.6f wall_init_end=%.6f\n", rank, size, host,
+         t_init, wall0, wall1);
 
   int (*barrier)(Handle) = FN(int (*)(Handle), "MPI_Barrier");
   if (strcmp(mode, "ring") == 0) {
