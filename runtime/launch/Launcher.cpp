@@ -2,6 +2,7 @@
 
 #include "CrashReport.hpp"
 #include "ExitCodes.hpp"
+#include "OpenMpi.hpp"
 #include "OutputRouter.hpp"
 #include "PortalsLevel.hpp"
 #include "ProgramCopies.hpp"
@@ -19,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <elf.h>
 #include <filesystem>
@@ -85,8 +87,13 @@ void report_deadlock(const std::vector<std::unique_ptr<Rank>>& ranks)
 }
 
 /** The exit code of the run, after telling which ranks failed. */
-int summarize(const std::vector<std::unique_ptr<Rank>>& ranks, bool deadlock)
+int summarize(const std::vector<std::unique_ptr<Rank>>& ranks, bool deadlock, const JobAbort& abort)
 {
+  if (abort.rank >= 0) { // MPI_Abort, or a refused MPI call: the job's code is the one given
+    fmt::print(stderr, "bxisim: rank {} ended the job with code {}; the other ranks were stopped.\n", abort.rank,
+               abort.code);
+    return abort.code & 0xff;
+  }
   std::vector<std::string> failed;
   for (const auto& rank : ranks)
     if (rank->state() == RankState::Ended && rank->exit_code() != 0)
@@ -133,7 +140,15 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   }
   XBT_VERB("%d rank(s) of %s, copies in %s", options.ranks, program.c_str(), folder.path().c_str());
 
+  std::unique_ptr<OpenMpiJob> mpi;
+  if (program_uses_mpi(program) || std::any_of(libraries.begin(), libraries.end(), [](const auto& library) {
+        return program_uses_mpi(library.path);
+      }))
+    mpi = std::make_unique<OpenMpiJob>(ranks, options.mca, parameters, folder);
+
   PortalsLevel portals(options.level, *machine, ranks, parameters, options.trace_csv);
+  if (mpi)
+    portals.set_poll_blocking(mpi->poll_blocking_rule());
   prepare_rank_services();
   install_crash_report(folder);
   bool deadlock = false;
@@ -148,7 +163,10 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
       Rank* rank = ranks[i].get();
       auto actor = simgrid::s4u::Actor::create(
           fmt::format("rank{}", i), rank->host(),
-          [rank, copy = copies[i], argv = options.command] { run_rank(*rank, copy, argv); });
+          [rank, copy = copies[i], argv = options.command, job = mpi.get()] {
+            run_rank(*rank, copy, argv, job != nullptr ? [job](Rank& r) { return job->load(r); }
+                                                       : std::function<bool(Rank&)>());
+          });
       portals.register_rank_actor(actor->get_pid(), *rank);
     }
     engine->run();
@@ -157,7 +175,7 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   portals.finish();
   if (folder.kept())
     fmt::print(stderr, "bxisim: kept the temporary folder {} (--keep-temps).\n", folder.path());
-  return summarize(ranks, deadlock);
+  return summarize(ranks, deadlock, mpi ? mpi->abort_state() : JobAbort{});
 }
 
 } // namespace bxisim::runtime

@@ -7,6 +7,7 @@
 #include "runtime/config/Parameters.hpp"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bxisim::runtime
@@ -22,6 +23,7 @@ struct LaunchOptions {
   std::string output_dir;        // empty: rank-prefixed lines on stdout/stderr
   std::string level = "message"; // accuracy level of the ranks' network operations
   std::string trace_csv;         // folder of the S4BXI-compatible trace, empty: no trace
+  std::vector<std::pair<std::string, std::string>> mca; // --mca key value, for OpenMPI
 };
 
 /** Runs the ranks; returns the exit code of `bxisim run`. Throws config::ConfigError on bad input. */
