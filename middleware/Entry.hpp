@@ -14,6 +14,20 @@ namespace bxisim::mw
 MpiInterface* enter(MpiFunction function);
 /** The calling rank's dispatch, or nullptr (callbacks). */
 RankMpi* calling_rank();
+/** Records the MPI function a rank is in, for as long as it runs (nested calls of a PMPI tool included). */
+class CallScope
+{
+ public:
+  CallScope(MpiInterface* rank, const char* name) : rank_(rank), previous_(rank->enter_call(name)) {}
+  ~CallScope() { rank_->leave_call(previous_); }
+  CallScope(const CallScope&)            = delete;
+  CallScope& operator=(const CallScope&) = delete;
+
+ private:
+  MpiInterface* rank_;
+  const char* previous_;
+};
+
 /** A function bxisim does not offer in a simulation: says why and ends the job. */
 int refuse(MpiFunction function, const char* reason);
 /** A function whose interface bxisim does not provide (MPI_T): returns `error_class`, saying so once. */

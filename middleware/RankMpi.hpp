@@ -30,12 +30,15 @@ class RankMpi
   /** Whether the program called MPI_Init or MPI_Init_thread, and MPI_Finalize (for end-of-rank checks). */
   bool initialized() const { return initialized_; }
   bool finalized() const { return finalized_; }
+  /** The MPI function the rank is in ("MPI_Bcast"), or nullptr: deadlock reports name it. */
+  const char* current_call() const { return current_call_; }
 
  protected:
   explicit RankMpi(int rank) : rank_(rank) {}
   int rank_;
-  bool initialized_ = false;
-  bool finalized_   = false;
+  bool initialized_         = false;
+  bool finalized_           = false;
+  const char* current_call_ = nullptr;
 };
 
 /**

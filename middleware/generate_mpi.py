@@ -223,7 +223,10 @@ def write_interface(functions):
            "class MpiInterface : public RankMpi\n{\n public:\n",
            "  using RankMpi::RankMpi;\n",
            "  void mark_initialized() { initialized_ = true; }\n",
-           "  void mark_finalized() { finalized_ = true; }\n\n"]
+           "  void mark_finalized() { finalized_ = true; }\n",
+           "  const char* enter_call(const char* name)\n  {\n    const char* previous = current_call_;\n"
+           "    current_call_ = name;\n    return previous;\n  }\n",
+           "  void leave_call(const char* previous) { current_call_ = previous; }\n\n"]
     for f in functions:
         if f.dispatched:
             out.append(f"  virtual {f.abi_return()} {f.name}({f.abi_parameters()}) = 0;\n")
@@ -254,6 +257,7 @@ def write_entry_points(functions):
                 out.append(f"  return bxisim::mw::unavailable({fid}, {f.attributes['error']});\n")
             else:
                 out.append(f"  auto* calling_rank_ = bxisim::mw::enter({fid});\n")
+                out.append(f'  bxisim::mw::CallScope scope_(calling_rank_, "MPI_{f.name}");\n')
                 call = f"calling_rank_->{f.name}({f.argument_names()})"
                 if f.has("starts") or f.has("ends"):
                     mark = "mark_initialized" if f.has("starts") else "mark_finalized"

@@ -68,3 +68,13 @@ TEST(ProgramCheck, TellsBxisimProgramsFromForeignOnes)
   EXPECT_FALSE(none.bxisim_mpi);
   EXPECT_TRUE(none.foreign_symbols.empty());
 }
+
+TEST(ProgramCheck, BxisimRunRefusesAProgramBuiltAgainstAnotherMpi)
+{
+  for (const char* ppn : {"1", "2"}) {
+    auto result = run_bxisim(std::string("run -n 2 --ppn ") + ppn + " " + kPrograms + "/foreign_mpi.so 2>&1");
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("built against another MPI's mpi.h"));
+    EXPECT_THAT(result.output, HasSubstr("Rebuild it with bxicc/bxicxx"));
+  }
+}
