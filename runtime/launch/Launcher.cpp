@@ -5,6 +5,7 @@
 #include "OpenMpi.hpp"
 #include "OutputRouter.hpp"
 #include "PortalsLevel.hpp"
+#include "middleware/ProgramCheck.hpp"
 #include "ProgramCopies.hpp"
 #include "RankActor.hpp"
 #include "RankServices.hpp"
@@ -58,6 +59,10 @@ void check_program(const std::string& program)
     throw config::ConfigError(fmt::format("{} is not a program built with bxicc or bxicxx (bxisim runs shared objects "
                                           "that keep main exported). Rebuild it with bxicc/bxicxx in place of cc/c++.",
                                           program));
+  // A program built against another MPI's mpi.h calls MPI_Init & co. itself: they would bind to SimGrid's SMPI.
+  auto mpi_use = mw::program_mpi_use(program);
+  if (not mpi_use.foreign_symbols.empty())
+    throw config::ConfigError(mw::foreign_mpi_message(program, mpi_use));
 }
 
 CpuSettings cpu_settings(const config::Parameters& parameters)
@@ -79,10 +84,17 @@ void report_deadlock(const std::vector<std::unique_ptr<Rank>>& ranks)
   FILE* out = OutputRouter::original_stderr();
   fmt::print(out, "bxisim: deadlock at simulated time {:.9f} s: no rank can progress anymore.\n",
              simgrid::s4u::Engine::get_clock());
+  const OpenMpiJob* mpi = OpenMpiJob::current();
   for (const auto& rank : ranks)
-    if (rank->state() == RankState::Running)
-      fmt::print(out, "bxisim:   rank {} waits for {}\n", rank->index(),
-                 rank->waiting_for().empty() ? "a simulator operation" : rank->waiting_for());
+    if (rank->state() == RankState::Running) {
+      std::string what = rank->waiting_for();
+      std::string call = mpi != nullptr ? mpi->mpi_call(rank->index()) : std::string();
+      if (what.empty() && not call.empty())
+        what = "the end of " + call + " (check that every rank makes the same collective and matching sends)";
+      else if (not call.empty())
+        what += ", inside " + call;
+      fmt::print(out, "bxisim:   rank {} waits for {}\n", rank->index(), what.empty() ? "a simulator operation" : what);
+    }
   std::fflush(out);
 }
 

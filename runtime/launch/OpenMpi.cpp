@@ -179,13 +179,20 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
   }
   handles_.assign(ranks_.size(), nullptr);
   blocking_depth_.assign(ranks_.size(), nullptr);
+  dispatch_.resize(ranks_.size());
   the_job = this;
+  // The program's MPI calls (mpi.h's entry points) go to the calling rank's dispatch.
+  mw::set_rank_provider([this]() -> mw::RankMpi* {
+    Rank* rank = os::running_rank();
+    return rank != nullptr ? dispatch_.at(static_cast<size_t>(rank->index())).get() : nullptr;
+  });
 }
 
 OpenMpiJob::~OpenMpiJob()
 {
   // The copies stay loaded: their destructors run at exit, and the MPI state they hold may still
   // be referenced by the program's copy.
+  mw::set_rank_provider(nullptr);
   the_job = nullptr;
 }
 
@@ -206,12 +213,24 @@ bool OpenMpiJob::load(Rank& rank)
     return false;
   }
   handles_[index]        = handle;
+  try {
+    dispatch_[index] = mw::make_openmpi_rank(handle, rank.index());
+  } catch (const std::runtime_error& error) {
+    XBT_ERROR("rank %d cannot use its copy of OpenMPI: %s", rank.index(), error.what());
+    return false;
+  }
   blocking_depth_[index] = static_cast<const int*>(dlsym(handle, "opal_progress_blocking_depth"));
   if (blocking_depth_[index] == nullptr)
     XBT_WARN("%s lacks opal_progress_blocking_depth (mpi_patches 0004): empty polls will sleep instead of block",
              library_.c_str());
   XBT_DEBUG("rank %d loaded its OpenMPI copy %s", rank.index(), copies_[index].c_str());
   return true;
+}
+
+std::string OpenMpiJob::mpi_call(int rank) const
+{
+  const auto& dispatch = dispatch_.at(static_cast<size_t>(rank));
+  return dispatch != nullptr && dispatch->current_call() != nullptr ? dispatch->current_call() : std::string();
 }
 
 std::function<bool(uint32_t)> OpenMpiJob::poll_blocking_rule()

@@ -4,6 +4,7 @@
 // (rank, size, placement, key/value store, fence, abort). See mpi_patches/README.md.
 
 #include "Rank.hpp"
+#include "middleware/RankMpi.hpp"
 #include "RunFolder.hpp"
 #include "runtime/config/Parameters.hpp"
 
@@ -58,6 +59,8 @@ class OpenMpiJob
   bool polls_block() const { return polls_block_; }
 
   const JobAbort& abort_state() const { return abort_; }
+  /** The MPI function rank `rank` is in (e.g. "MPI_Bcast"), or an empty string: for deadlock reports. */
+  std::string mpi_call(int rank) const;
 
   /** The job of this run (for the hooks), or nullptr. */
   static OpenMpiJob* current();
@@ -76,6 +79,7 @@ class OpenMpiJob
   std::string library_;
   std::vector<std::string> copies_;
   std::vector<void*> handles_;
+  std::vector<std::unique_ptr<mw::RankMpi>> dispatch_; // each rank's MPI dispatch (middleware) over its copy
   std::vector<const int*> blocking_depth_; // each copy's opal_progress_blocking_depth
   bool polls_block_ = false;
   JobAbort abort_;
