@@ -7,9 +7,9 @@
 //    times, for both Portals paths.
 // Each run is a child process; its peak memory is the kernel's ru_maxrss for it.
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -72,16 +72,11 @@ std::vector<std::string> bxisim_run(int ranks, const std::vector<std::string>& o
                                     const std::vector<std::string>& program_arguments)
 {
   int nodes                     = (ranks + kCoresPerNode - 1) / kCoresPerNode;
-  std::vector<std::string> args = {BXISIM_BINARY,
-                                   "run",
-                                   "--platform",
-                                   "single-switch",
-                                   "--set",
-                                   "platform.nodes=" + std::to_string(nodes),
-                                   "--set",
-                                   "node.cores=" + std::to_string(kCoresPerNode),
-                                   "-n",
-                                   std::to_string(ranks)};
+  std::vector<std::string> args = {BXISIM_BINARY, "run",
+                                   "--platform",  "single-switch",
+                                   "--set",       "platform.nodes=" + std::to_string(nodes),
+                                   "--set",       "node.cores=" + std::to_string(kCoresPerNode),
+                                   "-n",          std::to_string(ranks)};
   args.insert(args.end(), options.begin(), options.end());
   args.push_back(program);
   args.insert(args.end(), program_arguments.begin(), program_arguments.end());
@@ -111,9 +106,9 @@ int main()
     Run mpi      = run(bxisim_run(ranks, {}, BXISIM_OPENMPI_COPY_PROGRAM, {"init"}));
     Run baseline = run(bxisim_run(ranks, {}, BXISIM_TRIVIAL_PROGRAM, {}));
     auto starts = values(mpi.output, "wall_init_start"), ends = values(mpi.output, "wall_init_end");
-    double init = starts.empty() || ends.empty() ? -1
-                                                 : *std::max_element(ends.begin(), ends.end()) -
-                                                       *std::min_element(starts.begin(), starts.end());
+    double init     = starts.empty() || ends.empty()
+                          ? -1
+                          : *std::max_element(ends.begin(), ends.end()) - *std::min_element(starts.begin(), starts.end());
     double per_rank = static_cast<double>(mpi.peak_kib - baseline.peak_kib) / 1024.0 / ranks;
     std::printf("%6d %10.2f %12.2f %12.1f %14.1f %14.2f%s\n", ranks, mpi.seconds, init, mpi.peak_kib / 1024.0,
                 baseline.peak_kib / 1024.0, per_rank,
@@ -133,11 +128,11 @@ int main()
   std::printf("%5s %8s %10s %16s %16s\n", "pml", "polling", "wall s", "ring sim s (max)", "end sim s (max)");
   for (const char* pml : {"ob1", "cm"})
     for (const char* polling : {"block", "delay"}) {
-      Run ring = run(bxisim_run(
-          16, {"--no-cpu-simulation", "--pml", pml, "--set", std::string("mpi.polling=") + polling},
-          BXISIM_OPENMPI_COPY_PROGRAM, {"ring", "65536"}));
+      Run ring =
+          run(bxisim_run(16, {"--no-cpu-simulation", "--pml", pml, "--set", std::string("mpi.polling=") + polling},
+                         BXISIM_OPENMPI_COPY_PROGRAM, {"ring", "65536"}));
       auto ring_times = values(ring.output, "ring_time"), end_times = values(ring.output, "end_time");
-      bool ok         = ring.exit_code == 0 && ring_times.size() == 16;
+      bool ok = ring.exit_code == 0 && ring_times.size() == 16;
       std::printf("%5s %8s %10.2f %16.9f %16.9f%s\n", pml, polling, ring.seconds,
                   ok ? *std::max_element(ring_times.begin(), ring_times.end()) : -1.0,
                   ok ? *std::max_element(end_times.begin(), end_times.end()) : -1.0, ok ? "" : "  (run FAILED)");

@@ -48,16 +48,20 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
       ->default_str("message");
   command->add_option("--trace-csv", options->launch.trace_csv,
                       "Write an S4BXI-compatible trace of the NIC operations to DIR/operations.csv");
-  command->add_option("--e2e", options->e2e, "End-to-end reliability of the NICs: on (default) or off; shorthand for "
-                                             "--set nic.e2e=...")
+  command
+      ->add_option("--e2e", options->e2e,
+                   "End-to-end reliability of the NICs: on (default) or off; shorthand for "
+                   "--set nic.e2e=...")
       ->check(CLI::IsMember({"on", "off"}));
   command->add_option("--cpu-factor", options->cpu_factor, "Shorthand for --set cpu.factor=X");
   command->add_option("--cpu-threshold", options->cpu_threshold, "Shorthand for --set cpu.threshold=T");
   command->add_flag("--no-cpu-simulation", options->no_cpu_simulation, "Shorthand for --set cpu.simulate=false");
   command->add_option("--mca", options->mca,
                       "Set an MCA parameter of the ranks' OpenMPI: --mca KEY VALUE (repeatable; see docs/mpi.md)");
-  command->add_option("--pml", options->pml, "OpenMPI's Portals path: ob1 (btl portals4, default) or cm (mtl "
-                                             "portals4); shorthand for --set mpi.pml=...")
+  command
+      ->add_option("--pml", options->pml,
+                   "OpenMPI's Portals path: ob1 (btl portals4, default) or cm (mtl "
+                   "portals4); shorthand for --set mpi.pml=...")
       ->check(CLI::IsMember({"ob1", "cm"}));
   // Everything from the program on belongs to the program, options included. CLI11 hands unknown
   // words to the parent command before it honours prefix_command, so `run` takes no fallthrough and

@@ -5,11 +5,11 @@
 #include "OpenMpi.hpp"
 #include "OutputRouter.hpp"
 #include "PortalsLevel.hpp"
-#include "middleware/ProgramCheck.hpp"
 #include "ProgramCopies.hpp"
 #include "RankActor.hpp"
 #include "RankServices.hpp"
 #include "RunFolder.hpp"
+#include "middleware/ProgramCheck.hpp"
 #include "platforms/Machine.hpp"
 #include "platforms/PlatformConfig.hpp"
 #include "platforms/Topologies.hpp"
@@ -153,9 +153,8 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   XBT_VERB("%d rank(s) of %s, copies in %s", options.ranks, program.c_str(), folder.path().c_str());
 
   std::unique_ptr<OpenMpiJob> mpi;
-  if (program_uses_mpi(program) || std::any_of(libraries.begin(), libraries.end(), [](const auto& library) {
-        return program_uses_mpi(library.path);
-      }))
+  if (program_uses_mpi(program) || std::any_of(libraries.begin(), libraries.end(),
+                                               [](const auto& library) { return program_uses_mpi(library.path); }))
     mpi = std::make_unique<OpenMpiJob>(ranks, options.mca, parameters, folder);
 
   PortalsLevel portals(options.level, *machine, ranks, parameters, options.trace_csv);
@@ -174,10 +173,9 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     for (size_t i = 0; i < ranks.size(); ++i) {
       Rank* rank = ranks[i].get();
       auto actor = simgrid::s4u::Actor::create(
-          fmt::format("rank{}", i), rank->host(),
-          [rank, copy = copies[i], argv = options.command, job = mpi.get()] {
-            run_rank(*rank, copy, argv, job != nullptr ? [job](Rank& r) { return job->load(r); }
-                                                       : std::function<bool(Rank&)>());
+          fmt::format("rank{}", i), rank->host(), [rank, copy = copies[i], argv = options.command, job = mpi.get()] {
+            run_rank(*rank, copy, argv,
+                     job != nullptr ? [job](Rank& r) { return job->load(r); } : std::function<bool(Rank&)>());
           });
       portals.register_rank_actor(actor->get_pid(), *rank);
     }

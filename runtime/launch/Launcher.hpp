@@ -20,9 +20,9 @@ struct LaunchOptions {
   std::vector<std::string> command; // the program, then its arguments
   std::vector<std::string> privatized_libraries;
   bool keep_temps = false;
-  std::string output_dir;        // empty: rank-prefixed lines on stdout/stderr
-  std::string level = "message"; // accuracy level of the ranks' network operations
-  std::string trace_csv;         // folder of the S4BXI-compatible trace, empty: no trace
+  std::string output_dir;                               // empty: rank-prefixed lines on stdout/stderr
+  std::string level = "message";                        // accuracy level of the ranks' network operations
+  std::string trace_csv;                                // folder of the S4BXI-compatible trace, empty: no trace
   std::vector<std::pair<std::string, std::string>> mca; // --mca key value, for OpenMPI
 };
 

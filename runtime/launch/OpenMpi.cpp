@@ -90,8 +90,8 @@ std::string mca_value(const std::string& key)
 /** Whether the BTL selection can include the shared-memory BTL (a progress source Portals does not see). */
 bool shared_memory_btl_possible(const std::string& btl)
 {
-  bool excluding = btl.empty() || btl.front() == '^';
-  bool named     = false;
+  bool excluding   = btl.empty() || btl.front() == '^';
+  bool named       = false;
   std::string list = excluding && not btl.empty() ? btl.substr(1) : btl;
   for (size_t start = 0; start <= list.size();) {
     size_t end        = std::min(list.find(',', start), list.size());
@@ -154,7 +154,7 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
     set_mca_default("mtl", "portals4");
   }
   set_mca_default("pmix", "isolated");
-  set_mca_default("opal_signal", ""); // bxisim reports crashes itself (CrashReport)
+  set_mca_default("opal_signal", "");       // bxisim reports crashes itself (CrashReport)
   setenv("OPAL_PREFIX", prefix.c_str(), 0); // help texts and parameter files of the build
   if (mca_value("pml") == "ob1" && mca_value("btl").find("portals4") == std::string::npos)
     XBT_WARN("--mca btl %s leaves out portals4: ranks on different nodes cannot reach each other",
@@ -212,7 +212,7 @@ bool OpenMpiJob::load(Rank& rank)
               library_.c_str(), dlerror());
     return false;
   }
-  handles_[index]        = handle;
+  handles_[index] = handle;
   try {
     dispatch_[index] = mw::make_openmpi_rank(handle, rank.index());
   } catch (const std::runtime_error& error) {
@@ -331,10 +331,9 @@ int hook_local_peers(int* ranks, int capacity)
 void hook_kv_put(const char* key, const void* data, size_t size)
 {
   SimulatorCall call;
-  auto [rank, job] = caller(call.rank(), "kv_put");
+  auto [rank, job]  = caller(call.rank(), "kv_put");
   const auto* bytes = static_cast<const char*>(data);
-  bxisim::runtime::kv_store_set(rank_key(rank->index(), key),
-                                std::vector<char>(bytes, bytes + size));
+  bxisim::runtime::kv_store_set(rank_key(rank->index(), key), std::vector<char>(bytes, bytes + size));
 }
 
 int hook_kv_get(int owner, const char* key, void** data, size_t* size)
@@ -361,7 +360,11 @@ void hook_abort(int code, const char* message)
 {
   SimulatorCall call;
   auto [rank, job] = caller(call.rank(), "abort");
-  FILE* out        = bxisim::runtime::OutputRouter::original_stderr();
+  if (job->abort_state().rank >= 0) // OpenMPI aborts the peers, then the job: one message
+    return;
+  if (message != nullptr && std::strcmp(message, "N/A") == 0)
+    message = nullptr;
+  FILE* out = bxisim::runtime::OutputRouter::original_stderr();
   fmt::print(out, "bxisim: rank {} called MPI_Abort with error code {}{}{}; the job ends.\n", rank->index(), code,
              message != nullptr && *message != '\0' ? ": " : "", message != nullptr ? message : "");
   std::fflush(out);
@@ -399,7 +402,7 @@ void bxisim_openmpi_refuse(const char* what)
                              "MPI_THREAD_SERIALIZED, and call MPI from one thread at a time"
                            : "bxisim runs the ranks given by `bxisim run -n` and no others; start every process of "
                              "the job with -n instead of spawning or connecting";
-    FILE* out = bxisim::runtime::OutputRouter::original_stderr();
+    FILE* out        = bxisim::runtime::OutputRouter::original_stderr();
     fmt::print(out, "bxisim: rank {}: {} is not supported: {}. The job ends.\n", rank->index(), what, why);
     std::fflush(out);
     job->abort(*rank, bxisim::runtime::kRankFailedExitCode);

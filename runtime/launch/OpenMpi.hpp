@@ -4,8 +4,8 @@
 // (rank, size, placement, key/value store, fence, abort). See mpi_patches/README.md.
 
 #include "Rank.hpp"
-#include "middleware/RankMpi.hpp"
 #include "RunFolder.hpp"
+#include "middleware/RankMpi.hpp"
 #include "runtime/config/Parameters.hpp"
 
 #include <cstdint>
@@ -80,7 +80,7 @@ class OpenMpiJob
   std::vector<std::string> copies_;
   std::vector<void*> handles_;
   std::vector<std::unique_ptr<mw::RankMpi>> dispatch_; // each rank's MPI dispatch (middleware) over its copy
-  std::vector<const int*> blocking_depth_; // each copy's opal_progress_blocking_depth
+  std::vector<const int*> blocking_depth_;             // each copy's opal_progress_blocking_depth
   bool polls_block_ = false;
   JobAbort abort_;
   std::unique_ptr<FenceState> fence_;

@@ -67,8 +67,7 @@ TEST_P(OpenMpiPaths, SimulatedTimesAreTheSameInTwoRuns)
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Paths, OpenMpiPaths,
-                         testing::Combine(testing::Values("ob1", "cm"), testing::Values(1, 2)),
+INSTANTIATE_TEST_SUITE_P(Paths, OpenMpiPaths, testing::Combine(testing::Values("ob1", "cm"), testing::Values(1, 2)),
                          [](const auto& info) {
                            return std::get<0>(info.param) + "_ppn" + std::to_string(std::get<1>(info.param));
                          });

@@ -65,7 +65,7 @@ int main(int argc, char** argv)
 
   if (strcmp(mode, "thread") == 0) {
     int provided = -1;
-    int rc = FN(int (*)(int*, char***, int, int*), "MPI_Init_thread")(&argc, &argv, atoi(argv[2]), &provided);
+    int rc       = FN(int (*)(int*, char***, int, int*), "MPI_Init_thread")(&argc, &argv, atoi(argv[2]), &provided);
     printf("rc=%d provided=%d\n", rc, provided);
     FN(int (*)(void), "MPI_Finalize")();
     return 0;
@@ -80,15 +80,15 @@ int main(int argc, char** argv)
   char host[256];
   int length = 0;
   FN(int (*)(char*, int*), "MPI_Get_processor_name")(host, &length);
-  printf("rank=%d size=%d host=%s init_time=%.9f wall_init_start=%.6f wall_init_end=%.6f\n", rank, size, host,
-         t_init, wall0, wall1);
+  printf("rank=%d size=%d host=%s init_time=%.9f wall_init_start=%.6f wall_init_end=%.6f\n", rank, size, host, t_init,
+         wall0, wall1);
 
   int (*barrier)(Handle) = FN(int (*)(Handle), "MPI_Barrier");
   if (strcmp(mode, "ring") == 0) {
     int sum = -1;
-    FN(int (*)(const void*, void*, int, Handle, Handle, Handle), "MPI_Allreduce")(&rank, &sum, 1, type_int, op_sum,
-                                                                                   world);
-    int bytes = atoi(argv[2]);
+    FN(int (*)(const void*, void*, int, Handle, Handle, Handle), "MPI_Allreduce")
+    (&rank, &sum, 1, type_int, op_sum, world);
+    int bytes          = atoi(argv[2]);
     unsigned char* out = malloc((size_t)bytes + 1);
     unsigned char* in  = malloc((size_t)bytes + 1);
     for (int i = 0; i < bytes; ++i)
@@ -97,10 +97,10 @@ int main(int argc, char** argv)
     int next = (rank + 1) % size, previous = (rank + size - 1) % size;
     Status status;
     double t1 = bxisim_time();
-    FN(int (*)(const void*, int, Handle, int, int, void*, int, Handle, int, int, Handle, Status*), "MPI_Sendrecv")(
-        out, bytes, type_byte, next, 7, in, bytes, type_byte, previous, 7, world, &status);
+    FN(int (*)(const void*, int, Handle, int, int, void*, int, Handle, int, int, Handle, Status*), "MPI_Sendrecv")
+    (out, bytes, type_byte, next, 7, in, bytes, type_byte, previous, 7, world, &status);
     double t_ring = bxisim_time() - t1;
-    int ok = status.source == previous && status.ucount == (size_t)bytes;
+    int ok        = status.source == previous && status.ucount == (size_t)bytes;
     for (int i = 0; i < bytes; ++i)
       ok = ok && in[i] == (unsigned char)(previous * 31 + i);
     barrier(world);
@@ -118,8 +118,8 @@ int main(int argc, char** argv)
     printf("rank %d passed the barrier\n", rank);
   } else if (strcmp(mode, "spawn") == 0) {
     Handle intercomm = NULL;
-    FN(int (*)(const char*, char**, int, Handle, int, Handle, Handle*, int*), "MPI_Comm_spawn")(
-        argv[0], NULL, 1, symbol("ompi_mpi_info_null"), 0, world, &intercomm, NULL);
+    FN(int (*)(const char*, char**, int, Handle, int, Handle, Handle*, int*), "MPI_Comm_spawn")
+    (argv[0], NULL, 1, symbol("ompi_mpi_info_null"), 0, world, &intercomm, NULL);
     printf("MPI_Comm_spawn returned\n");
   } else if (strcmp(mode, "no-finalize") == 0) {
     if (rank == atoi(argv[2]))
