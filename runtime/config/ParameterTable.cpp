@@ -139,6 +139,25 @@ const std::vector<ParameterSpec> kTable = {
      "same as bxi.link_latency (S4BXI examples/platform.xml)",
      {},
      kNonNegative},
+    {"bxi.loopback_bandwidth",
+     T::Bandwidth,
+     "B/s",
+     "12.5GBps",
+     "Bandwidth of the loopback inside each NIC, which carries the frames between two processes of one node "
+     "(or from a process to itself) without the BXI wire; one link per NIC, shared by all such frames",
+     "bxisim assumption: the NIC's internal datapath is sized for its port (thesis 4.1: 100 Gb/s = 12.5 GB/s); "
+     "no published figure for BXI's loopback",
+     {},
+     kPositive},
+    {"bxi.loopback_latency",
+     T::Duration,
+     "s",
+     "0ns",
+     "Latency of the loopback inside each NIC (no serdes, cable or switch on the way; the NIC's processing is "
+     "nic.tx_delay and nic.rx_delay)",
+     "bxisim assumption: no published figure for BXI's loopback",
+     {},
+     kNonNegative},
     // --- CPU time of the ranks (bxisim run) -------------------------------------------------------
     {"cpu.simulate", T::Boolean, "", "true",
      "Simulate the CPU time ranks spend in their own code between two simulator calls as computation on "

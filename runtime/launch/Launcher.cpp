@@ -173,9 +173,11 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     for (size_t i = 0; i < ranks.size(); ++i) {
       Rank* rank = ranks[i].get();
       auto actor = simgrid::s4u::Actor::create(
-          fmt::format("rank{}", i), rank->host(), [rank, copy = copies[i], argv = options.command, job = mpi.get()] {
+          fmt::format("rank{}", i), rank->host(),
+          [rank, copy = copies[i], argv = options.command, job = mpi.get(), &portals] {
             run_rank(*rank, copy, argv,
                      job != nullptr ? [job](Rank& r) { return job->load(r); } : std::function<bool(Rank&)>());
+            portals.rank_ended(*rank);
           });
       portals.register_rank_actor(actor->get_pid(), *rank);
     }

@@ -33,6 +33,8 @@ class PortalsLevel
 
   /** Rank `rank` runs in the actor `actor_pid`. */
   void register_rank_actor(long actor_pid, const Rank& rank);
+  /** Rank `rank` has ended (main returned, exit): its Portals state goes, in its own actor. */
+  void rank_ended(const Rank& rank);
   /** After the run: completes the trace. */
   void finish();
   /** Polling policy: see hw::message::MessageNicModel::set_poll_blocking. */
