@@ -19,6 +19,8 @@ struct RunCommandOptions {
   std::string cpu_threshold;
   bool no_cpu_simulation = false;
   std::string e2e;
+  std::vector<std::string> mca; // KEY VALUE pairs
+  std::string pml;
 };
 } // namespace
 
@@ -69,6 +71,13 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
   command->add_option("--cpu-factor", options->cpu_factor, "Shorthand for --set cpu.factor=X");
   command->add_option("--cpu-threshold", options->cpu_threshold, "Shorthand for --set cpu.threshold=T");
   command->add_flag("--no-cpu-simulation", options->no_cpu_simulation, "Shorthand for --set cpu.simulate=false");
+  command->add_option("--mca", options->mca,
+                      "Set an MCA parameter of the ranks' OpenMPI: --mca KEY VALUE (repeatable; see docs/mpi.md)");
+  command
+      ->add_option("--pml", options->pml,
+                   "OpenMPI's Portals path: ob1 (btl portals4, default) or cm (mtl "
+                   "portals4); shorthand for --set mpi.pml=...")
+      ->check(CLI::IsMember({"ob1", "cm"}));
   // Everything from the program on belongs to the program, options included. CLI11 hands unknown
   // words to the parent command before it honours prefix_command, so `run` takes no fallthrough and
   // declares the common options itself.
@@ -77,7 +86,9 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
   command->prefix_command();
   // A repeatable option takes one value per occurrence: `--set a=1 ./program` must leave the program.
   for (auto* option : command->get_options())
-    option->allow_extra_args(false);
+    if (option->get_name() != "--mca")
+      option->allow_extra_args(false);
+  command->get_option("--mca")->expected(2)->allow_extra_args(false);
   command->callback([command, &common, options, &exit_code] {
     if (command->count("--ppn") > 0 && options->launch.ranks_per_node < 1)
       throw config::ConfigError(fmt::format("--ppn {}: give at least one rank per node (or leave --ppn out for one "
@@ -94,6 +105,10 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
       parameters.set("nic.e2e", options->e2e, "--e2e");
     if (options->no_cpu_simulation)
       parameters.set("cpu.simulate", "false", "--no-cpu-simulation");
+    if (not options->pml.empty())
+      parameters.set("mpi.pml", options->pml, "--pml");
+    for (size_t i = 0; i + 1 < options->mca.size(); i += 2)
+      options->launch.mca.emplace_back(options->mca[i], options->mca[i + 1]);
     exit_code = launch(options->launch, parameters, common.simulator_options());
   });
 }

@@ -179,6 +179,23 @@ const std::vector<ParameterSpec> kTable = {
      "SMPI's smpi/cpu-threshold (default 1e-6 s)",
      {},
      kNonNegative},
+    // --- MPI programs (bxisim run of a program calling MPI, over OpenMPI per rank) -----------------
+    {"mpi.pml",
+     T::Choice,
+     "",
+     "ob1",
+     "OpenMPI's path over Portals: ob1 (pml ob1, btl portals4 and self, as BXI's OpenMPI) or cm (pml cm, mtl "
+     "portals4 with its flow control)",
+     "issue 10; DESIGN.md section 6",
+     {"ob1", "cm"}},
+    {"mpi.polling",
+     T::Choice,
+     "",
+     "block",
+     "What an empty Portals poll inside a blocking MPI wait does: block until the rank's next Portals event "
+     "(exact, used only when Portals is the only progress source) or sleep a growing delay (10 ns to 1 us)",
+     "DESIGN.md section 5 (polling)",
+     {"block", "delay"}},
     // --- message-level NIC model (bxisim run --level message) -------------------------------------
     {"nic.command_queue_depth", T::Integer, "commands", "89",
      "Commands a process may have posted that TX has not taken yet; the rank waits when they are all used",

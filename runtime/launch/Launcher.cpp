@@ -2,6 +2,7 @@
 
 #include "CrashReport.hpp"
 #include "ExitCodes.hpp"
+#include "OpenMpi.hpp"
 #include "OutputRouter.hpp"
 #include "PortalsLevel.hpp"
 #include "ProgramCopies.hpp"
@@ -9,6 +10,7 @@
 #include "RankServices.hpp"
 #include "RunFolder.hpp"
 #include "RunSupervisor.hpp"
+#include "middleware/ProgramCheck.hpp"
 #include "platforms/Machine.hpp"
 #include "platforms/PlatformConfig.hpp"
 #include "platforms/Topologies.hpp"
@@ -120,6 +122,10 @@ void check_program(const std::string& program)
     throw config::ConfigError(fmt::format("{} exports no main function: is it a shared library rather than a program? "
                                           "bxisim runs programs built with bxicc or bxicxx, which keep main exported.",
                                           program));
+  // A program built against another MPI's mpi.h calls MPI_Init & co. itself: they would bind to SimGrid's SMPI.
+  auto mpi_use = mw::program_mpi_use(program);
+  if (not mpi_use.foreign_symbols.empty())
+    throw config::ConfigError(mw::foreign_mpi_message(program, mpi_use));
 }
 
 /** SimGrid settings SimGrid accepts but bxisim's platforms cannot run with. */
@@ -180,10 +186,17 @@ void report_deadlock(const std::vector<std::unique_ptr<Rank>>& ranks)
   FILE* out = OutputRouter::original_stderr();
   fmt::print(out, "bxisim: deadlock at simulated time {:.9f} s: no rank can progress anymore.\n",
              simgrid::s4u::Engine::get_clock());
+  const OpenMpiJob* mpi = OpenMpiJob::current();
   for (const auto& rank : ranks)
-    if (rank->state() == RankState::Running)
-      fmt::print(out, "bxisim:   rank {} waits for {}\n", rank->index(),
-                 rank->waiting_for().empty() ? "a simulator operation" : rank->waiting_for());
+    if (rank->state() == RankState::Running) {
+      std::string what = rank->waiting_for();
+      std::string call = mpi != nullptr ? mpi->mpi_call(rank->index()) : std::string();
+      if (what.empty() && not call.empty())
+        what = "the end of " + call + " (check that every rank makes the same collective and matching sends)";
+      else if (not call.empty())
+        what += ", inside " + call;
+      fmt::print(out, "bxisim:   rank {} waits for {}\n", rank->index(), what.empty() ? "a simulator operation" : what);
+    }
   fmt::print(out, "bxisim: (SimGrid lists every actor, NIC actors included, with --log=ker_engine.thres:info)\n");
   std::fflush(out);
 }
@@ -201,8 +214,13 @@ void stop_at_simulated_time(double limit, const std::vector<std::unique_ptr<Rank
 }
 
 /** The exit code of the run, after telling which ranks failed. */
-int summarize(const std::vector<std::unique_ptr<Rank>>& ranks, bool deadlock, bool limit_reached)
+int summarize(const std::vector<std::unique_ptr<Rank>>& ranks, bool deadlock, bool limit_reached, const JobAbort& abort)
 {
+  if (abort.rank >= 0) { // MPI_Abort, or a refused MPI call: the job's code is the one given
+    fmt::print(stderr, "bxisim: rank {} ended the job with code {}; the other ranks were stopped.\n", abort.rank,
+               abort.code);
+    return abort.code & 0xff;
+  }
   std::vector<std::string> failed;
   for (const auto& rank : ranks)
     if (rank->state() == RankState::Ended && rank->end_signal() != 0)
@@ -269,7 +287,14 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   }
   XBT_VERB("%d rank(s) of %s, copies in %s", options.ranks, program.c_str(), folder.path().c_str());
 
+  std::unique_ptr<OpenMpiJob> mpi;
+  if (program_uses_mpi(program) || std::any_of(libraries.begin(), libraries.end(),
+                                               [](const auto& library) { return program_uses_mpi(library.path); }))
+    mpi = std::make_unique<OpenMpiJob>(ranks, options.mca, parameters, folder);
+
   PortalsLevel portals(options.level, *machine, ranks, parameters, options.trace_csv);
+  if (mpi)
+    portals.set_poll_blocking(mpi->poll_blocking_rule());
   prepare_rank_services();
   install_crash_report(folder);
   RunSupervisor supervisor({options.watchdog, options.wall_limit}, ranks, folder);
@@ -284,11 +309,13 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     send_simulator_logs_to_original_stderr(simulator_options);
     for (size_t i = 0; i < ranks.size(); ++i) {
       Rank* rank = ranks[i].get();
-      auto actor = simgrid::s4u::Actor::create(fmt::format("rank{}", i), rank->host(),
-                                               [rank, copy = copies[i], argv = options.command, &portals] {
-                                                 run_rank(*rank, copy, argv);
-                                                 portals.rank_ended(*rank);
-                                               });
+      auto actor = simgrid::s4u::Actor::create(
+          fmt::format("rank{}", i), rank->host(),
+          [rank, copy = copies[i], argv = options.command, job = mpi.get(), &portals] {
+            run_rank(*rank, copy, argv,
+                     job != nullptr ? [job](Rank& r) { return job->load(r); } : std::function<bool(Rank&)>());
+            portals.rank_ended(*rank);
+          });
       portals.register_rank_actor(actor->get_pid(), *rank);
     }
     if (options.sim_time_limit > 0)
@@ -301,7 +328,7 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   portals.finish();
   if (folder.kept())
     fmt::print(stderr, "bxisim: kept the temporary folder {} (--keep-temps).\n", folder.path());
-  return summarize(ranks, deadlock, limit_reached);
+  return summarize(ranks, deadlock, limit_reached, mpi ? mpi->abort_state() : JobAbort{});
 }
 
 } // namespace bxisim::runtime

@@ -37,6 +37,8 @@ class PortalsLevel
   void rank_ended(const Rank& rank);
   /** After the run: completes the trace. */
   void finish();
+  /** Polling policy: see hw::message::MessageNicModel::set_poll_blocking. */
+  void set_poll_blocking(std::function<bool(uint32_t)> may_block) { model_->set_poll_blocking(std::move(may_block)); }
 
  private:
   portals::ProcessContext context_of_caller();

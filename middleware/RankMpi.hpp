@@ -1,0 +1,57 @@
+#pragma once
+// The seam between the runtime and the MPI middleware (see ../../shared MPI contract, and
+// middleware/README.md).
+//
+// Programs built with bxicc include middleware's mpi.h, whose #defines turn every MPI_x and PMPI_x
+// call into a call of bxisim_MPI_x / bxisim_PMPI_x, exported by the bxisim executable. Those entry
+// points ask the rank provider which rank calls, and go through that rank's RankMpi: the dispatch
+// to the rank's own MPI back end, translating handles, constants, statuses and error codes between
+// bxisim's ABI (the MPI Forum's standard ABI) and the back end's.
+//
+// Layering: middleware never includes runtime/; the runtime creates one RankMpi per rank and
+// installs the provider.
+
+#include <functional>
+#include <memory>
+
+namespace bxisim::mw
+{
+
+/** One per rank: the dispatch table to that rank's MPI back end. */
+class RankMpi
+{
+ public:
+  virtual ~RankMpi() = default;
+
+  /** The rank this dispatch belongs to (its rank in MPI_COMM_WORLD). */
+  int rank() const { return rank_; }
+  /** Name of the back end ("openmpi"), for messages. */
+  virtual const char* back_end() const = 0;
+  /** Whether the program called MPI_Init or MPI_Init_thread, and MPI_Finalize (for end-of-rank checks). */
+  bool initialized() const { return initialized_; }
+  bool finalized() const { return finalized_; }
+  /** The MPI function the rank is in ("MPI_Bcast"), or nullptr: deadlock reports name it. */
+  const char* current_call() const { return current_call_; }
+
+ protected:
+  explicit RankMpi(int rank) : rank_(rank) {}
+  int rank_;
+  bool initialized_         = false;
+  bool finalized_           = false;
+  const char* current_call_ = nullptr;
+};
+
+/**
+ * The dispatch of one rank over its private OpenMPI copy (a dlopen handle). Throws
+ * std::runtime_error naming the first missing symbol.
+ */
+std::unique_ptr<RankMpi> make_openmpi_rank(void* openmpi_handle, int rank);
+
+/**
+ * The runtime tells the middleware which rank is calling (as portals::Core's context provider).
+ * The provider returns nullptr when the caller has no MPI back end (a run at a level without MPI):
+ * the entry points then end the rank with a message saying so.
+ */
+void set_rank_provider(std::function<RankMpi*()> provider);
+
+} // namespace bxisim::mw
