@@ -43,8 +43,8 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
       ->check(CLI::ExistingDirectory);
   command
       ->add_option("--level", options->launch.level,
-                   "Accuracy level of network operations: message (SimGrid actors per NIC); smpi and cycle come "
-                   "later")
+                   "Accuracy level: smpi (MPI calls to SimGrid's SMPI, any platform, no NIC model) or message "
+                   "(OpenMPI per rank over Portals, SimGrid actors per NIC); cycle comes later")
       ->default_str("message");
   command->add_option("--trace-csv", options->launch.trace_csv,
                       "Write an S4BXI-compatible trace of the NIC operations to DIR/operations.csv");

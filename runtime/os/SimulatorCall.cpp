@@ -12,7 +12,18 @@ namespace
 // With SimGrid's default contexts every actor shares the maestro thread, which is why the pointer
 // is saved in each SimulatorCall (on the actor's own stack) and restored when the call returns.
 thread_local runtime::Rank* running = nullptr;
+const ClockHooks* hooks             = nullptr;
 } // namespace
+
+void set_clock_hooks(const ClockHooks* new_hooks)
+{
+  hooks = new_hooks;
+}
+
+const ClockHooks* clock_hooks()
+{
+  return hooks;
+}
 
 runtime::Rank* running_rank()
 {

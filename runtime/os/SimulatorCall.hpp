@@ -23,6 +23,17 @@ runtime::Rank* running_rank();
 /** Used by the rank actor around the rank's main only. */
 void set_running_rank(runtime::Rank* rank);
 
+/**
+ * The simulated clock and sleeps of ranks when an MPI library keeps its own account of CPU time
+ * (SMPI at --level smpi: reading the clock must first flush its measure). nullptr: bxisim's own.
+ */
+struct ClockHooks {
+  double (*now)();       // called inside a SimulatorCall
+  void (*sleep)(double); // idem
+};
+void set_clock_hooks(const ClockHooks* hooks);
+const ClockHooks* clock_hooks();
+
 class SimulatorCall
 {
  public:
