@@ -77,6 +77,12 @@ void set_call_hooks(const CallHooks* hooks);
 const CallHooks* call_hooks();
 
 /**
+ * MPI_Wtime: the runtime's simulated clock of the calling rank, as a double (the libc clocks give
+ * whole nanoseconds, SMPI's MPI_Wtime gives SimGrid's clock itself). nullptr: clock_gettime.
+ */
+void set_wtime_function(double (*wtime)());
+
+/**
  * The runtime tells the middleware which rank is calling (as portals::Core's context provider).
  * The provider returns nullptr when the caller has no MPI back end (a run at a level without MPI):
  * the entry points then end the rank with a message saying so.

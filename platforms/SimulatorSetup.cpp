@@ -30,7 +30,9 @@ const std::vector<std::string>& exact_timing_settings()
 const std::vector<std::string>& smpi_settings()
 {
   static const std::vector<std::string> settings = {
-      // smpirun's default: CM02 with SMPI's piecewise latency and bandwidth factors (smpi/lat-factor, smpi/bw-factor).
+      // What smpirun (SimGrid 3.32's script) gives SimGrid before the user's settings: timing precision,
+      // and CM02 with SMPI's piecewise latency and bandwidth factors (smpi/lat-factor, smpi/bw-factor).
+      "surf/precision:1e-9",
       "network/model:SMPI",
   };
   return settings;

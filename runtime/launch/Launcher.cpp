@@ -10,6 +10,7 @@
 #include "RankServices.hpp"
 #include "RunFolder.hpp"
 #include "SmpiLevel.hpp"
+#include "runtime/os/SimulatorCall.hpp"
 #include "middleware/ProgramCheck.hpp"
 #include "platforms/Machine.hpp"
 #include "platforms/PlatformConfig.hpp"
@@ -182,6 +183,7 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     if (mpi)
       portals->set_poll_blocking(mpi->poll_blocking_rule());
   }
+  mw::set_wtime_function(&os::rank_clock);
   prepare_rank_services();
   install_crash_report(folder);
   bool deadlock = false;

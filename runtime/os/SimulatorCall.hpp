@@ -32,6 +32,8 @@ struct ClockHooks {
   void (*sleep)(double); // idem
 };
 void set_clock_hooks(const ClockHooks* hooks);
+/** The calling rank's simulated time in seconds, as the interposed clocks read it but not rounded (MPI_Wtime). */
+double rank_clock();
 const ClockHooks* clock_hooks();
 
 class SimulatorCall

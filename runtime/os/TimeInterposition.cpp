@@ -63,6 +63,11 @@ void simulated_sleep(double seconds)
 }
 } // namespace
 
+double bxisim::os::rank_clock()
+{
+  return simulated_now();
+}
+
 extern "C" {
 
 int clock_gettime(clockid_t clock, timespec* time) noexcept
