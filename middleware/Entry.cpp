@@ -48,6 +48,13 @@ const CallHooks* call_hooks()
   return the_call_hooks;
 }
 
+void exit_rank(int code)
+{
+  if (the_call_hooks != nullptr)
+    the_call_hooks->exit_rank(code);
+  std::exit(code);
+}
+
 static std::function<void(int, int)>& abort_handler()
 {
   static std::function<void(int, int)> instance;

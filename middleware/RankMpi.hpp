@@ -72,7 +72,11 @@ void abort_job(int rank, int code);
 struct CallHooks {
   void* (*enter)();
   void (*leave)(void* token);
+  /** Ends the calling rank with `code` from inside a call (exit() alone would end the process there). */
+  [[noreturn]] void (*exit_rank)(int code);
 };
+/** Ends the calling rank: through the hooks when set, else exit(). */
+[[noreturn]] void exit_rank(int code);
 void set_call_hooks(const CallHooks* hooks);
 const CallHooks* call_hooks();
 

@@ -37,7 +37,7 @@ int SmpiRank::Init_thread(int* argc, char*** argv, int required, int* provided)
                  "from one thread at a time. The job ends.\n",
                  rank());
     abort_job(rank(), 1);
-    std::exit(1);
+    exit_rank(1);
   }
   // SMPI's MPI_Init_thread answers MPI_THREAD_SINGLE whatever is asked. A rank is one thread of the
   // simulator, so FUNNELED and SERIALIZED hold as well: bxisim answers the level asked, as at the other levels.
@@ -74,7 +74,7 @@ int SmpiRank::Abort(MPI_Comm, int errorcode)
   std::fprintf(stderr, "bxisim: rank %d called MPI_Abort with error code %d; the job ends.\n", rank(), errorcode);
   std::fflush(stderr);
   abort_job(rank(), errorcode);
-  std::exit(errorcode); // ends this rank (bxisim's exit)
+  exit_rank(errorcode);
 }
 
 int SmpiRank::Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,

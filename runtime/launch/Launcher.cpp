@@ -8,14 +8,15 @@
 #include "ProgramCopies.hpp"
 #include "RankActor.hpp"
 #include "RankServices.hpp"
+#include "Regions.hpp"
 #include "RunFolder.hpp"
 #include "SmpiLevel.hpp"
-#include "runtime/os/SimulatorCall.hpp"
 #include "middleware/ProgramCheck.hpp"
 #include "platforms/Machine.hpp"
 #include "platforms/PlatformConfig.hpp"
 #include "platforms/Topologies.hpp"
 #include "runtime/config/ConfigError.hpp"
+#include "runtime/os/SimulatorCall.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -125,7 +126,9 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   if (options.command.empty())
     throw config::ConfigError("bxisim run: give the program to run, for example `bxisim run -n 4 ./a.out`.");
   const std::string& program = options.command.front();
+  check_level(options.level, "--level");
   check_program(program);
+  Regions regions(options.level, options.regions, options.ranks);
   Rank::set_cpu_settings(cpu_settings(parameters));
   auto platform_config = platform::PlatformConfig::from_parameters(parameters);
   bool smpi_level      = options.level == "smpi";
@@ -214,7 +217,10 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   if (folder.kept())
     fmt::print(stderr, "bxisim: kept the temporary folder {} (--keep-temps).\n", folder.path());
   JobAbort abort = mpi ? mpi->abort_state() : (smpi ? smpi->abort_state() : JobAbort{});
-  return summarize(ranks, deadlock, abort);
+  int code       = summarize(ranks, deadlock, abort);
+  if (not regions.finish(options.regions_json, simgrid::s4u::Engine::get_clock()) && code == 0)
+    code = kRankFailedExitCode;
+  return code;
 }
 
 } // namespace bxisim::runtime

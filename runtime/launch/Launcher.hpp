@@ -24,6 +24,8 @@ struct LaunchOptions {
   std::string level = "message"; // accuracy level of the ranks' network operations
   std::string trace_csv;         // folder of the S4BXI-compatible trace, empty: no trace
   std::vector<std::pair<std::string, std::string>> mca; // --mca key value, for OpenMPI
+  std::vector<std::pair<std::string, std::string>> regions; // --region name=level
+  std::string regions_json; // --regions-json: the regions' summary as JSON
 };
 
 /** Runs the ranks; returns the exit code of `bxisim run`. Throws config::ConfigError on bad input. */

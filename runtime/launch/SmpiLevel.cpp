@@ -25,6 +25,8 @@ namespace bxisim::runtime
 
 namespace
 {
+SmpiLevel* the_level = nullptr;
+
 /** Whether the calling rank is between MPI_Init and MPI_Finalize, when SMPI's CPU measure runs. */
 bool smpi_benched()
 {
@@ -60,7 +62,17 @@ void smpi_sleep(double seconds)
     smpi_bench_begin();
 }
 
-const os::ClockHooks kSmpiClock{&smpi_now, &smpi_sleep};
+double smpi_flush()
+{
+  if (not smpi_benched())
+    return simgrid::s4u::Engine::get_clock();
+  smpi_bench_end();
+  double now = simgrid::s4u::Engine::get_clock();
+  smpi_bench_begin();
+  return now;
+}
+
+const os::ClockHooks kSmpiClock{&smpi_now, &smpi_sleep, &smpi_flush};
 
 // Around each MPI call: the rank's code stops running (SMPI may switch to another rank inside), and
 // resumes when the call returns. No CPU burst is measured: SMPI does it.
@@ -74,7 +86,15 @@ void leave_mpi(void* token)
   delete static_cast<os::SimulatorCall*>(token);
 }
 
-const mw::CallHooks kSmpiCallHooks{&enter_mpi, &leave_mpi};
+/** Ends the rank from inside an MPI call, where its code does not run: exit() must see it running. */
+[[noreturn]] void exit_rank_in_mpi(int code)
+{
+  if (Rank* rank = SmpiLevel::rank_of_calling_actor())
+    os::set_running_rank(rank);
+  std::exit(code); // bxisim's exit: ends the rank
+}
+
+const mw::CallHooks kSmpiCallHooks{&enter_mpi, &leave_mpi, &exit_rank_in_mpi};
 
 /** Sets a SimGrid setting unless the user gave it with --cfg. */
 void set_default(const std::string& key, const std::string& value)
@@ -83,6 +103,16 @@ void set_default(const std::string& key, const std::string& value)
     simgrid::config::set_parse(key + ":" + value);
 }
 } // namespace
+
+Rank* SmpiLevel::rank_of_calling_actor()
+{
+  if (the_level == nullptr)
+    return nullptr;
+  auto pid = static_cast<size_t>(simgrid::s4u::this_actor::get_pid());
+  if (pid >= the_level->rank_of_actor_.size() || the_level->rank_of_actor_[pid] < 0)
+    return nullptr;
+  return the_level->ranks_.at(static_cast<size_t>(the_level->rank_of_actor_[pid])).get();
+}
 
 void SmpiLevel::declare_options()
 {
@@ -110,6 +140,7 @@ SmpiLevel::SmpiLevel(const std::vector<std::unique_ptr<Rank>>& ranks, const conf
   cpu.measure     = false;
   Rank::set_cpu_settings(cpu);
 
+  the_level = this;
   SMPI_init();
   SMPI_app_instance_register(kInstance, nullptr, static_cast<int>(ranks.size()));
   os::set_clock_hooks(&kSmpiClock);
@@ -140,6 +171,7 @@ SmpiLevel::SmpiLevel(const std::vector<std::unique_ptr<Rank>>& ranks, const conf
 
 SmpiLevel::~SmpiLevel()
 {
+  the_level = nullptr;
   portals::Core::instance().setContextProvider(nullptr);
   mw::set_rank_provider(nullptr);
   mw::set_call_hooks(nullptr);

@@ -49,6 +49,8 @@ class SmpiLevel
   /** The MPI function rank `rank` is in (e.g. "MPI_Bcast"), or an empty string: for deadlock reports. */
   std::string mpi_call(int rank) const;
   const JobAbort& abort_state() const { return abort_; }
+  /** The rank the calling actor runs, or nullptr. */
+  static Rank* rank_of_calling_actor();
 
  private:
   const std::vector<std::unique_ptr<Rank>>& ranks_;

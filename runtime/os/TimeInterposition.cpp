@@ -68,6 +68,14 @@ double bxisim::os::rank_clock()
   return simulated_now();
 }
 
+double bxisim::os::rank_clock_exact()
+{
+  SimulatorCall call;
+  if (const auto* hooks = bxisim::os::clock_hooks())
+    return hooks->flush();
+  return simgrid::s4u::Engine::get_clock();
+}
+
 extern "C" {
 
 int clock_gettime(clockid_t clock, timespec* time) noexcept
