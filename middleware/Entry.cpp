@@ -33,6 +33,45 @@ const char* name_of(MpiFunction function)
 }
 } // namespace
 
+namespace
+{
+const CallHooks* the_call_hooks = nullptr;
+}
+
+void set_call_hooks(const CallHooks* hooks)
+{
+  the_call_hooks = hooks;
+}
+
+const CallHooks* call_hooks()
+{
+  return the_call_hooks;
+}
+
+void exit_rank(int code)
+{
+  if (the_call_hooks != nullptr)
+    the_call_hooks->exit_rank(code);
+  std::exit(code);
+}
+
+static std::function<void(int, int)>& abort_handler()
+{
+  static std::function<void(int, int)> instance;
+  return instance;
+}
+
+void set_abort_handler(std::function<void(int rank, int code)> handler)
+{
+  abort_handler() = std::move(handler);
+}
+
+void abort_job(int rank, int code)
+{
+  if (abort_handler())
+    abort_handler()(rank, code);
+}
+
 void set_rank_provider(std::function<RankMpi*()> provider_function)
 {
   provider() = std::move(provider_function);

@@ -18,14 +18,25 @@ RankMpi* calling_rank();
 class CallScope
 {
  public:
-  CallScope(MpiInterface* rank, const char* name) : rank_(rank), previous_(rank->enter_call(name)) {}
-  ~CallScope() { rank_->leave_call(previous_); }
+  CallScope(MpiInterface* rank, const char* name) : rank_(rank), previous_(rank->enter_call(name)), hooks_(call_hooks())
+  {
+    if (hooks_ != nullptr)
+      token_ = hooks_->enter();
+  }
+  ~CallScope()
+  {
+    if (hooks_ != nullptr)
+      hooks_->leave(token_);
+    rank_->leave_call(previous_);
+  }
   CallScope(const CallScope&)            = delete;
   CallScope& operator=(const CallScope&) = delete;
 
  private:
   MpiInterface* rank_;
   const char* previous_;
+  const CallHooks* hooks_;
+  void* token_ = nullptr;
 };
 
 /** A function bxisim does not offer in a simulation: says why and ends the job. */

@@ -10,6 +10,8 @@
 // predefined handles, and no object lives there). OpenMPI's constant values used here are facts of
 // its 4.1.4 mpi.h.
 
+#include "Callbacks.hpp"
+
 #include <mpi.h>
 
 #include <array>
@@ -45,7 +47,7 @@ class Scratch
   std::vector<T> heap_;
 };
 
-class OpenMpiAbi
+class OpenMpiAbi : public BackEndCallbacks
 {
  public:
   static constexpr const char* kName = "openmpi";
@@ -73,7 +75,24 @@ class OpenMpiAbi
   explicit OpenMpiAbi(void* library);
   /** For tests: symbols come from `resolve` (nullptr when absent). */
   explicit OpenMpiAbi(std::function<void*(const char*)> resolve);
-  virtual ~OpenMpiAbi() = default;
+  ~OpenMpiAbi() override = default;
+
+  // BackEndCallbacks
+  MPI_Datatype callback_datatype(void* handle) const override { return from_be_datatype(handle); }
+  MPI_Comm callback_comm(void* handle) const override { return from_be_comm(handle); }
+  MPI_Win callback_win(void* handle) const override { return from_be_win(handle); }
+  MPI_File callback_file(void* handle) const override { return from_be_file(handle); }
+  int callback_errcode(int code) const override { return from_be_errcode(code); }
+  int callback_to_be_errcode(int code) const override { return to_be_errcode(code); }
+  int callback_keyval(int keyval) const override { return from_be_keyval(keyval); }
+  void callback_to_be_status(const MPI_Status* status, void* be_status) const override;
+
+  /** MPI_IN_PLACE has the same value in both ABIs. */
+  template <class T>
+  static T* to_be_buffer(T* buffer)
+  {
+    return buffer;
+  }
 
   /** A function or object of the back end; throws std::runtime_error naming it when absent, unless optional. */
   void* symbol(const char* name, bool optional) const;
@@ -216,8 +235,5 @@ class OpenMpiAbi
   /** Attribute values converted to bxisim's constants (MPI_WIN_CREATE_FLAVOR, MPI_WIN_MODEL), kept for the program. */
   std::deque<int> converted_attributes;
 };
-
-/** The OpenMPI conversions of the rank making the current call (callbacks need them). */
-const OpenMpiAbi& calling_openmpi_rank();
 
 } // namespace bxisim::mw

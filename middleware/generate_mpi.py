@@ -10,10 +10,12 @@ writes into the output folder:
   EntryPoints.cpp                 bxisim_MPI_x / bxisim_PMPI_x: which rank calls, state checks, dispatch
   OpenMpiRank.hpp/.cpp            the OpenMPI back end: each function converts in, calls the rank's copy
                                   through a function pointer, converts out (conversions: OpenMpiAbi.hpp)
+  SmpiRank.hpp/.cpp               the SMPI back end, the same way over libsimgrid's MPI_x (conversions:
+                                  SmpiAbi.hpp)
 
 A back end is a class deriving from MpiInterface and from a conversion class that provides, for every
 kind of the list, be_<kind> types and to_be_<kind> / from_be_<kind> functions (see OpenMpiAbi.hpp);
-another back end (SMPI) reuses the same generation with its own conversion class.
+each back end of BACKENDS below is generated the same way with its own conversion class.
 """
 
 import re
@@ -36,6 +38,37 @@ CALLBACKS = {
     "win_errhandler_function": "MPI_Win_errhandler_function*",
     "file_errhandler_function": "MPI_File_errhandler_function*",
 }
+# Buffer arguments that may be MPI_IN_PLACE, whose value differs between ABIs: converted by to_be_buffer.
+IN_PLACE_BUFFERS = {"sendbuf", "recvbuf"}
+
+# The back ends: the conversion class, the prefix of the back end's functions (OpenMPI: PMPI_x, so that
+# a program's profiling layer is not called twice; SMPI: MPI_x, whose wrappers call the communicator's
+# error handler, which SMPI's PMPI_x do not), functions the back end does not implement (they fail
+# with a message) and functions whose translation is written by hand for this back end only.
+# SMPI 3.32's unimplemented functions (UNIMPLEMENTED_WRAPPED_PMPI_CALL in its smpi_mpi.cpp) only warn
+# and return MPI_SUCCESS: bxisim turns them into an error naming the level that has them.
+SMPI_ABSENT = set("""
+Add_error_class Add_error_code Add_error_string Cart_map Comm_get_parent Comm_idup Comm_remote_group
+Comm_remote_size Dist_graph_create Dist_graph_create_adjacent Dist_graph_neighbors Dist_graph_neighbors_count
+File_c2f File_f2c File_preallocate File_iread_at File_iwrite_at File_iread_at_all File_iwrite_at_all File_iread
+File_iwrite File_iread_all File_iwrite_all File_iread_shared File_iwrite_shared File_read_at_all_begin
+File_read_at_all_end File_write_at_all_begin File_write_at_all_end File_read_all_begin File_read_all_end
+File_write_all_begin File_write_all_end File_read_ordered_begin File_read_ordered_end File_write_ordered_begin
+File_write_ordered_end Get_elements Get_elements_x Graph_create Graphdims_get Graph_get Graph_map
+Graph_neighbors_count Graph_neighbors Improbe Imrecv Intercomm_create Intercomm_merge Mprobe Mrecv
+Neighbor_allgather Neighbor_allgatherv Neighbor_alltoall Neighbor_alltoallv Neighbor_alltoallw
+Ineighbor_allgather Ineighbor_allgatherv Ineighbor_alltoall Ineighbor_alltoallv Ineighbor_alltoallw
+Pack_external Pack_external_size Topo_test Type_create_f90_integer Type_create_f90_real Type_create_f90_complex
+Type_create_darray Type_match_size Unpack_external Win_test Win_sync
+""".split())
+BACKENDS = {
+    "OpenMpiRank": {"conversions": "OpenMpiAbi", "prefix": "PMPI_", "absent": set(), "custom": set()},
+    "SmpiRank": {"conversions": "SmpiAbi", "prefix": "MPI_", "absent": SMPI_ABSENT,
+                 "custom": {"Init", "Init_thread", "Query_thread", "Abort", "Is_thread_main", "Win_create", "Win_allocate",
+                            "Win_allocate_shared", "Win_create_dynamic", "Type_create_struct", "Type_get_envelope",
+                            "Type_free"}},
+}
+
 # Pass-through C types that both ABIs spell the same way (same sizes on the platforms bxisim runs on).
 PLAIN_MPI_TYPES = {"MPI_Aint", "MPI_Offset", "MPI_Count", "MPI_Fint"}
 
@@ -270,7 +303,7 @@ def write_entry_points(functions):
     return "".join(out)
 
 
-def backend_class_header(functions, cls, conversions):
+def backend_class_header(functions, cls, conversions, backend):
     out = [HEADER_NOTE, "#pragma once\n\n", f'#include "middleware/{conversions}.hpp"\n', '#include "MpiInterface.hpp"\n\n',
            "namespace bxisim::mw\n{\n\n",
            f"class {cls} final : public MpiInterface, public {conversions}\n{{\n public:\n",
@@ -295,6 +328,9 @@ def conversion_code(f):
         n = a.name
         if a.ctype:
             bt = a.backend_type()
+            if n in IN_PLACE_BUFFERS and a.ctype in ("void*", "const void*"):
+                args.append(f"to_be_buffer({n})")
+                continue
             args.append(f"reinterpret_cast<{bt}>({n})" if bt == "void*" and a.ctype != "void*" else n)
             continue
         k = a.kind
@@ -343,18 +379,29 @@ def conversion_code(f):
     return before, args, after
 
 
-def backend_source(functions, cls, conversions):
+def backend_source(functions, cls, conversions, backend):
     out = [HEADER_NOTE, f'#include "{cls}.hpp"\n\n', "namespace bxisim::mw\n{\n\n",
            f"{cls}::{cls}(void* library, int rank) : MpiInterface(rank), {conversions}(library)\n{{\n"]
     for f in functions:
         if f.dispatched:
             optional = "true" if f.has("optional") else "false"
-            out.append(f'  fn_.{f.name} = reinterpret_cast<decltype(fn_.{f.name})>(symbol("PMPI_{f.name}", {optional}));\n')
+            if f.name in backend["absent"]:
+                continue  # never looked up: the back end's function is a stub
+            out.append(f'  fn_.{f.name} = reinterpret_cast<decltype(fn_.{f.name})>(symbol("{backend["prefix"]}{f.name}", {optional}));\n')
     out.append("}\n\n")
     for f in functions:
-        if not f.dispatched or f.has("custom"):
+        if not f.dispatched or f.has("custom") or f.name in backend["custom"]:
             continue
         out.append(f"{f.abi_return()} {cls}::{f.name}({f.abi_parameters()})\n{{\n")
+        if f.name in backend["absent"]:
+            out += [f"  (void){a.name};\n" for a in f.arguments]
+            fallback = f'missing("MPI_{f.name}")'
+            if f.returns in HANDLES:
+                fallback = f"({fallback}, {HANDLES[f.returns].upper()}_NULL)"
+            elif f.returns != "int":
+                fallback = f"({fallback}, 0)"
+            out.append(f"  return {fallback};\n}}\n\n")
+            continue
         if f.has("optional"):
             fallback = f'missing("MPI_{f.name}")'
             if f.returns in HANDLES:
@@ -386,9 +433,10 @@ def main():
         "MpiFunctions.hpp": write_function_table(functions),
         "MpiInterface.hpp": write_interface(functions),
         "EntryPoints.cpp": write_entry_points(functions),
-        "OpenMpiRank.hpp": backend_class_header(functions, "OpenMpiRank", "OpenMpiAbi"),
-        "OpenMpiRank.cpp": backend_source(functions, "OpenMpiRank", "OpenMpiAbi"),
     }
+    for cls, backend in BACKENDS.items():
+        files[f"{cls}.hpp"] = backend_class_header(functions, cls, backend["conversions"], backend)
+        files[f"{cls}.cpp"] = backend_source(functions, cls, backend["conversions"], backend)
     for name, text in files.items():
         path = output / name
         path.parent.mkdir(parents=True, exist_ok=True)

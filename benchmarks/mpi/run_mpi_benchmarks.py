@@ -23,8 +23,8 @@ FIELDS = ["benchmark", "ranks", "bytes", "avg_us", "min_us", "max_us", "MB_per_s
 
 
 def run(args, benchmark, ranks, extra):
-    command = [args.bxisim, "run", "-n", str(ranks), "--ppn", str(args.ppn), "--no-cpu-simulation",
-               "--platform", args.platform, args.program, benchmark] + extra
+    command = [args.bxisim, "run", "--level", args.level, "-n", str(ranks), "--ppn", str(args.ppn),
+               "--no-cpu-simulation", "--platform", args.platform, args.program, benchmark] + extra
     start = time.monotonic()
     result = subprocess.run(command, capture_output=True, text=True)
     wall = time.monotonic() - start
@@ -69,6 +69,7 @@ def main():
     parser.add_argument("--ranks", type=int, default=8, help="ranks of the collective benchmarks (default 8)")
     parser.add_argument("--ppn", type=int, default=1, help="ranks per node (default 1)")
     parser.add_argument("--platform", default="fat-tree")
+    parser.add_argument("--level", default="message", help="accuracy level: message (default) or smpi")
     parser.add_argument("--small", action="store_true", help="CI's configuration: 1 B to 64 KiB, few iterations")
     parser.add_argument("--benchmarks", nargs="*", help="only these benchmarks")
     parser.add_argument("--no-plot", action="store_true")

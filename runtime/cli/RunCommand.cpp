@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <memory>
 
 namespace bxisim::runtime
@@ -21,6 +22,7 @@ struct RunCommandOptions {
   std::string e2e;
   std::vector<std::string> mca; // KEY VALUE pairs
   std::string pml;
+  std::vector<std::string> regions; // name=level
 };
 } // namespace
 
@@ -44,9 +46,14 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
       ->check(CLI::ExistingDirectory);
   command
       ->add_option("--level", options->launch.level,
-                   "Accuracy level of network operations: message (SimGrid actors per NIC); smpi and cycle come "
-                   "later")
+                   "Accuracy level: smpi (MPI calls to SimGrid's SMPI, any platform, no NIC model) or message "
+                   "(OpenMPI per rank over Portals, SimGrid actors per NIC); cycle comes later")
       ->default_str("message");
+  command->add_option("--region", options->regions,
+                      "Run region NAME (bxisim/region.h) at LEVEL whatever the code says: --region NAME=LEVEL "
+                      "(repeatable)");
+  command->add_option("--regions-json", options->launch.regions_json,
+                      "Write the regions' simulated and wall times to FILE as JSON");
   command->add_option("--trace-csv", options->launch.trace_csv,
                       "Write an S4BXI-compatible trace of the NIC operations to DIR/operations.csv");
   command
@@ -95,6 +102,16 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
                                             "rank per core).",
                                             options->launch.ranks_per_node));
     options->launch.command       = command->remaining();
+    // --level, else BXISIM_LEVEL from the environment, else message.
+    const char* level_variable = std::getenv("BXISIM_LEVEL");
+    if (command->get_option("--level")->count() == 0 && level_variable != nullptr && *level_variable != '\0')
+      options->launch.level = level_variable;
+    for (const auto& region : options->regions) {
+      auto equal = region.find('=');
+      if (equal == std::string::npos)
+        throw CLI::ValidationError("--region", "expected NAME=LEVEL, for example --region solve=smpi");
+      options->launch.regions.emplace_back(region.substr(0, equal), region.substr(equal + 1));
+    }
     options->launch.map_by        = options->map_by == "node" ? MapBy::Node : MapBy::Core;
     config::Parameters parameters = common.parameters();
     if (not options->cpu_factor.empty())

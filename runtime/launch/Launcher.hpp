@@ -27,6 +27,8 @@ struct LaunchOptions {
   double watchdog       = 10.0; // wall seconds a rank may run without calling the simulator before a warning; 0: off
   double wall_limit     = 0.0;  // wall seconds after which the run stops (exit code 5); 0: none
   double sim_time_limit = 0.0;  // simulated seconds after which the run stops (exit code 5); 0: none
+  std::vector<std::pair<std::string, std::string>> regions; // --region name=level
+  std::string regions_json;                                 // --regions-json: the regions' summary as JSON
 };
 
 /** Runs the ranks; returns the exit code of `bxisim run`. Throws config::ConfigError on bad input. */

@@ -40,13 +40,14 @@ PortalsLevel::PortalsLevel(const std::string& level, const platform::Machine& ma
                            const std::string& trace_folder)
     : machine_(machine), ranks_(ranks)
 {
-  if (level == "smpi" || level == "cycle")
+  if (level == "cycle")
     throw config::ConfigError(fmt::format("--level {}: this accuracy level is not available yet in this version of "
-                                          "bxisim; use --level message.",
+                                          "bxisim; use --level message (or smpi for MPI programs).",
                                           level));
   if (level != "message")
     throw config::ConfigError(fmt::format(
-        "--level '{}': unknown level; the levels are smpi, message and cycle (message is available).", level));
+        "--level '{}': unknown level; the levels are smpi, message and cycle (smpi and message are available).",
+        level));
   if (not machine.has_node_model())
     throw config::ConfigError("--level message needs the node model (a NIC per node), which SimGrid XML platforms do "
                               "not have: use --platform fat-tree, single-switch or two-switches.");

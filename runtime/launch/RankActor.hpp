@@ -14,9 +14,11 @@ namespace bxisim::runtime
  * Runs `main(argv)` of the rank's copy of the program, as `rank`, until it returns or calls exit();
  * records the exit code. `argv` starts with the program's name as the user gave it. `load_first`,
  * if set, runs as the rank's own code before the program is loaded (the rank's OpenMPI copy);
- * when it returns false the rank ends with code 127.
+ * when it returns false the rank ends with code 127. `after_main`, if set, turns the code main
+ * returned into the rank's exit code (checks of the MPI library's state).
  */
 void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::string> argv,
-              const std::function<bool(Rank&)>& load_first = nullptr);
+              const std::function<bool(Rank&)>& load_first     = nullptr,
+              const std::function<int(Rank&, int)>& after_main = nullptr);
 
 } // namespace bxisim::runtime

@@ -134,9 +134,9 @@ static void collectives(void)
   CHECK("user_op", result == expected_sum);
   MPI_Op_free(&op);
   CHECK("op_null", op == MPI_OP_NULL);
-  int* all    = calloc((size_t)size * 4, sizeof(int));
-  int* counts = calloc((size_t)size, sizeof(int));
-  int* displs = calloc((size_t)size, sizeof(int));
+  int* all    = calloc((size_t)(unsigned)size * 4, sizeof(int));
+  int* counts = calloc((size_t)(unsigned)size, sizeof(int));
+  int* displs = calloc((size_t)(unsigned)size, sizeof(int));
   for (int r = 0; r < size; ++r)
     counts[r] = 1, displs[r] = 2 * r;
   MPI_Gather(&value, 1, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -152,7 +152,7 @@ static void collectives(void)
   MPI_Allgather(&value, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
   for (int r = 0; r < size; ++r)
     CHECK("allgather", all[r] == r + 1);
-  int* send = calloc((size_t)size, sizeof(int));
+  int* send = calloc((size_t)(unsigned)size, sizeof(int));
   for (int r = 0; r < size; ++r)
     send[r] = rank * 100 + r;
   MPI_Alltoall(send, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
@@ -298,7 +298,7 @@ static void datatypes(void)
 
 static void rma(void)
 {
-  int* memory = calloc((size_t)size, sizeof(int));
+  int* memory = calloc((size_t)(unsigned)size, sizeof(int));
   MPI_Win win;
   MPI_Win_create(memory, (MPI_Aint)(size * sizeof(int)), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
   int* flavor = NULL;
