@@ -106,6 +106,11 @@ int main(int argc, char** argv)
     printf("pingpong: %zu bytes, %d iterations, half round trip %.6f us (nodes %u and %u)\n", size, iterations,
            seconds / iterations / 2 * 1e6, me.phys.nid, peer.phys.nid);
   }
+  /* The last Put may still be reading the buffer: release the MD (PTL_IN_USE until its operations are
+   * done; polling lets simulated time advance) before freeing the memory. */
+  ptl_event_t pending;
+  while (PtlMDRelease(md_handle) == PTL_IN_USE)
+    PtlEQGet(eq, &pending);
   free(buffer);
   PtlNIFini(ni);
   PtlFini();

@@ -217,3 +217,17 @@ TEST(ExitHandlers, DoNotRunOnUnderscoreExit)
   EXPECT_EQ(result.exit_code, 0) << result.output;
   EXPECT_THAT(result.output, Not(HasSubstr("_order")));
 }
+
+TEST(ExitHandlers, StaticObjectsOfARankAreDestroyedWhenItEnds)
+{
+  constexpr int kRanks        = 3;
+  constexpr double kSleepEach = 100e-6; // destructors.cpp: rank r sleeps 100 (r + 1) us
+  auto result                 = run_program(kRanks, "destructors", "");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(static_cast<int>(fields.size()), kRanks) << result.output;
+  for (const auto& [rank, values] : fields) {
+    EXPECT_EQ(number(values, "destroyed"), rank); // each rank destroys its own copy
+    EXPECT_NEAR(number(values, "time"), kSleepEach * (rank + 1), 1e-12) << "rank " << rank;
+  }
+}
