@@ -41,13 +41,20 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
       ->check(CLI::ExistingDirectory);
   command
       ->add_option("--level", options->launch.level,
-                   "Accuracy level of network operations: message (SimGrid actors per NIC); smpi and cycle come "
-                   "later")
+                   "Accuracy level of network operations: message (SimGrid actors per NIC) or cycle (SystemC "
+                   "cycle-approximate NIC); smpi comes later")
       ->default_str("message");
   command->add_option("--trace-csv", options->launch.trace_csv,
                       "Write an S4BXI-compatible trace of the NIC operations to DIR/operations.csv");
-  command->add_option("--e2e", options->e2e, "End-to-end reliability of the NICs: on (default) or off; shorthand for "
-                                             "--set nic.e2e=...")
+  command->add_option("--vcd", options->launch.vcd,
+                      "Write a VCD of the cycle NIC's signals (queue occupancy, credits, busy stages) to FILE.vcd "
+                      "(--level cycle), for GTKWave");
+  command->add_option("--vcd-signals", options->launch.vcd_signals,
+                      "Trace only the signals whose name contains PATTERN (e.g. node0.link_port)");
+  command
+      ->add_option("--e2e", options->e2e,
+                   "End-to-end reliability of the NICs: on (default) or off; shorthand for "
+                   "--set nic.e2e=...")
       ->check(CLI::IsMember({"on", "off"}));
   command->add_option("--cpu-factor", options->cpu_factor, "Shorthand for --set cpu.factor=X");
   command->add_option("--cpu-threshold", options->cpu_threshold, "Shorthand for --set cpu.threshold=T");

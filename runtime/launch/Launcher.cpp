@@ -133,7 +133,7 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   }
   XBT_VERB("%d rank(s) of %s, copies in %s", options.ranks, program.c_str(), folder.path().c_str());
 
-  PortalsLevel portals(options.level, *machine, ranks, parameters, options.trace_csv);
+  PortalsLevel portals(options.level, *machine, ranks, parameters, options.trace_csv, options.vcd, options.vcd_signals);
   prepare_rank_services();
   install_crash_report(folder);
   bool deadlock = false;

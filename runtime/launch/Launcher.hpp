@@ -22,6 +22,8 @@ struct LaunchOptions {
   std::string output_dir;        // empty: rank-prefixed lines on stdout/stderr
   std::string level = "message"; // accuracy level of the ranks' network operations
   std::string trace_csv;         // folder of the S4BXI-compatible trace, empty: no trace
+  std::string vcd;               // VCD file of cycle NIC signals, empty: none
+  std::string vcd_signals;       // only the signals whose name contains this
 };
 
 /** Runs the ranks; returns the exit code of `bxisim run`. Throws config::ConfigError on bad input. */
