@@ -124,3 +124,25 @@ TEST(CycleLevel, SameSimulatedTimesTwice)
   ASSERT_EQ(first.size(), 2U);
   EXPECT_EQ(first, second);
 }
+
+TEST(CycleLevel, VcdOfChosenSignals)
+{
+  std::string file = bxisim::test::temporary_path("cycle-vcd");
+  auto result = run_bxisim("run -n 2 --ppn 1 --platform single-switch --no-cpu-simulation --level cycle --vcd " + file +
+                           " --vcd-signals link_port " + kBench + " put-nowait 20 8");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto header = bxisim::test::run_command("grep -c '\\$var wire .* credits' " + file + ".vcd");
+  EXPECT_EQ(header.output, "4\n"); // node0..3 of the single switch: link_port.credits each
+  auto others = bxisim::test::run_command("grep -c 'occupancy' " + file + ".vcd");
+  EXPECT_EQ(others.output, "0\n"); // only the chosen signals
+  // The credits of node 0's port move: value changes after time 0.
+  auto changes = bxisim::test::run_command("grep -c '^#[1-9]' " + file + ".vcd");
+  EXPECT_GT(std::stoi(changes.output), 10);
+}
+
+TEST(CycleLevel, VcdNeedsTheCycleLevel)
+{
+  auto result = run_bxisim("run -n 2 --level message --vcd /tmp/x " + kBench + " put-nowait 1 8");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("--vcd traces signals of the cycle NIC model"), std::string::npos) << result.output;
+}
