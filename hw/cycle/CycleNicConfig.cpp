@@ -76,9 +76,9 @@ uint64_t PacketizerConfig::packets(uint64_t payload) const
   return payload == 0 ? 1 : (payload + wire_packet_payload - 1) / wire_packet_payload;
 }
 
-sc_core::sc_time LinkPortConfig::serialization(uint64_t bytes) const
+sc_core::sc_time LinkPortConfig::serialization(uint64_t bytes, bool loopback) const
 {
-  return to_sc_time(static_cast<double>(bytes) / bandwidth);
+  return to_sc_time(static_cast<double>(bytes) / (loopback ? loopback_bandwidth : bandwidth));
 }
 
 sc_core::sc_time DmaWriterConfig::deposit(uint64_t bytes) const
@@ -116,16 +116,17 @@ CycleNicConfig CycleNicConfig::from_parameters(const config::Parameters& p, cons
     throw config::ConfigError(fmt::format("nic.wire_packet_payload ({}) exceeds nic.wire_packet ({}): a packet "
                                           "cannot carry more payload than its size.",
                                           c.packetizer.wire_packet_payload, c.packetizer.wire_packet));
-  c.wire_arbiter               = {cycles("cycle.arbitrate_cycles"), count(p, "cycle.vn_depth"),
-                                  count(p, "nic.flow_control_nic_limit"), count(p, "nic.flow_control_process_limit")};
-  c.link_port.bandwidth        = link_bandwidth;
-  c.link_port.wire_packet      = c.packetizer.wire_packet;
-  c.link_port.flits_per_packet = count(p, "cycle.flits_per_packet");
-  c.link_port.credits          = count(p, "cycle.link_credits");
-  c.link_port.port             = sc_core::SC_ZERO_TIME;
-  c.link_port.early_send_max   = bytes(p, "nic.early_send_max");
-  c.link_port.e2e              = p.boolean("nic.e2e");
-  c.link_port.dropped          = frame_list(p.text("nic.drop_frames"));
+  c.wire_arbiter                 = {cycles("cycle.arbitrate_cycles"), count(p, "cycle.vn_depth"),
+                                    count(p, "nic.flow_control_nic_limit"), count(p, "nic.flow_control_process_limit")};
+  c.link_port.bandwidth          = link_bandwidth;
+  c.link_port.loopback_bandwidth = p.real("bxi.loopback_bandwidth");
+  c.link_port.wire_packet        = c.packetizer.wire_packet;
+  c.link_port.flits_per_packet   = count(p, "cycle.flits_per_packet");
+  c.link_port.credits            = count(p, "cycle.link_credits");
+  c.link_port.port               = sc_core::SC_ZERO_TIME;
+  c.link_port.early_send_max     = bytes(p, "nic.early_send_max");
+  c.link_port.e2e                = p.boolean("nic.e2e");
+  c.link_port.dropped            = frame_list(p.text("nic.drop_frames"));
   if (c.link_port.credits < c.link_port.flits_per_packet)
     throw config::ConfigError(fmt::format("cycle.link_credits ({}) is smaller than one packet's flits "
                                           "(cycle.flits_per_packet = {}): the link could never send; give at least {}.",

@@ -57,20 +57,14 @@ void LinkPort::process(tlm::tlm_generic_payload& payload)
     uint64_t bytes = chunk * config_.wire_packet;
     ++chunks_sent;
     bytes_sent += bytes;
-    if (frame.to == node_) {
-      // Inside a node the NIC loops the frame back internally: no wire, no SimGrid transfer; the
-      // chunk is in the receive side once serialized through the port.
-      wait(config_.serialization(bytes));
-      payload.acquire();
-      chunk_arrived(&payload, chunk * fpp, remaining == 0);
-      continue;
-    }
+    // Inside a node the chunk goes to this NIC itself, over its loopback link (a SimGrid transfer,
+    // shared with every other frame that turns round in this NIC, as in the message model).
     OutboxRequest send{OutboxRequest::Kind::WireSend, node_, &payload, frame.operation};
     send.bytes = bytes;
     send.flits = chunk * fpp;
     send.last  = remaining == 0;
     outbox_.post(send);
-    wait(config_.serialization(bytes));
+    wait(config_.serialization(bytes, frame.to == node_));
   }
   ++frames_sent;
   busy = 0;

@@ -1,14 +1,15 @@
 #pragma once
 // Link port: puts frames on the NIC's BXI link and takes the frames that arrive.
 //
-// Sending: a frame occupies the port for its serialization at the link's bandwidth; the bytes travel
-// as SimGrid communications from this NIC's host (so contention on every link is shared with the
-// rest of the machine). Link-level credits: each packet takes `flits_per_packet` credits of the
-// peer's receive buffer (`credits` flits); the port stops when they are used up and goes on as the
-// receiver drains its buffer. A frame larger than the credits go out in chunks, each a communication
-// of its own, of at most half the credits so that the pipe stays full. Once the last packet has left
-// (and the DMA read of the payload is over), the frame is handed to the E2E engine (its timer
-// starts), and a request whose payload fits the E2E context gets its SEND event.
+// Sending: a frame occupies the port for its serialization at the link's bandwidth (the loopback's
+// for a frame to this node); the bytes travel as SimGrid communications from this NIC's host (so
+// contention on every link is shared with the rest of the machine; inside a node they cross the
+// NIC's loopback link, nodeK-nic-loopback, the message model's route). Link-level credits: each packet takes
+// `flits_per_packet` credits of the peer's receive buffer (`credits` flits); the port stops when they are used up and
+// goes on as the receiver drains its buffer. A frame larger than the credits go out in chunks, each a communication of
+// its own, of at most half the credits so that the pipe stays full. Once the last packet has left (and the DMA read of
+// the payload is over), the frame is handed to the E2E engine (its timer starts), and a request whose payload fits the
+// E2E context gets its SEND event.
 //
 // Receiving: the bridge calls chunk_arrived(); the last chunk of a frame goes into the receive
 // buffer, where the depacketizer takes it (and returns its credits to the sender). Earlier chunks

@@ -15,6 +15,8 @@
 // memory by the in-order DMA write engine; the response (an ACK, or a reply always read by DMA) goes
 // back on the response network and is acknowledged by a BXI ACK in turn. E2E sends again what is
 // not acknowledged within nic.e2e_timeout of leaving the NIC.
+// Inside a node (a rank to a neighbour or to itself) every frame is the same SimGrid communication,
+// from the NIC host to itself: the platform routes it over the NIC's loopback link, not the wire.
 
 #include "InFlight.hpp"
 #include "MessageNicConfig.hpp"

@@ -146,9 +146,11 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     send_simulator_logs_to_original_stderr(simulator_options);
     for (size_t i = 0; i < ranks.size(); ++i) {
       Rank* rank = ranks[i].get();
-      auto actor = simgrid::s4u::Actor::create(
-          fmt::format("rank{}", i), rank->host(),
-          [rank, copy = copies[i], argv = options.command] { run_rank(*rank, copy, argv); });
+      auto actor = simgrid::s4u::Actor::create(fmt::format("rank{}", i), rank->host(),
+                                               [rank, copy = copies[i], argv = options.command, &portals] {
+                                                 run_rank(*rank, copy, argv);
+                                                 portals.rank_ended(*rank);
+                                               });
       portals.register_rank_actor(actor->get_pid(), *rank);
     }
     engine->run();

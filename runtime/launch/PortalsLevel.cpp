@@ -1,7 +1,10 @@
 #include "PortalsLevel.hpp"
 
+#include "CrashReport.hpp"
+
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/SimulatorCall.hpp"
+#include "runtime/os/ThreadInterposition.hpp"
 
 #include "portals/core/Core.hpp"
 
@@ -10,6 +13,8 @@
 #include <fmt/format.h>
 
 #include <stdexcept>
+#include <string>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace bxisim::runtime
@@ -55,8 +60,14 @@ hw::message::ProcessDirectory PortalsLevel::message_directory()
   return {[this](uint32_t id) { return ranks_.at(id)->host(); },
           [this](ptl_nid_t nid, ptl_pid_t pid) {
             auto it = core_of_address_.find({nid, pid});
+            if (it != core_of_address_.end())
+              return it->second;
+            // A nid this machine does not have: no memory to reach (the model reports the request
+            // undeliverable).
+            if (nid >= machine_.nodes().size())
+              return static_cast<simgrid::s4u::Host*>(nullptr);
             // A pid no rank has (a program choosing its own pids): the node's first core stands for it.
-            return it != core_of_address_.end() ? it->second : machine_.core(static_cast<int>(nid), 0);
+            return machine_.core(static_cast<int>(nid), 0);
           }};
 }
 
@@ -84,6 +95,7 @@ void PortalsLevel::switch_level(const std::string& level)
 
 void PortalsLevel::start_current()
 {
+  started_ = true;
   if (current_ == message_.get() && not message_started_) {
     message_started_ = true;
     message_->start();
@@ -104,8 +116,29 @@ void PortalsLevel::register_rank_actor(long actor_pid, const Rank& rank)
   rank_of_actor_[actor_pid] = &rank;
 }
 
+void PortalsLevel::rank_ended(const Rank& rank)
+{
+  // Its memory is about to go (its stack with its actor): operations still reading it are dropped, its
+  // NIs finalized, so that nothing reaches its buffers any more.
+  if (started_)
+    portals::Core::instance().endProcess(static_cast<uint32_t>(rank.index()));
+}
+
 portals::ProcessContext PortalsLevel::context_of_caller()
 {
+  if (simgrid::s4u::Actor::self() == nullptr) {
+    // A thread that SimGrid does not run: one the rank created. Asking SimGrid who runs would crash.
+    const Rank* creator = os::creator_of_this_thread();
+    std::string who     = creator != nullptr ? fmt::format("rank {} (node {})", creator->index(), creator->node_name())
+                                             : std::string("a thread that no rank created");
+    std::string message = fmt::format(
+        "bxisim: {} called a Portals function from thread {}, a thread it created (pthread_create, std::thread, "
+        "OpenMP...). bxisim carries out the Portals calls of a rank's main thread only: the thread levels it "
+        "supports are single and funneled (MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED), not serialized or multiple. "
+        "Make the Portals calls from the rank's main thread.\n",
+        who, static_cast<long>(syscall(SYS_gettid)));
+    abort_unsupported(message.c_str());
+  }
   auto it = rank_of_actor_.find(simgrid::s4u::this_actor::get_pid());
   if (it == rank_of_actor_.end())
     throw std::logic_error("a Portals function was called outside the main thread of a rank; bxisim runs Portals "

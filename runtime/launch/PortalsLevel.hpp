@@ -36,6 +36,8 @@ class PortalsLevel
 
   /** Rank `rank` runs in the actor `actor_pid`. */
   void register_rank_actor(long actor_pid, const Rank& rank);
+  /** Rank `rank` has ended (main returned, exit): its Portals state goes, in its own actor. */
+  void rank_ended(const Rank& rank);
   /** After the run: completes the trace; rethrows an error the cycle model raised. */
   void finish();
   /** The NIC model new Portals commands go to ("message" or "cycle"). Switching keeps all Portals
@@ -62,6 +64,7 @@ class PortalsLevel
   std::unique_ptr<hw::message::MessageNicModel> message_;
   std::unique_ptr<hw::cycle::CycleNicModel> cycle_;
   portals::NicModel* current_ = nullptr;
+  bool started_               = false; // a Portals call was made: ranks' ends finalize their Portals state
   bool message_started_ = false; // NIC actors start with the first Portals call: programs without Portals pay nothing
 };
 
