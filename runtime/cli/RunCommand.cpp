@@ -45,9 +45,10 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
                    "Write each rank's output to DIR/rank-N.stdout and DIR/rank-N.stderr instead of prefixing it")
       ->check(CLI::ExistingDirectory);
   command
-      ->add_option("--level", options->launch.level,
-                   "Accuracy level: smpi (MPI calls to SimGrid's SMPI, any platform, no NIC model) or message "
-                   "(OpenMPI per rank over Portals, SimGrid actors per NIC); cycle comes later")
+      ->add_option(
+          "--level", options->launch.level,
+          "Accuracy level: smpi (MPI calls to SimGrid's SMPI, any platform, no NIC model), message "
+          "(OpenMPI per rank over Portals, SimGrid actors per NIC) or cycle (the SystemC cycle-approximate NIC)")
       ->default_str("message");
   command->add_option("--region", options->regions,
                       "Run region NAME (bxisim/region.h) at LEVEL whatever the code says: --region NAME=LEVEL "
@@ -56,6 +57,11 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
                       "Write the regions' simulated and wall times to FILE as JSON");
   command->add_option("--trace-csv", options->launch.trace_csv,
                       "Write an S4BXI-compatible trace of the NIC operations to DIR/operations.csv");
+  command->add_option("--vcd", options->launch.vcd,
+                      "Write a VCD of the cycle NIC's signals (queue occupancy, credits, busy stages) to FILE.vcd "
+                      "(--level cycle), for GTKWave");
+  command->add_option("--vcd-signals", options->launch.vcd_signals,
+                      "Trace only the signals whose name contains PATTERN (e.g. node0.link_port)");
   command
       ->add_option("--e2e", options->e2e,
                    "End-to-end reliability of the NICs: on (default) or off; shorthand for "
@@ -101,7 +107,7 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
       throw config::ConfigError(fmt::format("--ppn {}: give at least one rank per node (or leave --ppn out for one "
                                             "rank per core).",
                                             options->launch.ranks_per_node));
-    options->launch.command       = command->remaining();
+    options->launch.command = command->remaining();
     // --level, else BXISIM_LEVEL from the environment, else message.
     const char* level_variable = std::getenv("BXISIM_LEVEL");
     if (command->get_option("--level")->count() == 0 && level_variable != nullptr && *level_variable != '\0')

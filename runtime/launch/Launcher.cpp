@@ -316,7 +316,8 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
       load_first = [job = mpi.get()](Rank& r) { return job->load(r); };
       mpi_call   = [job = mpi.get()](int r) { return job->mpi_call(r); };
     }
-    portals = std::make_unique<PortalsLevel>(options.level, *machine, ranks, parameters, options.trace_csv);
+    portals = std::make_unique<PortalsLevel>(options.level, *machine, ranks, parameters, options.trace_csv, options.vcd,
+                                             options.vcd_signals);
     if (mpi)
       portals->set_poll_blocking(mpi->poll_blocking_rule());
   }

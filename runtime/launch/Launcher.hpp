@@ -29,6 +29,8 @@ struct LaunchOptions {
   double sim_time_limit = 0.0;  // simulated seconds after which the run stops (exit code 5); 0: none
   std::vector<std::pair<std::string, std::string>> regions; // --region name=level
   std::string regions_json;                                 // --regions-json: the regions' summary as JSON
+  std::string vcd;                                          // VCD file of cycle NIC signals, empty: none
+  std::string vcd_signals;                                  // only the signals whose name contains this
 };
 
 /** Runs the ranks; returns the exit code of `bxisim run`. Throws config::ConfigError on bad input. */

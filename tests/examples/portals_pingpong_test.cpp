@@ -146,9 +146,30 @@ TEST(PortalsPingpong, TraceCsvInsideANodeStaysOnNode0)
 
 TEST(PortalsPingpong, UnavailableLevelFailsClearly)
 {
-  auto result = run_bxisim("run -n 2 --level cycle " + kProgram);
+  auto result = run_bxisim("run -n 2 --level smpi " + kProgram);
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_THAT(result.output, testing::HasSubstr("--level cycle: this accuracy level is not available yet"));
+  EXPECT_THAT(result.output, testing::HasSubstr("--level smpi: this accuracy level is not available yet"));
+}
+
+// The cycle NIC adds its pipeline's cycles (tens of ns) to the message model's times: within 10%.
+TEST(PortalsPingpong, CycleLevelAcrossNodes)
+{
+  auto result = run_bxisim("run -n 2 --ppn 1 --platform single-switch --no-cpu-simulation --level cycle " + kProgram +
+                           " 8 " + std::to_string(kIterations));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  double expected = expected_half_round_trip(8) * 1e6;
+  EXPECT_NEAR(half_round_trip_us(result.output), expected, 0.1 * expected);
+}
+
+TEST(PortalsPingpong, CycleLevelInsideANode)
+{
+  // Inside a node the NIC loops the Put back: no wire, so no link latency (two links each way).
+  auto result = run_bxisim("run -n 2 --ppn 2 --platform single-switch --no-cpu-simulation --level cycle " + kProgram +
+                           " 8 " + std::to_string(kIterations));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto p          = bxisim::config::Parameters::defaults();
+  double expected = (expected_half_round_trip(8) - 2 * p.real("bxi.link_latency")) * 1e6;
+  EXPECT_NEAR(half_round_trip_us(result.output), expected, 0.1 * expected);
 }
 
 TEST(PortalsPingpong, PollingLoopLetsSimulatedTimeAdvance)
