@@ -29,11 +29,12 @@ void set_running_rank(runtime::Rank* rank);
  */
 runtime::Rank* rank_in_code();
 unsigned long simulator_transitions();
-*The simulated clock and sleeps of ranks when an MPI library keeps its own account of CPU
-        time*(SMPI at-- level smpi
-              : reading the clock must first flush its measure)
-            .nullptr : bxisim's own. * /
-    struct ClockHooks {
+
+/**
+ * The simulated clock and sleeps of ranks when an MPI library keeps its own account of CPU time
+ * (SMPI at --level smpi: reading the clock must first flush its measure). nullptr: bxisim's own.
+ */
+struct ClockHooks {
   double (*now)();       // called inside a SimulatorCall, as the program's clock reads
   void (*sleep)(double); // idem
   double (*flush)();     // idem: the CPU time so far simulated, then the clock; nothing injected (regions)
