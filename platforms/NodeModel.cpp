@@ -44,6 +44,11 @@ BuiltNode build_node(sg4::NetZone* parent, int index, const NodeConfig& config)
     node.cores.push_back(host);
   }
   zone->add_route(node.nic->get_netpoint(), nullptr, nullptr, nullptr, {}, true);
+  // Frames between processes of this node (or from a process to itself) turn round inside the NIC,
+  // without the BXI wire: the star zone's loopback route, one shared link per NIC.
+  sg4::Link* loopback = make_link("-nic-loopback", config.nic_loopback, sg4::Link::SharingPolicy::SHARED);
+  zone->add_route(node.nic->get_netpoint(), node.nic->get_netpoint(), nullptr, nullptr, {sg4::LinkInRoute(loopback)},
+                  false);
   zone->seal();
   return {std::move(node), zone};
 }

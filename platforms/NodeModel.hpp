@@ -7,6 +7,9 @@
 // FATPIPE link per direction, so a single transfer never exceeds it whatever the others do.
 // Traffic between two cores of a node crosses the PCIe twice, through the NIC, as on BXI.
 // The NIC is the zone's gateway: the node's BXI link starts there.
+// A NIC sends the frames meant for its own node to itself through its loopback link (nodeK-nic ->
+// nodeK-nic: nodeK-nic-loopback), so traffic inside a node goes core -> PCIe -> NIC -> loopback ->
+// PCIe -> core, as on BXI hardware, never on the BXI wire.
 
 #include "Machine.hpp"
 #include "PlatformConfig.hpp"

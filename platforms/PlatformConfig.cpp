@@ -40,6 +40,7 @@ PlatformConfig PlatformConfig::from_parameters(const config::Parameters& paramet
   config.node.nic_speed      = parameters.real("node.nic_speed");
   config.node.pcie_bus       = link_from(parameters, "pcie.bus_");
   config.node.pcie_transfer  = link_from(parameters, "pcie.transfer_");
+  config.node.nic_loopback   = link_from(parameters, "bxi.loopback_");
   config.bxi_link            = link_from(parameters, "bxi.link_");
   config.interswitch_link    = link_from(parameters, "bxi.interswitch_");
   if (config.topology == Topology::Xml && config.xml_file.empty())

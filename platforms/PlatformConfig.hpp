@@ -26,6 +26,7 @@ struct NodeConfig {
   double nic_speed;       // flop/s
   LinkSpec pcie_bus;      // shared by every transfer in one direction
   LinkSpec pcie_transfer; // per-transfer cap (FATPIPE)
+  LinkSpec nic_loopback;  // inside the NIC: frames between processes of the node, no BXI wire
 };
 
 struct PlatformConfig {

@@ -54,7 +54,8 @@ const sg4::Host* host_or_throw(const std::string& name)
                                         name, config::did_you_mean(name, views)));
 }
 
-/** Route pairs a reader wants first: inside a node, to a neighbour, to the farthest node. */
+/** Route pairs a reader wants first: inside a node (and the NIC's loopback the traffic inside a node
+ * takes), to a neighbour, to the farthest node. */
 std::vector<std::pair<const sg4::Host*, const sg4::Host*>> typical_routes(const Machine& machine)
 {
   std::vector<std::pair<const sg4::Host*, const sg4::Host*>> pairs;
@@ -62,6 +63,8 @@ std::vector<std::pair<const sg4::Host*, const sg4::Host*>> typical_routes(const 
   const auto& first = nodes.front();
   if (first.cores.size() > 1)
     pairs.emplace_back(first.cores[0], first.cores[1]);
+  if (first.nic != nullptr)
+    pairs.emplace_back(first.nic, first.nic);
   if (nodes.size() > 1)
     pairs.emplace_back(first.cores[0], nodes[1].cores[0]);
   if (nodes.size() > 2)

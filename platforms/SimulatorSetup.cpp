@@ -27,6 +27,17 @@ const std::vector<std::string>& exact_timing_settings()
   return settings;
 }
 
+const std::vector<std::string>& smpi_settings()
+{
+  static const std::vector<std::string> settings = {
+      // What smpirun (SimGrid 3.32's script) gives SimGrid before the user's settings: timing precision,
+      // and CM02 with SMPI's piecewise latency and bandwidth factors (smpi/lat-factor, smpi/bw-factor).
+      "surf/precision:1e-9",
+      "network/model:SMPI",
+  };
+  return settings;
+}
+
 namespace
 {
 void exit_on_setup_abort(int)
@@ -70,7 +81,7 @@ SetupAbortGuard::~SetupAbortGuard()
 std::unique_ptr<simgrid::s4u::Engine> create_engine(const SimulatorOptions& options)
 {
   std::vector<std::string> arguments = {"bxisim", "--log=xbt_cfg.thres:warning"};
-  for (const auto& setting : exact_timing_settings())
+  for (const auto& setting : options.smpi_defaults ? smpi_settings() : exact_timing_settings())
     arguments.push_back("--cfg=" + setting);
   for (const auto& setting : options.cfg) {
     if (setting.find(':') == std::string::npos)

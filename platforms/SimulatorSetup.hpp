@@ -14,7 +14,13 @@ namespace bxisim::platform
 struct SimulatorOptions {
   std::vector<std::string> cfg; // SimGrid settings, "key:value"
   std::vector<std::string> log; // SimGrid logging settings, as for --log
+  /** SimGrid's own defaults and smpirun's network model (network/model:SMPI) instead of bxisim's exact-timing
+   * settings: what --level smpi uses, so that its times are smpirun's. */
+  bool smpi_defaults = false;
 };
+
+/** The settings of a run at --level smpi, before the user's: smpirun's default network model. */
+const std::vector<std::string>& smpi_settings();
 
 /** The settings bxisim gives SimGrid before the user's: see the comments in the definition. */
 const std::vector<std::string>& exact_timing_settings();

@@ -58,6 +58,13 @@ class XmlWriter
       for (const auto* destination : hosts)
         if (source != destination)
           routes.push_back({{source, destination}, Route::between(source, destination)});
+    // The NIC's loopback (traffic that stays inside the node). A Full zone that has no route from a
+    // host to itself would use SimGrid's own __loopback__ link instead.
+    if (node.nic != nullptr) {
+      Route loopback = Route::between(node.nic, node.nic);
+      if (not loopback.links.empty())
+        routes.push_back({{node.nic, node.nic}, std::move(loopback)});
+    }
 
     fmt::print(out_, "    <zone id=\"{}\" routing=\"Full\">\n", node.name);
     for (const auto* host : hosts)

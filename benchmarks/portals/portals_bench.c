@@ -1,5 +1,6 @@
 /* Portals micro-benchmarks of thesis 4.6.1 and ptlperf-like modes, built with bxicc and run on two
- * ranks (one per node):  bxisim run -n 2 --ppn 1 ./portals_bench MODE COUNT SIZE...
+ * ranks, one per node or both on one node (through the NIC's loopback):
+ *   bxisim run -n 2 --ppn 1 ./portals_bench MODE COUNT SIZE...     (or --ppn 2)
  *
  *   put-waitack   one Put at a time, next after its ACK event
  *   put-nowait    COUNT Puts posted back to back, then wait for all ACKs
@@ -123,7 +124,7 @@ static double run(const char* mode, long count, size_t size)
 int main(int argc, char** argv)
 {
   if (argc < 4) {
-    fprintf(stderr, "usage: portals_bench MODE COUNT SIZE... (run with bxisim run -n 2 --ppn 1)\n");
+    fprintf(stderr, "usage: portals_bench MODE COUNT SIZE... (run with bxisim run -n 2 --ppn 1 or --ppn 2)\n");
     return 2;
   }
   const char* mode = argv[1];
@@ -134,7 +135,7 @@ int main(int argc, char** argv)
       largest = (size_t)atol(argv[i]);
   int rank = bxisim_rank();
   if (bxisim_size() != 2) {
-    fprintf(stderr, "portals_bench runs on exactly 2 ranks (bxisim run -n 2 --ppn 1)\n");
+    fprintf(stderr, "portals_bench runs on exactly 2 ranks (bxisim run -n 2 --ppn 1 or --ppn 2)\n");
     return 2;
   }
 

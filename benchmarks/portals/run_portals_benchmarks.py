@@ -5,6 +5,9 @@ writes one CSV per benchmark and a PNG plot of time, bandwidth and message rate 
     /usr/bin/python3 benchmarks/portals/run_portals_benchmarks.py --bxisim build/bin/bxisim \
         --program build/benchmarks/portals/portals_bench --out build/benchmarks/portals/results
 
+The two ranks are on two nodes of one switch (--ppn 1, the default), or both on one node with
+--ppn 2: then every frame goes through the NIC's loopback, and the files are named *-one-node.*.
+
 Times are simulated (computation is not simulated: --no-cpu-simulation, so the curves show the
 network model alone and two runs give the same numbers); the wall-clock time of each benchmark is
 printed, as the cost of the simulation.
@@ -24,7 +27,7 @@ SIZES = sorted(set([2**k for k in range(0, 25)] + [9, 65, 408, 409]))
 
 
 def run(bxisim, program, mode, count, sizes, extra):
-    command = [bxisim, "run", "-n", "2", "--ppn", "1", "--no-cpu-simulation"] + extra + [program, mode, str(count)]
+    command = [bxisim, "run", "-n", "2", "--no-cpu-simulation"] + extra + [program, mode, str(count)]
     command += [str(s) for s in sizes]
     start = time.monotonic()
     result = subprocess.run(command, capture_output=True, text=True)
@@ -43,7 +46,7 @@ def run(bxisim, program, mode, count, sizes, extra):
     return rows, wall
 
 
-def plot(results, path):
+def plot(results, path, placement):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -61,7 +64,7 @@ def plot(results, path):
         axis.legend()
     axes[0].set_yscale("log")
     axes[2].set_yscale("log")
-    figure.suptitle("bxisim message NIC model: Portals benchmarks (simulated)")
+    figure.suptitle(f"bxisim message NIC model: Portals benchmarks (simulated), {placement}")
     figure.tight_layout()
     figure.savefig(path, dpi=110)
 
@@ -73,16 +76,20 @@ def main():
     parser.add_argument("--out", required=True, help="folder for the CSV files and plots")
     parser.add_argument("--count", type=int, default=10000, help="requests per size (default 10000)")
     parser.add_argument("--platform", default="single-switch")
+    parser.add_argument("--ppn", type=int, choices=[1, 2], default=1,
+                        help="ranks per node: 1 (two nodes, default) or 2 (both ranks on one node)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    extra = ["--platform", args.platform]
+    extra = ["--platform", args.platform, "--ppn", str(args.ppn)]
+    tag = "" if args.ppn == 1 else "-one-node"
+    placement = "two nodes" if args.ppn == 1 else "both ranks on one node (NIC loopback)"
 
     for group, modes in (("thesis-4.6.1", BENCHMARKS), ("ptlperf", PTLPERF)):
         results = {}
         for mode in modes:
             rows, wall = run(args.bxisim, args.program, mode, args.count, SIZES, extra)
             results[mode] = rows
-            with open(os.path.join(args.out, f"{mode}.csv"), "w", newline="") as file:
+            with open(os.path.join(args.out, f"{mode}{tag}.csv"), "w", newline="") as file:
                 writer = csv.writer(file)
                 writer.writerow(["size", "time_s", "bandwidth_Bps", "message_rate_per_s"])
                 for r in rows:
@@ -90,7 +97,7 @@ def main():
             small, large = rows[0], rows[-1]
             print(f"{mode:14s} wall {wall:7.2f} s | 1 B: {small['time'] * 1e6:8.3f} us, {small['rate'] / 1e6:7.3f} M/s"
                   f" | 16 MiB: {large['bandwidth'] / 1e9:6.3f} GB/s", flush=True)
-        plot(results, os.path.join(args.out, f"{group}.png"))
+        plot(results, os.path.join(args.out, f"{group}{tag}.png"), placement)
     print(f"CSV and PNG in {args.out}")
 
 

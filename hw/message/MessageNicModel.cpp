@@ -535,6 +535,10 @@ void MessageNicModel::polled(const portals::ProcessContext& context)
 {
   // A loop over PtlEQGet/PtlCTGet must let simulated time advance, and see an event soon after it
   // comes: sleep a little, longer each time nothing comes (DESIGN.md section 5, "Polling").
+  if (poll_may_block_ && poll_may_block_(context.id)) {
+    wait(context, std::numeric_limits<double>::infinity());
+    return;
+  }
   Waiter& polling    = waiter(context.id);
   polling.poll_delay = polling.poll_delay == 0.0 ? kPollDelayMin : std::min(2 * polling.poll_delay, kPollDelayMax);
   sg4::this_actor::sleep_for(polling.poll_delay);

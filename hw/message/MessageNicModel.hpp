@@ -15,6 +15,8 @@
 // memory by the in-order DMA write engine; the response (an ACK, or a reply always read by DMA) goes
 // back on the response network and is acknowledged by a BXI ACK in turn. E2E sends again what is
 // not acknowledged within nic.e2e_timeout of leaving the NIC.
+// Inside a node (a rank to a neighbour or to itself) every frame is the same SimGrid communication,
+// from the NIC host to itself: the platform routes it over the NIC's loopback link, not the wire.
 
 #include "InFlight.hpp"
 #include "MessageNicConfig.hpp"
@@ -62,6 +64,13 @@ class MessageNicModel : public portals::NicModel
   /** Wire frames sent so far (the numbering of nic.drop_frames), and the configuration. */
   uint64_t frames_sent() const { return frames_sent_; }
   const MessageNicConfig& config() const { return config_; }
+
+  /**
+   * Polling policy (DESIGN.md section 5): when `may_block(process id)` is true, a poll that finds
+   * nothing blocks the process until its next Portals event instead of sleeping a growing delay.
+   * Only exact where nothing but Portals can make the process progress; unset: always the delay.
+   */
+  void set_poll_blocking(std::function<bool(uint32_t)> may_block) { poll_may_block_ = std::move(may_block); }
 
  private:
   enum Network { kRequests = 0, kResponses = 1, kNetworks = 2 };
@@ -141,6 +150,7 @@ class MessageNicModel : public portals::NicModel
   ProcessDirectory directory_;
   std::vector<Nic> nics_;
   std::map<uint32_t, Waiter> waiters_;
+  std::function<bool(uint32_t)> poll_may_block_;
   std::vector<BackgroundTransfer> background_;
   std::map<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>, RouteFigures> routes_;
   OperationTrace* trace_ = nullptr;

@@ -118,11 +118,9 @@ int PtlSwap(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset, ptl_hand
   });
 }
 
-/* Atomics are applied by the simulated NIC in one step, in simulated-time order: there is nothing to
- * flush. */
 int PtlAtomicSync(void)
 {
-  return PTL_OK;
+  return guarded("PtlAtomicSync", [](Core& c) { return c.atomicSync(); });
 }
 
 int PtlTriggeredPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length, ptl_ack_req_t ack_req,

@@ -21,6 +21,14 @@ int PtlInit(void)
   return guarded("PtlInit", [](Core& c) { return c.init(); });
 }
 
+void PtlAbort(void)
+{
+  guarded("PtlAbort", [](Core& c) {
+    c.abort();
+    return PTL_OK;
+  });
+}
+
 void PtlFini(void)
 {
   guarded("PtlFini", [](Core& c) {

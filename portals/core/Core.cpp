@@ -5,6 +5,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <vector>
 
 XBT_LOG_NEW_CATEGORY(portals, "Portals 4 semantics of bxisim");
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(portals_ni, portals, "Portals network interfaces, maps and identifiers");
@@ -30,9 +34,12 @@ ptl_ni_limits_t defaultLimits()
   l.max_waw_ordered_size   = 8;
   l.max_war_ordered_size   = 8;
   l.max_volatile_size      = 64;
-  l.features               = PTL_COHERENT_ATOMICS;
+  l.features               = 0; // reported only when requested, as the reference implementation does
   return l;
 }
+
+/* The features bxisim can give (NI features of ptl_ni_limits_t). */
+constexpr unsigned kSupportedFeatures = PTL_COHERENT_ATOMICS;
 
 namespace
 {
@@ -65,6 +72,11 @@ void Core::reset()
   les_.clear();
   ctWork_.clear();
   drainingCts_ = false;
+  for (auto& [id, msg] : unfinished_)
+    msg->tracked = false; // the models that hold them outlive this reset in tests
+  unfinished_.clear();
+  pendingNotify_.clear();
+  batchingNotify_ = false;
 }
 
 Core::ProcessState& Core::current()
@@ -116,8 +128,38 @@ bool Core::validCtOrNone(ptl_handle_ct_t ct, const NetworkInterface& ni)
 
 int Core::init()
 {
-  current().initCount++;
+  ProcessState& ps = current();
+  if (ps.initCount++ == 0)
+    ps.aborted = false;
   return PTL_OK;
+}
+
+void Core::abort()
+{
+  ProcessState& ps = current();
+  ps.aborted       = true;
+  notify(ps.ctx.id); // a waiting call returns PTL_ABORTED
+}
+
+int Core::atomicSync()
+{
+  // Atomics are applied by the simulated NIC in one step, in simulated-time order: nothing to flush.
+  return current().initCount == 0 ? PTL_NO_INIT : PTL_OK;
+}
+
+void Core::endProcess(uint32_t id)
+{
+  ProcessState* ps = process(id);
+  if (ps == nullptr)
+    return;
+  if (!ps->nis.empty())
+    XBT_VERB("process %u ended with %zu NI(s) still initialized: they are finalized now", id, ps->nis.size());
+  auto nis = ps->nis;
+  for (auto& [key, h] : nis)
+    if (NetworkInterface* ni = nis_.find(h))
+      destroyNi(*ni, false);
+  ps->nis.clear();
+  ps->initCount = 0;
 }
 
 void Core::fini()
@@ -197,6 +239,10 @@ int Core::niInit(ptl_interface_t iface, unsigned options, ptl_pid_t pid, const p
     grant(l.max_msg_size, desired->max_msg_size);
     grant(l.max_atomic_size, desired->max_atomic_size);
     grant(l.max_fetch_atomic_size, desired->max_fetch_atomic_size);
+    grant(l.max_waw_ordered_size, desired->max_waw_ordered_size);
+    grant(l.max_war_ordered_size, desired->max_war_ordered_size);
+    grant(l.max_volatile_size, desired->max_volatile_size);
+    l.features = desired->features & kSupportedFeatures;
   }
   ni->pts.resize(static_cast<size_t>(ni->limits.max_pt_index) + 1);
   ptl_handle_ni_t h = nis_.insert(ni);
@@ -215,8 +261,30 @@ int Core::niInit(ptl_interface_t iface, unsigned options, ptl_pid_t pid, const p
   return PTL_OK;
 }
 
-void Core::destroyNi(NetworkInterface& ni)
+namespace
 {
+/* Whether [p, p + len) is mapped memory of this process (mincore fails with ENOMEM otherwise). */
+bool isMapped(const void* p, size_t len)
+{
+  if (len == 0)
+    return true;
+  static const long page = sysconf(_SC_PAGESIZE);
+  auto first             = reinterpret_cast<uintptr_t>(p) & ~static_cast<uintptr_t>(page - 1);
+  auto end               = reinterpret_cast<uintptr_t>(p) + len;
+  std::vector<unsigned char> pages((end - first + page - 1) / page);
+  return mincore(reinterpret_cast<void*>(first), end - first, pages.data()) == 0;
+}
+} // namespace
+
+void Core::destroyNi(NetworkInterface& ni, bool memoryValid)
+{
+  // Requests of this NI whose payload the NIC has not read yet: read it now, while the memory is there.
+  for (auto& [id, msg] : unfinished_) {
+    if (msg->sourceNi != ni.handle || msg->delivered || !msg->payloadBorrowed())
+      continue;
+    if (memoryValid || isMapped(msg->payload(), msg->length))
+      msg->ownPayload();
+  }
   for (ptl_handle_any_t h : std::vector<ptl_handle_any_t>(ni.entries.begin(), ni.entries.end())) {
     ListEntryPtr e = mes_.findShared(h) ? mes_.findShared(h) : les_.findShared(h);
     if (e)

@@ -87,6 +87,13 @@ class Core
   // ---- The API, on behalf of the current process ----
   int init();
   void fini();
+  /* PtlAbort: the calling process's waiting and polling calls return PTL_ABORTED from now on, until its
+   * next first PtlInit. */
+  void abort();
+  int atomicSync();
+  /* The runtime's word that process `id` has ended (returned from main, exited): its NIs are destroyed
+   * as by PtlFini, and requests whose payload is still in its memory are dropped. */
+  void endProcess(uint32_t id);
   int niInit(ptl_interface_t iface, unsigned options, ptl_pid_t pid, const ptl_ni_limits_t* desired,
              ptl_ni_limits_t* actual, ptl_handle_ni_t* handle);
   int niFini(ptl_handle_ni_t ni);
@@ -125,6 +132,12 @@ class Core
   int append(ptl_handle_ni_t ni, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list, void* userPtr,
              ptl_handle_any_t* handle);
   int unlink(ptl_handle_any_t entry, bool isMe);
+  /* PtlTriggeredMEAppend/LEAppend: the handle is returned at once, the entry is appended (consuming
+   * unexpected headers, posting its LINK event) when `trigCt` reaches `threshold`. */
+  int triggeredAppend(ptl_handle_ni_t ni, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list, void* userPtr,
+                      ptl_handle_any_t* handle, ptl_handle_ct_t trigCt, ptl_size_t threshold);
+  /* PtlTriggeredMEUnlink/LEUnlink: the entry is unlinked (as by PtlMEUnlink) when `trigCt` reaches `threshold`. */
+  int triggeredUnlink(ptl_handle_any_t entry, bool isMe, ptl_handle_ct_t trigCt, ptl_size_t threshold);
   int search(ptl_handle_ni_t ni, ptl_pt_index_t pt, const EntrySpec& spec, ptl_search_op_t op, void* userPtr);
 
   int issue(const OperationRequest& req);
@@ -146,6 +159,7 @@ class Core
   struct ProcessState {
     ProcessContext ctx;
     int initCount    = 0;
+    bool aborted     = false; // PtlAbort was called
     bool pidAssigned = false;
     ptl_pid_t pid    = 0;
     std::map<std::pair<ptl_interface_t, unsigned>, ptl_handle_ni_t> nis; // (iface, niKindIndex)
@@ -159,12 +173,18 @@ class Core
   T* owned(const HandleTable<T>& table, ptl_handle_any_t h, const ProcessState& ps);
   bool validEqOrNone(ptl_handle_eq_t eq, const NetworkInterface& ni);
   bool validCtOrNone(ptl_handle_ct_t ct, const NetworkInterface& ni);
-  void destroyNi(NetworkInterface& ni);
+  /* `memoryValid`: the program still owns its memory (PtlNIFini, PtlFini), so payloads the NIC has not
+   * read yet are copied now and those operations complete; otherwise (the rank ended) they are copied
+   * only where its memory is still mapped, and dropped where it is not. */
+  void destroyNi(NetworkInterface& ni, bool memoryValid = true);
 
   // Initiator side (Initiator.cpp)
   int validate(const OperationRequest& req, const ProcessState& ps, ptl_handle_ni_t* niOut);
   int start(const OperationRequest& req, ProcessState& ps, bool triggered = false);
   void finishIfDone(Message& msg);
+  friend struct Message;
+  void untrack(Message& msg);
+  void releaseMds(Message& msg, bool put, bool get);
 
   // Target side (Target.cpp, MatchList.cpp, FlowControl.cpp)
   void fail(Message& msg, ptl_ni_fail_t type);
@@ -172,6 +192,11 @@ class Core
   ListEntryPtr findMatch(NetworkInterface& ni, PortalTableEntry& pte, const Message& msg, const struct Initiator& who,
                          ptl_list_t* where);
   void unlinkEntry(NetworkInterface& ni, const ListEntryPtr& e, bool autoUnlink);
+  int checkAppend(const ProcessState& ps, ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list,
+                  ptl_handle_any_t* handle, NetworkInterface** niOut);
+  ListEntryPtr createEntry(NetworkInterface& ni, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list,
+                           void* userPtr);
+  void linkEntry(NetworkInterface& ni, const ListEntryPtr& e);
   void consumeHeader(NetworkInterface& ni, PortalTableEntry& pte, std::list<UnexpectedHeader>::iterator it,
                      ListEntry& consumer);
   void releaseHeaderReference(NetworkInterface& ni, const ListEntryPtr& overflowEntry);
@@ -179,9 +204,44 @@ class Core
   // Events and counters (Events.cpp)
   void postEvent(ptl_handle_eq_t eq, const ptl_event_t& ev);
   void postTargetEvent(const NetworkInterface& ni, const ListEntry& e, const ptl_event_t& ev);
-  void countInitiator(const MemoryDescriptor& md, unsigned ctOption, ptl_size_t bytes, ptl_ni_fail_t fail);
+  /* `md` by value: posting the event before may have let the program release it. */
+  void countInitiator(MemoryDescriptor md, unsigned ctOption, ptl_size_t bytes, ptl_ni_fail_t fail);
   void ctChanged(ptl_handle_ct_t ct);
+  void drainCtWork();
+  /* While alive, counter changes are queued (their triggered operations fire when it goes), so that a
+   * loop over a list is not changed under it by a triggered operation. */
+  class CtDeferral
+  {
+   public:
+    explicit CtDeferral(Core& core) : core_(core), outer_(core.drainingCts_) { core.drainingCts_ = true; }
+    ~CtDeferral()
+    {
+      if (!outer_)
+        core_.drainCtWork();
+    }
+    CtDeferral(const CtDeferral&)            = delete;
+    CtDeferral& operator=(const CtDeferral&) = delete;
+
+   private:
+    Core& core_;
+    bool outer_;
+  };
   void notify(uint32_t process);
+  /* While alive, notify() only records whom to wake; they are woken when it goes. Waking a process is a
+   * SimGrid simcall after which that process may run at once: a NIC model's call into Core must not
+   * let a program see its state half updated. */
+  class NotifyBatch
+  {
+   public:
+    explicit NotifyBatch(Core& core) : core_(core), outer_(!core.batchingNotify_) { core.batchingNotify_ = true; }
+    ~NotifyBatch();
+    NotifyBatch(const NotifyBatch&)            = delete;
+    NotifyBatch& operator=(const NotifyBatch&) = delete;
+
+   private:
+    Core& core_;
+    bool outer_;
+  };
 
   // Waiting (Waiting.cpp)
   WaitStatus waitFor(ProcessState& ps, double deadline);
@@ -197,8 +257,11 @@ class Core
   HandleTable<ListEntry> mes_{HandleKind::me};
   HandleTable<ListEntry> les_{HandleKind::le};
   uint64_t nextMessageId_ = 1;
+  std::unordered_map<uint64_t, Message*> unfinished_; // submitted, not finished, not destroyed: by id
   std::deque<ptl_handle_ct_t> ctWork_;
-  bool drainingCts_ = false;
+  bool drainingCts_    = false;
+  bool batchingNotify_ = false;
+  std::vector<uint32_t> pendingNotify_;
 };
 
 } // namespace bxisim::portals

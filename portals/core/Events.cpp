@@ -3,6 +3,8 @@
 
 #include <xbt/log.h>
 
+#include <algorithm>
+
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(portals_events, portals, "Portals full and counting events");
 
 namespace bxisim::portals
@@ -20,8 +22,25 @@ bool isOverflow(ptl_event_kind_t t)
 }
 } // namespace
 
+Core::NotifyBatch::~NotifyBatch()
+{
+  if (!outer_)
+    return;
+  core_.batchingNotify_ = false;
+  std::vector<uint32_t> pending;
+  pending.swap(core_.pendingNotify_);
+  std::sort(pending.begin(), pending.end());
+  pending.erase(std::unique(pending.begin(), pending.end()), pending.end());
+  for (uint32_t process : pending)
+    core_.notify(process);
+}
+
 void Core::notify(uint32_t process)
 {
+  if (batchingNotify_) {
+    pendingNotify_.push_back(process);
+    return;
+  }
   if (ProcessState* ps = this->process(process))
     if (ps->ctx.nic != nullptr)
       ps->ctx.nic->notify(process);
@@ -35,7 +54,7 @@ void Core::postEvent(ptl_handle_eq_t h, const ptl_event_t& ev)
   if (eq == nullptr)
     return; // freed while the operation was in flight
   if (!eq->post(ev))
-    XBT_VERB("EQ %#x full: event of type %d dropped", h, ev.type);
+    XBT_VERB("EQ %#x full: its oldest event was dropped for one of type %d", h, ev.type);
   notify(eq->owner());
 }
 
@@ -71,7 +90,7 @@ void Core::postTargetEvent(const NetworkInterface& ni, const ListEntry& e, const
   }
 }
 
-void Core::countInitiator(const MemoryDescriptor& md, unsigned ctOption, ptl_size_t bytes, ptl_ni_fail_t fail)
+void Core::countInitiator(MemoryDescriptor md, unsigned ctOption, ptl_size_t bytes, ptl_ni_fail_t fail)
 {
   if (!(md.options & ctOption) || md.ct == PTL_CT_NONE)
     return;
@@ -91,8 +110,12 @@ void Core::countInitiator(const MemoryDescriptor& md, unsigned ctOption, ptl_siz
 void Core::ctChanged(ptl_handle_ct_t h)
 {
   ctWork_.push_back(h);
-  if (drainingCts_)
-    return;
+  if (!drainingCts_)
+    drainCtWork();
+}
+
+void Core::drainCtWork()
+{
   drainingCts_ = true;
   while (!ctWork_.empty()) {
     ptl_handle_ct_t next = ctWork_.front();

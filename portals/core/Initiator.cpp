@@ -64,6 +64,15 @@ int Core::validate(const OperationRequest& req, const ProcessState& ps, ptl_hand
     return PTL_ARG_INVALID;
   if (req.length > ni->limits.max_msg_size || req.ackReq > PTL_OC_ACK_REQ)
     return PTL_ARG_INVALID;
+  if (req.ptIndex > static_cast<ptl_pt_index_t>(ni->limits.max_pt_index))
+    return PTL_ARG_INVALID; // no NI of this kind has such a portal table entry
+  if (sendsPayload(req.kind)) {
+    // A volatile MD's buffer may change as soon as the call returns: bxisim copies the payload at once,
+    // up to max_volatile_size; larger operations are refused, as the reference implementation does.
+    const MemoryDescriptor* md = mds_.find(req.putMd);
+    if ((md->options & PTL_MD_VOLATILE) && req.length > ni->limits.max_volatile_size)
+      return PTL_ARG_INVALID;
+  }
   if (req.kind == OpKind::atomic || req.kind == OpKind::fetchAtomic || req.kind == OpKind::swap) {
     size_t elem = datatypeSize(req.atomicType);
     if (!isValidCombination(req.atomicOp, req.atomicType) || elem == 0 || req.length % elem != 0)
@@ -118,6 +127,7 @@ int Core::start(const OperationRequest& req, ProcessState& ps, bool triggered)
   msg->atomicType    = req.atomicType;
   msg->length        = req.length;
   msg->userPtr       = req.userPtr;
+  msg->sourceNi      = niHandle;
   if (req.kind == OpKind::swap && req.operand != nullptr)
     std::memcpy(msg->operand.data(), req.operand, datatypeSize(req.atomicType));
   if (sendsPayload(req.kind)) {
@@ -128,7 +138,9 @@ int Core::start(const OperationRequest& req, ProcessState& ps, bool triggered)
     unsigned char* p = md->region.contiguous(req.localPutOffset, req.length);
     if (p != nullptr) {
       msg->borrowPayload(p);
-    } else { // an iovec MD whose range spans several elements: gather it now
+      if (md->options & PTL_MD_VOLATILE)
+        msg->ownPayload(); // the program may modify the buffer as soon as the call returns
+    } else {               // an iovec MD whose range spans several elements: gather it now
       std::vector<unsigned char> tmp(req.length);
       md->region.read(req.localPutOffset, tmp.data(), req.length);
       msg->borrowPayload(tmp.data());
@@ -143,6 +155,8 @@ int Core::start(const OperationRequest& req, ProcessState& ps, bool triggered)
   XBT_DEBUG("message %llu: %s of %llu B from %u/%u to %u/%u, PT %u, bits %#llx", (unsigned long long)msg->id,
             toString(msg->kind), (unsigned long long)msg->length, msg->source.phys.nid, msg->source.phys.pid,
             msg->target.phys.nid, msg->target.phys.pid, msg->ptIndex, (unsigned long long)msg->matchBits);
+  msg->tracked         = true;
+  unfinished_[msg->id] = msg.get();
   ps.ctx.nic->submit(std::move(msg));
   return PTL_OK;
 }
@@ -220,6 +234,32 @@ int Core::triggeredCt(ptl_handle_ct_t h, ptl_ct_event_t value, bool increment, p
   return PTL_OK;
 }
 
+void Core::releaseMds(Message& msg, bool put, bool get)
+{
+  if (put && !msg.putMdReleased && msg.putMd != PTL_INVALID_HANDLE) {
+    msg.putMdReleased = true;
+    if (MemoryDescriptor* md = mds_.find(msg.putMd))
+      md->inFlight--;
+  }
+  if (get && !msg.getMdReleased && msg.getMd != PTL_INVALID_HANDLE) {
+    msg.getMdReleased = true;
+    if (MemoryDescriptor* md = mds_.find(msg.getMd))
+      md->inFlight--;
+  }
+}
+
+Message::~Message()
+{
+  if (tracked)
+    Core::instance().untrack(*this);
+}
+
+void Core::untrack(Message& msg)
+{
+  msg.tracked = false;
+  unfinished_.erase(msg.id);
+}
+
 void Core::finishIfDone(Message& msg)
 {
   if (msg.finished || !msg.sendCompleted)
@@ -228,22 +268,32 @@ void Core::finishIfDone(Message& msg)
   if (!responseDone)
     return;
   msg.finished = true;
-  if (MemoryDescriptor* md = mds_.find(msg.putMd))
-    md->inFlight--;
-  if (MemoryDescriptor* md = mds_.find(msg.getMd))
-    md->inFlight--;
+  untrack(msg);
+  releaseMds(msg, true, true);
 }
 
 void Core::completeSend(Message& msg)
 {
+  NotifyBatch batch(*this);
   if (msg.sendCompleted)
     return;
   msg.sendCompleted = true;
-  if (!msg.delivered)
-    msg.ownPayload(); // the user may reuse the buffer once SEND is posted
+  // The user may reuse the buffer once SEND is posted: keep a copy. Not when the initiator's NI is gone
+  // (PtlNIFini, or its rank ended): its memory may be gone too, and the request is dropped at delivery.
+  if (!msg.delivered && nis_.find(msg.sourceNi) != nullptr)
+    msg.ownPayload();
   if (msg.kind != OpKind::get) {
-    if (MemoryDescriptor* md = mds_.find(msg.putMd)) {
-      if (!(md->options & (PTL_MD_EVENT_SEND_DISABLE | PTL_MD_EVENT_SUCCESS_DISABLE))) {
+    // A request that never reached its target is reported on the SEND event too (as the reference
+    // implementation does), and counted as a failure.
+    ptl_ni_fail_t fail = msg.delivered && msg.failType == PTL_NI_UNDELIVERABLE ? PTL_NI_UNDELIVERABLE : PTL_NI_OK;
+    // Without an ack to wait for, SEND is the last the initiator hears of its put MD. Released before
+    // the event is posted: posting wakes the program up, and SimGrid may run it before this returns.
+    if (msg.ackReq == PTL_NO_ACK_REQ)
+      releaseMds(msg, true, false);
+    if (const MemoryDescriptor* found = mds_.find(msg.putMd)) {
+      MemoryDescriptor md = *found; // posting lets the program run, which may release it
+      bool ok             = fail == PTL_NI_OK;
+      if (!(md.options & PTL_MD_EVENT_SEND_DISABLE) && !(ok && (md.options & PTL_MD_EVENT_SUCCESS_DISABLE))) {
         ptl_event_t ev{};
         ev.type             = PTL_EVENT_SEND;
         ev.user_ptr         = msg.userPtr;
@@ -253,12 +303,12 @@ void Core::completeSend(Message& msg)
         ev.mlength          = msg.length;
         ev.remote_offset    = msg.remoteOffset;
         ev.pt_index         = msg.ptIndex;
-        ev.ni_fail_type     = PTL_NI_OK;
+        ev.ni_fail_type     = fail;
         ev.atomic_operation = msg.atomicOp;
         ev.atomic_type      = msg.atomicType;
-        postEvent(md->eq, ev);
+        postEvent(md.eq, ev);
       }
-      countInitiator(*md, PTL_MD_EVENT_CT_SEND, msg.length, PTL_NI_OK);
+      countInitiator(md, PTL_MD_EVENT_CT_SEND, msg.length, fail);
     }
   }
   finishIfDone(msg);
@@ -266,12 +316,18 @@ void Core::completeSend(Message& msg)
 
 void Core::completeResponse(Message& msg)
 {
+  NotifyBatch batch(*this);
   if (msg.responseCompleted || msg.response == ResponseKind::none)
     return;
-  msg.responseCompleted = true;
-  bool reply            = msg.response == ResponseKind::reply;
-  MemoryDescriptor* md  = mds_.find(reply ? msg.getMd : msg.putMd);
-  if (md != nullptr) {
+  msg.responseCompleted         = true;
+  bool reply                    = msg.response == ResponseKind::reply;
+  const MemoryDescriptor* found = mds_.find(reply ? msg.getMd : msg.putMd);
+  // The MDs are free as soon as the program can see the ACK/REPLY (event or counter): released first,
+  // as posting the event or counting may run the program at once (a SimGrid simcall).
+  releaseMds(msg, true, true);
+  if (found != nullptr) {
+    MemoryDescriptor copy = *found; // posting lets the program run, which may release it
+    MemoryDescriptor* md  = &copy;
     if (reply && msg.failType == PTL_NI_OK && !msg.replyData.empty())
       md->region.write(msg.localGetOffset, msg.replyData.data(), msg.replyData.size());
     bool ok      = msg.failType == PTL_NI_OK;
@@ -285,6 +341,7 @@ void Core::completeResponse(Message& msg)
       ev.mlength          = msg.mlength;
       ev.remote_offset    = msg.targetOffset;
       ev.pt_index         = msg.ptIndex;
+      ev.ptl_list         = msg.matchedList;
       ev.ni_fail_type     = msg.failType;
       ev.atomic_operation = msg.atomicOp;
       ev.atomic_type      = msg.atomicType;

@@ -32,6 +32,7 @@ struct ListEntry {
 
   ptl_size_t localOffset = 0; // PTL_ME_MANAGE_LOCAL
   bool linked            = false;
+  bool pendingAppend     = false; // PtlTriggeredMEAppend/LEAppend: has a handle, waits for its trigger to be linked
   bool autoUnlinked      = false; // unlinked by use-once or min-free: PTL_EVENT_AUTO_FREE follows on the overflow list
   int pendingHeaders     = 0;     // unexpected headers that still refer to this (overflow) entry's memory
   std::list<std::shared_ptr<ListEntry>>::iterator position;

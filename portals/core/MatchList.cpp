@@ -5,6 +5,9 @@
 
 #include <xbt/log.h>
 
+#include <algorithm>
+#include <vector>
+
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(portals_lists, portals, "Portals priority/overflow lists and unexpected headers");
 
 namespace bxisim::portals
@@ -133,6 +136,12 @@ void Core::consumeHeader(NetworkInterface& ni, PortalTableEntry& pte, std::list<
 
 void Core::unlinkEntry(NetworkInterface& ni, const ListEntryPtr& e, bool autoUnlink)
 {
+  if (e->pendingAppend) { // a triggered append that has not fired: it never will
+    e->pendingAppend = false;
+    ni.entries.erase(e->handle);
+    (e->isMe ? mes_ : les_).erase(e->handle);
+    return;
+  }
   if (!e->linked)
     return;
   PortalTableEntry& pte = ni.pts[e->ptIndex];
@@ -155,66 +164,153 @@ void Core::unlinkEntry(NetworkInterface& ni, const ListEntryPtr& e, bool autoUnl
   }
 }
 
+int Core::checkAppend(const ProcessState& ps, ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec& spec,
+                      ptl_list_t list, ptl_handle_any_t* handle, NetworkInterface** niOut)
+{
+  NetworkInterface* ni = ownedNi(h, ps);
+  unsigned mask        = spec.isMe ? PTL_ME_APPEND_OPTIONS_MASK : PTL_LE_APPEND_OPTIONS_MASK;
+  if (ni == nullptr || handle == nullptr || spec.isMe != ni->matching() || pt >= ni->pts.size() ||
+      !ni->pts[pt].allocated || list > PTL_OVERFLOW_LIST || (spec.options & ~mask) != 0 || !validCtOrNone(spec.ct, *ni))
+    return PTL_ARG_INVALID;
+  if (spec.options & PTL_IOVEC) {
+    if (spec.start == nullptr || spec.length > static_cast<ptl_size_t>(ni->limits.max_iovecs))
+      return PTL_ARG_INVALID;
+    const auto* iov = static_cast<const ptl_iovec_t*>(spec.start);
+    for (ptl_size_t i = 0; i < spec.length; ++i)
+      if (iov[i].iov_base == nullptr && iov[i].iov_len > 0)
+        return PTL_ARG_INVALID; // memory that does not exist
+  } else if (spec.start == nullptr && spec.length > 0) {
+    return PTL_ARG_INVALID; // memory that does not exist: NULL is for zero-length entries only
+  }
+  if (ni->entries.size() >= static_cast<size_t>(ni->limits.max_entries))
+    return PTL_NO_SPACE;
+  if (ni->pts[pt].listOf(list).size() >= static_cast<size_t>(ni->limits.max_list_size))
+    return PTL_LIST_TOO_LONG;
+  *niOut = ni;
+  return PTL_OK;
+}
+
+ListEntryPtr Core::createEntry(NetworkInterface& ni, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list,
+                               void* userPtr)
+{
+  auto e              = std::make_shared<ListEntry>(entryFromSpec(spec));
+  e->ni               = ni.handle;
+  e->ptIndex          = pt;
+  e->list             = list;
+  e->userPtr          = userPtr;
+  ptl_handle_any_t eh = (spec.isMe ? mes_ : les_).insert(e);
+  if (eh == PTL_INVALID_HANDLE)
+    return nullptr;
+  e->handle = eh;
+  ni.entries.insert(eh);
+  return e;
+}
+
+void Core::linkEntry(NetworkInterface& ni, const ListEntryPtr& e)
+{
+  e->pendingAppend      = false;
+  PortalTableEntry& pte = ni.pts[e->ptIndex];
+  if (e->list == PTL_PRIORITY_LIST) {
+    // A new priority entry first takes the unexpected headers it matches, oldest first. A use-once entry
+    // (or a locally managed one left with less than min_free) that takes one is consumed at once: it
+    // is never linked, its handle is stale, and PTL_EVENT_AUTO_UNLINK follows the overflow event, as
+    // in the reference implementation.
+    bool useOnce = (e->options & PTL_ME_USE_ONCE) != 0;
+    for (auto it = pte.unexpected.begin(); it != pte.unexpected.end();) {
+      if (!headerMatches(*e, *it, ni.matching(), ni.logical())) {
+        ++it;
+        continue;
+      }
+      auto next = std::next(it);
+      consumeHeader(ni, pte, it, *e);
+      it             = next;
+      bool exhausted = e->isMe && (e->options & PTL_ME_MANAGE_LOCAL) && e->minFree > 0 &&
+                       e->region.size() - std::min(e->localOffset, e->region.size()) < e->minFree;
+      if (useOnce || exhausted) {
+        XBT_DEBUG("NI %#x PT %u: entry %#x consumed by an unexpected header at append", ni.handle, e->ptIndex,
+                  e->handle);
+        ni.entries.erase(e->handle);
+        (e->isMe ? mes_ : les_).erase(e->handle);
+        e->autoUnlinked = true;
+        ptl_event_t ev{};
+        ev.type     = PTL_EVENT_AUTO_UNLINK;
+        ev.user_ptr = e->userPtr;
+        ev.pt_index = e->ptIndex;
+        ev.ptl_list = e->list;
+        postTargetEvent(ni, *e, ev);
+        return;
+      }
+    }
+  }
+  auto& l     = pte.listOf(e->list);
+  e->position = l.insert(l.end(), e);
+  e->linked   = true;
+  ptl_event_t ev{};
+  ev.type     = PTL_EVENT_LINK;
+  ev.user_ptr = e->userPtr;
+  ev.pt_index = e->ptIndex;
+  ev.ptl_list = e->list;
+  postTargetEvent(ni, *e, ev);
+}
+
 int Core::append(ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list, void* userPtr,
                  ptl_handle_any_t* handle)
 {
   ProcessState& ps = current();
   if (ps.initCount == 0)
     return PTL_NO_INIT;
-  NetworkInterface* ni = ownedNi(h, ps);
-  unsigned mask        = spec.isMe ? PTL_ME_APPEND_OPTIONS_MASK : PTL_LE_APPEND_OPTIONS_MASK;
-  if (ni == nullptr || handle == nullptr || spec.isMe != ni->matching() || pt >= ni->pts.size() ||
-      !ni->pts[pt].allocated || list > PTL_OVERFLOW_LIST || (spec.options & ~mask) != 0 || !validCtOrNone(spec.ct, *ni))
-    return PTL_ARG_INVALID;
-  if ((spec.options & PTL_IOVEC) &&
-      (spec.start == nullptr || spec.length > static_cast<ptl_size_t>(ni->limits.max_iovecs)))
-    return PTL_ARG_INVALID;
-  PortalTableEntry& pte = ni->pts[pt];
-  if (ni->entries.size() >= static_cast<size_t>(ni->limits.max_entries))
+  NetworkInterface* ni = nullptr;
+  int rc               = checkAppend(ps, h, pt, spec, list, handle, &ni);
+  if (rc != PTL_OK)
+    return rc;
+  ListEntryPtr e = createEntry(*ni, pt, spec, list, userPtr);
+  if (!e)
     return PTL_NO_SPACE;
-  if (pte.listOf(list).size() >= static_cast<size_t>(ni->limits.max_list_size))
-    return PTL_LIST_TOO_LONG;
+  *handle = e->handle;
+  CtDeferral defer(*this); // counters change after the list is consistent again
+  linkEntry(*ni, e);
+  return PTL_OK;
+}
 
-  auto e                        = std::make_shared<ListEntry>(entryFromSpec(spec));
-  e->ni                         = h;
-  e->ptIndex                    = pt;
-  e->list                       = list;
-  e->userPtr                    = userPtr;
-  HandleTable<ListEntry>& table = spec.isMe ? mes_ : les_;
-  ptl_handle_any_t eh           = table.insert(e);
-  if (eh == PTL_INVALID_HANDLE)
+int Core::triggeredAppend(ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list, void* userPtr,
+                          ptl_handle_any_t* handle, ptl_handle_ct_t trigCt, ptl_size_t threshold)
+{
+  ProcessState& ps = current();
+  if (ps.initCount == 0)
+    return PTL_NO_INIT;
+  NetworkInterface* ni = nullptr;
+  int rc               = checkAppend(ps, h, pt, spec, list, handle, &ni);
+  if (rc != PTL_OK)
+    return rc;
+  CountingEvent* ct = owned(cts_, trigCt, ps);
+  if (ct == nullptr || ct->ni() != h)
+    return PTL_ARG_INVALID;
+  if (ni->triggeredOps >= ni->limits.max_triggered_ops)
     return PTL_NO_SPACE;
-  e->handle = eh;
-  *handle   = eh;
-
-  if (list == PTL_PRIORITY_LIST) {
-    // A new priority entry first takes the unexpected headers it matches, oldest first.
-    bool useOnce = (spec.options & PTL_ME_USE_ONCE) != 0;
-    for (auto it = pte.unexpected.begin(); it != pte.unexpected.end();) {
-      if (!headerMatches(*e, *it, ni->matching(), ni->logical())) {
-        ++it;
-        continue;
-      }
-      auto next = std::next(it);
-      consumeHeader(*ni, pte, it, *e);
-      it = next;
-      if (useOnce) {
-        XBT_DEBUG("NI %#x PT %u: use-once entry %#x consumed by an unexpected header", h, pt, eh);
-        table.erase(eh); // never linked: its handle is stale at once
-        return PTL_OK;
-      }
+  ListEntryPtr e = createEntry(*ni, pt, spec, list, userPtr);
+  if (!e)
+    return PTL_NO_SPACE;
+  e->pendingAppend = true;
+  *handle          = e->handle;
+  ni->triggeredOps++;
+  ptl_handle_any_t eh = e->handle;
+  bool isMe           = spec.isMe;
+  ct->addTriggered(threshold, [this, eh, isMe]() {
+    ListEntryPtr entry = (isMe ? mes_ : les_).findShared(eh);
+    if (!entry || !entry->pendingAppend)
+      return; // unlinked (or its NI finalized) before the trigger
+    NetworkInterface* owner = nis_.find(entry->ni);
+    if (owner == nullptr)
+      return;
+    if (!owner->pts[entry->ptIndex].allocated) {
+      XBT_WARN("triggered append of entry %#x: PT %u of NI %#x was freed before the trigger; the entry is dropped", eh,
+               entry->ptIndex, entry->ni);
+      unlinkEntry(*owner, entry, false);
+      return;
     }
-  }
-  auto& l     = pte.listOf(list);
-  e->position = l.insert(l.end(), e);
-  e->linked   = true;
-  ni->entries.insert(eh);
-  ptl_event_t ev{};
-  ev.type     = PTL_EVENT_LINK;
-  ev.user_ptr = userPtr;
-  ev.pt_index = pt;
-  ev.ptl_list = list;
-  postTargetEvent(*ni, *e, ev);
+    linkEntry(*owner, entry);
+  });
+  ctChanged(trigCt); // fires at once if the threshold is already reached
   return PTL_OK;
 }
 
@@ -233,6 +329,32 @@ int Core::unlink(ptl_handle_any_t h, bool isMe)
   return PTL_OK;
 }
 
+int Core::triggeredUnlink(ptl_handle_any_t h, bool isMe, ptl_handle_ct_t trigCt, ptl_size_t threshold)
+{
+  ProcessState& ps = current();
+  if (ps.initCount == 0)
+    return PTL_NO_INIT;
+  ListEntryPtr e = (isMe ? mes_ : les_).findShared(h);
+  if (!e)
+    return PTL_ARG_INVALID;
+  NetworkInterface* ni = ownedNi(e->ni, ps);
+  CountingEvent* ct    = owned(cts_, trigCt, ps);
+  if (ni == nullptr || ct == nullptr || ct->ni() != ni->handle)
+    return PTL_ARG_INVALID;
+  if (ni->triggeredOps >= ni->limits.max_triggered_ops)
+    return PTL_NO_SPACE;
+  ni->triggeredOps++;
+  ct->addTriggered(threshold, [this, h, isMe]() {
+    ListEntryPtr entry = (isMe ? mes_ : les_).findShared(h);
+    if (!entry)
+      return; // already unlinked
+    if (NetworkInterface* owner = nis_.find(entry->ni))
+      unlinkEntry(*owner, entry, false);
+  });
+  ctChanged(trigCt);
+  return PTL_OK;
+}
+
 int Core::search(ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec& spec, ptl_search_op_t op, void* userPtr)
 {
   ProcessState& ps = current();
@@ -247,31 +369,50 @@ int Core::search(ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec& spec, pt
   probe.ni              = h;
   probe.ptIndex         = pt;
   probe.userPtr         = userPtr;
-  bool found            = false;
-  for (auto it = pte.unexpected.begin(); it != pte.unexpected.end();) {
-    if (!headerMatches(probe, *it, ni->matching(), ni->logical())) {
-      ++it;
+  bool useOnce          = (spec.options & PTL_ME_USE_ONCE) != 0;
+  // Counting search (Portals 4.3, as the reference implementation does it): with PTL_ME_EVENT_CT_OVERFLOW,
+  // the search entry's CT counts each match in success (bytes with PTL_ME_EVENT_CT_BYTES), and failure is
+  // incremented once when the search is over: always for a persistent entry, only without a match for
+  // a use-once one. So PtlCTWait(ct, ...) returns when the search is complete.
+  CountingEvent* ct = (spec.options & PTL_ME_EVENT_CT_OVERFLOW) ? cts_.find(spec.ct) : nullptr;
+  CtDeferral defer(*this);
+  std::vector<std::list<UnexpectedHeader>::iterator> matches;
+  for (auto it = pte.unexpected.begin(); it != pte.unexpected.end(); ++it) {
+    if (!headerMatches(probe, *it, ni->matching(), ni->logical()))
       continue;
-    }
-    found = true;
-    if (op == PTL_SEARCH_ONLY) {
-      postTargetEvent(*ni, probe, eventFromHeader(*it, PTL_EVENT_SEARCH, userPtr, pt));
-      return PTL_OK;
-    }
-    auto next = std::next(it);
-    consumeHeader(*ni, pte, it, probe);
-    it = next;
-    if (spec.options & PTL_ME_USE_ONCE)
+    matches.push_back(it);
+    if (useOnce)
       break;
   }
-  if (!found) {
+  bool events = op == PTL_SEARCH_DELETE || !(spec.options & PTL_ME_EVENT_COMM_DISABLE);
+  for (auto it : matches) {
+    if (op == PTL_SEARCH_ONLY) {
+      // One PTL_EVENT_SEARCH per matching header; the headers stay.
+      if (events)
+        postEvent(pte.eq, eventFromHeader(*it, PTL_EVENT_SEARCH, userPtr, pt));
+      if (ct != nullptr) {
+        ct->add({(spec.options & PTL_ME_EVENT_CT_BYTES) ? it->mlength : 1, 0});
+        ctChanged(spec.ct);
+      }
+    } else {
+      consumeHeader(*ni, pte, it, probe); // *_OVERFLOW event, counted on the entry's CT like an append's
+    }
+  }
+  if (matches.empty() && events) {
     ptl_event_t ev{};
     ev.type         = PTL_EVENT_SEARCH;
     ev.user_ptr     = userPtr;
     ev.pt_index     = pt;
+    ev.ptl_list     = PTL_OVERFLOW_LIST;
     ev.ni_fail_type = PTL_NI_NO_MATCH;
-    postTargetEvent(*ni, probe, ev);
+    postEvent(pte.eq, ev);
   }
+  if (ct != nullptr && (!useOnce || matches.empty())) {
+    ct->add({0, 1});
+    ctChanged(spec.ct);
+  }
+  XBT_DEBUG("NI %#x PT %u: search (%s) found %zu unexpected headers", h, pt, op == PTL_SEARCH_ONLY ? "only" : "delete",
+            matches.size());
   return PTL_OK;
 }
 

@@ -24,8 +24,13 @@ enum class ResponseKind : uint8_t {
 const char* toString(OpKind kind);
 
 struct Message {
+  Message() = default;
+  ~Message(); // Core forgets it (Core::track)
+  Message(const Message&)            = delete;
+  Message& operator=(const Message&) = delete;
+
   // ---- request: what the model carries from the initiator to the target ----
-  uint64_t id           = 0; // unique, increasing in submission order
+  uint64_t id           = 0;     // unique, increasing in submission order
   bool triggered        = false; // fired by a counter on the NIC, not posted by the CPU
   OpKind kind           = OpKind::put;
   ptl_interface_t iface = 0;
@@ -55,12 +60,14 @@ struct Message {
   bool delivered          = false;
   ResponseKind response   = ResponseKind::none;
   ptl_ni_fail_t failType  = PTL_NI_OK;
-  ptl_size_t mlength      = 0;          // bytes the target accepted
-  ptl_size_t targetOffset = 0;          // the offset used in the target entry (remote or locally managed)
-  std::vector<unsigned char> replyData; // reply payload (Get, FetchAtomic, Swap): mlength bytes
+  ptl_size_t mlength      = 0;                 // bytes the target accepted
+  ptl_size_t targetOffset = 0;                 // the offset used in the target entry (remote or locally managed)
+  ptl_list_t matchedList  = PTL_PRIORITY_LIST; // the list the target matched on (ptl_list of ACK/REPLY events)
+  std::vector<unsigned char> replyData;        // reply payload (Get, FetchAtomic, Swap): mlength bytes
   ptl_size_t responseBytes() const { return response == ResponseKind::reply ? mlength : 0; }
 
   // ---- initiator bookkeeping: opaque to models ----
+  ptl_handle_ni_t sourceNi  = PTL_INVALID_HANDLE; // the initiator's NI; once it is gone, its memory may be too
   ptl_handle_md_t putMd     = PTL_INVALID_HANDLE; // the MD the payload comes from (not for a Get)
   ptl_handle_md_t getMd     = PTL_INVALID_HANDLE; // the MD the reply goes to (Get, FetchAtomic, Swap)
   ptl_size_t localPutOffset = 0;
@@ -68,9 +75,14 @@ struct Message {
   void* userPtr             = nullptr;
   bool sendCompleted        = false;
   bool responseCompleted    = false;
+  bool putMdReleased        = false; // the initiator's last event about putMd is posted: PtlMDRelease may succeed
+  bool getMdReleased        = false; // the same for getMd
   bool finished             = false; // the initiator is done with it: the model may destroy it
+  bool tracked              = false; // in Core's list of unfinished messages
 
   void borrowPayload(const unsigned char* p) { borrowedPayload_ = p; }
+  /* Whether the payload still lives in the initiator's memory (not copied into the message yet). */
+  bool payloadBorrowed() const { return ownedPayload_.empty() && borrowedPayload_ != nullptr && length > 0; }
   void ownPayload() // copies the borrowed payload into the message
   {
     if (ownedPayload_.empty() && borrowedPayload_ != nullptr && length > 0)

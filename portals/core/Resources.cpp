@@ -80,8 +80,16 @@ int Core::mdBind(ptl_handle_ni_t h, const ptl_md_t* md, ptl_handle_md_t* handle)
       !validEqOrNone(md->eq_handle, *ni) || !validCtOrNone(md->ct_handle, *ni))
     return PTL_ARG_INVALID;
   bool iovec = (md->options & PTL_IOVEC) != 0;
-  if (iovec && (md->length > static_cast<ptl_size_t>(ni->limits.max_iovecs) || md->start == nullptr))
-    return PTL_ARG_INVALID;
+  if (iovec) {
+    if (md->length > static_cast<ptl_size_t>(ni->limits.max_iovecs) || md->start == nullptr)
+      return PTL_ARG_INVALID;
+    const auto* iov = static_cast<const ptl_iovec_t*>(md->start);
+    for (ptl_size_t i = 0; i < md->length; ++i)
+      if (iov[i].iov_base == nullptr && iov[i].iov_len > 0)
+        return PTL_ARG_INVALID;
+  } else if (md->start == nullptr && md->length > 0) {
+    return PTL_ARG_INVALID; // memory that does not exist: NULL is for zero-length MDs only
+  }
   if (ni->mds.size() >= static_cast<size_t>(ni->limits.max_mds))
     return PTL_NO_SPACE;
   auto obj           = std::make_shared<MemoryDescriptor>();
@@ -141,13 +149,12 @@ int Core::eqFree(ptl_handle_eq_t h)
   EventQueue* eq = owned(eqs_, h, ps);
   if (eq == nullptr)
     return PTL_ARG_INVALID;
-  if (NetworkInterface* ni = nis_.find(eq->ni())) {
-    for (const PortalTableEntry& pte : ni->pts)
-      if (pte.allocated && pte.eq == h)
-        return PTL_IN_USE; // a portal table entry still posts to it
+  // As in the reference implementation (the spec leaves it to the user), an EQ that a PT or an MD still
+  // posts to may be freed: their later events are discarded.
+  if (NetworkInterface* ni = nis_.find(eq->ni()))
     ni->eqs.erase(h);
-  }
   eqs_.erase(h);
+  notify(ps.ctx.id);
   return PTL_OK;
 }
 

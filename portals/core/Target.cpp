@@ -79,6 +79,7 @@ ListEntryPtr Core::findMatch(NetworkInterface& ni, PortalTableEntry& pte, const 
 
 void Core::dropRequest(Message& msg)
 {
+  NotifyBatch batch(*this);
   if (msg.delivered)
     return;
   msg.delivered = true;
@@ -87,9 +88,22 @@ void Core::dropRequest(Message& msg)
 
 void Core::deliverRequest(Message& msg)
 {
+  NotifyBatch batch(*this);
   if (msg.delivered)
     return;
   msg.delivered = true;
+
+  if (msg.payloadBorrowed() && nis_.find(msg.sourceNi) == nullptr) {
+    // The initiator finalized its NI (or its rank ended) before the NIC read the payload: its memory
+    // cannot be read any more. The request is dropped; nobody is left to hear about it.
+    XBT_VERB("message %llu dropped: its initiator %u/%u finalized its NI before the payload was read",
+             (unsigned long long)msg.id, msg.source.phys.nid, msg.source.phys.pid);
+    msg.failType = PTL_NI_UNDELIVERABLE;
+    msg.mlength  = 0;
+    msg.response = ResponseKind::none;
+    finishIfDone(msg);
+    return;
+  }
 
   auto pit             = processByAddress_.find(physKey(msg.target));
   ProcessState* target = pit == processByAddress_.end() ? nullptr : process(pit->second);
@@ -185,6 +199,7 @@ void Core::deliverRequest(Message& msg)
   }
   msg.mlength      = mlen;
   msg.targetOffset = p.offset;
+  msg.matchedList  = where;
   msg.failType     = PTL_NI_OK;
   if (e->isMe && (e->options & PTL_ME_MANAGE_LOCAL))
     e->localOffset += mlen;

@@ -54,6 +54,8 @@ int Core::eqPoll(const ptl_handle_eq_t* eqs, unsigned size, ptl_time_t timeout, 
     return PTL_NO_INIT;
   if (eqs == nullptr || size == 0 || ev == nullptr || which == nullptr)
     return PTL_ARG_INVALID;
+  if (ps.aborted)
+    return PTL_ABORTED;
   for (unsigned i = 0; i < size; ++i)
     if (owned(eqs_, eqs[i], ps) == nullptr)
       return PTL_ARG_INVALID;
@@ -72,6 +74,8 @@ int Core::eqPoll(const ptl_handle_eq_t* eqs, unsigned size, ptl_time_t timeout, 
     if (timeout == 0)
       return PTL_EQ_EMPTY;
     WaitStatus st = waitFor(ps, deadline);
+    if (ps.aborted)
+      return PTL_ABORTED;
     if (st == WaitStatus::timeout)
       return PTL_EQ_EMPTY;
     if (st == WaitStatus::deadlock)
@@ -94,6 +98,8 @@ int Core::ctPoll(const ptl_handle_ct_t* cts, const ptl_size_t* tests, unsigned s
     return PTL_NO_INIT;
   if (cts == nullptr || tests == nullptr || size == 0 || ev == nullptr || which == nullptr)
     return PTL_ARG_INVALID;
+  if (ps.aborted)
+    return PTL_ABORTED;
   for (unsigned i = 0; i < size; ++i)
     if (owned(cts_, cts[i], ps) == nullptr)
       return PTL_ARG_INVALID;
@@ -112,6 +118,8 @@ int Core::ctPoll(const ptl_handle_ct_t* cts, const ptl_size_t* tests, unsigned s
     if (timeout == 0)
       return PTL_CT_NONE_REACHED;
     WaitStatus st = waitFor(ps, deadline);
+    if (ps.aborted)
+      return PTL_ABORTED;
     if (st == WaitStatus::timeout)
       return PTL_CT_NONE_REACHED;
     if (st == WaitStatus::deadlock)

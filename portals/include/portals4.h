@@ -52,6 +52,7 @@ typedef uint32_t ptl_jid_t;
 
 typedef enum { PTL_SR_DROP_COUNT, PTL_SR_PERMISSION_VIOLATIONS, PTL_SR_OPERATION_VIOLATIONS } ptl_sr_index_t;
 #define PTL_SR_PERMISSIONS_VIOLATIONS PTL_SR_PERMISSION_VIOLATIONS /* spelling of Portals 4.0 */
+#define PTL_SR_OPERATIONS_VIOLATIONS PTL_SR_OPERATION_VIOLATIONS   /* spelling of the reference implementation */
 #define PTL_SR_LAST (PTL_SR_OPERATION_VIOLATIONS + 1)
 typedef int ptl_sr_value_t;
 
@@ -127,6 +128,9 @@ typedef struct {
 /* ---- Initialization and network interfaces --------------------------------------------------------- */
 int PtlInit(void);
 void PtlFini(void);
+/* Portals 4.3: the calling process's waiting and polling calls (PtlEQWait, PtlEQPoll, PtlCTWait,
+ * PtlCTPoll) return PTL_ABORTED from now on. */
+void PtlAbort(void);
 
 #define PTL_NI_MATCHING 0x1
 #define PTL_NI_NO_MATCHING 0x2
@@ -420,6 +424,18 @@ int PtlTriggeredCTInc(ptl_handle_ct_t ct_handle, ptl_ct_event_t increment, ptl_h
                       ptl_size_t threshold);
 int PtlTriggeredCTSet(ptl_handle_ct_t ct_handle, ptl_ct_event_t new_ct, ptl_handle_ct_t trig_ct_handle,
                       ptl_size_t threshold);
+
+/* Portals 4.3 (and the reference implementation's PtlTriggeredMEAppend/MEUnlink): list operations
+ * deferred until `trig_ct_handle` reaches `threshold`. The handle is returned at once; the entry is
+ * appended, or unlinked, when the counter gets there. */
+int PtlTriggeredMEAppend(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_me_t* me, ptl_list_t ptl_list,
+                         void* user_ptr, ptl_handle_me_t* me_handle, ptl_handle_ct_t trig_ct_handle,
+                         ptl_size_t threshold);
+int PtlTriggeredMEUnlink(ptl_handle_me_t me_handle, ptl_handle_ct_t trig_ct_handle, ptl_size_t threshold);
+int PtlTriggeredLEAppend(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_le_t* le, ptl_list_t ptl_list,
+                         void* user_ptr, ptl_handle_le_t* le_handle, ptl_handle_ct_t trig_ct_handle,
+                         ptl_size_t threshold);
+int PtlTriggeredLEUnlink(ptl_handle_le_t le_handle, ptl_handle_ct_t trig_ct_handle, ptl_size_t threshold);
 
 /* ---- Operation bundles (hints; every operation is issued at once in bxisim) ------------------------ */
 int PtlStartBundle(ptl_handle_ni_t ni_handle);

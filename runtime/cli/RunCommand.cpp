@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <memory>
 
 namespace bxisim::runtime
@@ -19,6 +20,9 @@ struct RunCommandOptions {
   std::string cpu_threshold;
   bool no_cpu_simulation = false;
   std::string e2e;
+  std::vector<std::string> mca; // KEY VALUE pairs
+  std::string pml;
+  std::vector<std::string> regions; // name=level
 };
 } // namespace
 
@@ -41,12 +45,23 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
                    "Write each rank's output to DIR/rank-N.stdout and DIR/rank-N.stderr instead of prefixing it")
       ->check(CLI::ExistingDirectory);
   command
-      ->add_option("--level", options->launch.level,
-                   "Accuracy level of network operations: message (SimGrid actors per NIC); smpi and cycle come "
-                   "later")
+      ->add_option(
+          "--level", options->launch.level,
+          "Accuracy level: smpi (MPI calls to SimGrid's SMPI, any platform, no NIC model), message "
+          "(OpenMPI per rank over Portals, SimGrid actors per NIC) or cycle (the SystemC cycle-approximate NIC)")
       ->default_str("message");
+  command->add_option("--region", options->regions,
+                      "Run region NAME (bxisim/region.h) at LEVEL whatever the code says: --region NAME=LEVEL "
+                      "(repeatable)");
+  command->add_option("--regions-json", options->launch.regions_json,
+                      "Write the regions' simulated and wall times to FILE as JSON");
   command->add_option("--trace-csv", options->launch.trace_csv,
                       "Write an S4BXI-compatible trace of the NIC operations to DIR/operations.csv");
+  command->add_option("--vcd", options->launch.vcd,
+                      "Write a VCD of the cycle NIC's signals (queue occupancy, credits, busy stages) to FILE.vcd "
+                      "(--level cycle), for GTKWave");
+  command->add_option("--vcd-signals", options->launch.vcd_signals,
+                      "Trace only the signals whose name contains PATTERN (e.g. node0.link_port)");
   command
       ->add_option("--e2e", options->e2e,
                    "End-to-end reliability of the NICs: on (default) or off; shorthand for "
@@ -69,6 +84,13 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
   command->add_option("--cpu-factor", options->cpu_factor, "Shorthand for --set cpu.factor=X");
   command->add_option("--cpu-threshold", options->cpu_threshold, "Shorthand for --set cpu.threshold=T");
   command->add_flag("--no-cpu-simulation", options->no_cpu_simulation, "Shorthand for --set cpu.simulate=false");
+  command->add_option("--mca", options->mca,
+                      "Set an MCA parameter of the ranks' OpenMPI: --mca KEY VALUE (repeatable; see docs/mpi.md)");
+  command
+      ->add_option("--pml", options->pml,
+                   "OpenMPI's Portals path: ob1 (btl portals4, default) or cm (mtl "
+                   "portals4); shorthand for --set mpi.pml=...")
+      ->check(CLI::IsMember({"ob1", "cm"}));
   // Everything from the program on belongs to the program, options included. CLI11 hands unknown
   // words to the parent command before it honours prefix_command, so `run` takes no fallthrough and
   // declares the common options itself.
@@ -77,13 +99,25 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
   command->prefix_command();
   // A repeatable option takes one value per occurrence: `--set a=1 ./program` must leave the program.
   for (auto* option : command->get_options())
-    option->allow_extra_args(false);
+    if (option->get_name() != "--mca")
+      option->allow_extra_args(false);
+  command->get_option("--mca")->expected(2)->allow_extra_args(false);
   command->callback([command, &common, options, &exit_code] {
     if (command->count("--ppn") > 0 && options->launch.ranks_per_node < 1)
       throw config::ConfigError(fmt::format("--ppn {}: give at least one rank per node (or leave --ppn out for one "
                                             "rank per core).",
                                             options->launch.ranks_per_node));
-    options->launch.command       = command->remaining();
+    options->launch.command = command->remaining();
+    // --level, else BXISIM_LEVEL from the environment, else message.
+    const char* level_variable = std::getenv("BXISIM_LEVEL");
+    if (command->get_option("--level")->count() == 0 && level_variable != nullptr && *level_variable != '\0')
+      options->launch.level = level_variable;
+    for (const auto& region : options->regions) {
+      auto equal = region.find('=');
+      if (equal == std::string::npos)
+        throw CLI::ValidationError("--region", "expected NAME=LEVEL, for example --region solve=smpi");
+      options->launch.regions.emplace_back(region.substr(0, equal), region.substr(equal + 1));
+    }
     options->launch.map_by        = options->map_by == "node" ? MapBy::Node : MapBy::Core;
     config::Parameters parameters = common.parameters();
     if (not options->cpu_factor.empty())
@@ -94,6 +128,10 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
       parameters.set("nic.e2e", options->e2e, "--e2e");
     if (options->no_cpu_simulation)
       parameters.set("cpu.simulate", "false", "--no-cpu-simulation");
+    if (not options->pml.empty())
+      parameters.set("mpi.pml", options->pml, "--pml");
+    for (size_t i = 0; i + 1 < options->mca.size(); i += 2)
+      options->launch.mca.emplace_back(options->mca[i], options->mca[i + 1]);
     exit_code = launch(options->launch, parameters, common.simulator_options());
   });
 }

@@ -32,6 +32,20 @@ void print(int fd, const char* text)
   (void)ignored;
 }
 
+void remove_folder_or_say_kept(int fd)
+{
+  if (keep_folder) {
+    char line[512];
+    std::snprintf(line, sizeof(line), "bxisim: kept the temporary folder %s (--keep-temps).\n", folder_path.c_str());
+    print(fd, line);
+  } else {
+    for (const auto& file : files_to_remove)
+      unlink(file.c_str());
+    for (const auto& folder : folders_to_remove)
+      rmdir(folder.c_str());
+  }
+}
+
 void on_crash(int signal_number)
 {
   Rank* rank = os::running_rank();
@@ -52,18 +66,20 @@ void on_crash(int signal_number)
   int count = backtrace(frames, 64);
   backtrace_symbols_fd(frames, count, fd);
 
-  if (keep_folder) {
-    std::snprintf(line, sizeof(line), "bxisim: kept the temporary folder %s (--keep-temps).\n", folder_path.c_str());
-    print(fd, line);
-  } else {
-    for (const auto& file : files_to_remove)
-      unlink(file.c_str());
-    for (const auto& folder : folders_to_remove)
-      rmdir(folder.c_str());
-  }
+  remove_folder_or_say_kept(fd);
   _exit(kCrashExitCode);
 }
 } // namespace
+
+void abort_unsupported(const char* message)
+{
+  os::set_running_rank(nullptr);
+  OutputRouter::drain_after_crash();
+  int fd = OutputRouter::original_stderr_fd();
+  print(fd, message);
+  remove_folder_or_say_kept(fd);
+  _exit(kUnsupportedExitCode);
+}
 
 void install_crash_report(const RunFolder& folder)
 {

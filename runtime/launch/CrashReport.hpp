@@ -12,4 +12,8 @@ namespace bxisim::runtime
 /** Installs the handlers (on an alternate stack: a rank may crash by overflowing its actor's stack). */
 void install_crash_report(const RunFolder& folder);
 
+/** Ends the run at once, from any thread (one that SimGrid does not know included): prints `message`
+ * with the ranks' output so far, removes the temporary folder, exits with kUnsupportedExitCode. */
+[[noreturn]] void abort_unsupported(const char* message);
+
 } // namespace bxisim::runtime

@@ -4,10 +4,11 @@
 namespace bxisim::runtime
 {
 
-constexpr int kRankFailedExitCode = 1; // a rank returned or exited with a non-zero code
-constexpr int kDeadlockExitCode   = 3; // the simulation ended with ranks still blocked
-constexpr int kCrashExitCode      = 4; // a rank (or the simulator) received SIGSEGV, SIGABRT, ...
-constexpr int kLimitExitCode      = 5; // --wall-limit or --sim-time-limit reached
+constexpr int kRankFailedExitCode  = 1; // a rank returned or exited with a non-zero code
+constexpr int kDeadlockExitCode    = 3; // the simulation ended with ranks still blocked
+constexpr int kCrashExitCode       = 4; // a rank (or the simulator) received SIGSEGV, SIGABRT, ...
+constexpr int kLimitExitCode       = 5; // --wall-limit or --sim-time-limit reached
+constexpr int kUnsupportedExitCode = 6; // a rank did something bxisim cannot simulate (the message names it)
 // Stopped by SIGINT, SIGTERM or SIGPIPE: 128 + the signal's number (130, 143, 141), as a shell reports it.
 
 } // namespace bxisim::runtime

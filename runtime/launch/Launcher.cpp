@@ -2,17 +2,22 @@
 
 #include "CrashReport.hpp"
 #include "ExitCodes.hpp"
+#include "OpenMpi.hpp"
 #include "OutputRouter.hpp"
 #include "PortalsLevel.hpp"
 #include "ProgramCopies.hpp"
 #include "RankActor.hpp"
 #include "RankServices.hpp"
+#include "Regions.hpp"
 #include "RunFolder.hpp"
 #include "RunSupervisor.hpp"
+#include "SmpiLevel.hpp"
+#include "middleware/ProgramCheck.hpp"
 #include "platforms/Machine.hpp"
 #include "platforms/PlatformConfig.hpp"
 #include "platforms/Topologies.hpp"
 #include "runtime/config/ConfigError.hpp"
+#include "runtime/os/SimulatorCall.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -120,6 +125,10 @@ void check_program(const std::string& program)
     throw config::ConfigError(fmt::format("{} exports no main function: is it a shared library rather than a program? "
                                           "bxisim runs programs built with bxicc or bxicxx, which keep main exported.",
                                           program));
+  // A program built against another MPI's mpi.h calls MPI_Init & co. itself: they would bind to SimGrid's SMPI.
+  auto mpi_use = mw::program_mpi_use(program);
+  if (not mpi_use.foreign_symbols.empty())
+    throw config::ConfigError(mw::foreign_mpi_message(program, mpi_use));
 }
 
 /** SimGrid settings SimGrid accepts but bxisim's platforms cannot run with. */
@@ -175,15 +184,21 @@ void send_simulator_logs_to_original_stderr(const platform::SimulatorOptions& si
   xbt_log_appender_set(&_XBT_LOGV(root), xbt_log_appender_stream(OutputRouter::original_stderr()));
 }
 
-void report_deadlock(const std::vector<std::unique_ptr<Rank>>& ranks)
+void report_deadlock(const std::vector<std::unique_ptr<Rank>>& ranks, const std::function<std::string(int)>& mpi_call)
 {
   FILE* out = OutputRouter::original_stderr();
   fmt::print(out, "bxisim: deadlock at simulated time {:.9f} s: no rank can progress anymore.\n",
              simgrid::s4u::Engine::get_clock());
   for (const auto& rank : ranks)
-    if (rank->state() == RankState::Running)
-      fmt::print(out, "bxisim:   rank {} waits for {}\n", rank->index(),
-                 rank->waiting_for().empty() ? "a simulator operation" : rank->waiting_for());
+    if (rank->state() == RankState::Running) {
+      std::string what = rank->waiting_for();
+      std::string call = mpi_call ? mpi_call(rank->index()) : std::string();
+      if (what.empty() && not call.empty())
+        what = "the end of " + call + " (check that every rank makes the same collective and matching sends)";
+      else if (not call.empty())
+        what += ", inside " + call;
+      fmt::print(out, "bxisim:   rank {} waits for {}\n", rank->index(), what.empty() ? "a simulator operation" : what);
+    }
   fmt::print(out, "bxisim: (SimGrid lists every actor, NIC actors included, with --log=ker_engine.thres:info)\n");
   std::fflush(out);
 }
@@ -201,8 +216,13 @@ void stop_at_simulated_time(double limit, const std::vector<std::unique_ptr<Rank
 }
 
 /** The exit code of the run, after telling which ranks failed. */
-int summarize(const std::vector<std::unique_ptr<Rank>>& ranks, bool deadlock, bool limit_reached)
+int summarize(const std::vector<std::unique_ptr<Rank>>& ranks, bool deadlock, bool limit_reached, const JobAbort& abort)
 {
+  if (abort.rank >= 0) { // MPI_Abort, or a refused MPI call: the job's code is the one given
+    fmt::print(stderr, "bxisim: rank {} ended the job with code {}; the other ranks were stopped.\n", abort.rank,
+               abort.code);
+    return abort.code & 0xff;
+  }
   std::vector<std::string> failed;
   for (const auto& rank : ranks)
     if (rank->state() == RankState::Ended && rank->end_signal() != 0)
@@ -231,10 +251,13 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   if (options.command.empty())
     throw config::ConfigError("bxisim run: give the program to run, for example `bxisim run -n 4 ./a.out`.");
   const std::string& program = options.command.front();
+  check_level(options.level, "--level");
   check_program(program);
   check_simulator_settings(simulator_options);
+  Regions regions(options.level, options.regions, options.ranks);
   Rank::set_cpu_settings(cpu_settings(parameters));
   auto platform_config = platform::PlatformConfig::from_parameters(parameters);
+  bool smpi_level      = options.level == "smpi";
 
   std::unique_ptr<simgrid::s4u::Engine> engine;
   std::optional<platform::Machine> machine;
@@ -243,6 +266,10 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     // SimGrid's list of every actor at a deadlock (NIC actors included) is long: shown on request only.
     platform::SimulatorOptions engine_options = simulator_options;
     engine_options.log.insert(engine_options.log.begin(), "ker_engine.thres:warning");
+    if (smpi_level) {
+      SmpiLevel::declare_options(); // before the engine: --cfg smpi/... must be known
+      engine_options.smpi_defaults = true;
+    }
     engine = platform::create_engine(engine_options);
     machine.emplace(platform::build_machine(platform_config));
   }
@@ -269,25 +296,57 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   }
   XBT_VERB("%d rank(s) of %s, copies in %s", options.ranks, program.c_str(), folder.path().c_str());
 
-  PortalsLevel portals(options.level, *machine, ranks, parameters, options.trace_csv);
+  bool uses_mpi = program_uses_mpi(program) || std::any_of(libraries.begin(), libraries.end(), [](const auto& library) {
+                    return program_uses_mpi(library.path);
+                  });
+  std::unique_ptr<OpenMpiJob> mpi;
+  std::unique_ptr<SmpiLevel> smpi;
+  std::unique_ptr<PortalsLevel> portals;
+  std::function<bool(Rank&)> load_first;
+  std::function<int(Rank&, int)> after_main;
+  std::function<std::string(int)> mpi_call;
+  if (smpi_level) { // SMPI is the network model: no NIC, no Portals
+    smpi       = std::make_unique<SmpiLevel>(ranks, parameters);
+    load_first = [job = smpi.get()](Rank& r) { return job->load(r); };
+    after_main = [job = smpi.get()](Rank& r, int code) { return job->check_end(r, code); };
+    mpi_call   = [job = smpi.get()](int r) { return job->mpi_call(r); };
+  } else {
+    if (uses_mpi) {
+      mpi        = std::make_unique<OpenMpiJob>(ranks, options.mca, parameters, folder);
+      load_first = [job = mpi.get()](Rank& r) { return job->load(r); };
+      mpi_call   = [job = mpi.get()](int r) { return job->mpi_call(r); };
+    }
+    portals = std::make_unique<PortalsLevel>(options.level, *machine, ranks, parameters, options.trace_csv, options.vcd,
+                                             options.vcd_signals);
+    if (mpi)
+      portals->set_poll_blocking(mpi->poll_blocking_rule());
+  }
+  mw::set_wtime_function(&os::rank_clock);
   prepare_rank_services();
   install_crash_report(folder);
   RunSupervisor supervisor({options.watchdog, options.wall_limit}, ranks, folder);
   bool deadlock      = false;
   bool limit_reached = false;
-  simgrid::s4u::Engine::on_deadlock_cb([&ranks, &deadlock] {
+  simgrid::s4u::Engine::on_deadlock_cb([&ranks, &deadlock, &mpi_call] {
     deadlock = true;
-    report_deadlock(ranks);
+    report_deadlock(ranks, mpi_call);
   });
   {
     OutputRouter router(options.ranks, options.output_dir);
     send_simulator_logs_to_original_stderr(simulator_options);
     for (size_t i = 0; i < ranks.size(); ++i) {
       Rank* rank = ranks[i].get();
-      auto actor = simgrid::s4u::Actor::create(
-          fmt::format("rank{}", i), rank->host(),
-          [rank, copy = copies[i], argv = options.command] { run_rank(*rank, copy, argv); });
-      portals.register_rank_actor(actor->get_pid(), *rank);
+      auto code  = [rank, copy = copies[i], argv = options.command, &load_first, &after_main, &portals] {
+        run_rank(*rank, copy, argv, load_first, after_main);
+        if (portals)
+          portals->rank_ended(*rank); // what it left in flight is finalized (portals/README.md, "Misuse")
+      };
+      if (smpi) {
+        smpi->create_actor(*rank, code);
+      } else {
+        auto actor = simgrid::s4u::Actor::create(fmt::format("rank{}", i), rank->host(), code);
+        portals->register_rank_actor(actor->get_pid(), *rank);
+      }
     }
     if (options.sim_time_limit > 0)
       simgrid::s4u::Actor::create("sim-time-limit", ranks.front()->host(), [&] {
@@ -296,10 +355,15 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     engine->run();
   }
   XBT_VERB("simulation ended at %.9f s", simgrid::s4u::Engine::get_clock());
-  portals.finish();
+  if (portals)
+    portals->finish();
   if (folder.kept())
     fmt::print(stderr, "bxisim: kept the temporary folder {} (--keep-temps).\n", folder.path());
-  return summarize(ranks, deadlock, limit_reached);
+  JobAbort abort = mpi ? mpi->abort_state() : (smpi ? smpi->abort_state() : JobAbort{});
+  int code       = summarize(ranks, deadlock, limit_reached, abort);
+  if (not regions.finish(options.regions_json, simgrid::s4u::Engine::get_clock()) && code == 0)
+    code = kRankFailedExitCode;
+  return code;
 }
 
 } // namespace bxisim::runtime

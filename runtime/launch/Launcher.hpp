@@ -7,6 +7,7 @@
 #include "runtime/config/Parameters.hpp"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bxisim::runtime
@@ -19,12 +20,17 @@ struct LaunchOptions {
   std::vector<std::string> command; // the program, then its arguments
   std::vector<std::string> privatized_libraries;
   bool keep_temps = false;
-  std::string output_dir;        // empty: rank-prefixed lines on stdout/stderr
-  std::string level = "message"; // accuracy level of the ranks' network operations
-  std::string trace_csv;         // folder of the S4BXI-compatible trace, empty: no trace
-  double watchdog       = 10.0;  // wall seconds a rank may run without calling the simulator before a warning; 0: off
-  double wall_limit     = 0.0;   // wall seconds after which the run stops (exit code 5); 0: none
-  double sim_time_limit = 0.0;   // simulated seconds after which the run stops (exit code 5); 0: none
+  std::string output_dir;                               // empty: rank-prefixed lines on stdout/stderr
+  std::string level = "message";                        // accuracy level of the ranks' network operations
+  std::string trace_csv;                                // folder of the S4BXI-compatible trace, empty: no trace
+  std::vector<std::pair<std::string, std::string>> mca; // --mca key value, for OpenMPI
+  double watchdog       = 10.0; // wall seconds a rank may run without calling the simulator before a warning; 0: off
+  double wall_limit     = 0.0;  // wall seconds after which the run stops (exit code 5); 0: none
+  double sim_time_limit = 0.0;  // simulated seconds after which the run stops (exit code 5); 0: none
+  std::vector<std::pair<std::string, std::string>> regions; // --region name=level
+  std::string regions_json;                                 // --regions-json: the regions' summary as JSON
+  std::string vcd;                                          // VCD file of cycle NIC signals, empty: none
+  std::string vcd_signals;                                  // only the signals whose name contains this
 };
 
 /** Runs the ranks; returns the exit code of `bxisim run`. Throws config::ConfigError on bad input. */

@@ -11,6 +11,8 @@
 #include <map>
 #include <poll.h>
 #include <stdexcept>
+#include <sys/ioctl.h>
+#include <thread>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +32,15 @@ int saved_out  = -1;
 int saved_err  = -1;
 FILE* err_file = nullptr;
 std::atomic<bool> reader_done{true};
+std::atomic<int> reader_owner{-1};    // the rank the reader gives what it reads to
+std::atomic<bool> reader_busy{false}; // the reader holds bytes it has not given to a rank yet
+
+/** Bytes written into the pipe behind `fd` and not read yet. */
+int unread_bytes(int fd)
+{
+  int count = 0;
+  return ioctl(fd, FIONREAD, &count) == 0 ? count : 0;
+}
 
 void write_all(int fd, const char* data, size_t size)
 {
@@ -46,13 +57,6 @@ void write_all(int fd, const char* data, size_t size)
   }
 }
 
-void write_marker(int fd, int rank)
-{
-  char marker[kMaxMarkerSize + 1];
-  int length = std::snprintf(marker + 1, sizeof(marker) - 1, "%s%d\n", kMarker, rank);
-  marker[0]  = '\0';
-  write_all(fd, marker, static_cast<size_t>(length) + 1);
-}
 } // namespace
 
 struct OutputRouter::Stream {
@@ -168,7 +172,8 @@ OutputRouter::OutputRouter(int rank_count, const std::string& output_dir)
   close(err_pipe[1]);
   // Programs expect line-buffered output, as on a terminal; stdout would be fully buffered on a pipe.
   setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
-  owner  = -1;
+  owner = -1;
+  reader_owner.store(-1);
   active = true;
   reader_done.store(false);
   reader_ = std::thread([this] { read_until_end(); });
@@ -201,10 +206,12 @@ void OutputRouter::read_until_end()
         continue;
       break;
     }
+    reader_busy.store(true); // before reading: a switch that sees the pipes empty waits for what was read
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || fds[i].revents == 0)
         continue;
-      ssize_t count = read(fds[i].fd, buffer, sizeof(buffer));
+      streams[i]->current = reader_owner.load();
+      ssize_t count       = read(fds[i].fd, buffer, sizeof(buffer));
       if (count < 0 && errno == EINTR)
         continue;
       if (count <= 0) {
@@ -216,6 +223,7 @@ void OutputRouter::read_until_end()
       streams[i]->pending.append(buffer, static_cast<size_t>(count));
       streams[i]->parse(false);
     }
+    reader_busy.store(false);
   }
   reader_done.store(true);
 }
@@ -226,8 +234,10 @@ void OutputRouter::switch_to(int rank)
     return;
   std::fflush(stdout);
   std::fflush(stderr);
-  write_marker(STDOUT_FILENO, rank);
-  write_marker(STDERR_FILENO, rank);
+  // What the previous rank wrote goes to it: wait until the reader has taken it all.
+  while (unread_bytes(STDOUT_FILENO) > 0 || unread_bytes(STDERR_FILENO) > 0 || reader_busy.load())
+    std::this_thread::yield();
+  reader_owner.store(rank);
   owner = rank;
 }
 

@@ -1,7 +1,10 @@
 #include "PortalsLevel.hpp"
 
+#include "CrashReport.hpp"
+
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/SimulatorCall.hpp"
+#include "runtime/os/ThreadInterposition.hpp"
 
 #include "portals/core/Core.hpp"
 
@@ -11,6 +14,8 @@
 #include <fmt/ranges.h>
 
 #include <stdexcept>
+#include <string>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace bxisim::runtime
@@ -32,19 +37,19 @@ class PortalsCall : public os::SimulatorCall
 
 PortalsLevel::PortalsLevel(const std::string& level, const platform::Machine& machine,
                            const std::vector<std::unique_ptr<Rank>>& ranks, const config::Parameters& parameters,
-                           const std::string& trace_folder)
-    : machine_(machine), ranks_(ranks)
+                           const std::string& trace_folder, const std::string& vcd_file, const std::string& vcd_signals)
+    : machine_(machine), ranks_(ranks), parameters_(parameters), vcd_file_(vcd_file), vcd_signals_(vcd_signals)
 {
-  if (level == "smpi" || level == "cycle")
-    throw config::ConfigError(fmt::format("--level {}: this accuracy level is not available yet in this version of "
-                                          "bxisim; use --level message.",
-                                          level));
-  if (level != "message")
+  if (level != "message" && level != "cycle")
     throw config::ConfigError(fmt::format(
-        "--level '{}': unknown level; the levels are smpi, message and cycle (message is available).", level));
+        "--level '{}': unknown level; the levels are smpi, message and cycle (smpi runs without a NIC model).", level));
   if (not machine.has_node_model())
-    throw config::ConfigError("--level message needs the node model (a NIC per node), which SimGrid XML platforms do "
-                              "not have: use --platform fat-tree, single-switch or two-switches.");
+    throw config::ConfigError(fmt::format("--level {} needs the node model (a NIC per node), which SimGrid XML "
+                                          "platforms do not have: use --platform fat-tree, single-switch or "
+                                          "two-switches.",
+                                          level));
+  if (not vcd_file.empty() && level != "cycle")
+    throw config::ConfigError("--vcd traces signals of the cycle NIC model: add --level cycle.");
   for (const auto& rank : ranks_) {
     const auto& placement = rank->placement();
     core_of_address_[{static_cast<ptl_nid_t>(placement.node), static_cast<ptl_pid_t>(placement.local_rank)}] =
@@ -52,19 +57,8 @@ PortalsLevel::PortalsLevel(const std::string& level, const platform::Machine& ma
   }
   if (not trace_folder.empty())
     trace_ = hw::OperationTrace::open(trace_folder);
-
-  hw::message::ProcessDirectory directory{[this](uint32_t id) { return ranks_.at(id)->host(); },
-                                          [this](ptl_nid_t nid, ptl_pid_t pid) {
-                                            auto it = core_of_address_.find({nid, pid});
-                                            // A pid no rank has (a program choosing its own pids): the node's first
-                                            // core stands for it.
-                                            return it != core_of_address_.end()
-                                                       ? it->second
-                                                       : machine_.core(static_cast<int>(nid), 0);
-                                          }};
-  model_ = std::make_unique<hw::message::MessageNicModel>(
-      machine, hw::message::MessageNicConfig::from_parameters(parameters), std::move(directory));
-  model_->set_trace(trace_.get());
+  enable_level(level);
+  switch_level(level);
 
   auto& core = portals::Core::instance();
   core.setContextProvider([this] { return context_of_caller(); });
@@ -76,6 +70,55 @@ PortalsLevel::PortalsLevel(const std::string& level, const platform::Machine& ma
       });
     return call;
   });
+}
+
+hw::message::ProcessDirectory PortalsLevel::message_directory()
+{
+  return {[this](uint32_t id) { return ranks_.at(id)->host(); },
+          [this](ptl_nid_t nid, ptl_pid_t pid) {
+            auto it = core_of_address_.find({nid, pid});
+            if (it != core_of_address_.end())
+              return it->second;
+            // A nid this machine does not have: no memory to reach (the model reports the request
+            // undeliverable).
+            if (nid >= machine_.nodes().size())
+              return static_cast<simgrid::s4u::Host*>(nullptr);
+            // A pid no rank has (a program choosing its own pids): the node's first core stands for it.
+            return machine_.core(static_cast<int>(nid), 0);
+          }};
+}
+
+void PortalsLevel::enable_level(const std::string& level)
+{
+  if (level == "message" && not message_) {
+    message_ = std::make_unique<hw::message::MessageNicModel>(
+        machine_, hw::message::MessageNicConfig::from_parameters(parameters_), message_directory());
+    message_->set_trace(trace_.get());
+  } else if (level == "cycle" && not cycle_) {
+    auto directory = message_directory();
+    cycle_         = std::make_unique<hw::cycle::CycleNicModel>(
+        machine_, parameters_, hw::cycle::ProcessDirectory{directory.core_of_process, directory.core_of_address},
+        vcd_file_, vcd_signals_);
+  }
+}
+
+void PortalsLevel::switch_level(const std::string& level)
+{
+  portals::NicModel* next = level == "cycle" ? static_cast<portals::NicModel*>(cycle_.get()) : message_.get();
+  if (next == nullptr)
+    throw std::logic_error("PortalsLevel::switch_level to a level whose model was not built (enable_level first)");
+  current_ = next;
+}
+
+void PortalsLevel::start_current()
+{
+  started_ = true;
+  if (current_ == message_.get() && not message_started_) {
+    message_started_ = true;
+    message_->start();
+  } else if (current_ == cycle_.get()) {
+    cycle_->start(); // once
+  }
 }
 
 PortalsLevel::~PortalsLevel()
@@ -90,38 +133,62 @@ void PortalsLevel::register_rank_actor(long actor_pid, const Rank& rank)
   rank_of_actor_[actor_pid] = &rank;
 }
 
+void PortalsLevel::rank_ended(const Rank& rank)
+{
+  // Its memory is about to go (its stack with its actor): operations still reading it are dropped, its
+  // NIs finalized, so that nothing reaches its buffers any more.
+  if (started_)
+    portals::Core::instance().endProcess(static_cast<uint32_t>(rank.index()));
+}
+
 portals::ProcessContext PortalsLevel::context_of_caller()
 {
+  if (simgrid::s4u::Actor::self() == nullptr) {
+    // A thread that SimGrid does not run: one the rank created. Asking SimGrid who runs would crash.
+    const Rank* creator = os::creator_of_this_thread();
+    std::string who     = creator != nullptr ? fmt::format("rank {} (node {})", creator->index(), creator->node_name())
+                                             : std::string("a thread that no rank created");
+    std::string message = fmt::format(
+        "bxisim: {} called a Portals function from thread {}, a thread it created (pthread_create, std::thread, "
+        "OpenMP...). bxisim carries out the Portals calls of a rank's main thread only: the thread levels it "
+        "supports are single and funneled (MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED), not serialized or multiple. "
+        "Make the Portals calls from the rank's main thread.\n",
+        who, static_cast<long>(syscall(SYS_gettid)));
+    abort_unsupported(message.c_str());
+  }
   auto it = rank_of_actor_.find(simgrid::s4u::this_actor::get_pid());
   if (it == rank_of_actor_.end())
     throw std::logic_error("a Portals function was called outside the main thread of a rank; bxisim runs Portals "
                            "calls of ranks only");
-  if (not started_) {
-    started_ = true;
-    model_->start();
-  }
+  start_current();
   const Rank& rank = *it->second;
   portals::ProcessContext context;
-  context.id        = static_cast<uint32_t>(rank.index());
-  context.nid       = static_cast<ptl_nid_t>(rank.placement().node);
-  context.localRank = static_cast<ptl_pid_t>(rank.placement().local_rank);
-  context.uid       = static_cast<ptl_uid_t>(getuid());
-  context.nic       = model_.get();
+  context.id            = static_cast<uint32_t>(rank.index());
+  context.nid           = static_cast<ptl_nid_t>(rank.placement().node);
+  context.localRank     = static_cast<ptl_pid_t>(rank.placement().local_rank);
+  static const auto uid = static_cast<ptl_uid_t>(getuid()); // every rank runs as this user: ask once
+  context.uid           = uid;
+  context.nic           = current_;
   return context;
 }
 
 void PortalsLevel::finish()
 {
-  model_->flush_trace();
+  if (message_)
+    message_->flush_trace();
   trace_.reset();
-  const auto& dropped = model_->config().dropped_frames;
-  if (not dropped.empty() && *dropped.rbegin() > model_->frames_sent()) {
-    std::vector<uint64_t> unreached(dropped.upper_bound(model_->frames_sent()), dropped.end());
-    throw config::ConfigError(fmt::format(
-        "nic.drop_frames: frame(s) {} were never sent (the run sent {} wire frames), so the network lost nothing "
-        "there; give frame numbers from 1 to {} (--trace-csv lists the frames in order).",
-        fmt::join(unreached, ","), model_->frames_sent(), model_->frames_sent()));
+  if (message_) {
+    const auto& dropped = message_->config().dropped_frames;
+    if (not dropped.empty() && *dropped.rbegin() > message_->frames_sent()) {
+      std::vector<uint64_t> unreached(dropped.upper_bound(message_->frames_sent()), dropped.end());
+      throw config::ConfigError(fmt::format(
+          "nic.drop_frames: frame(s) {} were never sent (the run sent {} wire frames), so the network lost nothing "
+          "there; give frame numbers from 1 to {} (--trace-csv lists the frames in order).",
+          fmt::join(unreached, ","), message_->frames_sent(), message_->frames_sent()));
+    }
   }
+  if (cycle_)
+    cycle_->check();
 }
 
 } // namespace bxisim::runtime

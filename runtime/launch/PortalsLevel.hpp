@@ -9,6 +9,7 @@
 
 #include "Rank.hpp"
 
+#include "hw/cycle/CycleNicModel.hpp"
 #include "hw/message/MessageNicModel.hpp"
 #include "hw/trace/OperationTrace.hpp"
 #include "platforms/Machine.hpp"
@@ -25,16 +26,33 @@ namespace bxisim::runtime
 class PortalsLevel
 {
  public:
-  /** Checks `level` (only "message" exists so far) and the nic.* parameters; nothing starts yet. */
+  /** Checks `level` (message or cycle) and the nic.* (and cycle.*) parameters; builds the level's NIC
+   * model (the cycle model elaborates SystemC here, before the run); nothing starts yet. `vcd_file`
+   * (cycle level): a VCD of the NIC signals whose names contain `vcd_signals`. */
   PortalsLevel(const std::string& level, const platform::Machine& machine,
                const std::vector<std::unique_ptr<Rank>>& ranks, const config::Parameters& parameters,
-               const std::string& trace_folder);
+               const std::string& trace_folder, const std::string& vcd_file = "", const std::string& vcd_signals = "");
   ~PortalsLevel();
 
   /** Rank `rank` runs in the actor `actor_pid`. */
   void register_rank_actor(long actor_pid, const Rank& rank);
-  /** After the run: completes the trace. */
+  /** Rank `rank` has ended (main returned, exit): its Portals state goes, in its own actor. */
+  void rank_ended(const Rank& rank);
+  /** After the run: completes the trace; rethrows an error the cycle model raised. */
   void finish();
+  /** Polling policy of the message model: see hw::message::MessageNicModel::set_poll_blocking. */
+  void set_poll_blocking(std::function<bool(uint32_t)> may_block)
+  {
+    if (message_)
+      message_->set_poll_blocking(std::move(may_block));
+  }
+  /** The NIC model new Portals commands go to ("message" or "cycle"). Switching keeps all Portals
+   * state (it lives in portals/core); operations in flight finish in the model that started them.
+   * Both models must have been built (the constructor builds the start level's; `enable_level`
+   * builds the other before the run). */
+  void switch_level(const std::string& level);
+  void enable_level(const std::string& level);
+  const char* level() const { return current_->name(); }
 
  private:
   portals::ProcessContext context_of_caller();
@@ -44,8 +62,16 @@ class PortalsLevel
   std::map<long, const Rank*> rank_of_actor_;
   std::map<std::pair<ptl_nid_t, ptl_pid_t>, simgrid::s4u::Host*> core_of_address_;
   std::unique_ptr<hw::OperationTrace> trace_;
-  std::unique_ptr<hw::message::MessageNicModel> model_;
-  bool started_ = false; // NIC actors start with the first Portals call: programs without Portals pay nothing
+  void start_current();
+
+  const config::Parameters& parameters_;
+  hw::message::ProcessDirectory message_directory();
+  std::string vcd_file_, vcd_signals_;
+  std::unique_ptr<hw::message::MessageNicModel> message_;
+  std::unique_ptr<hw::cycle::CycleNicModel> cycle_;
+  portals::NicModel* current_ = nullptr;
+  bool started_               = false; // a Portals call was made: ranks' ends finalize their Portals state
+  bool message_started_ = false; // NIC actors start with the first Portals call: programs without Portals pay nothing
 };
 
 } // namespace bxisim::runtime

@@ -45,19 +45,24 @@ Rank::Rank(const RankPlacement& placement, int size, simgrid::s4u::Host* host, s
 {
 }
 
+// Without CPU simulation (or when SMPI measures CPU time itself) nothing uses the bursts: the thread CPU clock (a
+// system call) is not read, so a simulator call costs no system call at all.
 void Rank::start_burst()
 {
-  burst_start_ = thread_cpu_seconds();
+  if (settings.simulate && settings.measure)
+    burst_start_ = thread_cpu_seconds();
 }
 
 double Rank::end_burst()
 {
+  if (not settings.simulate || not settings.measure)
+    return 0.0;
   return std::max(0.0, thread_cpu_seconds() - burst_start_ - clock_read_cost());
 }
 
 bool Rank::simulate_burst(double seconds)
 {
-  if (not settings.simulate || seconds < settings.threshold)
+  if (not settings.simulate || not settings.measure || seconds < settings.threshold)
     return false;
   simulate_cpu_seconds(seconds);
   return true;

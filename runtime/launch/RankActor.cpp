@@ -79,7 +79,8 @@ void end_own_code(Rank& rank)
 }
 } // namespace
 
-void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::string> argv)
+void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::string> argv,
+              const std::function<bool(Rank&)>& load_first, const std::function<int(Rank&, int)>& after_main)
 {
   rank.mark_running();
   rank.process_state().set_own_folder(std::filesystem::path(program_copy).parent_path().string());
@@ -92,6 +93,11 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
     // Not RTLD_DEEPBIND: a deep-bound copy would find libc's clock_gettime & co. before the
     // bxisim executable's, and time would silently stop being simulated.
     start_own_code(rank);
+    if (load_first && not load_first(rank)) {
+      os::set_running_rank(nullptr);
+      rank.mark_ended(127);
+      return;
+    }
     void* handle = dlopen(program_copy.c_str(), RTLD_NOW | RTLD_LOCAL);
     os::set_running_rank(nullptr);
     if (handle == nullptr) {
@@ -112,6 +118,8 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
     int code = call_main(rank, main_function, static_cast<int>(argv.size()), pointers.data());
     if (rank.state() != RankState::Ended) { // main returned (exit() already ended the rank)
       end_own_code(rank);
+      if (after_main)
+        code = after_main(rank, code);
       rank.mark_ended(code & 0xff);
     }
   } catch (const simgrid::ForcefulKillException&) { // the simulation ended with this rank blocked

@@ -3,6 +3,7 @@
 
 #include "Rank.hpp"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -11,8 +12,13 @@ namespace bxisim::runtime
 
 /**
  * Runs `main(argv)` of the rank's copy of the program, as `rank`, until it returns or calls exit();
- * records the exit code. `argv` starts with the program's name as the user gave it.
+ * records the exit code. `argv` starts with the program's name as the user gave it. `load_first`,
+ * if set, runs as the rank's own code before the program is loaded (the rank's OpenMPI copy);
+ * when it returns false the rank ends with code 127. `after_main`, if set, turns the code main
+ * returned into the rank's exit code (checks of the MPI library's state).
  */
-void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::string> argv);
+void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::string> argv,
+              const std::function<bool(Rank&)>& load_first     = nullptr,
+              const std::function<int(Rank&, int)>& after_main = nullptr);
 
 } // namespace bxisim::runtime

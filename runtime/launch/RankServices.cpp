@@ -62,6 +62,20 @@ void bxisim::runtime::prepare_rank_services()
   the_barrier = std::make_unique<Barrier>();
 }
 
+void bxisim::runtime::kv_store_set(const std::string& key, std::vector<char> value)
+{
+  auto& kv = *the_store;
+  std::unique_lock lock(*kv.mutex);
+  kv.values.insert_or_assign(key, std::move(value));
+  kv.put_signal->notify_all();
+}
+
+const std::vector<char>* bxisim::runtime::kv_store_find(const std::string& key)
+{
+  auto found = the_store->values.find(key);
+  return found != the_store->values.end() ? &found->second : nullptr;
+}
+
 extern "C" {
 
 int bxisim_rank(void)

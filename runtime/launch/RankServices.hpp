@@ -1,6 +1,9 @@
 #pragma once
 // The shared state behind bxisim/rank.h (key/value store, barrier).
 
+#include <string>
+#include <vector>
+
 namespace bxisim::runtime
 {
 
@@ -11,5 +14,13 @@ namespace bxisim::runtime
  * the same thread, which waits forever.
  */
 void prepare_rank_services();
+
+/**
+ * The store for the runtime's own users (OpenMPI's start-up hooks): sets `key`, replacing any
+ * value (PMIx semantics), and wakes the ranks waiting for it in bxisim_kv_get.
+ */
+void kv_store_set(const std::string& key, std::vector<char> value);
+/** The value of `key`, or nullptr: never waits (OpenMPI reads after its fence). */
+const std::vector<char>* kv_store_find(const std::string& key);
 
 } // namespace bxisim::runtime

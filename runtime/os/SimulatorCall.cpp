@@ -16,6 +16,7 @@ namespace
 // With SimGrid's default contexts every actor shares the maestro thread, which is why the pointer
 // is saved in each SimulatorCall (on the actor's own stack) and restored when the call returns.
 thread_local runtime::Rank* running = nullptr;
+const ClockHooks* hooks             = nullptr;
 
 std::atomic<runtime::Rank*> in_code{nullptr};
 std::atomic<unsigned long> transitions{0};
@@ -26,6 +27,16 @@ void note_transition(runtime::Rank* rank)
   transitions.fetch_add(1, std::memory_order_relaxed);
 }
 } // namespace
+
+void set_clock_hooks(const ClockHooks* new_hooks)
+{
+  hooks = new_hooks;
+}
+
+const ClockHooks* clock_hooks()
+{
+  return hooks;
+}
 
 runtime::Rank* rank_in_code()
 {
@@ -52,11 +63,12 @@ SimulatorCall::SimulatorCall() : rank_(running)
 {
   if (rank_ == nullptr)
     return;
+  // The burst ends first: the bookkeeping below is the simulator's, not the program's computation.
+  burst_  = rank_->end_burst();
   running = nullptr;
   note_transition(nullptr);
   rank_->note_simulator_call(simgrid::s4u::Engine::get_clock());
   rank_->process_state().save_globals(); // another rank may run before this call returns
-  burst_           = rank_->end_burst();
   burst_simulated_ = rank_->simulate_burst(burst_);
 }
 

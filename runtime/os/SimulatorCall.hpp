@@ -29,6 +29,21 @@ void set_running_rank(runtime::Rank* rank);
  */
 runtime::Rank* rank_in_code();
 unsigned long simulator_transitions();
+*The simulated clock and sleeps of ranks when an MPI library keeps its own account of CPU
+        time*(SMPI at-- level smpi
+              : reading the clock must first flush its measure)
+            .nullptr : bxisim's own. * /
+    struct ClockHooks {
+  double (*now)();       // called inside a SimulatorCall, as the program's clock reads
+  void (*sleep)(double); // idem
+  double (*flush)();     // idem: the CPU time so far simulated, then the clock; nothing injected (regions)
+};
+void set_clock_hooks(const ClockHooks* hooks);
+/** The calling rank's simulated time in seconds, as the interposed clocks read it but not rounded (MPI_Wtime). */
+double rank_clock();
+/** The calling rank's simulated time for bxisim's own accounts (regions): its CPU time so far counted, no read cost. */
+double rank_clock_exact();
+const ClockHooks* clock_hooks();
 
 class SimulatorCall
 {

@@ -48,16 +48,33 @@ double to_seconds(const timespec& time)
 double simulated_now()
 {
   SimulatorCall call;
+  if (const auto* hooks = bxisim::os::clock_hooks())
+    return hooks->now();
   return simgrid::s4u::Engine::get_clock();
 }
 
 void simulated_sleep(double seconds)
 {
   SimulatorCall call;
-  if (seconds > 0)
+  if (const auto* hooks = bxisim::os::clock_hooks())
+    hooks->sleep(seconds);
+  else if (seconds > 0)
     simgrid::s4u::this_actor::sleep_for(seconds);
 }
 } // namespace
+
+double bxisim::os::rank_clock()
+{
+  return simulated_now();
+}
+
+double bxisim::os::rank_clock_exact()
+{
+  SimulatorCall call;
+  if (const auto* hooks = bxisim::os::clock_hooks())
+    return hooks->flush();
+  return simgrid::s4u::Engine::get_clock();
+}
 
 extern "C" {
 

@@ -35,6 +35,16 @@ TEST(Commands, ShowDefaultFatTreeRoute)
   EXPECT_THAT(result.output, HasSubstr("total: 8 links, latency 2500 ns, bottleneck 12.5 GB/s"));
 }
 
+TEST(Commands, ShowNicLoopbackRoute)
+{
+  auto result = run_bxisim("platform show --no-links --route node3-nic node3-nic --set bxi.loopback_latency=20ns");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("node3-nic -> node3-nic\n    node3-nic-loopback "));
+  EXPECT_THAT(result.output, HasSubstr("total: 1 links, latency 20 ns, bottleneck 12.5 GB/s"));
+  // The default report shows it too, for node 0.
+  EXPECT_THAT(run_bxisim("platform show --no-links").output, HasSubstr("node0-nic -> node0-nic"));
+}
+
 TEST(Commands, ParamsShowsValuesAfterOverrides)
 {
   auto result = run_bxisim("params --set bxi.link_latency=400ns");

@@ -1,7 +1,9 @@
 #pragma once
-// Two simulated processes calling the Portals API from SimGrid actors over the message NIC model,
-// one on core 0 of node 0 and one on core 0 of node 1 of a single-switch machine, without `bxisim run`:
-// the context provider tells them apart by the actor that calls.
+// Two simulated processes calling the Portals API from SimGrid actors over the message NIC model, on a
+// single-switch machine of two nodes, without `bxisim run`: the context provider tells them apart by
+// the actor that calls. Placement::TwoNodes puts rank r on core 0 of node r (traffic crosses the BXI
+// wire); Placement::OneNode puts rank r on core r of node 0 (traffic turns round in node 0's NIC
+// loopback), and a rank may also target itself.
 
 #include "hw/message/MessageNicModel.hpp"
 #include "platforms/PlatformConfig.hpp"
@@ -26,15 +28,18 @@
 namespace bxisim::test
 {
 
+enum class Placement { TwoNodes, OneNode };
+
 class MessageNicWorld
 {
  public:
-  explicit MessageNicWorld(const std::vector<std::string>& assignments)
+  explicit MessageNicWorld(const std::vector<std::string>& assignments, Placement placement = Placement::TwoNodes)
+      : placement_(placement)
   {
     auto parameters = config::Parameters::defaults();
     parameters.apply_assignment("platform.topology=single-switch");
     parameters.apply_assignment("platform.nodes=2");
-    parameters.apply_assignment("node.cores=1");
+    parameters.apply_assignment("node.cores=2");
     for (const auto& assignment : assignments)
       parameters.apply_assignment(assignment);
     platform_ = platform::PlatformConfig::from_parameters(parameters);
@@ -47,30 +52,51 @@ class MessageNicWorld
     machine_ = std::make_unique<platform::Machine>(platform::build_machine(platform_));
     model_   = std::make_unique<hw::message::MessageNicModel>(
         *machine_, nic_,
-        hw::message::ProcessDirectory{
-            [this](uint32_t id) { return machine_->core(static_cast<int>(id), 0); },
-            [this](ptl_nid_t nid, ptl_pid_t) { return machine_->core(static_cast<int>(nid), 0); }});
+        hw::message::ProcessDirectory{[this](uint32_t id) { return host_of(static_cast<int>(id)); },
+                                      [this](ptl_nid_t nid, ptl_pid_t pid) {
+                                        return machine_->core(static_cast<int>(nid), placement_ == Placement::OneNode
+                                                                                           ? static_cast<int>(pid)
+                                                                                           : 0);
+                                      }});
     portals::Core::instance().setContextProvider([this] {
+      int rank = std::stoi(simgrid::s4u::this_actor::get_name());
       portals::ProcessContext context;
-      context.id  = static_cast<uint32_t>(std::stoi(simgrid::s4u::this_actor::get_name()));
-      context.nid = context.id;
-      context.nic = model_.get();
+      context.id        = static_cast<uint32_t>(rank);
+      context.nid       = address_of(rank).phys.nid;
+      context.localRank = address_of(rank).phys.pid;
+      context.nic       = model_.get();
       return context;
     });
     ready_ = simgrid::s4u::Barrier::create(2);
   }
 
-  /** Runs `rank0` on node 0 and `rank1` on node 1 (actor names are the ranks), then the simulation. */
+  /** Runs `rank0` and `rank1` where the placement puts them (actor names are the ranks), then the
+   * simulation. */
   void run(const std::function<void()>& rank0, const std::function<void()>& rank1)
   {
     model_->start();
-    simgrid::s4u::Actor::create("0", machine_->core(0, 0), rank0);
-    simgrid::s4u::Actor::create("1", machine_->core(1, 0), rank1);
+    simgrid::s4u::Actor::create("0", host_of(0), rank0);
+    simgrid::s4u::Actor::create("1", host_of(1), rank1);
     simgrid::s4u::Engine::get_instance()->run();
   }
 
   /** Both ranks meet here once set up (takes no simulated time). */
   void ready() { ready_->wait(); }
+
+  /** The physical Portals id of `rank` (its pid is its local rank on the node). */
+  ptl_process_t address_of(int rank) const
+  {
+    bool one_node = placement_ == Placement::OneNode;
+    ptl_process_t address;
+    address.phys.nid = one_node ? 0 : static_cast<ptl_nid_t>(rank);
+    address.phys.pid = one_node ? static_cast<ptl_pid_t>(rank) : 0;
+    return address;
+  }
+  simgrid::s4u::Host* host_of(int rank) const
+  {
+    return placement_ == Placement::OneNode ? machine_->core(0, rank) : machine_->core(rank, 0);
+  }
+  Placement placement() const { return placement_; }
 
   const platform::PlatformConfig& platform() const { return platform_; }
   const hw::message::MessageNicConfig& nic() const { return nic_; }
@@ -78,6 +104,7 @@ class MessageNicWorld
   hw::message::MessageNicModel& model() { return *model_; }
 
  private:
+  Placement placement_;
   platform::PlatformConfig platform_{};
   hw::message::MessageNicConfig nic_{};
   std::unique_ptr<simgrid::s4u::Engine> engine_;
@@ -97,8 +124,13 @@ struct MessageNicFigures {
     const auto& node = world.platform().node;
     pcie_latency     = node.pcie_transfer.latency + node.pcie_bus.latency; // core -> NIC, either way
     pcie_bandwidth   = std::min(node.pcie_transfer.bandwidth, node.pcie_bus.bandwidth);
-    wire_latency     = 2 * world.platform().bxi_link.latency; // NIC -> switch -> NIC
-    wire_bandwidth   = world.platform().bxi_link.bandwidth;
+    if (world.placement() == Placement::OneNode) { // NIC -> loopback -> the same NIC
+      wire_latency   = node.nic_loopback.latency;
+      wire_bandwidth = node.nic_loopback.bandwidth;
+    } else { // NIC -> switch -> NIC
+      wire_latency   = 2 * world.platform().bxi_link.latency;
+      wire_bandwidth = world.platform().bxi_link.bandwidth;
+    }
   }
   double pcie(double bytes) const { return pcie_latency + bytes / pcie_bandwidth; }
   /** Whole BXI packets cross the wire. */
@@ -128,7 +160,8 @@ struct PortalsEndpoint {
 
   static PortalsEndpoint open(size_t bytes);
   void expose(ptl_match_bits_t bits);
-  ptl_handle_md_t bind();
+  /** An MD on the endpoint's memory, or on `start` (`length` bytes) when given. */
+  ptl_handle_md_t bind(unsigned char* start = nullptr, size_t length = 0);
   /** Waits for the next event of `type`, skipping others; returns it. */
   ptl_event_t wait_for(ptl_event_kind_t type);
 };

@@ -33,11 +33,11 @@ void PortalsEndpoint::expose(ptl_match_bits_t bits)
   EXPECT_EQ(PtlMEAppend(ni, pt, &me, PTL_PRIORITY_LIST, nullptr, &handle), PTL_OK);
 }
 
-ptl_handle_md_t PortalsEndpoint::bind()
+ptl_handle_md_t PortalsEndpoint::bind(unsigned char* start, size_t length)
 {
   ptl_md_t md{};
-  md.start     = memory.data();
-  md.length    = memory.size();
+  md.start     = start != nullptr ? start : memory.data();
+  md.length    = start != nullptr ? length : memory.size();
   md.options   = 0;
   md.eq_handle = eq;
   md.ct_handle = PTL_CT_NONE;

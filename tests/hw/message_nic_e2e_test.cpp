@@ -1,11 +1,12 @@
 // End-to-end reliability: a frame the network loses is sent again after the E2E timeout and the
-// operation completes once.
+// operation completes once; across nodes and inside a node (frames through the NIC's loopback).
 
 #include "MessageNicWorld.hpp"
 
 #include <gtest/gtest.h>
 
 using bxisim::test::MessageNicWorld;
+using bxisim::test::Placement;
 using bxisim::test::PortalsEndpoint;
 
 namespace
@@ -23,9 +24,9 @@ struct Outcome {
 };
 
 /** One 8-byte Put with an ACK; the target then counts PUT events until well after everything settled. */
-Outcome put_once(const std::vector<std::string>& parameters)
+Outcome put_once(const std::vector<std::string>& parameters, Placement placement)
 {
-  MessageNicWorld world(parameters);
+  MessageNicWorld world(parameters, placement);
   Outcome outcome;
   outcome.figures = bxisim::test::MessageNicFigures(world);
   world.run(
@@ -33,9 +34,7 @@ Outcome put_once(const std::vector<std::string>& parameters)
         auto endpoint = PortalsEndpoint::open(8);
         auto md       = endpoint.bind();
         world.ready();
-        ptl_process_t target;
-        target.phys = {1, 0};
-        EXPECT_EQ(PtlPut(md, 0, 8, PTL_ACK_REQ, target, 0, kBits, 0, nullptr, 0), PTL_OK);
+        EXPECT_EQ(PtlPut(md, 0, 8, PTL_ACK_REQ, world.address_of(1), 0, kBits, 0, nullptr, 0), PTL_OK);
         auto ack          = endpoint.wait_for(PTL_EVENT_ACK);
         outcome.ack_time  = simgrid::s4u::Engine::get_clock();
         outcome.fail_type = ack.ni_fail_type;
@@ -54,19 +53,28 @@ Outcome put_once(const std::vector<std::string>& parameters)
       });
   return outcome;
 }
+
+class MessageNicE2e : public testing::TestWithParam<Placement>
+{
+};
+
+std::string placement_name(const testing::TestParamInfo<Placement>& param)
+{
+  return param.param == Placement::OneNode ? "OneNode" : "TwoNodes";
+}
 } // namespace
 
-TEST(MessageNicE2e, NoLossDeliversOnce)
+TEST_P(MessageNicE2e, NoLossDeliversOnce)
 {
-  Outcome normal = put_once({});
+  Outcome normal = put_once({}, GetParam());
   const auto& f  = normal.figures;
   EXPECT_EQ(normal.put_events, 1);
   EXPECT_NEAR(normal.ack_time, f.pcie(f.nic.command_bytes) + f.wire(8) + f.deposit(8) + f.wire(0), kPicosecond);
 }
 
-TEST(MessageNicE2e, LostRequestIsSentAgainAndDeliveredOnce)
+TEST_P(MessageNicE2e, LostRequestIsSentAgainAndDeliveredOnce)
 {
-  Outcome lost  = put_once({"nic.drop_frames=1", "nic.e2e_timeout=10us"});
+  Outcome lost  = put_once({"nic.drop_frames=1", "nic.e2e_timeout=10us"}, GetParam());
   const auto& f = lost.figures;
   EXPECT_EQ(lost.put_events, 1);
   EXPECT_EQ(lost.ack_events, 1);
@@ -79,11 +87,11 @@ TEST(MessageNicE2e, LostRequestIsSentAgainAndDeliveredOnce)
               kPicosecond);
 }
 
-TEST(MessageNicE2e, LostAckIsSentAgain)
+TEST_P(MessageNicE2e, LostAckIsSentAgain)
 {
   // Frame 2 is the target's BXI ACK of the request, frame 3 its Portals ACK: the latter is lost, and
   // the target's E2E sends it again one timeout after it left (it left after the deposit).
-  Outcome lost  = put_once({"nic.drop_frames=3", "nic.e2e_timeout=10us"});
+  Outcome lost  = put_once({"nic.drop_frames=3", "nic.e2e_timeout=10us"}, GetParam());
   const auto& f = lost.figures;
   EXPECT_EQ(lost.put_events, 1);
   EXPECT_EQ(lost.ack_events, 1);
@@ -93,20 +101,23 @@ TEST(MessageNicE2e, LostAckIsSentAgain)
               kPicosecond);
 }
 
-TEST(MessageNicE2e, LostBxiAckMakesADuplicateThatIsNotDeliveredTwice)
+TEST_P(MessageNicE2e, LostBxiAckMakesADuplicateThatIsNotDeliveredTwice)
 {
   // Frame 2, the BXI ACK of the request, is lost: the initiator sends the request again after the
   // timeout; the target recognises the copy, acknowledges it and delivers nothing more.
-  Outcome lost  = put_once({"nic.drop_frames=2", "nic.e2e_timeout=10us"});
+  Outcome lost  = put_once({"nic.drop_frames=2", "nic.e2e_timeout=10us"}, GetParam());
   const auto& f = lost.figures;
   EXPECT_EQ(lost.put_events, 1);
   EXPECT_EQ(lost.ack_events, 1);
   EXPECT_NEAR(lost.ack_time, f.pcie(f.nic.command_bytes) + f.wire(8) + f.deposit(8) + f.wire(0), kPicosecond);
 }
 
-TEST(MessageNicE2e, TooManyLossesMakeTheRequestUndeliverable)
+TEST_P(MessageNicE2e, TooManyLossesMakeTheRequestUndeliverable)
 {
-  Outcome lost = put_once({"nic.drop_frames=1,2,3", "nic.e2e_retries=2", "nic.e2e_timeout=10us"});
+  Outcome lost = put_once({"nic.drop_frames=1,2,3", "nic.e2e_retries=2", "nic.e2e_timeout=10us"}, GetParam());
   EXPECT_EQ(lost.put_events, 0);
   EXPECT_EQ(lost.fail_type, PTL_NI_UNDELIVERABLE);
 }
+
+INSTANTIATE_TEST_SUITE_P(Placements, MessageNicE2e, testing::Values(Placement::TwoNodes, Placement::OneNode),
+                         placement_name);

@@ -11,6 +11,7 @@
 
 using bxisim::test::MessageNicFigures;
 using bxisim::test::MessageNicWorld;
+using bxisim::test::Placement;
 using bxisim::test::PortalsEndpoint;
 
 namespace
@@ -47,24 +48,24 @@ const TraceLine& find(const std::vector<TraceLine>& lines, const std::string& op
   static TraceLine none{};
   return none;
 }
-} // namespace
 
-TEST(MessageNicTrace, PutOf64KiBListsEveryTransferWithItsTimes)
+/** A 64 KiB Put from rank 0 to rank 1, traced: every transfer is listed with the times the model
+ * gives (across nodes the frames are on the BXI wire, inside a node on the NIC's loopback). */
+void check_traced_put(Placement placement)
 {
   const size_t size  = 64 * 1024;
   std::string folder = bxisim::test::temporary_path("trace");
-  MessageNicWorld world({});
+  MessageNicWorld world({}, placement);
   MessageNicFigures f(world);
-  auto trace = bxisim::hw::OperationTrace::open(folder);
+  const int target = static_cast<int>(world.address_of(1).phys.nid);
+  auto trace       = bxisim::hw::OperationTrace::open(folder);
   world.model().set_trace(trace.get());
   world.run(
       [&] {
         auto endpoint = PortalsEndpoint::open(size);
         auto md       = endpoint.bind();
         world.ready();
-        ptl_process_t target;
-        target.phys = {1, 0};
-        EXPECT_EQ(PtlPut(md, 0, size, PTL_ACK_REQ, target, 0, 1, 0, nullptr, 0), PTL_OK);
+        EXPECT_EQ(PtlPut(md, 0, size, PTL_ACK_REQ, world.address_of(1), 0, 1, 0, nullptr, 0), PTL_OK);
         endpoint.wait_for(PTL_EVENT_ACK);
         simgrid::s4u::this_actor::sleep_for(50e-6); // background transfers and BXI ACKs end meanwhile
       },
@@ -83,20 +84,35 @@ TEST(MessageNicTrace, PutOf64KiBListsEveryTransferWithItsTimes)
   const auto& command     = find(lines, "PCI_COMMAND", 0);
   EXPECT_NEAR(command.end - command.start, f.pcie(f.nic.command_bytes), picosecond);
   const auto& put = find(lines, "PUT", 0);
-  EXPECT_EQ(put.target, 1);
+  EXPECT_EQ(put.target, target);
   EXPECT_NEAR(put.start, command.end + f.dma_start(size), picosecond);
   EXPECT_NEAR(put.end - put.start, f.wire(size), picosecond);
   const auto& read = find(lines, "PCI_DMA_READ", 0);
   EXPECT_NEAR(read.end - read.start, f.pcie(size), picosecond);
-  const auto& ack = find(lines, "ACK", 1);
+  const auto& ack = find(lines, "ACK", target);
   EXPECT_EQ(ack.target, 0);
   EXPECT_NEAR(ack.start, put.end + f.deposit(size), picosecond); // once the last PCIe packet is in memory
-  const auto& write = find(lines, "PCI_DMA_WRITE", 1);
+  const auto& write = find(lines, "PCI_DMA_WRITE", target);
   EXPECT_NEAR(write.start, put.end + f.deposit(size), picosecond);
   // The event write (64 B) follows the payload write once the payload has left: they do not share the bus.
   EXPECT_NEAR(write.end - write.start, f.pcie(size), picosecond);
-  const auto& event = find(lines, "PCI_EVENT", 1);
+  const auto& event = find(lines, "PCI_EVENT", target); // the PUT event's write comes first
   EXPECT_NEAR(event.start, write.start + (f.pcie(size) - f.pcie_latency), picosecond);
   // The initiator's BXI ACK of the Portals ACK closes the exchange.
-  EXPECT_EQ(find(lines, "BXI_ACK", 0).target, 1);
+  EXPECT_EQ(find(lines, "BXI_ACK", 0).target, target);
+  if (placement == Placement::OneNode) {
+    for (const auto& line : lines)
+      EXPECT_TRUE(line.initiator == 0 && line.target == 0) << line.operation << " leaves node 0";
+  }
+}
+} // namespace
+
+TEST(MessageNicTrace, PutOf64KiBListsEveryTransferWithItsTimes)
+{
+  check_traced_put(Placement::TwoNodes);
+}
+
+TEST(MessageNicTrace, PutOf64KiBInsideANodeListsEveryTransferWithItsTimes)
+{
+  check_traced_put(Placement::OneNode);
 }

@@ -38,6 +38,23 @@ TEST(Routes, CoreToItsNicCrossesThePcieOnce)
   EXPECT_EQ(names_of(Route::between(node.nic, node.cores[2])), down);
 }
 
+TEST(Routes, NicToItselfTakesItsLoopback)
+{
+  // Traffic between processes of one node turns round inside the NIC, off the BXI wire; in every
+  // topology with the node model.
+  for (const std::string topology : {"single-switch", "two-switches", "fat-tree"}) {
+    auto test = build_test_machine(
+        {"platform.topology=" + topology, "bxi.loopback_bandwidth=20GBps", "bxi.loopback_latency=30ns"});
+    for (const auto& node : test.machine.nodes()) {
+      auto route = Route::between(node.nic, node.nic);
+      EXPECT_EQ(names_of(route), std::vector<std::string>{node.name + "-nic-loopback"}) << topology;
+      EXPECT_DOUBLE_EQ(route.latency, 30e-9);
+      EXPECT_DOUBLE_EQ(route.bottleneck, 20e9);
+      EXPECT_EQ(route.links.at(0)->get_sharing_policy(), simgrid::s4u::Link::SharingPolicy::SHARED);
+    }
+  }
+}
+
 TEST(Routes, TwoNodesOnOneSwitch)
 {
   auto test                         = build_test_machine({"platform.topology=single-switch", "platform.nodes=3"});

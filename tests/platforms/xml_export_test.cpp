@@ -19,8 +19,9 @@ TEST(XmlExport, RoundTripKeepsEveryRoute)
       bxisim::test::run_bxisim("--platform two-switches --set node.cores=2 platform export --xml -o " + path);
   ASSERT_EQ(exported.exit_code, 0) << exported.output;
 
-  const std::string routes = "--route node0-core0 node0-core1 --route node0-core1 node3-core0 "
-                             "--route node4-core1 node1-core0 --route node2-nic node5-core1";
+  const std::string routes =
+      "--route node0-core0 node0-core1 --route node0-core1 node3-core0 "
+      "--route node4-core1 node1-core0 --route node2-nic node5-core1 --route node3-nic node3-nic";
   auto original =
       bxisim::test::run_bxisim("--platform two-switches --set node.cores=2 platform show --no-links " + routes);
   auto reloaded = bxisim::test::run_bxisim("--platform " + path + " platform show --no-links " + routes);
@@ -55,5 +56,8 @@ TEST(XmlExport, DeclaresEachLinkOnceWithExactFigures)
   EXPECT_EQ(attribute_of("node0-pcie-bus-up", "latency"), test.config.node.pcie_bus.latency);
   EXPECT_EQ(count("sharing_policy=\"FATPIPE\""), 4U);
   EXPECT_EQ(count("<zoneRoute "), 2U);
-  EXPECT_EQ(count("<route "), 2U * 3U * 2U); // per node, every ordered pair of its 3 hosts
+  // Per node, every ordered pair of its 3 hosts, and the NIC's loopback.
+  EXPECT_EQ(count("<route "), 2U * (3U * 2U + 1U));
+  EXPECT_EQ(count("<route src=\"node1-nic\" dst=\"node1-nic\""), 1U);
+  EXPECT_EQ(attribute_of("node1-nic-loopback", "bandwidth"), test.config.node.nic_loopback.bandwidth);
 }

@@ -49,6 +49,8 @@ class TestNicModel : public NicModel
 
   size_t pending() const { return queue_.size(); }
   const Message& front() const { return *queue_.front(); }
+  /* Posts the SEND of the oldest message only (an early SEND), leaving it queued for step(). */
+  void completeSendOfFront() { Core::instance().completeSend(*queue_.front()); }
   /* Carries out the oldest message completely. */
   void step()
   {

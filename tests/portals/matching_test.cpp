@@ -195,7 +195,9 @@ TEST_F(MatchingTest, OverflowListUnexpectedHeaderThenSearchThenAppend)
   char dest[16] = {};
   append(1, me(dest, sizeof dest, 0x42, 0, PTL_ME_OP_PUT | PTL_ME_USE_ONCE), PTL_PRIORITY_LIST, &recvUser);
   evs = targetEvents();
-  ASSERT_EQ(evs.size(), 1u);
+  ASSERT_EQ(evs.size(), 2u); // consumed at append: the use-once entry is unlinked at once
+  EXPECT_EQ(evs[1].type, PTL_EVENT_AUTO_UNLINK);
+  EXPECT_EQ(evs[1].user_ptr, &recvUser);
   EXPECT_EQ(evs[0].type, PTL_EVENT_PUT_OVERFLOW);
   EXPECT_EQ(evs[0].user_ptr, &recvUser);
   EXPECT_EQ(static_cast<char*>(evs[0].start), overflow); // the data stays where it landed
@@ -232,9 +234,10 @@ TEST_F(MatchingTest, AutoFreeWhenTheLastHeaderOfAnUnlinkedOverflowBufferIsConsum
   char dest[16];
   append(1, me(dest, 16, 1, 0, PTL_ME_OP_PUT | PTL_ME_USE_ONCE));
   evs = targetEvents();
-  ASSERT_EQ(evs.size(), 2u);
+  ASSERT_EQ(evs.size(), 3u);
   EXPECT_EQ(evs[0].type, PTL_EVENT_PUT_OVERFLOW);
-  EXPECT_EQ(evs[1].type, PTL_EVENT_AUTO_FREE);
+  EXPECT_EQ(evs[1].type, PTL_EVENT_AUTO_FREE);   // the overflow buffer's last header is consumed
+  EXPECT_EQ(evs[2].type, PTL_EVENT_AUTO_UNLINK); // then the use-once entry that took it
 }
 
 TEST_F(MatchingTest, GetReadsTargetMemoryIntoTheInitiatorMd)

@@ -1,0 +1,39 @@
+#include "AddressTranslation.hpp"
+
+namespace bxisim::hw::cycle
+{
+
+bool AddressTranslation::look_up(const Page& page)
+{
+  auto it = entries_.find(page);
+  if (it != entries_.end()) {
+    recent_.splice(recent_.begin(), recent_, it->second);
+    ++hits;
+    return true;
+  }
+  ++misses;
+  if (entries_.size() >= config_.tlb_entries) {
+    entries_.erase(recent_.back());
+    recent_.pop_back();
+  }
+  recent_.push_front(page);
+  entries_[page] = recent_.begin();
+  return false;
+}
+
+void AddressTranslation::process(tlm::tlm_generic_payload& command)
+{
+  Operation& operation = *frame_of(command).operation;
+  if (operation.path == PayloadPath::Dma) {
+    uint32_t process = operation.message->sourceProcess;
+    uint64_t first   = operation.address / config_.page_size;
+    uint64_t last    = (operation.address + operation.message->requestBytes() - 1) / config_.page_size;
+    bool hit         = look_up({process, first});
+    for (uint64_t page = first + 1; page <= last; ++page)
+      look_up({process, page}); // walked while the earlier pages move
+    wait(hit ? config_.hit : config_.hit + config_.walk);
+  }
+  forward(out, command);
+}
+
+} // namespace bxisim::hw::cycle

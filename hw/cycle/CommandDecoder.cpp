@@ -1,0 +1,26 @@
+#include "CommandDecoder.hpp"
+
+namespace bxisim::hw::cycle
+{
+
+PayloadPath CommandDecoder::path_of(const portals::Message& message, const CommandDecoderConfig& config)
+{
+  bool matching    = (message.niOptions & PTL_NI_MATCHING) != 0;
+  uint64_t payload = message.requestBytes();
+  if (payload <= (matching ? config.inline_max_matching : config.inline_max_unmatched))
+    return PayloadPath::Inline;
+  if (payload <= (matching ? config.pio_max_matching : config.pio_max_unmatched))
+    return PayloadPath::Pio;
+  return PayloadPath::Dma;
+}
+
+void CommandDecoder::process(tlm::tlm_generic_payload& command)
+{
+  wait(config_.decode);
+  Operation& operation = *frame_of(command).operation;
+  operation.path       = path_of(*operation.message, config_);
+  ++decoded[static_cast<int>(operation.path)];
+  forward(out, command);
+}
+
+} // namespace bxisim::hw::cycle

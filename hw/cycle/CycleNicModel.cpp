@@ -1,0 +1,343 @@
+#include "CycleNicModel.hpp"
+
+#include "platforms/Route.hpp"
+#include "portals/core/Core.hpp"
+#include "runtime/config/ConfigError.hpp"
+#include "runtime/config/Parameters.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <xbt/log.h>
+
+#include <algorithm>
+#include <limits>
+
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(nic_cycle, portals, "The cycle-approximate (SystemC) NIC model");
+
+namespace sg4 = simgrid::s4u;
+
+namespace bxisim::hw::cycle
+{
+
+namespace
+{
+constexpr double kPollDelayMin = 1e-8;
+constexpr double kPollDelayMax = 1e-6;
+
+PcieFigures pcie_of(const platform::Machine& machine)
+{
+  if (not machine.has_node_model() || machine.nodes().empty())
+    throw config::ConfigError("the cycle NIC model needs the node model (a NIC per node), which SimGrid XML platforms "
+                              "do not have: use --platform fat-tree, single-switch or two-switches.");
+  platform::Route route = platform::Route::between(machine.core(0, 0), machine.nodes()[0].nic);
+  return {route.latency, route.bottleneck};
+}
+} // namespace
+
+CycleNicModel::CycleNicModel(const platform::Machine& machine, const config::Parameters& parameters,
+                             ProcessDirectory directory, const std::string& vcd_file, const std::string& vcd_pattern)
+    : machine_(machine),
+      config_(CycleNicConfig::from_parameters(parameters, pcie_of(machine), parameters.real("bxi.link_bandwidth"))),
+      directory_(std::move(directory)), dropped_frames_(config_.link_port.dropped)
+{
+  if (sc_core::sc_get_status() != sc_core::SC_ELABORATION)
+    throw std::logic_error("the cycle NIC model can be built once per process only (SystemC cannot restart)");
+  for (const auto& node : machine_.nodes()) {
+    nics_.push_back(std::make_unique<BxiNic>(node.name.c_str(), config_, node.index, outbox_, pool_));
+    Host host;
+    host.host        = node.nic;
+    host.mmio        = sg4::Mailbox::by_name(node.name + "-nic-mmio");
+    host.wire        = sg4::Mailbox::by_name(node.name + "-nic-wire");
+    host.sends_ready = sg4::Semaphore::create(0);
+    host.reads_ready = sg4::Semaphore::create(0);
+    hosts_.push_back(std::move(host));
+  }
+  if (not vcd_file.empty()) {
+    vcd_ = sc_core::sc_create_vcd_trace_file(vcd_file.c_str());
+    vcd_->set_time_unit(1, sc_core::SC_PS);
+    for (const auto& nic : nics_)
+      nic->trace(vcd_, vcd_pattern);
+  }
+  sc_core::sc_start(sc_core::SC_ZERO_TIME); // elaboration and initialisation, before SimGrid runs
+  bridge_ = std::make_unique<Bridge>([this] { drain(); });
+}
+
+CycleNicModel::~CycleNicModel()
+{
+  if (vcd_ != nullptr)
+    sc_core::sc_close_vcd_trace_file(vcd_);
+}
+
+void CycleNicModel::start()
+{
+  if (started_)
+    return;
+  started_ = true;
+  sg4::Actor::create("systemc-bridge", hosts_.front().host, [this] { bridge_->run(); })->daemonize();
+  for (int node = 0; node < static_cast<int>(hosts_.size()); ++node) {
+    sg4::Host* host = hosts_[node].host;
+    auto mmio       = sg4::Actor::create("mmio", host, [this, node] { mmio_loop(node); });
+    mmio->daemonize();
+    hosts_[node].mmio->set_receiver(mmio); // command writes flow in while the actor is busy
+    auto wire = sg4::Actor::create("wire-rx", host, [this, node] { wire_loop(node); });
+    wire->daemonize();
+    hosts_[node].wire->set_receiver(wire);
+    sg4::Actor::create("port", host, [this, node] { port_loop(node); })->daemonize();
+    for (unsigned reader = 0; reader < config_.dma_readers; ++reader)
+      sg4::Actor::create("dma-read", host, [this, node] { read_loop(node); })->daemonize();
+  }
+}
+
+void CycleNicModel::check()
+{
+  if (bridge_->error())
+    std::rethrow_exception(bridge_->error());
+}
+
+CycleNicModel::Waiter& CycleNicModel::waiter(uint32_t process_id)
+{
+  auto it = waiters_.find(process_id);
+  if (it == waiters_.end()) {
+    Waiter waiter{sg4::Semaphore::create(0), sg4::Semaphore::create(config_.command_queue.slots)};
+    it = waiters_.emplace(process_id, std::move(waiter)).first;
+  }
+  return it->second;
+}
+
+double CycleNicModel::now() const
+{
+  return sg4::Engine::get_clock();
+}
+
+sg4::Host* CycleNicModel::memory_of(const Operation& operation, bool initiator) const
+{
+  const portals::Message& message = *operation.message;
+  return initiator ? directory_.core_of_process(message.sourceProcess)
+                   : directory_.core_of_address(message.target.phys.nid, message.target.phys.pid);
+}
+
+double CycleNicModel::serialization(sg4::Host* from, sg4::Host* to, uint64_t bytes)
+{
+  auto key = std::make_pair(from, to);
+  auto it  = bottlenecks_.find(key);
+  if (it == bottlenecks_.end())
+    it = bottlenecks_.emplace(key, platform::Route::between(from, to).bottleneck).first;
+  return static_cast<double>(bytes) / it->second;
+}
+
+void CycleNicModel::submit(std::unique_ptr<portals::Message> message)
+{
+  auto operation                 = std::make_shared<Operation>();
+  operation->source_node         = static_cast<int>(message->source.phys.nid);
+  operation->target_node         = static_cast<int>(message->target.phys.nid);
+  operation->address             = reinterpret_cast<uint64_t>(message->payload());
+  operation->message             = std::move(message);
+  const portals::Message& posted = *operation->message;
+  int node                       = operation->source_node;
+  if (node < 0 || node >= static_cast<int>(nics_.size()) || operation->target_node < 0 ||
+      operation->target_node >= static_cast<int>(nics_.size()))
+    throw std::invalid_argument("a Portals operation names a node this machine does not have");
+  tlm::tlm_generic_payload* command = pool_.allocate(FrameKind::Request, operation, node, operation->target_node);
+  frame_of(*command).payload        = posted.requestBytes();
+  XBT_DEBUG("submit %s #%lu from node %d to node %d, %lu bytes", portals::toString(posted.kind),
+            static_cast<unsigned long>(posted.id), node, operation->target_node,
+            static_cast<unsigned long>(posted.length));
+  if (posted.triggered) { // fired by the NIC itself: no CPU, no command queue slot
+    bridge_->submit([this, node, command] { nic(node).triggered(command); });
+    return;
+  }
+  waiter(posted.sourceProcess).command_slots->acquire(); // the rank waits while its queue is full
+  if (not config_.model_pcie_commands) {
+    bridge_->submit([this, node, command] { nic(node).command_arrived(command); });
+    return;
+  }
+  // A posted PCIe write (with its payload when PIO): the rank goes on once its stores have drained.
+  sg4::Host* core  = directory_.core_of_process(posted.sourceProcess);
+  PayloadPath path = CommandDecoder::path_of(posted, config_.command_decoder);
+  uint64_t bytes   = config_.command_bytes + (path == PayloadPath::Pio ? posted.requestBytes() : 0);
+  hosts_[node].mmio->put_init(command, bytes)->detach();
+  sg4::this_actor::sleep_for(serialization(core, hosts_[node].host, bytes));
+}
+
+void CycleNicModel::mmio_loop(int node)
+{
+  for (;;) {
+    auto* command = hosts_[node].mmio->get<tlm::tlm_generic_payload>();
+    bridge_->submit([this, node, command] { nic(node).command_arrived(command); });
+  }
+}
+
+void CycleNicModel::port_loop(int node)
+{
+  Host& here = hosts_[node];
+  for (;;) {
+    here.sends_ready->acquire();
+    OutboxRequest send = here.sends.front();
+    here.sends.pop_front();
+    int to = frame_of(*send.frame).to;
+    hosts_[to].wire->put_init(new Chunk{send.frame, send.flits, send.last}, send.bytes)->detach();
+  }
+}
+
+void CycleNicModel::wire_loop(int node)
+{
+  for (;;) {
+    std::unique_ptr<Chunk> chunk(hosts_[node].wire->get<Chunk>());
+    FrameExtension& frame = frame_of(*chunk->frame);
+    if (chunk->last && dropped_frames_.count(frame.ordinal) != 0) {
+      XBT_INFO("network loses frame %lu (%s #%lu)", static_cast<unsigned long>(frame.ordinal), to_string(frame.kind),
+               static_cast<unsigned long>(frame.operation->message->id));
+      int sender                     = frame.from;
+      uint64_t flits                 = chunk->flits;
+      tlm::tlm_generic_payload* lost = chunk->frame;
+      bridge_->submit([this, sender, flits, lost] {
+        nic(sender).credits_returned(flits);
+        lost->release();
+      });
+      continue;
+    }
+    Chunk arrived = *chunk;
+    bridge_->submit([this, node, arrived] { nic(node).chunk_arrived(arrived.frame, arrived.flits, arrived.last); });
+  }
+}
+
+void CycleNicModel::read_loop(int node)
+{
+  Host& here = hosts_[node];
+  for (;;) {
+    here.reads_ready->acquire();
+    Read read = here.reads.front();
+    here.reads.pop_front();
+    sg4::Comm::sendto_async(read.memory, here.host, read.bytes)->wait();
+    tlm::tlm_generic_payload* frame = read.frame;
+    bridge_->submit([this, node, frame] {
+      nic(node).read_finished(*frame);
+      frame->release();
+    });
+  }
+}
+
+void CycleNicModel::drain()
+{
+  while (not outbox_.empty())
+    for (auto& request : outbox_.take())
+      carry_out(request);
+}
+
+void CycleNicModel::carry_out(OutboxRequest& request)
+{
+  auto& core = portals::Core::instance();
+  switch (request.kind) {
+  case OutboxRequest::Kind::CommandTaken:
+    waiter(request.process).command_slots->release();
+    break;
+  case OutboxRequest::Kind::DmaRead:
+    hosts_[request.node].reads.push_back(
+        {request.frame, memory_of(*request.operation, request.initiator_memory), request.bytes});
+    hosts_[request.node].reads_ready->release();
+    return; // the reader releases the frame
+  case OutboxRequest::Kind::DmaWrite: {
+    if (writes_.size() >= 256)
+      writes_.erase(std::remove_if(writes_.begin(), writes_.end(),
+                                   [](const sg4::CommPtr& comm) { return comm->get_finish_time() >= 0; }),
+                    writes_.end());
+    sg4::Host* memory = memory_of(*request.operation, request.initiator_memory);
+    writes_.push_back(sg4::Comm::sendto_async(hosts_[request.node].host, memory, request.bytes));
+    break;
+  }
+  case OutboxRequest::Kind::WireSend:
+    if (request.last)
+      frame_of(*request.frame).ordinal = ++frames_sent_;
+    hosts_[request.node].sends.push_back(request);
+    hosts_[request.node].sends_ready->release();
+    return; // the chunk carries the frame's reference to its receiver
+  case OutboxRequest::Kind::Deliver: {
+    Operation& operation        = *request.operation;
+    operation.request_delivered = true;
+    core.deliverRequest(*operation.message);
+    frame_of(*request.frame).delivered_by_core = true;
+    nic(request.node).delivered();
+    if (not config_.e2e.enabled && operation.message->response == portals::ResponseKind::none)
+      nic(operation.source_node).return_flow_credit(operation); // nothing will come back to return it
+    break;
+  }
+  case OutboxRequest::Kind::CompleteSend:
+    core.completeSend(*request.operation->message);
+    break;
+  case OutboxRequest::Kind::CompleteResponse:
+    core.completeResponse(*request.operation->message);
+    break;
+  case OutboxRequest::Kind::DropRequest:
+    core.dropRequest(*request.operation->message);
+    if (request.last)
+      core.completeSend(*request.operation->message);
+    core.completeResponse(*request.operation->message);
+    break;
+  case OutboxRequest::Kind::CreditReturn:
+    nic(request.node).credits_returned(request.flits);
+    break;
+  case OutboxRequest::Kind::FlowCreditReturn:
+    nic(request.node).return_flow_credit(*request.operation);
+    break;
+  }
+  if (request.frame != nullptr)
+    request.frame->release();
+}
+
+portals::WaitStatus CycleNicModel::wait(const portals::ProcessContext& context, double timeout)
+{
+  Waiter& waiting = waiter(context.id);
+  waiting.blocked = true;
+  if (timeout == std::numeric_limits<double>::infinity()) {
+    waiting.wakeup->acquire();
+    return portals::WaitStatus::woken;
+  }
+  if (waiting.wakeup->acquire_timeout(timeout)) {
+    waiting.blocked = false;
+    return portals::WaitStatus::timeout;
+  }
+  return portals::WaitStatus::woken;
+}
+
+void CycleNicModel::notify(uint32_t process_id)
+{
+  auto it = waiters_.find(process_id);
+  if (it == waiters_.end())
+    return;
+  Waiter& waiting    = it->second;
+  waiting.poll_delay = 0.0;
+  if (waiting.blocked) {
+    waiting.blocked = false;
+    waiting.wakeup->release();
+  }
+}
+
+void CycleNicModel::polled(const portals::ProcessContext& context)
+{
+  Waiter& polling    = waiter(context.id);
+  polling.poll_delay = polling.poll_delay == 0.0 ? kPollDelayMin : std::min(2 * polling.poll_delay, kPollDelayMax);
+  sg4::this_actor::sleep_for(polling.poll_delay);
+}
+
+CycleNicStatistics CycleNicModel::statistics() const
+{
+  CycleNicStatistics s;
+  for (const auto& nic : nics_) {
+    s.commands += nic->command_queue.taken;
+    s.frames_sent += nic->link_port.frames_sent;
+    s.chunks_sent += nic->link_port.chunks_sent;
+    s.credit_stalls += nic->link_port.credit_stalls;
+    s.credit_stalled_seconds += to_seconds(nic->link_port.credit_stalled_time);
+    s.flow_stalls += nic->wire_arbiter.flow_stalls;
+    s.flow_stalled_seconds += to_seconds(nic->wire_arbiter.flow_stalled_time);
+    s.tlb_hits += nic->address_translation.hits;
+    s.tlb_misses += nic->address_translation.misses;
+    for (const auto& lme : nic->list_matching_engines)
+      s.headers_matched += lme->matched;
+    s.retransmissions += nic->e2e_engine.retransmissions;
+  }
+  s.bridge_rounds = bridge_->rounds();
+  return s;
+}
+
+} // namespace bxisim::hw::cycle

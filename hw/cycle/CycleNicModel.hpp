@@ -1,0 +1,131 @@
+#pragma once
+// The `cycle` NIC model: a portals::NicModel component whose NICs are SystemC modules (BxiNic), one
+// SystemC kernel for all of them, co-simulated with SimGrid through the Bridge. SimGrid carries every
+// transfer over its links (PCIe command writes and DMA, BXI wire chunks), so contention is shared
+// with the rest of the machine; per NIC host, SimGrid actors do what the SystemC side asks:
+//   mmio      receives the CPU's command writes (PCIe) and hands them to the NIC;
+//   port      puts the NIC's wire chunks on the network (every byte leaving NIC k is sent by an actor
+//             on NIC k's host, so routes are right);
+//   wire-rx   receives the chunks other NICs (or this one, inside a node) send it;
+//   dma-read  N readers, each waiting for one DMA read of host memory at a time.
+// DMA writes to memory are posted: Comm::sendto on the explicit route from the NIC to the core.
+
+#include "Bridge.hpp"
+#include "BxiNic.hpp"
+#include "CycleNicConfig.hpp"
+
+#include "platforms/Machine.hpp"
+#include "portals/core/NicModel.hpp"
+
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Mailbox.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bxisim::config
+{
+class Parameters;
+}
+
+namespace bxisim::hw::cycle
+{
+
+/** Finds the core host of a simulated process, by its id or its physical address. */
+struct ProcessDirectory {
+  std::function<simgrid::s4u::Host*(uint32_t process_id)> core_of_process;
+  std::function<simgrid::s4u::Host*(ptl_nid_t nid, ptl_pid_t pid)> core_of_address;
+};
+
+/** Counters of one run, summed over the NICs. */
+struct CycleNicStatistics {
+  uint64_t commands = 0, frames_sent = 0, chunks_sent = 0, credit_stalls = 0, flow_stalls = 0;
+  double credit_stalled_seconds = 0, flow_stalled_seconds = 0;
+  uint64_t tlb_hits = 0, tlb_misses = 0, headers_matched = 0, retransmissions = 0, bridge_rounds = 0;
+};
+
+class CycleNicModel : public portals::NicModel
+{
+ public:
+  /** Builds every NIC's modules and elaborates SystemC: call before Engine::run, once per process.
+   * `vcd_file` (without .vcd) turns on a VCD trace of the signals whose name contains `vcd_pattern`. */
+  CycleNicModel(const platform::Machine& machine, const config::Parameters& parameters, ProcessDirectory directory,
+                const std::string& vcd_file = "", const std::string& vcd_pattern = "");
+  ~CycleNicModel() override;
+
+  /** Starts the bridge and the NICs' actors (daemons). Call from an actor or before Engine::run. */
+  void start();
+  /** After Engine::run: rethrows an error SystemC raised. */
+  void check();
+
+  const char* name() const override { return "cycle"; }
+  void submit(std::unique_ptr<portals::Message> message) override;
+  portals::WaitStatus wait(const portals::ProcessContext& context, double timeout) override;
+  void notify(uint32_t process_id) override;
+  void polled(const portals::ProcessContext& context) override;
+  double now() const override;
+
+  const CycleNicConfig& config() const { return config_; }
+  BxiNic& nic(int node) { return *nics_.at(static_cast<size_t>(node)); }
+  CycleNicStatistics statistics() const;
+
+ private:
+  struct Waiter {
+    simgrid::s4u::SemaphorePtr wakeup;
+    simgrid::s4u::SemaphorePtr command_slots;
+    bool blocked      = false;
+    double poll_delay = 0.0;
+  };
+  struct Chunk { // what a wire communication carries
+    tlm::tlm_generic_payload* frame;
+    uint64_t flits;
+    bool last;
+  };
+  struct Read {
+    tlm::tlm_generic_payload* frame;
+    simgrid::s4u::Host* memory;
+    uint64_t bytes;
+  };
+  struct Host { // the SimGrid side of one NIC
+    simgrid::s4u::Host* host;
+    simgrid::s4u::Mailbox* mmio;
+    simgrid::s4u::Mailbox* wire;
+    std::deque<OutboxRequest> sends;
+    simgrid::s4u::SemaphorePtr sends_ready;
+    std::deque<Read> reads;
+    simgrid::s4u::SemaphorePtr reads_ready;
+  };
+
+  Waiter& waiter(uint32_t process_id);
+  simgrid::s4u::Host* memory_of(const Operation& operation, bool initiator) const;
+  double serialization(simgrid::s4u::Host* from, simgrid::s4u::Host* to, uint64_t bytes);
+  void drain();
+  void carry_out(OutboxRequest& request);
+  void mmio_loop(int node);
+  void port_loop(int node);
+  void wire_loop(int node);
+  void read_loop(int node);
+
+  const platform::Machine& machine_;
+  CycleNicConfig config_;
+  ProcessDirectory directory_;
+  Outbox outbox_;
+  FramePool pool_;
+  std::vector<std::unique_ptr<BxiNic>> nics_;
+  std::vector<Host> hosts_;
+  std::unique_ptr<Bridge> bridge_;
+  std::map<uint32_t, Waiter> waiters_;
+  std::map<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>, double> bottlenecks_;
+  std::vector<simgrid::s4u::CommPtr> writes_; // posted DMA writes, dropped once finished
+  std::set<uint64_t> dropped_frames_;
+  uint64_t frames_sent_        = 0;
+  sc_core::sc_trace_file* vcd_ = nullptr;
+  bool started_                = false;
+};
+
+} // namespace bxisim::hw::cycle

@@ -1,0 +1,63 @@
+#include "Depacketizer.hpp"
+
+#include <algorithm>
+
+namespace bxisim::hw::cycle
+{
+
+Depacketizer::Depacketizer(sc_core::sc_module_name name, const DepacketizerConfig& config, int node, Outbox& outbox)
+    : sc_core::sc_module(name), in("in"), to_e2e("to_e2e"), headers("headers"), responses("responses"), config_(config),
+      node_(node), outbox_(outbox)
+{
+  SC_HAS_PROCESS(Depacketizer);
+  SC_THREAD(run);
+}
+
+sc_core::sc_time Depacketizer::deposit(uint64_t bytes) const
+{
+  if (not config_.model_pcie || bytes == 0)
+    return sc_core::SC_ZERO_TIME;
+  return to_sc_time(config_.pcie.latency +
+                    static_cast<double>(std::min(bytes, config_.pcie_packet)) / config_.pcie.bandwidth);
+}
+
+void Depacketizer::run()
+{
+  for (;;) {
+    tlm::tlm_generic_payload* payload = in->pop();
+    FrameExtension& frame             = frame_of(*payload);
+    OutboxRequest back{OutboxRequest::Kind::CreditReturn, frame.from};
+    back.flits = frame.last_flits;
+    outbox_.post(back);
+    wait(config_.depacketize);
+    ++frames;
+    forward(to_e2e, *payload);
+    Operation& operation = *frame.operation;
+    if (frame.kind == FrameKind::Request) {
+      if (operation.request_arrived) {
+        ++duplicates;
+      } else {
+        operation.request_arrived = true;
+        // The payload streams to memory behind the wire: its last PCIe packet is in one packet later
+        // (thesis figure 4.10); the LMEs wait for it before events and acknowledgements.
+        frame.in_memory_at = frame.arrived_at + deposit(operation.message->requestBytes());
+        payload->acquire();
+        headers->push_back(payload);
+        payload->release();
+      }
+    } else if (frame.kind == FrameKind::Response) {
+      if (operation.response_arrived) {
+        ++duplicates;
+      } else {
+        operation.response_arrived = true;
+        frame.in_memory_at         = frame.arrived_at + deposit(operation.message->responseBytes());
+        payload->acquire();
+        responses->push_back(payload);
+        payload->release();
+      }
+    }
+    payload->release();
+  }
+}
+
+} // namespace bxisim::hw::cycle

@@ -1,0 +1,34 @@
+#include "EventEngine.hpp"
+
+namespace bxisim::hw::cycle
+{
+
+void complete_send_once(const std::shared_ptr<Operation>& operation, int node, Outbox& outbox)
+{
+  if (operation->send_completed || operation->given_up)
+    return;
+  operation->send_completed = true;
+  outbox.post({OutboxRequest::Kind::CompleteSend, node, nullptr, operation});
+}
+
+void EventEngine::process(tlm::tlm_generic_payload& payload)
+{
+  FrameExtension& frame = frame_of(payload);
+  Operation& operation  = *frame.operation;
+  wait(config_.event);
+  if (frame.kind == FrameKind::Response && sc_core::sc_time_stamp() < frame.in_memory_at)
+    wait(frame.in_memory_at - sc_core::sc_time_stamp());
+  ++events;
+  if (config_.write_events)
+    post_write(dma, payload, config_.event_bytes,
+               kWriteEvent | (frame.kind == FrameKind::Response ? kWriteToInitiator : 0));
+  if (frame.kind == FrameKind::Request) {
+    if (operation.message->response != portals::ResponseKind::none)
+      forward(to_response, payload);
+    return;
+  }
+  complete_send_once(frame.operation, node_, outbox_);
+  outbox_.post({OutboxRequest::Kind::CompleteResponse, node_, nullptr, frame.operation});
+}
+
+} // namespace bxisim::hw::cycle

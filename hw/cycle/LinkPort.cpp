@@ -1,0 +1,80 @@
+#include "LinkPort.hpp"
+
+#include <algorithm>
+
+namespace bxisim::hw::cycle
+{
+
+LinkPort::LinkPort(sc_core::sc_module_name name, const LinkPortConfig& config, int node, Outbox& outbox)
+    : Stage(name, 1), dma("dma"), to_e2e("to_e2e"), received("received"), config_(config), node_(node), outbox_(outbox),
+      rx_buffer_("rx_buffer")
+{
+  credits = static_cast<int>(config_.credits);
+  received.bind(rx_buffer_);
+}
+
+void LinkPort::chunk_arrived(tlm::tlm_generic_payload* frame, uint64_t flits, bool last)
+{
+  FrameExtension& extension = frame_of(*frame);
+  if (not last) {
+    OutboxRequest back{OutboxRequest::Kind::CreditReturn, extension.from};
+    back.flits = flits;
+    outbox_.post(back);
+    frame->release();
+    return;
+  }
+  extension.arrived_at = sc_core::sc_time_stamp();
+  extension.last_flits = flits;
+  rx_buffer_.push_back(frame); // never full: the credits bound it
+  frame->release();
+}
+
+void LinkPort::credits_returned(uint64_t flits)
+{
+  credits += static_cast<int>(flits);
+  credits_back_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void LinkPort::process(tlm::tlm_generic_payload& payload)
+{
+  FrameExtension& frame    = frame_of(payload);
+  const uint64_t fpp       = config_.flits_per_packet;
+  const uint64_t chunk_max = std::max<uint64_t>(1, config_.credits / fpp / 2);
+  busy                     = 1;
+  frame.sent_at            = sc_core::sc_time_stamp();
+  uint64_t remaining       = frame.packets;
+  while (remaining > 0) {
+    if (static_cast<uint64_t>(credits) < fpp) {
+      ++credit_stalls;
+      sc_core::sc_time since = sc_core::sc_time_stamp();
+      while (static_cast<uint64_t>(credits) < fpp)
+        wait(credits_back_);
+      credit_stalled_time += sc_core::sc_time_stamp() - since;
+    }
+    uint64_t chunk = std::min({remaining, static_cast<uint64_t>(credits) / fpp, chunk_max});
+    credits -= static_cast<int>(chunk * fpp);
+    remaining -= chunk;
+    uint64_t bytes = chunk * config_.wire_packet;
+    ++chunks_sent;
+    bytes_sent += bytes;
+    // Inside a node the chunk goes to this NIC itself, over its loopback link (a SimGrid transfer,
+    // shared with every other frame that turns round in this NIC, as in the message model).
+    OutboxRequest send{OutboxRequest::Kind::WireSend, node_, &payload, frame.operation};
+    send.bytes = bytes;
+    send.flits = chunk * fpp;
+    send.last  = remaining == 0;
+    outbox_.post(send);
+    wait(config_.serialization(bytes, frame.to == node_));
+  }
+  ++frames_sent;
+  busy = 0;
+  // The NIC needs the whole payload before it may drop its copy (E2E); the read usually ended long ago.
+  if (frame.read_pending) {
+    payload.set_command(tlm::TLM_IGNORE_COMMAND);
+    forward(dma, payload);
+    payload.set_command(tlm::TLM_WRITE_COMMAND);
+  }
+  forward(to_e2e, payload);
+}
+
+} // namespace bxisim::hw::cycle

@@ -1,0 +1,59 @@
+#pragma once
+// Link port: puts frames on the NIC's BXI link and takes the frames that arrive.
+//
+// Sending: a frame occupies the port for its serialization at the link's bandwidth (the loopback's
+// for a frame to this node); the bytes travel as SimGrid communications from this NIC's host (so
+// contention on every link is shared with the rest of the machine; inside a node they cross the
+// NIC's loopback link, nodeK-nic-loopback, the message model's route). Link-level credits: each packet takes
+// `flits_per_packet` credits of the peer's receive buffer (`credits` flits); the port stops when they are used up and
+// goes on as the receiver drains its buffer. A frame larger than the credits go out in chunks, each a communication of
+// its own, of at most half the credits so that the pipe stays full. Once the last packet has left (and the DMA read of
+// the payload is over), the frame is handed to the E2E engine (its timer starts), and a request whose payload fits the
+// E2E context gets its SEND event.
+//
+// Receiving: the bridge calls chunk_arrived(); the last chunk of a frame goes into the receive
+// buffer, where the depacketizer takes it (and returns its credits to the sender). Earlier chunks
+// give their credits back at once: they stream on to memory.
+
+#include "Channels.hpp"
+#include "CycleNicConfig.hpp"
+#include "Outbox.hpp"
+#include "Stage.hpp"
+
+#include <tlm_utils/simple_initiator_socket.h>
+
+namespace bxisim::hw::cycle
+{
+
+class LinkPort : public Stage
+{
+ public:
+  tlm_utils::simple_initiator_socket<LinkPort> dma;    // waits for a payload's DMA read to finish
+  tlm_utils::simple_initiator_socket<LinkPort> to_e2e; // frames that have left (E2E timers)
+  sc_core::sc_export<FrameQueueIf> received;           // the receive buffer, for the depacketizer
+
+  LinkPort(sc_core::sc_module_name name, const LinkPortConfig& config, int node, Outbox& outbox);
+
+  /** `flits` of a frame sent by another NIC arrived (called by the bridge); `last`: the frame is complete. */
+  void chunk_arrived(tlm::tlm_generic_payload* frame, uint64_t flits, bool last);
+  /** The peer drained `flits` from its receive buffer (called by the bridge). */
+  void credits_returned(uint64_t flits);
+
+  uint64_t frames_sent = 0, chunks_sent = 0, bytes_sent = 0;
+  uint64_t credit_stalls = 0;           // times the port waited for credits
+  sc_core::sc_time credit_stalled_time; // total time it waited
+  int credits = 0;                      // credits left (VCD)
+  int busy    = 0;                      // 1 while a frame is on the port (VCD)
+
+ protected:
+  void process(tlm::tlm_generic_payload& frame) override;
+
+ private:
+  LinkPortConfig config_;
+  int node_;
+  Outbox& outbox_;
+  FrameQueue rx_buffer_;
+  sc_core::sc_event credits_back_;
+};
+
+} // namespace bxisim::hw::cycle

@@ -1,0 +1,37 @@
+#include "ListMatchingEngine.hpp"
+
+namespace bxisim::hw::cycle
+{
+
+ListMatchingEngine::ListMatchingEngine(sc_core::sc_module_name name, const ListMatchingEngineConfig& config, int node,
+                                       Outbox& outbox, CommitOrder& order)
+    : sc_core::sc_module(name), headers("headers"), out("out"), config_(config), node_(node), outbox_(outbox),
+      order_(order)
+{
+  SC_HAS_PROCESS(ListMatchingEngine);
+  SC_THREAD(run);
+}
+
+void ListMatchingEngine::run()
+{
+  for (;;) {
+    tlm::tlm_generic_payload* payload = headers->pop();
+    uint64_t ticket                   = order_.take_ticket();
+    FrameExtension& frame             = frame_of(*payload);
+    busy                              = 1;
+    wait(config_.match);
+    order_.wait_turn(ticket);
+    if (sc_core::sc_time_stamp() < frame.in_memory_at)
+      wait(frame.in_memory_at - sc_core::sc_time_stamp());
+    outbox_.post({OutboxRequest::Kind::Deliver, node_, payload, frame.operation});
+    while (not frame.delivered_by_core)
+      wait(order_.delivered);
+    ++matched;
+    busy = 0;
+    out->push_back(payload); // before the commit: the DMA writer sees headers in order
+    payload->release();
+    order_.commit();
+  }
+}
+
+} // namespace bxisim::hw::cycle

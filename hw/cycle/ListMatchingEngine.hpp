@@ -1,0 +1,36 @@
+#pragma once
+// List Matching Engine (LME): takes the next incoming header, spends `match` on it, then commits it
+// in arrival order (CommitOrder): once its payload is in memory, the semantics layer of portals/
+// matches and deposits it (the bridge calls portals::Core::deliverRequest, never a copy of the
+// rules), and the header goes on to the DMA writer. Several LMEs share one header FIFO and work in
+// parallel: the message rate of the receive side is engines / match.
+
+#include "Channels.hpp"
+#include "CycleNicConfig.hpp"
+#include "Outbox.hpp"
+
+namespace bxisim::hw::cycle
+{
+
+class ListMatchingEngine : public sc_core::sc_module
+{
+ public:
+  sc_core::sc_port<FrameQueueIf> headers;
+  sc_core::sc_port<FrameQueueIf> out; // to the DMA writer
+
+  ListMatchingEngine(sc_core::sc_module_name name, const ListMatchingEngineConfig& config, int node, Outbox& outbox,
+                     CommitOrder& order);
+
+  uint64_t matched = 0;
+  int busy         = 0; // VCD
+
+ private:
+  void run();
+
+  ListMatchingEngineConfig config_;
+  int node_;
+  Outbox& outbox_;
+  CommitOrder& order_;
+};
+
+} // namespace bxisim::hw::cycle

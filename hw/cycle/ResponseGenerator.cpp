@@ -1,0 +1,27 @@
+#include "ResponseGenerator.hpp"
+
+#include "EventEngine.hpp"
+
+namespace bxisim::hw::cycle
+{
+
+void ResponseGenerator::process(tlm::tlm_generic_payload& request)
+{
+  FrameExtension& frame = frame_of(request);
+  Operation& operation  = *frame.operation;
+  wait(config_.generate);
+  ++responses;
+  if (config_.quick_acks && operation.message->response == portals::ResponseKind::ack) {
+    operation.request_acknowledged = operation.response_acknowledged = true;
+    outbox_.post({OutboxRequest::Kind::FlowCreditReturn, operation.source_node, nullptr, frame.operation});
+    complete_send_once(frame.operation, node_, outbox_);
+    outbox_.post({OutboxRequest::Kind::CompleteResponse, node_, nullptr, frame.operation});
+    return;
+  }
+  tlm::tlm_generic_payload* response = pool_.allocate(FrameKind::Response, frame.operation, node_, frame.from);
+  frame_of(*response).payload        = operation.message->responseBytes();
+  forward(out, *response);
+  response->release();
+}
+
+} // namespace bxisim::hw::cycle

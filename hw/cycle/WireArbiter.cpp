@@ -1,0 +1,101 @@
+#include "WireArbiter.hpp"
+
+#include "Stage.hpp"
+
+#include <string>
+
+namespace bxisim::hw::cycle
+{
+
+WireArbiter::WireArbiter(sc_core::sc_module_name name, const WireArbiterConfig& config)
+    : sc_core::sc_module(name), out("out"), credits("credits"), config_(config)
+{
+  for (unsigned network = 0; network < kVirtualNetworks; ++network) {
+    queues_[network] = std::make_unique<FrameQueue>(("vn" + std::to_string(network)).c_str(), config_.vn_depth);
+    vn[network].bind(*queues_[network]);
+  }
+  credits.bind(*this);
+  SC_HAS_PROCESS(WireArbiter);
+  SC_THREAD(arbiter);
+}
+
+std::pair<ptl_nid_t, ptl_pid_t> WireArbiter::process_of(const Operation& operation)
+{
+  return {operation.message->target.phys.nid, operation.message->target.phys.pid};
+}
+
+bool WireArbiter::may_go(tlm::tlm_generic_payload& payload) const
+{
+  const FrameExtension& frame = frame_of(payload);
+  if (frame.kind != FrameKind::Request || frame.operation->holds_flow_credit)
+    return true;
+  if (config_.nic_limit > 0) {
+    auto it = per_nic_.find(frame.to);
+    if (it != per_nic_.end() && it->second >= config_.nic_limit)
+      return false;
+  }
+  if (config_.process_limit > 0) {
+    auto it = per_process_.find(process_of(*frame.operation));
+    if (it != per_process_.end() && it->second >= config_.process_limit)
+      return false;
+  }
+  return true;
+}
+
+void WireArbiter::return_credit(Operation& operation)
+{
+  if (not operation.holds_flow_credit)
+    return;
+  operation.holds_flow_credit = false;
+  --per_nic_[operation.target_node];
+  --per_process_[process_of(operation)];
+  --in_flight;
+  credit_back_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void WireArbiter::arbiter()
+{
+  bool flow_control = config_.nic_limit > 0 || config_.process_limit > 0;
+  for (;;) {
+    int chosen   = -1;
+    bool stalled = false;
+    for (unsigned i = 1; i <= kVirtualNetworks && chosen < 0; ++i) {
+      unsigned network = (last_ + i) % kVirtualNetworks;
+      if (queues_[network]->size() == 0)
+        continue;
+      if (may_go(*queues_[network]->front()))
+        chosen = static_cast<int>(network);
+      else
+        stalled = true;
+    }
+    if (chosen < 0) {
+      sc_core::sc_event_or_list any;
+      for (auto& queue : queues_)
+        any |= queue->written();
+      if (stalled) {
+        ++flow_stalls;
+        sc_core::sc_time since = sc_core::sc_time_stamp();
+        wait(any | credit_back_);
+        flow_stalled_time += sc_core::sc_time_stamp() - since;
+      } else {
+        wait(any);
+      }
+      continue;
+    }
+    last_                           = static_cast<unsigned>(chosen);
+    tlm::tlm_generic_payload* frame = queues_[chosen]->pop();
+    FrameExtension& extension       = frame_of(*frame);
+    if (flow_control && extension.kind == FrameKind::Request && not extension.operation->holds_flow_credit) {
+      extension.operation->holds_flow_credit = true;
+      ++per_nic_[extension.to];
+      ++per_process_[process_of(*extension.operation)];
+      ++in_flight;
+    }
+    wait(config_.arbitrate);
+    forward(out, *frame); // blocks while the link port is busy with the previous frame
+    ++frames;
+    frame->release();
+  }
+}
+
+} // namespace bxisim::hw::cycle

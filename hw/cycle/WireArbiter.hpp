@@ -1,0 +1,53 @@
+#pragma once
+// Wire arbiter: four virtual network queues progressing independently, one link. It picks the next
+// frame round robin among the networks whose head may go, and hands whole frames to the link port,
+// so packets of different messages are never interleaved on the wire.
+//
+// NIC flow control (thesis 7.1, off by default): a request may enter the wire only while the NIC has
+// fewer than `nic_limit` requests in flight towards its destination NIC and fewer than
+// `process_limit` towards its destination process; the credit comes back with the request's
+// acknowledgement (the E2E engine returns it). A blocked head stalls its virtual network (the
+// others go on); stalls are counted.
+
+#include "Channels.hpp"
+#include "CycleNicConfig.hpp"
+
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <map>
+#include <memory>
+
+namespace bxisim::hw::cycle
+{
+
+class WireArbiter : public sc_core::sc_module, public FlowCreditIf
+{
+ public:
+  tlm_utils::simple_initiator_socket<WireArbiter> out; // to the link port
+  sc_core::sc_export<FrameQueueIf> vn[kVirtualNetworks];
+  sc_core::sc_export<FlowCreditIf> credits;
+
+  WireArbiter(sc_core::sc_module_name name, const WireArbiterConfig& config);
+
+  void return_credit(Operation& operation) override;
+  const FrameQueue& queue(unsigned network) const { return *queues_[network]; }
+
+  uint64_t frames      = 0;
+  uint64_t flow_stalls = 0;           // times a request waited for a flow-control credit
+  sc_core::sc_time flow_stalled_time; // total time requests waited for one
+  int in_flight = 0;                  // requests holding a credit (VCD)
+
+ private:
+  void arbiter();
+  bool may_go(tlm::tlm_generic_payload& frame) const;
+  static std::pair<ptl_nid_t, ptl_pid_t> process_of(const Operation& operation);
+
+  WireArbiterConfig config_;
+  std::unique_ptr<FrameQueue> queues_[kVirtualNetworks];
+  unsigned last_ = kVirtualNetworks - 1;
+  std::map<int, unsigned> per_nic_;
+  std::map<std::pair<ptl_nid_t, ptl_pid_t>, unsigned> per_process_;
+  sc_core::sc_event credit_back_;
+};
+
+} // namespace bxisim::hw::cycle

@@ -1,0 +1,136 @@
+#include "Entry.hpp"
+
+#include <xbt/log.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+
+XBT_LOG_NEW_CATEGORY(mpi, "bxisim MPI middleware (mpi.h, the dispatch to the MPI back ends)");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(mpi_entry, mpi, "MPI middleware: entry points");
+
+namespace bxisim::mw
+{
+namespace
+{
+std::function<RankMpi*()>& provider()
+{
+  static std::function<RankMpi*()> instance;
+  return instance;
+}
+
+const char* name_of(MpiFunction function)
+{
+  return kMpiFunctionFacts[static_cast<int>(function)].name;
+}
+
+[[noreturn]] void end_rank(const char* what)
+{
+  std::fprintf(stderr, "bxisim: %s\n", what);
+  std::fflush(stderr);
+  std::exit(1); // bxisim's exit: ends this rank with code 1
+}
+} // namespace
+
+namespace
+{
+const CallHooks* the_call_hooks = nullptr;
+}
+
+void set_call_hooks(const CallHooks* hooks)
+{
+  the_call_hooks = hooks;
+}
+
+const CallHooks* call_hooks()
+{
+  return the_call_hooks;
+}
+
+void exit_rank(int code)
+{
+  if (the_call_hooks != nullptr)
+    the_call_hooks->exit_rank(code);
+  std::exit(code);
+}
+
+static std::function<void(int, int)>& abort_handler()
+{
+  static std::function<void(int, int)> instance;
+  return instance;
+}
+
+void set_abort_handler(std::function<void(int rank, int code)> handler)
+{
+  abort_handler() = std::move(handler);
+}
+
+void abort_job(int rank, int code)
+{
+  if (abort_handler())
+    abort_handler()(rank, code);
+}
+
+void set_rank_provider(std::function<RankMpi*()> provider_function)
+{
+  provider() = std::move(provider_function);
+}
+
+RankMpi* calling_rank()
+{
+  return provider() ? provider()() : nullptr;
+}
+
+MpiInterface* enter(MpiFunction function)
+{
+  RankMpi* rank = calling_rank();
+  char message[512];
+  if (rank == nullptr) {
+    std::snprintf(message, sizeof message,
+                  "the program called %s, but this run has no MPI library: MPI programs run at --level message "
+                  "(bxisim run --level message -n <ranks> <program>)",
+                  name_of(function));
+    end_rank(message);
+  }
+  if (not kMpiFunctionFacts[static_cast<int>(function)].before_init) {
+    if (not rank->initialized()) {
+      std::snprintf(message, sizeof message,
+                    "rank %d called %s before MPI_Init: call MPI_Init (or MPI_Init_thread) first", rank->rank(),
+                    name_of(function));
+      end_rank(message);
+    }
+    if (rank->finalized()) {
+      std::snprintf(message, sizeof message, "rank %d called %s after MPI_Finalize: MPI calls must come before it",
+                    rank->rank(), name_of(function));
+      end_rank(message);
+    }
+  }
+  return static_cast<MpiInterface*>(rank);
+}
+
+int refuse(MpiFunction function, const char* reason)
+{
+  RankMpi* rank = calling_rank();
+  char message[768];
+  std::snprintf(message, sizeof message, "rank %d called %s: %s", rank != nullptr ? rank->rank() : -1,
+                name_of(function), reason);
+  if (rank != nullptr && rank->initialized() && not rank->finalized()) {
+    std::fprintf(stderr, "bxisim: %s\n", message);
+    static_cast<MpiInterface*>(rank)->Abort(MPI_COMM_WORLD, 1); // ends the whole job
+  }
+  end_rank(message);
+}
+
+int unavailable(MpiFunction function, int error_class)
+{
+  static std::atomic<bool> said{false};
+  if (not said.exchange(true))
+    std::fprintf(stderr,
+                 "bxisim: %s: bxisim does not provide the MPI tool information interface (MPI_T); its calls "
+                 "return an error\n",
+                 name_of(function));
+  return error_class;
+}
+
+} // namespace bxisim::mw

@@ -1,0 +1,47 @@
+#pragma once
+// What every generated entry point (bxisim_MPI_x, EntryPoints.cpp) asks before dispatching: which
+// rank calls, and whether the call is allowed now. Problems end the rank with a message naming the
+// call and the fix.
+
+#include "MpiFunctions.hpp"
+#include "MpiInterface.hpp"
+
+namespace bxisim::mw
+{
+
+/** The calling rank's dispatch; ends the rank if it has none, or if `function` is called before MPI_Init or after
+ * MPI_Finalize. */
+MpiInterface* enter(MpiFunction function);
+/** The calling rank's dispatch, or nullptr (callbacks). */
+RankMpi* calling_rank();
+/** Records the MPI function a rank is in, for as long as it runs (nested calls of a PMPI tool included). */
+class CallScope
+{
+ public:
+  CallScope(MpiInterface* rank, const char* name) : rank_(rank), previous_(rank->enter_call(name)), hooks_(call_hooks())
+  {
+    if (hooks_ != nullptr)
+      token_ = hooks_->enter();
+  }
+  ~CallScope()
+  {
+    if (hooks_ != nullptr)
+      hooks_->leave(token_);
+    rank_->leave_call(previous_);
+  }
+  CallScope(const CallScope&)            = delete;
+  CallScope& operator=(const CallScope&) = delete;
+
+ private:
+  MpiInterface* rank_;
+  const char* previous_;
+  const CallHooks* hooks_;
+  void* token_ = nullptr;
+};
+
+/** A function bxisim does not offer in a simulation: says why and ends the job. */
+int refuse(MpiFunction function, const char* reason);
+/** A function whose interface bxisim does not provide (MPI_T): returns `error_class`, saying so once. */
+int unavailable(MpiFunction function, int error_class);
+
+} // namespace bxisim::mw

@@ -1,0 +1,23 @@
+#pragma once
+// What a program built for `bxisim run` expects of MPI, read from its dynamic symbols.
+
+#include <string>
+#include <vector>
+
+namespace bxisim::mw
+{
+
+struct ProgramMpiUse {
+  /** It calls bxisim's MPI entry points (it was built with bxisim's mpi.h). */
+  bool bxisim_mpi = false;
+  /** MPI_x / PMPI_x functions it calls but does not define: it was built against another MPI's mpi.h. */
+  std::vector<std::string> foreign_symbols;
+};
+
+/** Reads the ELF dynamic symbol table of `path` (a shared object); throws std::runtime_error if unreadable. */
+ProgramMpiUse program_mpi_use(const std::string& path);
+
+/** The message for a program with foreign MPI symbols, naming one and the fix. */
+std::string foreign_mpi_message(const std::string& program, const ProgramMpiUse& use);
+
+} // namespace bxisim::mw

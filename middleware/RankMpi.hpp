@@ -1,0 +1,96 @@
+#pragma once
+// The seam between the runtime and the MPI middleware (see ../../shared MPI contract, and
+// middleware/README.md).
+//
+// Programs built with bxicc include middleware's mpi.h, whose #defines turn every MPI_x and PMPI_x
+// call into a call of bxisim_MPI_x / bxisim_PMPI_x, exported by the bxisim executable. Those entry
+// points ask the rank provider which rank calls, and go through that rank's RankMpi: the dispatch
+// to the rank's own MPI back end, translating handles, constants, statuses and error codes between
+// bxisim's ABI (the MPI Forum's standard ABI) and the back end's.
+//
+// Layering: middleware never includes runtime/; the runtime creates one RankMpi per rank and
+// installs the provider.
+
+#include <functional>
+#include <memory>
+
+namespace bxisim::mw
+{
+
+/** One per rank: the dispatch table to that rank's MPI back end. */
+class RankMpi
+{
+ public:
+  virtual ~RankMpi() = default;
+
+  /** The rank this dispatch belongs to (its rank in MPI_COMM_WORLD). */
+  int rank() const { return rank_; }
+  /** Name of the back end ("openmpi", "smpi"), for messages. */
+  virtual const char* back_end() const = 0;
+  /** Whether the program called MPI_Init or MPI_Init_thread, and MPI_Finalize (for end-of-rank checks). */
+  bool initialized() const { return initialized_; }
+  bool finalized() const { return finalized_; }
+  /** The MPI function the rank is in ("MPI_Bcast"), or nullptr: deadlock reports name it. */
+  const char* current_call() const { return current_call_; }
+
+ protected:
+  explicit RankMpi(int rank) : rank_(rank) {}
+  int rank_;
+  bool initialized_         = false;
+  bool finalized_           = false;
+  const char* current_call_ = nullptr;
+};
+
+/**
+ * The dispatch of one rank over its private OpenMPI copy (a dlopen handle). Throws
+ * std::runtime_error naming the first missing symbol.
+ */
+std::unique_ptr<RankMpi> make_openmpi_rank(void* openmpi_handle, int rank);
+
+/**
+ * The dispatch of one rank over SMPI, SimGrid's MPI in libsimgrid (`library` is a dlopen handle of
+ * it, RTLD_DEFAULT in bxisim). The rank must run in an actor SMPI knows (properties instance_id and
+ * rank). Throws std::runtime_error naming the first missing symbol.
+ */
+std::unique_ptr<RankMpi> make_smpi_rank(void* library, int rank);
+
+/**
+ * What ends the job when a rank calls MPI_Abort, or something bxisim refuses, with a back end that
+ * does not report it to the runtime itself (SMPI): the runtime records the rank and code and stops
+ * the other ranks; the caller then ends its own rank.
+ */
+void set_abort_handler(std::function<void(int rank, int code)> handler);
+/** Calls the abort handler (if any). */
+void abort_job(int rank, int code);
+
+/**
+ * What every MPI entry point does around its call into the back end, when the back end's calls are
+ * simulator calls (SMPI: ranks block and switch inside them, and SMPI measures their CPU time
+ * itself): `enter` returns a token given back to `leave` when the call returns. nullptr (the
+ * default, the OpenMPI levels): the back end's code counts as the rank's own.
+ */
+struct CallHooks {
+  void* (*enter)();
+  void (*leave)(void* token);
+  /** Ends the calling rank with `code` from inside a call (exit() alone would end the process there). */
+  [[noreturn]] void (*exit_rank)(int code);
+};
+/** Ends the calling rank: through the hooks when set, else exit(). */
+[[noreturn]] void exit_rank(int code);
+void set_call_hooks(const CallHooks* hooks);
+const CallHooks* call_hooks();
+
+/**
+ * MPI_Wtime: the runtime's simulated clock of the calling rank, as a double (the libc clocks give
+ * whole nanoseconds, SMPI's MPI_Wtime gives SimGrid's clock itself). nullptr: clock_gettime.
+ */
+void set_wtime_function(double (*wtime)());
+
+/**
+ * The runtime tells the middleware which rank is calling (as portals::Core's context provider).
+ * The provider returns nullptr when the caller has no MPI back end (a run at a level without MPI):
+ * the entry points then end the rank with a message saying so.
+ */
+void set_rank_provider(std::function<RankMpi*()> provider);
+
+} // namespace bxisim::mw

@@ -1,0 +1,233 @@
+#pragma once
+// Conversions between bxisim's MPI ABI (the MPI Forum's standard ABI, include/mpi.h) and SMPI's, the
+// MPI of SimGrid 3.32 in libsimgrid, for one rank. Every generated function of the SMPI back end
+// (SmpiRank, generated from mpi_api.list) converts its arguments in with to_be_<kind>, calls
+// libsimgrid's MPI_x through a function pointer, and converts its outputs with from_be_<kind>.
+//
+// Handles: SMPI's are pointers to its C++ objects. Null handles are null pointers (except
+// MPI_DATATYPE_NULL, an object); predefined datatypes, operations, MPI_GROUP_EMPTY and the error
+// handlers are libsimgrid's objects smpi_MPI_x, found by name and translated by table both ways.
+// MPI_COMM_WORLD is libsimgrid's variable MPI_COMM_WORLD, read at each call; MPI_COMM_SELF and
+// MPI_INFO_ENV are per rank (smpi_process_comm_self(), smpi_process_info_env()). SMPI's constant
+// values used here are facts of its smpi.h (3.32); this file does not include it (its names clash
+// with mpi.h's).
+
+#include "Callbacks.hpp"
+#include "OpenMpiAbi.hpp" // Scratch
+
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <unordered_map>
+
+namespace bxisim::mw
+{
+
+class SmpiAbi : public BackEndCallbacks
+{
+ public:
+  static constexpr const char* kName = "smpi";
+
+  using be_comm       = void*;
+  using be_group      = void*;
+  using be_datatype   = void*;
+  using be_op         = void*;
+  using be_request    = void*;
+  using be_win        = void*;
+  using be_info       = void*;
+  using be_errhandler = void*;
+  using be_message    = void*;
+  using be_file       = void*;
+  /** SMPI's MPI_Status. */
+  struct be_status {
+    int source;
+    int tag;
+    int error;
+    int count; // bytes
+    int cancelled;
+  };
+
+  /** Resolves symbols of libsimgrid (dlsym on `library`, RTLD_DEFAULT in bxisim). */
+  explicit SmpiAbi(void* library);
+  /** For tests: symbols come from `resolve` (nullptr when absent). */
+  explicit SmpiAbi(std::function<void*(const char*)> resolve);
+  ~SmpiAbi() override = default;
+
+  /** A function or object of libsimgrid; throws std::runtime_error naming it when absent, unless optional. */
+  void* symbol(const char* name, bool optional) const;
+  /** What a call of a function SMPI does not implement returns, after saying so. */
+  int missing(const char* function) const;
+
+  static bool be_ok(int result) { return result == kSmpiSuccess || result == kSmpiErrInStatus; }
+  static be_status* be_status_ignore() { return nullptr; }
+  static be_status* be_statuses_ignore() { return nullptr; }
+
+  // Handles
+  be_comm to_be_comm(MPI_Comm h) const;
+  be_group to_be_group(MPI_Group h) const { return to_be(h, MPI_GROUP_NULL); }
+  be_datatype to_be_datatype(MPI_Datatype h) const { return to_be(h, MPI_DATATYPE_NULL); }
+  be_op to_be_op(MPI_Op h) const { return to_be(h, MPI_OP_NULL); }
+  be_request to_be_request(MPI_Request h) const { return to_be(h, MPI_REQUEST_NULL); }
+  be_win to_be_win(MPI_Win h) const { return to_be(h, MPI_WIN_NULL); }
+  be_info to_be_info(MPI_Info h) const;
+  be_errhandler to_be_errhandler(MPI_Errhandler h) const { return to_be(h, MPI_ERRHANDLER_NULL); }
+  be_message to_be_message(MPI_Message h) const { return to_be(h, MPI_MESSAGE_NULL); }
+  be_file to_be_file(MPI_File h) const { return to_be(h, MPI_FILE_NULL); }
+  MPI_Comm from_be_comm(be_comm h) const;
+  MPI_Group from_be_group(be_group h) const { return from_be(h, MPI_GROUP_NULL); }
+  MPI_Datatype from_be_datatype(be_datatype h) const { return from_be(h, MPI_DATATYPE_NULL); }
+  MPI_Op from_be_op(be_op h) const { return from_be(h, MPI_OP_NULL); }
+  MPI_Request from_be_request(be_request h) const { return from_be(h, MPI_REQUEST_NULL); }
+  MPI_Win from_be_win(be_win h) const { return from_be(h, MPI_WIN_NULL); }
+  MPI_Info from_be_info(be_info h) const;
+  MPI_Errhandler from_be_errhandler(be_errhandler h) const { return from_be(h, MPI_ERRHANDLER_NULL); }
+  MPI_Message from_be_message(be_message h) const { return from_be(h, MPI_MESSAGE_NULL); }
+  MPI_File from_be_file(be_file h) const { return from_be(h, MPI_FILE_NULL); }
+
+  /** SMPI's MPI_IN_PLACE is (void*)-222. */
+  template <class T>
+  static T* to_be_buffer(T* buffer)
+  {
+    return buffer == MPI_IN_PLACE ? reinterpret_cast<T*>(kSmpiInPlace) : buffer;
+  }
+
+  // Statuses
+  be_status to_be_status(const MPI_Status* status) const;
+  void from_be_status(const be_status& status, MPI_Status* out) const;
+
+  // Integer values with special meanings
+  static int to_be_rank(int rank);
+  static int from_be_rank(int rank);
+  static int to_be_tag(int tag) { return tag == MPI_ANY_TAG ? kSmpiAnyTag : tag; }
+  static int from_be_tag(int tag) { return tag == kSmpiAnyTag ? MPI_ANY_TAG : tag; }
+  static int to_be_color(int color) { return color == MPI_UNDEFINED ? kSmpiUndefined : color; }
+  static int from_be_color(int color) { return color == kSmpiUndefined ? MPI_UNDEFINED : color; }
+  static int to_be_undef(int value) { return to_be_color(value); }
+  static int from_be_undef(int value) { return from_be_color(value); }
+  static int to_be_split_type(int split_type);
+  static int to_be_thread_level(int level);
+  static int from_be_thread_level(int level);
+  static int from_be_compare(int result);
+  static int from_be_topology(int topology);
+  static int to_be_lock_type(int lock_type);
+  static int to_be_win_assert(int assert_bits);
+  static int to_be_file_amode(int amode);
+  static int from_be_file_amode(int amode);
+  static int to_be_whence(int whence);
+  static int to_be_order(int order);
+  static int to_be_typeclass(int typeclass);
+  static int to_be_distribute(int distribute);
+  static int to_be_darg(int darg) { return darg == MPI_DISTRIBUTE_DFLT_DARG ? kSmpiDistributeDfltDarg : darg; }
+  static int from_be_combiner(int combiner);
+  static int to_be_keyval(int keyval);
+  static int from_be_keyval(int keyval);
+  static int to_be_win_keyval(int keyval);
+  static int to_be_errcode(int code);
+  static int from_be_errcode(int code);
+  static int from_be_win_flavor(int flavor);
+  static int from_be_win_model(int model);
+
+  static const int* to_be_weights_in(const int* weights);
+  static int* to_be_weights_out(int* weights) { return const_cast<int*>(to_be_weights_in(weights)); }
+
+  // Callbacks: libsimgrid calls a trampoline, which calls the program's function with bxisim's handles.
+  void* to_be_user_function(MPI_User_function* function) const { return user_function_trampoline(function); }
+  void* to_be_comm_errhandler_function(MPI_Comm_errhandler_function* function) const
+  {
+    return comm_errhandler_trampoline(function);
+  }
+  void* to_be_win_errhandler_function(MPI_Win_errhandler_function* function) const
+  {
+    return win_errhandler_trampoline(function);
+  }
+  void* to_be_file_errhandler_function(MPI_File_errhandler_function* function) const
+  {
+    return file_errhandler_trampoline(function);
+  }
+
+  // Array lengths that depend on a communicator (Alltoallw)
+  int peer_count(MPI_Comm comm) const;
+  int in_degree(MPI_Comm comm) const;
+  int out_degree(MPI_Comm comm) const;
+
+  // BackEndCallbacks
+  MPI_Datatype callback_datatype(void* handle) const override { return from_be_datatype(handle); }
+  MPI_Comm callback_comm(void* handle) const override { return from_be_comm(handle); }
+  MPI_Win callback_win(void* handle) const override { return from_be_win(handle); }
+  MPI_File callback_file(void* handle) const override { return from_be_file(handle); }
+  int callback_errcode(int code) const override { return from_be_errcode(code); }
+  int callback_to_be_errcode(int code) const override { return to_be_errcode(code); }
+  int callback_keyval(int keyval) const override { return from_be_keyval(keyval); }
+  void callback_to_be_status(const MPI_Status* status, void* be) const override
+  {
+    *static_cast<be_status*>(be) = to_be_status(status);
+  }
+
+  static constexpr int kSmpiSuccess            = 0;
+  static constexpr int kSmpiErrInStatus        = 13;
+  static constexpr int kSmpiAnySource          = -555;
+  static constexpr int kSmpiProcNull           = -666;
+  static constexpr int kSmpiAnyTag             = -444;
+  static constexpr int kSmpiUndefined          = -333;
+  static constexpr int kSmpiKeyvalInvalid      = -9;
+  static constexpr int kSmpiDistributeDfltDarg = 3;
+  static constexpr intptr_t kSmpiInPlace       = -222;
+  /** Keyvals the program creates: SMPI numbers them from 0, which is MPI_KEYVAL_INVALID in mpi.h. */
+  static constexpr int kUserKeyvalOffset = 1000;
+
+ protected:
+  /** Attribute values converted to bxisim's constants (MPI_WIN_CREATE_FLAVOR, MPI_WIN_MODEL), kept for the program. */
+  std::deque<int> converted_attributes_;
+  /** The level MPI_Init_thread provided (SMPI's own answer is always MPI_THREAD_SINGLE). */
+  int thread_level_ = MPI_THREAD_SINGLE;
+  /** How each window was created (SMPI does not answer MPI_WIN_CREATE_FLAVOR). */
+  std::unordered_map<const void*, int> flavor_of_;
+  int created_window(int result, void* window, int flavor, MPI_Win* win);
+  /** Types made by MPI_Type_create_struct, whose combiner SMPI 3.32 reports as MPI_COMBINER_INDEXED. */
+  std::unordered_map<const void*, bool> struct_types_;
+
+ private:
+  static constexpr uintptr_t kPredefinedLimit = 0x400;
+
+  void resolve_predefined();
+  void predefined(uintptr_t abi, void* object);
+  void predefined(uintptr_t abi, const char* object);
+
+  template <class H>
+  void* to_be(H handle, H null_handle) const
+  {
+    auto value = reinterpret_cast<uintptr_t>(handle);
+    if (value >= kPredefinedLimit)
+      return reinterpret_cast<void*>(value);
+    if (not known_[value]) // a predefined handle SMPI lacks (MPI_REAL2, ...): its kind's null handle
+      value = reinterpret_cast<uintptr_t>(null_handle);
+    return predefined_[value];
+  }
+  template <class H>
+  H from_be(void* object, H null_handle) const
+  {
+    if (object == nullptr)
+      return null_handle;
+    auto it = abi_of_.find(object);
+    return reinterpret_cast<H>(it != abi_of_.end() ? it->second : reinterpret_cast<uintptr_t>(object));
+  }
+
+  std::function<void*(const char*)> resolve_;
+  std::array<void*, kPredefinedLimit> predefined_{};
+  std::array<bool, kPredefinedLimit> known_{};
+  std::unordered_map<const void*, uintptr_t> abi_of_;
+
+  void** comm_world_                   = nullptr; // libsimgrid's MPI_COMM_WORLD variable
+  void* comm_uninitialized_            = nullptr; // what it holds when SMPI was not started by smpirun
+  void* (*comm_self_)()                = nullptr;
+  void* (*info_env_)()                 = nullptr;
+  mutable void* comm_self_value_       = nullptr;
+  mutable void* info_env_value_        = nullptr;
+  int (*comm_test_inter_)(void*, int*) = nullptr;
+  int (*comm_size_)(void*, int*)       = nullptr;
+};
+
+} // namespace bxisim::mw

@@ -1,0 +1,232 @@
+// The SMPI back end's hand-written parts: the functions marked @custom in mpi_api.list, and those
+// whose SMPI translation needs more than conversions (generate_mpi.py, BACKENDS["SmpiRank"]["custom"]).
+
+#include "Callbacks.hpp"
+#include "Entry.hpp"
+#include "SmpiRank.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace bxisim::mw
+{
+
+void publish_smpi_comm_world(); // SmpiWorld.cpp
+
+std::unique_ptr<RankMpi> make_smpi_rank(void* library, int rank)
+{
+  return std::make_unique<SmpiRank>(library, rank);
+}
+
+int SmpiRank::Init(int* argc, char*** argv)
+{
+  int result = from_be_errcode(fn_.Init(argc, argv));
+  if (result == MPI_SUCCESS)
+    publish_smpi_comm_world();
+  return result;
+}
+
+int SmpiRank::Init_thread(int* argc, char*** argv, int required, int* provided)
+{
+  if (required == MPI_THREAD_MULTIPLE) {
+    std::fprintf(stderr,
+                 "bxisim: rank %d: MPI_Init_thread with MPI_THREAD_MULTIPLE is not supported: a simulated rank is a "
+                 "single thread of the simulator; ask for MPI_THREAD_FUNNELED or MPI_THREAD_SERIALIZED, and call MPI "
+                 "from one thread at a time. The job ends.\n",
+                 rank());
+    abort_job(rank(), 1);
+    exit_rank(1);
+  }
+  // SMPI's MPI_Init_thread answers MPI_THREAD_SINGLE whatever is asked. A rank is one thread of the
+  // simulator, so FUNNELED and SERIALIZED hold as well: bxisim answers the level asked, as at the other levels.
+  int result = Init(argc, argv);
+  if (result == MPI_SUCCESS) {
+    thread_level_ =
+        required == MPI_THREAD_SINGLE || required == MPI_THREAD_FUNNELED || required == MPI_THREAD_SERIALIZED
+            ? required
+            : MPI_THREAD_SINGLE;
+    if (provided != nullptr)
+      *provided = thread_level_;
+  }
+  return result;
+}
+
+int SmpiRank::Query_thread(int* provided)
+{
+  if (provided == nullptr)
+    return MPI_ERR_ARG;
+  *provided = thread_level_;
+  return MPI_SUCCESS;
+}
+
+int SmpiRank::Is_thread_main(int* flag)
+{
+  if (flag == nullptr)
+    return MPI_ERR_ARG;
+  *flag = 1; // the rank's only thread
+  return MPI_SUCCESS;
+}
+
+int SmpiRank::Abort(MPI_Comm, int errorcode)
+{
+  std::fprintf(stderr, "bxisim: rank %d called MPI_Abort with error code %d; the job ends.\n", rank(), errorcode);
+  std::fflush(stderr);
+  abort_job(rank(), errorcode);
+  exit_rank(errorcode);
+}
+
+int SmpiRank::Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
+                                 MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval,
+                                 void* extra_state)
+{
+  // SMPI's MPI_COMM_NULL_COPY_FN and MPI_COMM_NULL_DELETE_FN are null, MPI_COMM_DUP_FN is (void*)1.
+  auto callbacks = keyval_callbacks(AttributeKind::Comm, reinterpret_cast<void*>(comm_copy_attr_fn),
+                                    reinterpret_cast<void*>(comm_delete_attr_fn), extra_state, nullptr,
+                                    reinterpret_cast<void*>(1), nullptr);
+  int keyval     = 0;
+  int result     = fn_.Comm_create_keyval(callbacks[0], callbacks[1], &keyval, callbacks[2]);
+  if (be_ok(result))
+    *comm_keyval = from_be_keyval(keyval);
+  return from_be_errcode(result);
+}
+
+int SmpiRank::Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state)
+{
+  return Comm_create_keyval(reinterpret_cast<MPI_Comm_copy_attr_function*>(copy_fn),
+                            reinterpret_cast<MPI_Comm_delete_attr_function*>(delete_fn), keyval, extra_state);
+}
+
+int SmpiRank::Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
+                                 MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval,
+                                 void* extra_state)
+{
+  auto callbacks = keyval_callbacks(AttributeKind::Datatype, reinterpret_cast<void*>(type_copy_attr_fn),
+                                    reinterpret_cast<void*>(type_delete_attr_fn), extra_state, nullptr,
+                                    reinterpret_cast<void*>(1), nullptr);
+  int keyval     = 0;
+  int result     = fn_.Type_create_keyval(callbacks[0], callbacks[1], &keyval, callbacks[2]);
+  if (be_ok(result))
+    *type_keyval = from_be_keyval(keyval);
+  return from_be_errcode(result);
+}
+
+int SmpiRank::Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn,
+                                MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state)
+{
+  auto callbacks = keyval_callbacks(AttributeKind::Win, reinterpret_cast<void*>(win_copy_attr_fn),
+                                    reinterpret_cast<void*>(win_delete_attr_fn), extra_state, nullptr,
+                                    reinterpret_cast<void*>(1), nullptr);
+  int keyval     = 0;
+  int result     = fn_.Win_create_keyval(callbacks[0], callbacks[1], &keyval, callbacks[2]);
+  if (be_ok(result))
+    *win_keyval = from_be_keyval(keyval);
+  return from_be_errcode(result);
+}
+
+int SmpiAbi::created_window(int result, void* window, int flavor, MPI_Win* win)
+{
+  if (be_ok(result)) {
+    flavor_of_[window] = flavor;
+    *win               = from_be_win(window);
+  }
+  return from_be_errcode(result);
+}
+
+int SmpiRank::Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
+{
+  void* window = nullptr;
+  int result   = fn_.Win_create(base, size, disp_unit, to_be_info(info), to_be_comm(comm), &window);
+  return created_window(result, window, MPI_WIN_FLAVOR_CREATE, win);
+}
+
+int SmpiRank::Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
+{
+  void* window = nullptr;
+  int result   = fn_.Win_allocate(size, disp_unit, to_be_info(info), to_be_comm(comm), baseptr, &window);
+  return created_window(result, window, MPI_WIN_FLAVOR_ALLOCATE, win);
+}
+
+int SmpiRank::Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+                                  MPI_Win* win)
+{
+  void* window = nullptr;
+  int result   = fn_.Win_allocate_shared(size, disp_unit, to_be_info(info), to_be_comm(comm), baseptr, &window);
+  return created_window(result, window, MPI_WIN_FLAVOR_SHARED, win);
+}
+
+int SmpiRank::Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
+{
+  void* window = nullptr;
+  int result   = fn_.Win_create_dynamic(to_be_info(info), to_be_comm(comm), &window);
+  return created_window(result, window, MPI_WIN_FLAVOR_DYNAMIC, win);
+}
+
+int SmpiRank::Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag)
+{
+  // SMPI does not answer MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL: bxisim does, from what created the window.
+  if (win_keyval == MPI_WIN_CREATE_FLAVOR || win_keyval == MPI_WIN_MODEL) {
+    auto it = flavor_of_.find(to_be_win(win));
+    if (it == flavor_of_.end())
+      return MPI_ERR_WIN;
+    converted_attributes_.push_back(win_keyval == MPI_WIN_CREATE_FLAVOR ? it->second : MPI_WIN_SEPARATE);
+    *static_cast<int**>(attribute_val) = &converted_attributes_.back();
+    *flag                              = 1;
+    return MPI_SUCCESS;
+  }
+  int result = fn_.Win_get_attr(to_be_win(win), to_be_win_keyval(win_keyval), attribute_val, flag);
+  return from_be_errcode(result);
+}
+
+int SmpiRank::Type_create_struct(int count, const int* array_of_block_lengths, const MPI_Aint* array_of_displacements,
+                                 const MPI_Datatype* array_of_types, MPI_Datatype* newtype)
+{
+  Scratch<void*> types(array_of_types != nullptr ? static_cast<size_t>(count) : 0);
+  for (size_t i = 0; i < types.size(); ++i)
+    types[i] = to_be_datatype(array_of_types[i]);
+  void* created = nullptr;
+  int result    = fn_.Type_create_struct(count, array_of_block_lengths, array_of_displacements,
+                                      array_of_types != nullptr ? types.data() : nullptr, &created);
+  if (be_ok(result)) {
+    struct_types_[created] = true;
+    *newtype               = from_be_datatype(created);
+  }
+  return from_be_errcode(result);
+}
+
+int SmpiRank::Type_get_envelope(MPI_Datatype type, int* num_integers, int* num_addresses, int* num_datatypes,
+                                int* combiner)
+{
+  void* be_type   = to_be_datatype(type);
+  int be_combiner = 0;
+  int result      = fn_.Type_get_envelope(be_type, num_integers, num_addresses, num_datatypes, &be_combiner);
+  if (be_ok(result))
+    *combiner = struct_types_.count(be_type) != 0 ? MPI_COMBINER_STRUCT : from_be_combiner(be_combiner);
+  return from_be_errcode(result);
+}
+
+int SmpiRank::Type_free(MPI_Datatype* type)
+{
+  void* be_type = to_be_datatype(*type);
+  int result    = fn_.Type_free(&be_type);
+  if (be_ok(result))
+    struct_types_.erase(to_be_datatype(*type));
+  *type = from_be_datatype(be_type);
+  return from_be_errcode(result);
+}
+
+int SmpiRank::Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
+                             MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request)
+{
+  auto callbacks = grequest_callbacks(query_fn, free_fn, cancel_fn, extra_state);
+  void* created  = nullptr;
+  int result     = fn_.Grequest_start(callbacks[0], callbacks[1], callbacks[2], callbacks[3], &created);
+  if (be_ok(result))
+    *request = from_be_request(created);
+  else
+    discard_grequest_state(callbacks[3]);
+  return from_be_errcode(result);
+}
+
+} // namespace bxisim::mw

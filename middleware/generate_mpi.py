@@ -1,0 +1,448 @@
+#!/usr/bin/env python3
+"""Generates bxisim's MPI layer from middleware/mpi_api.list (the only place an MPI signature is written).
+
+    generate_mpi.py <mpi_api.list> <output folder>
+
+writes into the output folder:
+  include/bxisim_mpi_functions.h  mpi.h's part: #define MPI_x bxisim_MPI_x (and PMPI_x), declarations
+  MpiFunctions.hpp                the function ids and facts the entry points check (name, before_init)
+  MpiInterface.hpp                the per-rank dispatch interface, one virtual per MPI function (ABI types)
+  EntryPoints.cpp                 bxisim_MPI_x / bxisim_PMPI_x: which rank calls, state checks, dispatch
+  OpenMpiRank.hpp/.cpp            the OpenMPI back end: each function converts in, calls the rank's copy
+                                  through a function pointer, converts out (conversions: OpenMpiAbi.hpp)
+  SmpiRank.hpp/.cpp               the SMPI back end, the same way over libsimgrid's MPI_x (conversions:
+                                  SmpiAbi.hpp)
+
+A back end is a class deriving from MpiInterface and from a conversion class that provides, for every
+kind of the list, be_<kind> types and to_be_<kind> / from_be_<kind> functions (see OpenMpiAbi.hpp);
+each back end of BACKENDS below is generated the same way with its own conversion class.
+"""
+
+import re
+import sys
+from pathlib import Path
+
+HANDLES = {
+    "comm": "MPI_Comm", "group": "MPI_Group", "datatype": "MPI_Datatype", "op": "MPI_Op",
+    "request": "MPI_Request", "win": "MPI_Win", "info": "MPI_Info", "errhandler": "MPI_Errhandler",
+    "message": "MPI_Message", "file": "MPI_File",
+}
+INT_KINDS = {
+    "rank", "tag", "color", "split_type", "thread_level", "compare", "topology", "lock_type", "win_assert",
+    "file_amode", "whence", "order", "typeclass", "distribute", "darg", "combiner", "keyval", "errcode", "undef",
+}
+POINTER_KINDS = {"weights_in": "const int*", "weights_out": "int*"}
+CALLBACKS = {
+    "user_function": "MPI_User_function*",
+    "comm_errhandler_function": "MPI_Comm_errhandler_function*",
+    "win_errhandler_function": "MPI_Win_errhandler_function*",
+    "file_errhandler_function": "MPI_File_errhandler_function*",
+}
+# Buffer arguments that may be MPI_IN_PLACE, whose value differs between ABIs: converted by to_be_buffer.
+IN_PLACE_BUFFERS = {"sendbuf", "recvbuf"}
+
+# The back ends: the conversion class, the prefix of the back end's functions (OpenMPI: PMPI_x, so that
+# a program's profiling layer is not called twice; SMPI: MPI_x, whose wrappers call the communicator's
+# error handler, which SMPI's PMPI_x do not), functions the back end does not implement (they fail
+# with a message) and functions whose translation is written by hand for this back end only.
+# SMPI 3.32's unimplemented functions (UNIMPLEMENTED_WRAPPED_PMPI_CALL in its smpi_mpi.cpp) only warn
+# and return MPI_SUCCESS: bxisim turns them into an error naming the level that has them.
+SMPI_ABSENT = set("""
+Add_error_class Add_error_code Add_error_string Cart_map Comm_get_parent Comm_idup Comm_remote_group
+Comm_remote_size Dist_graph_create Dist_graph_create_adjacent Dist_graph_neighbors Dist_graph_neighbors_count
+File_c2f File_f2c File_preallocate File_iread_at File_iwrite_at File_iread_at_all File_iwrite_at_all File_iread
+File_iwrite File_iread_all File_iwrite_all File_iread_shared File_iwrite_shared File_read_at_all_begin
+File_read_at_all_end File_write_at_all_begin File_write_at_all_end File_read_all_begin File_read_all_end
+File_write_all_begin File_write_all_end File_read_ordered_begin File_read_ordered_end File_write_ordered_begin
+File_write_ordered_end Get_elements Get_elements_x Graph_create Graphdims_get Graph_get Graph_map
+Graph_neighbors_count Graph_neighbors Improbe Imrecv Intercomm_create Intercomm_merge Mprobe Mrecv
+Neighbor_allgather Neighbor_allgatherv Neighbor_alltoall Neighbor_alltoallv Neighbor_alltoallw
+Ineighbor_allgather Ineighbor_allgatherv Ineighbor_alltoall Ineighbor_alltoallv Ineighbor_alltoallw
+Pack_external Pack_external_size Topo_test Type_create_f90_integer Type_create_f90_real Type_create_f90_complex
+Type_create_darray Type_match_size Unpack_external Win_test Win_sync
+""".split())
+BACKENDS = {
+    "OpenMpiRank": {"conversions": "OpenMpiAbi", "prefix": "PMPI_", "absent": set(), "custom": set()},
+    "SmpiRank": {"conversions": "SmpiAbi", "prefix": "MPI_", "absent": SMPI_ABSENT,
+                 "custom": {"Init", "Init_thread", "Query_thread", "Abort", "Is_thread_main", "Win_create", "Win_allocate",
+                            "Win_allocate_shared", "Win_create_dynamic", "Type_create_struct", "Type_get_envelope",
+                            "Type_free"}},
+}
+
+# Pass-through C types that both ABIs spell the same way (same sizes on the platforms bxisim runs on).
+PLAIN_MPI_TYPES = {"MPI_Aint", "MPI_Offset", "MPI_Count", "MPI_Fint"}
+
+
+class Argument:
+    def __init__(self, name, spec):
+        self.name = name
+        self.direction = "in"
+        self.length = None
+        words = spec.split()
+        if words[0] in ("in", "out", "inout") and len(words) > 1:
+            self.direction = words[0]
+            spec = " ".join(words[1:])
+        m = re.fullmatch(r"(\w+)\[(.+)\]", spec)
+        if m and m.group(1) in set(HANDLES) | INT_KINDS | {"status"}:
+            spec, self.length = m.group(1), m.group(2)
+        self.kind = spec if spec in set(HANDLES) | INT_KINDS | {"status"} | set(POINTER_KINDS) | set(CALLBACKS) else None
+        self.ctype = None if self.kind else spec
+        if self.kind is None and self.direction != "in":
+            raise ValueError(f"argument {name}: a C type ({spec}) takes no direction")
+
+    def abi_declaration(self):
+        return declare(self.abi_type(), self.name)
+
+    def abi_type(self):
+        if self.ctype:
+            return self.ctype
+        if self.kind in POINTER_KINDS:
+            return POINTER_KINDS[self.kind]
+        if self.kind in CALLBACKS:
+            return CALLBACKS[self.kind]
+        base = HANDLES.get(self.kind, "MPI_Status" if self.kind == "status" else "int")
+        if self.kind == "status":
+            return "const MPI_Status*" if self.direction == "in" else "MPI_Status*"
+        if self.length:
+            return f"const {base}*" if self.direction == "in" else f"{base}*"
+        return base if self.direction == "in" else f"{base}*"
+
+    def backend_type(self):
+        """The type the back end's function takes for this argument."""
+        if self.ctype:
+            return backend_ctype(self.ctype)
+        if self.kind in POINTER_KINDS:
+            return POINTER_KINDS[self.kind]
+        if self.kind in CALLBACKS:
+            return "void*"
+        base = f"be_{self.kind}" if self.kind in HANDLES or self.kind == "status" else "int"
+        if self.kind == "status" or self.length or self.direction != "in":
+            return f"{base}*"
+        return base
+
+
+def declare(ctype, name):
+    if "@" in ctype:
+        return ctype.replace("@", name)
+    return f"{ctype} {name}"
+
+
+def backend_ctype(ctype):
+    if "@" in ctype:
+        return ctype.replace("@[]", "(*)")  # int @[][3] -> int (*)[3]
+    words = re.findall(r"MPI_\w+", ctype)
+    if any(w not in PLAIN_MPI_TYPES for w in words):
+        return "void*"  # callbacks and MPI_T handles: only custom or unavailable functions take them
+    return ctype
+
+
+class Function:
+    def __init__(self, line, reasons):
+        m = re.fullmatch(r"(\w+)\((.*)\)\s*(?:->\s*([\w*]+))?\s*(.*)", line)
+        if not m:
+            raise ValueError(f"cannot read: {line}")
+        self.name, arguments, self.returns, attributes = m.group(1), m.group(2), m.group(3) or "int", m.group(4)
+        self.variadic = False
+        self.arguments = []
+        for part in split_arguments(arguments):
+            if part == "...":
+                self.variadic = True
+                continue
+            name, spec = part.split(":", 1)
+            self.arguments.append(Argument(name.strip(), spec.strip()))
+        self.attributes = {}
+        for m in re.finditer(r"@(\w+)(?:\s+([\w]+))?", attributes):
+            key, value = m.group(1), m.group(2)
+            if key in ("refused", "error"):
+                self.attributes[key] = value
+            else:
+                self.attributes[key] = True
+                if value:
+                    raise ValueError(f"{self.name}: @{key} takes no value")
+        if "refused" in self.attributes:
+            self.attributes["refused"] = reasons[self.attributes["refused"]]
+
+    def has(self, attribute):
+        return attribute in self.attributes
+
+    @property
+    def dispatched(self):
+        return not (self.has("local") or self.has("refused") or self.has("error") or self.variadic)
+
+    def abi_return(self):
+        return HANDLES.get(self.returns, self.returns)
+
+    def backend_return(self):
+        return "void*" if self.returns in HANDLES else self.returns
+
+    def abi_parameters(self):
+        parameters = [a.abi_declaration() for a in self.arguments]
+        if self.variadic:
+            parameters.append("...")
+        return ", ".join(parameters) if parameters else "void"
+
+    def argument_names(self):
+        return ", ".join(a.name for a in self.arguments)
+
+
+def split_arguments(text):
+    parts, depth, current = [], 0, ""
+    for c in text:
+        if c in "[(":
+            depth += 1
+        elif c in "])":
+            depth -= 1
+        if c == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += c
+    if current.strip():
+        parts.append(current.strip())
+    return parts
+
+
+def read_list(path):
+    reasons, functions = {}, []
+    for raw in Path(path).read_text().splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("reason "):
+            key, text = line[len("reason "):].split(":", 1)
+            reasons[key.strip()] = text.strip()
+            continue
+        functions.append(Function(line, reasons))
+    names = [f.name for f in functions]
+    duplicates = {n for n in names if names.count(n) > 1}
+    if duplicates:
+        raise ValueError(f"functions listed twice: {sorted(duplicates)}")
+    return functions
+
+
+HEADER_NOTE = "/* Generated by middleware/generate_mpi.py from middleware/mpi_api.list: do not edit. */\n"
+
+
+def c_string(text):
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def write_functions_header(functions):
+    out = [HEADER_NOTE, "#ifndef BXISIM_MPI_FUNCTIONS_H\n#define BXISIM_MPI_FUNCTIONS_H\n"]
+    for f in functions:
+        out.append(f"#define MPI_{f.name} bxisim_MPI_{f.name}\n#define PMPI_{f.name} bxisim_PMPI_{f.name}\n")
+    out.append("\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n")
+    for f in functions:
+        out.append(f"{f.abi_return()} MPI_{f.name}({f.abi_parameters()});\n")
+        out.append(f"{f.abi_return()} PMPI_{f.name}({f.abi_parameters()});\n")
+    out.append("\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n")
+    return "".join(out)
+
+
+def write_function_table(functions):
+    out = [HEADER_NOTE, "#pragma once\n\nnamespace bxisim::mw\n{\n\nenum class MpiFunction : int {\n"]
+    out += [f"  {f.name},\n" for f in functions]
+    out.append("};\n\nstruct MpiFunctionFacts {\n  const char* name;\n  bool before_init;\n};\n\n")
+    out.append("inline constexpr MpiFunctionFacts kMpiFunctionFacts[] = {\n")
+    out += [f'  {{"MPI_{f.name}", {"true" if f.has("before_init") else "false"}}},\n' for f in functions]
+    out.append("};\n\n} // namespace bxisim::mw\n")
+    return "".join(out)
+
+
+def write_interface(functions):
+    out = [HEADER_NOTE, '#pragma once\n\n#include "middleware/RankMpi.hpp"\n\n#include <mpi.h>\n\n',
+           "namespace bxisim::mw\n{\n\n",
+           "/** The dispatch of one rank: one function per MPI function of mpi_api.list, in bxisim's ABI. */\n",
+           "class MpiInterface : public RankMpi\n{\n public:\n",
+           "  using RankMpi::RankMpi;\n",
+           "  void mark_initialized() { initialized_ = true; }\n",
+           "  void mark_finalized() { finalized_ = true; }\n",
+           "  const char* enter_call(const char* name)\n  {\n    const char* previous = current_call_;\n"
+           "    current_call_ = name;\n    return previous;\n  }\n",
+           "  void leave_call(const char* previous) { current_call_ = previous; }\n\n"]
+    for f in functions:
+        if f.dispatched:
+            out.append(f"  virtual {f.abi_return()} {f.name}({f.abi_parameters()}) = 0;\n")
+    out.append("};\n\n} // namespace bxisim::mw\n")
+    return "".join(out)
+
+
+def write_entry_points(functions):
+    out = [HEADER_NOTE, '#include "MpiInterface.hpp"\n#include "MpiFunctions.hpp"\n#include "middleware/Entry.hpp"\n\n',
+           "namespace bxisim::mw\n{\n"]
+    for f in functions:
+        if f.has("local") and not f.variadic:
+            out.append(f"{f.abi_return()} local_{f.name}({f.abi_parameters()});\n")
+    out.append("} // namespace bxisim::mw\n\nusing bxisim::mw::MpiFunction;\n\nextern \"C\" {\n\n")
+    for f in functions:
+        if f.variadic:
+            continue  # written by hand (LocalFunctions.cpp)
+        for prefix in ("MPI_", "PMPI_"):
+            out.append(f"{f.abi_return()} bxisim_{prefix}{f.name}({f.abi_parameters()})\n{{\n")
+            fid = f"MpiFunction::{f.name}"
+            if f.has("refused") or f.has("error"):
+                out += [f"  (void){a.name};\n" for a in f.arguments]
+            if f.has("local"):
+                out.append(f"  return bxisim::mw::local_{f.name}({f.argument_names()});\n")
+            elif f.has("refused"):
+                out.append(f"  return bxisim::mw::refuse({fid}, {c_string(f.attributes['refused'])});\n")
+            elif f.has("error"):
+                out.append(f"  return bxisim::mw::unavailable({fid}, {f.attributes['error']});\n")
+            else:
+                out.append(f"  auto* calling_rank_ = bxisim::mw::enter({fid});\n")
+                out.append(f'  bxisim::mw::CallScope scope_(calling_rank_, "MPI_{f.name}");\n')
+                call = f"calling_rank_->{f.name}({f.argument_names()})"
+                if f.has("starts") or f.has("ends"):
+                    mark = "mark_initialized" if f.has("starts") else "mark_finalized"
+                    out.append(f"  int result = {call};\n  if (result == MPI_SUCCESS)\n    calling_rank_->{mark}();\n")
+                    out.append("  return result;\n")
+                else:
+                    out.append(f"  return {call};\n")
+            out.append("}\n\n")
+    out.append("} // extern \"C\"\n")
+    return "".join(out)
+
+
+def backend_class_header(functions, cls, conversions, backend):
+    out = [HEADER_NOTE, "#pragma once\n\n", f'#include "middleware/{conversions}.hpp"\n', '#include "MpiInterface.hpp"\n\n',
+           "namespace bxisim::mw\n{\n\n",
+           f"class {cls} final : public MpiInterface, public {conversions}\n{{\n public:\n",
+           f"  {cls}(void* library, int rank);\n",
+           f'  const char* back_end() const override {{ return {conversions}::kName; }}\n\n']
+    for f in functions:
+        if f.dispatched:
+            out.append(f"  {f.abi_return()} {f.name}({f.abi_parameters()}) override;\n")
+    out.append("\n private:\n  /** The back end's functions, with its types. */\n  struct Functions {\n")
+    for f in functions:
+        if f.dispatched:
+            types = ", ".join(a.backend_type() for a in f.arguments)
+            out.append(f"    {f.backend_return()} (*{f.name})({types}) = nullptr;\n")
+    out.append("  } fn_;\n};\n\n} // namespace bxisim::mw\n")
+    return "".join(out)
+
+
+def conversion_code(f):
+    """Returns (before, call arguments, after) for a function's generated back-end body."""
+    before, args, after = [], [], []
+    for a in f.arguments:
+        n = a.name
+        if a.ctype:
+            bt = a.backend_type()
+            if n in IN_PLACE_BUFFERS and a.ctype in ("void*", "const void*"):
+                args.append(f"to_be_buffer({n})")
+                continue
+            args.append(f"reinterpret_cast<{bt}>({n})" if bt == "void*" and a.ctype != "void*" else n)
+            continue
+        k = a.kind
+        if k in POINTER_KINDS or k in CALLBACKS:
+            args.append(f"to_be_{k}({n})")
+            continue
+        be = f"be_{k}" if k in HANDLES or k == "status" else "int"
+        if k == "status":
+            if a.length:
+                before.append(f"  Scratch<be_status> s_{n}({n} != MPI_STATUSES_IGNORE ? static_cast<size_t>({a.length}) : 0);\n")
+                args.append(f"{n} != MPI_STATUSES_IGNORE ? s_{n}.data() : be_statuses_ignore()")
+                after.append(f"  if ({n} != MPI_STATUSES_IGNORE)\n    for (size_t i = 0; i < s_{n}.size(); ++i)\n"
+                             f"      from_be_status(s_{n}[i], &{n}[i]);\n")
+            elif a.direction == "in":
+                before.append(f"  be_status s_{n} = to_be_status({n});\n")
+                args.append(f"&s_{n}")
+            else:
+                if a.direction == "inout":
+                    before.append(f"  be_status s_{n} = {n} != MPI_STATUS_IGNORE ? to_be_status({n}) : be_status{{}};\n")
+                else:
+                    before.append(f"  be_status s_{n}{{}};\n")
+                args.append(f"{n} != MPI_STATUS_IGNORE ? &s_{n} : be_status_ignore()")
+                after.append(f"  if ({n} != MPI_STATUS_IGNORE)\n    from_be_status(s_{n}, {n});\n")
+            continue
+        if a.length:
+            before.append(f"  Scratch<{be}> a_{n}({n} != nullptr ? static_cast<size_t>({a.length}) : 0);\n")
+            if a.direction in ("in", "inout"):
+                before.append(f"  for (size_t i = 0; i < a_{n}.size(); ++i)\n    a_{n}[i] = to_be_{k}({n}[i]);\n")
+            args.append(f"{n} != nullptr ? a_{n}.data() : nullptr")
+            if a.direction != "in":
+                guard = "" if a.direction == "inout" else "if (be_ok(result_))\n    "
+                indent = "    " if guard else ""
+                after.append(f"  {guard}for (size_t i = 0; i < a_{n}.size(); ++i)\n"
+                             f"    {indent}{n}[i] = from_be_{k}(a_{n}[i]);\n")
+            continue
+        if a.direction == "in":
+            args.append(f"to_be_{k}({n})")
+        elif a.direction == "inout":
+            before.append(f"  {be} v_{n} = to_be_{k}(*{n});\n")
+            args.append(f"&v_{n}")
+            after.append(f"  *{n} = from_be_{k}(v_{n});\n")
+        else:
+            before.append(f"  {be} v_{n}{{}};\n")
+            args.append(f"&v_{n}")
+            after.append(f"  if (be_ok(result_))\n    *{n} = from_be_{k}(v_{n});\n")
+    return before, args, after
+
+
+def backend_source(functions, cls, conversions, backend):
+    out = [HEADER_NOTE, f'#include "{cls}.hpp"\n\n', "namespace bxisim::mw\n{\n\n",
+           f"{cls}::{cls}(void* library, int rank) : MpiInterface(rank), {conversions}(library)\n{{\n"]
+    for f in functions:
+        if f.dispatched:
+            optional = "true" if f.has("optional") else "false"
+            if f.name in backend["absent"]:
+                continue  # never looked up: the back end's function is a stub
+            out.append(f'  fn_.{f.name} = reinterpret_cast<decltype(fn_.{f.name})>(symbol("{backend["prefix"]}{f.name}", {optional}));\n')
+    out.append("}\n\n")
+    for f in functions:
+        if not f.dispatched or f.has("custom") or f.name in backend["custom"]:
+            continue
+        out.append(f"{f.abi_return()} {cls}::{f.name}({f.abi_parameters()})\n{{\n")
+        if f.name in backend["absent"]:
+            out += [f"  (void){a.name};\n" for a in f.arguments]
+            fallback = f'missing("MPI_{f.name}")'
+            if f.returns in HANDLES:
+                fallback = f"({fallback}, {HANDLES[f.returns].upper()}_NULL)"
+            elif f.returns != "int":
+                fallback = f"({fallback}, 0)"
+            out.append(f"  return {fallback};\n}}\n\n")
+            continue
+        if f.has("optional"):
+            fallback = f'missing("MPI_{f.name}")'
+            if f.returns in HANDLES:
+                fallback = f"({fallback}, {HANDLES[f.returns].upper()}_NULL)"
+            elif f.returns != "int":
+                fallback = f"({fallback}, 0)"
+            out.append(f'  if (fn_.{f.name} == nullptr)\n    return {fallback};\n')
+        before, args, after = conversion_code(f)
+        out += before
+        call = f"fn_.{f.name}({', '.join(args)})"
+        if f.returns == "int":
+            out.append(f"  int result_ = {call};\n")
+            out += after
+            out.append("  return from_be_errcode(result_);\n")
+        elif f.returns in HANDLES:
+            out.append(f"  return from_be_{f.returns}({call});\n")
+        else:
+            out.append(f"  return {call};\n")
+        out.append("}\n\n")
+    out.append("} // namespace bxisim::mw\n")
+    return "".join(out)
+
+
+def main():
+    list_path, output = Path(sys.argv[1]), Path(sys.argv[2])
+    functions = read_list(list_path)
+    files = {
+        "include/bxisim_mpi_functions.h": write_functions_header(functions),
+        "MpiFunctions.hpp": write_function_table(functions),
+        "MpiInterface.hpp": write_interface(functions),
+        "EntryPoints.cpp": write_entry_points(functions),
+    }
+    for cls, backend in BACKENDS.items():
+        files[f"{cls}.hpp"] = backend_class_header(functions, cls, backend["conversions"], backend)
+        files[f"{cls}.cpp"] = backend_source(functions, cls, backend["conversions"], backend)
+    for name, text in files.items():
+        path = output / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists() or path.read_text() != text:  # unchanged files keep their time: no rebuild
+            path.write_text(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,421 @@
+#include "OpenMpi.hpp"
+
+#include "ExitCodes.hpp"
+#include "OutputRouter.hpp"
+#include "RankServices.hpp"
+#include "runtime/config/ConfigError.hpp"
+#include "runtime/os/SimulatorCall.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Mutex.hpp>
+#include <xbt/log.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <elf.h>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+XBT_LOG_EXTERNAL_CATEGORY(bxisim_runtime);
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_openmpi, bxisim_runtime, "OpenMPI per rank: copies, start-up hooks, abort");
+
+#ifndef BXISIM_OPENMPI_DEFAULT_PREFIX
+#define BXISIM_OPENMPI_DEFAULT_PREFIX ""
+#endif
+
+namespace fs = std::filesystem;
+
+namespace bxisim::runtime
+{
+
+namespace
+{
+constexpr const char* kLibraryName = "libbxisim-openmpi.so";
+OpenMpiJob* the_job                = nullptr;
+
+/** The undefined dynamic symbols of an ELF shared object (empty if it is not one). */
+std::vector<std::string> undefined_symbols(const std::string& path)
+{
+  std::ifstream file(path, std::ios::binary);
+  Elf64_Ehdr header{};
+  if (not file.read(reinterpret_cast<char*>(&header), sizeof(header)) ||
+      std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64)
+    return {};
+  std::vector<Elf64_Shdr> sections(header.e_shnum);
+  file.seekg(static_cast<std::streamoff>(header.e_shoff));
+  file.read(reinterpret_cast<char*>(sections.data()),
+            static_cast<std::streamsize>(sections.size() * sizeof(Elf64_Shdr)));
+  if (not file)
+    return {};
+  std::vector<std::string> result;
+  for (const auto& section : sections) {
+    if (section.sh_type != SHT_DYNSYM || section.sh_link >= sections.size())
+      continue;
+    const Elf64_Shdr& strings_section = sections[section.sh_link];
+    std::string strings(strings_section.sh_size, '\0');
+    file.seekg(static_cast<std::streamoff>(strings_section.sh_offset));
+    file.read(strings.data(), static_cast<std::streamsize>(strings.size()));
+    std::vector<Elf64_Sym> symbols(section.sh_size / sizeof(Elf64_Sym));
+    file.seekg(static_cast<std::streamoff>(section.sh_offset));
+    file.read(reinterpret_cast<char*>(symbols.data()), static_cast<std::streamsize>(section.sh_size));
+    if (not file)
+      return {};
+    for (const auto& symbol : symbols)
+      if (symbol.st_shndx == SHN_UNDEF && symbol.st_name != 0 && symbol.st_name < strings.size())
+        result.emplace_back(strings.c_str() + symbol.st_name);
+  }
+  return result;
+}
+
+/** Sets OMPI_MCA_<key>=<value> unless the environment already has it (the user's setting wins). */
+void set_mca_default(const std::string& key, const std::string& value)
+{
+  setenv(("OMPI_MCA_" + key).c_str(), value.c_str(), 0);
+}
+
+/** The value an MCA parameter will have: the environment's, else "". */
+std::string mca_value(const std::string& key)
+{
+  const char* value = std::getenv(("OMPI_MCA_" + key).c_str());
+  return value != nullptr ? value : "";
+}
+
+/** Whether the BTL selection can include the shared-memory BTL (a progress source Portals does not see). */
+bool shared_memory_btl_possible(const std::string& btl)
+{
+  bool excluding   = btl.empty() || btl.front() == '^';
+  bool named       = false;
+  std::string list = excluding && not btl.empty() ? btl.substr(1) : btl;
+  for (size_t start = 0; start <= list.size();) {
+    size_t end        = std::min(list.find(',', start), list.size());
+    std::string token = list.substr(start, end - start);
+    named             = named || token == "vader" || token == "sm";
+    start             = end + 1;
+  }
+  return excluding ? not named : named;
+}
+} // namespace
+
+bool program_uses_mpi(const std::string& program)
+{
+  for (const auto& name : undefined_symbols(program))
+    if (name.rfind("bxisim_MPI_", 0) == 0 || name.rfind("bxisim_PMPI_", 0) == 0 || name == "bxisim_openmpi_handle")
+      return true;
+  return false;
+}
+
+std::string openmpi_prefix()
+{
+  const char* chosen = std::getenv("BXISIM_OPENMPI_PREFIX");
+  return chosen != nullptr && *chosen != '\0' ? chosen : BXISIM_OPENMPI_DEFAULT_PREFIX;
+}
+
+/** The fence of OpenMPI's start-up and end: a barrier of every rank, in no simulated time. */
+struct OpenMpiJob::FenceState {
+  simgrid::s4u::MutexPtr mutex                   = simgrid::s4u::Mutex::create();
+  simgrid::s4u::ConditionVariablePtr round_ended = simgrid::s4u::ConditionVariable::create();
+  int arrived                                    = 0;
+  long round                                     = 0;
+};
+
+OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const std::vector<McaSetting>& mca,
+                       const config::Parameters& parameters, RunFolder& folder)
+    : ranks_(ranks), fence_(std::make_unique<FenceState>())
+{
+  std::string prefix = openmpi_prefix();
+  library_           = prefix + "/lib/" + kLibraryName;
+  if (prefix.empty() || not fs::exists(prefix + "/complete") || not fs::exists(library_))
+    throw config::ConfigError(fmt::format(
+        "the program calls MPI, but bxisim's OpenMPI build is not at {}: build it with mpi_patches/build (run by "
+        "scripts/setup; 6 to 40 minutes the first time), or point BXISIM_OPENMPI_PREFIX at an existing build.",
+        prefix.empty() ? std::string("(no folder configured)") : prefix));
+
+  // OpenMPI reads its MCA parameters from the environment when each copy initialises; every copy
+  // reads the same ones. Precedence: --mca, then the user's OMPI_MCA_*, then bxisim's defaults.
+  for (const auto& [key, value] : mca) {
+    if (key.empty() || key.find_first_of("= ") != std::string::npos)
+      throw config::ConfigError(fmt::format("--mca '{}' '{}': the name of an MCA parameter has no '=' or space "
+                                            "(for example --mca btl_portals4_eager_limit 4096).",
+                                            key, value));
+    setenv(("OMPI_MCA_" + key).c_str(), value.c_str(), 1);
+  }
+  const std::string& pml = parameters.text("mpi.pml");
+  set_mca_default("pml", pml);
+  if (pml == "ob1") {
+    set_mca_default("btl", "self,portals4");
+  } else {
+    set_mca_default("mtl", "portals4");
+  }
+  set_mca_default("pmix", "isolated");
+  set_mca_default("opal_signal", "");       // bxisim reports crashes itself (CrashReport)
+  setenv("OPAL_PREFIX", prefix.c_str(), 0); // help texts and parameter files of the build
+  if (mca_value("pml") == "ob1" && mca_value("btl").find("portals4") == std::string::npos)
+    XBT_WARN("--mca btl %s leaves out portals4: ranks on different nodes cannot reach each other",
+             mca_value("btl").c_str());
+
+  polls_block_ = parameters.text("mpi.polling") == "block";
+  if (polls_block_ && mca_value("pml") != "cm" && shared_memory_btl_possible(mca_value("btl"))) {
+    XBT_INFO("btl %s may use shared memory, which Portals events do not announce: empty polls sleep a growing "
+             "delay instead of blocking (mpi.polling=block applies to Portals-only progress)",
+             mca_value("btl").c_str());
+    polls_block_ = false;
+  }
+
+  for (const auto& rank : ranks_) {
+    std::string copy = fmt::format("{}/{}", folder.rank_folder(rank->index()), kLibraryName);
+    std::error_code error;
+    fs::copy_file(library_, copy, fs::copy_options::overwrite_existing, error);
+    if (error)
+      throw config::ConfigError(fmt::format("cannot copy {} to {}: {}", library_, copy, error.message()));
+    folder.add_file(copy);
+    copies_.push_back(copy);
+  }
+  handles_.assign(ranks_.size(), nullptr);
+  blocking_depth_.assign(ranks_.size(), nullptr);
+  dispatch_.resize(ranks_.size());
+  the_job = this;
+  // The program's MPI calls (mpi.h's entry points) go to the calling rank's dispatch.
+  mw::set_rank_provider([this]() -> mw::RankMpi* {
+    Rank* rank = os::running_rank();
+    return rank != nullptr ? dispatch_.at(static_cast<size_t>(rank->index())).get() : nullptr;
+  });
+}
+
+OpenMpiJob::~OpenMpiJob()
+{
+  // The copies stay loaded: their destructors run at exit, and the MPI state they hold may still
+  // be referenced by the program's copy.
+  mw::set_rank_provider(nullptr);
+  the_job = nullptr;
+}
+
+OpenMpiJob* OpenMpiJob::current()
+{
+  return the_job;
+}
+
+bool OpenMpiJob::load(Rank& rank)
+{
+  auto index = static_cast<size_t>(rank.index());
+  // RTLD_LOCAL so that each rank's copy keeps its own symbols; not RTLD_DEEPBIND, which would bind
+  // the copy's clock_gettime & co. to libc's rather than to the executable's simulated ones.
+  void* handle = dlopen(copies_.at(index).c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    XBT_ERROR("rank %d cannot load its copy of OpenMPI (%s): %s. Rebuild it with mpi_patches/build.", rank.index(),
+              library_.c_str(), dlerror());
+    return false;
+  }
+  handles_[index] = handle;
+  try {
+    dispatch_[index] = mw::make_openmpi_rank(handle, rank.index());
+  } catch (const std::runtime_error& error) {
+    XBT_ERROR("rank %d cannot use its copy of OpenMPI: %s", rank.index(), error.what());
+    return false;
+  }
+  blocking_depth_[index] = static_cast<const int*>(dlsym(handle, "opal_progress_blocking_depth"));
+  if (blocking_depth_[index] == nullptr)
+    XBT_WARN("%s lacks opal_progress_blocking_depth (mpi_patches 0004): empty polls will sleep instead of block",
+             library_.c_str());
+  XBT_DEBUG("rank %d loaded its OpenMPI copy %s", rank.index(), copies_[index].c_str());
+  return true;
+}
+
+std::string OpenMpiJob::mpi_call(int rank) const
+{
+  const auto& dispatch = dispatch_.at(static_cast<size_t>(rank));
+  return dispatch != nullptr && dispatch->current_call() != nullptr ? dispatch->current_call() : std::string();
+}
+
+std::function<bool(uint32_t)> OpenMpiJob::poll_blocking_rule()
+{
+  if (not polls_block_)
+    return nullptr;
+  return [this](uint32_t id) {
+    const int* depth = id < blocking_depth_.size() ? blocking_depth_[id] : nullptr;
+    return depth != nullptr && *depth > 0;
+  };
+}
+
+void OpenMpiJob::fence(Rank& rank)
+{
+  auto& state = *fence_;
+  std::unique_lock lock(*state.mutex);
+  long round = state.round;
+  if (++state.arrived == static_cast<int>(ranks_.size())) {
+    state.arrived = 0;
+    ++state.round;
+    state.round_ended->notify_all();
+    return;
+  }
+  rank.set_waiting_for([&state, size = ranks_.size()] {
+    return fmt::format("the fence of MPI_Init or MPI_Finalize ({} of {} ranks arrived; a rank that ended without "
+                       "MPI_Finalize never arrives)",
+                       state.arrived, size);
+  });
+  while (state.round == round)
+    state.round_ended->wait(lock);
+  rank.set_waiting_for(nullptr);
+}
+
+void OpenMpiJob::abort(Rank& rank, int code)
+{
+  if (abort_.rank >= 0)
+    return;
+  abort_ = {rank.index(), code};
+  XBT_DEBUG("rank %d aborts the job with code %d", rank.index(), code);
+  simgrid::s4u::Actor::kill_all(); // every other rank and the NIC actors; the caller then ends itself
+}
+
+} // namespace bxisim::runtime
+
+// --- Start-up hooks, found by the patched OpenMPI with dlsym(RTLD_DEFAULT) (mpi_patches 0001) ------
+namespace
+{
+using bxisim::os::running_rank;
+using bxisim::os::SimulatorCall;
+using bxisim::runtime::OpenMpiJob;
+using bxisim::runtime::Rank;
+
+/** Where a rank's OpenMPI keys live in bxisim's key/value store. */
+std::string rank_key(int rank, const char* key)
+{
+  return fmt::format("openmpi/{}/{}", rank, key);
+}
+
+/** The calling rank and its job; ends the process with a message if OpenMPI runs outside a rank. */
+std::pair<Rank*, OpenMpiJob*> caller(Rank* rank, const char* hook)
+{
+  OpenMpiJob* job = OpenMpiJob::current();
+  if (rank == nullptr || job == nullptr) {
+    fmt::print(stderr, "bxisim: OpenMPI called {} outside a rank of `bxisim run`; MPI runs only in ranks\n", hook);
+    std::abort();
+  }
+  return {rank, job};
+}
+
+int hook_rank()
+{
+  return caller(running_rank(), "rank").first->index();
+}
+
+int hook_size()
+{
+  return caller(running_rank(), "size").first->size();
+}
+
+int hook_local_rank()
+{
+  return caller(running_rank(), "local_rank").first->placement().local_rank;
+}
+
+int hook_local_peers(int* ranks, int capacity)
+{
+  auto [rank, job] = caller(running_rank(), "local_peers");
+  int count        = 0;
+  for (const auto& other : job->ranks())
+    if (other->placement().node == rank->placement().node) {
+      if (count < capacity)
+        ranks[count] = other->index();
+      ++count;
+    }
+  return count;
+}
+
+void hook_kv_put(const char* key, const void* data, size_t size)
+{
+  SimulatorCall call;
+  auto [rank, job]  = caller(call.rank(), "kv_put");
+  const auto* bytes = static_cast<const char*>(data);
+  bxisim::runtime::kv_store_set(rank_key(rank->index(), key), std::vector<char>(bytes, bytes + size));
+}
+
+int hook_kv_get(int owner, const char* key, void** data, size_t* size)
+{
+  SimulatorCall call;
+  caller(call.rank(), "kv_get");
+  const std::vector<char>* value = bxisim::runtime::kv_store_find(rank_key(owner, key));
+  if (value == nullptr)
+    return -1;
+  *data = std::malloc(std::max<size_t>(value->size(), 1));
+  std::memcpy(*data, value->data(), value->size());
+  *size = value->size();
+  return 0;
+}
+
+void hook_fence()
+{
+  SimulatorCall call;
+  auto [rank, job] = caller(call.rank(), "fence");
+  job->fence(*rank);
+}
+
+void hook_abort(int code, const char* message)
+{
+  SimulatorCall call;
+  auto [rank, job] = caller(call.rank(), "abort");
+  if (job->abort_state().rank >= 0) // OpenMPI aborts the peers, then the job: one message
+    return;
+  if (message != nullptr && std::strcmp(message, "N/A") == 0)
+    message = nullptr;
+  FILE* out = bxisim::runtime::OutputRouter::original_stderr();
+  fmt::print(out, "bxisim: rank {} called MPI_Abort with error code {}{}{}; the job ends.\n", rank->index(), code,
+             message != nullptr && *message != '\0' ? ": " : "", message != nullptr ? message : "");
+  std::fflush(out);
+  job->abort(*rank, code);
+}
+} // namespace
+
+extern "C" {
+
+struct BxisimOpenmpiHooks {
+  int version;
+  int (*rank)();
+  int (*size)();
+  int (*local_rank)();
+  int (*local_peers)(int* ranks, int capacity);
+  void (*kv_put)(const char* key, const void* data, size_t size);
+  int (*kv_get)(int rank, const char* key, void** data, size_t* size);
+  void (*fence)();
+  void (*abort)(int code, const char* message);
+};
+
+/** Layout and version must match BXISIM_OPENMPI_HOOKS_VERSION in mpi_patches/0001. */
+extern const BxisimOpenmpiHooks bxisim_openmpi_hooks;
+const BxisimOpenmpiHooks bxisim_openmpi_hooks = {
+    1, hook_rank, hook_size, hook_local_rank, hook_local_peers, hook_kv_put, hook_kv_get, hook_fence, hook_abort};
+
+/** What the patched OpenMPI calls for what bxisim does not simulate: says so and ends the job. */
+void bxisim_openmpi_refuse(const char* what)
+{
+  {
+    SimulatorCall call;
+    auto [rank, job] = caller(call.rank(), "refuse");
+    std::string why  = std::strstr(what, "THREAD_MULTIPLE") != nullptr
+                           ? "a simulated rank is a single thread of the simulator; ask for MPI_THREAD_FUNNELED or "
+                             "MPI_THREAD_SERIALIZED, and call MPI from one thread at a time"
+                           : "bxisim runs the ranks given by `bxisim run -n` and no others; start every process of "
+                             "the job with -n instead of spawning or connecting";
+    FILE* out        = bxisim::runtime::OutputRouter::original_stderr();
+    fmt::print(out, "bxisim: rank {}: {} is not supported: {}. The job ends.\n", rank->index(), what, why);
+    std::fflush(out);
+    job->abort(*rank, bxisim::runtime::kRankFailedExitCode);
+  }
+  std::exit(bxisim::runtime::kRankFailedExitCode); // ends this rank (the interposed exit)
+}
+
+/** The calling rank's OpenMPI copy (a dlopen handle), for the runtime's own tests of the copies. */
+void* bxisim_openmpi_handle()
+{
+  Rank* rank      = running_rank();
+  OpenMpiJob* job = OpenMpiJob::current();
+  return rank != nullptr && job != nullptr ? job->handle(rank->index()) : nullptr;
+}
+
+} // extern "C"

@@ -1,0 +1,89 @@
+#pragma once
+// The OpenMPI back end of `bxisim run`: one private copy of bxisim's OpenMPI build per rank, loaded
+// in the rank before its main, and the start-up hooks the patched OpenMPI finds in the executable
+// (rank, size, placement, key/value store, fence, abort). See mpi_patches/README.md.
+
+#include "Rank.hpp"
+#include "RunFolder.hpp"
+#include "middleware/RankMpi.hpp"
+#include "runtime/config/Parameters.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace bxisim::runtime
+{
+
+/** An MCA parameter given with `bxisim run --mca key value`. */
+using McaSetting = std::pair<std::string, std::string>;
+
+/**
+ * Whether the program calls MPI: it references bxisim_MPI_* / bxisim_PMPI_* (mpi.h's entry points) or
+ * bxisim_openmpi_handle (the runtime's tests of the copies).
+ */
+bool program_uses_mpi(const std::string& program);
+
+/** Folder of the OpenMPI build: $BXISIM_OPENMPI_PREFIX, else the one this bxisim was configured with. */
+std::string openmpi_prefix();
+
+/** How an MPI job was stopped early by one of its ranks (MPI_Abort, or something bxisim refuses). */
+struct JobAbort {
+  int rank = -1; // -1: the job was not aborted
+  int code = 0;
+};
+
+class OpenMpiJob
+{
+ public:
+  /**
+   * Checks the OpenMPI build, sets the MCA parameters (bxisim's defaults for the Portals path of
+   * `mpi.pml`, then the environment's OMPI_MCA_*, then `mca`) and copies the library for every rank.
+   * Throws config::ConfigError when the build is missing or a setting is wrong.
+   */
+  OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const std::vector<McaSetting>& mca,
+             const config::Parameters& parameters, RunFolder& folder);
+  ~OpenMpiJob();
+  OpenMpiJob(const OpenMpiJob&)            = delete;
+  OpenMpiJob& operator=(const OpenMpiJob&) = delete;
+
+  /** Loads `rank`'s copy (in the rank's actor, before its main). Returns false after saying why when it cannot. */
+  bool load(Rank& rank);
+
+  /** The rule for PortalsLevel: whether an empty poll of rank `id` may block until its next event. */
+  std::function<bool(uint32_t)> poll_blocking_rule();
+  /** Whether empty polls block (mpi.polling=block and only Portals can make progress), for messages. */
+  bool polls_block() const { return polls_block_; }
+
+  const JobAbort& abort_state() const { return abort_; }
+  /** The MPI function rank `rank` is in (e.g. "MPI_Bcast"), or an empty string: for deadlock reports. */
+  std::string mpi_call(int rank) const;
+
+  /** The job of this run (for the hooks), or nullptr. */
+  static OpenMpiJob* current();
+
+  // Used by the hooks (OpenMpi.cpp).
+  const std::vector<std::unique_ptr<Rank>>& ranks() const { return ranks_; }
+  void* handle(int rank) const { return handles_.at(static_cast<size_t>(rank)); }
+  void fence(Rank& rank);
+  /** Ends the job: records who and with which code, ends every other actor. */
+  void abort(Rank& rank, int code);
+
+ private:
+  struct FenceState;
+
+  const std::vector<std::unique_ptr<Rank>>& ranks_;
+  std::string library_;
+  std::vector<std::string> copies_;
+  std::vector<void*> handles_;
+  std::vector<std::unique_ptr<mw::RankMpi>> dispatch_; // each rank's MPI dispatch (middleware) over its copy
+  std::vector<const int*> blocking_depth_;             // each copy's opal_progress_blocking_depth
+  bool polls_block_ = false;
+  JobAbort abort_;
+  std::unique_ptr<FenceState> fence_;
+};
+
+} // namespace bxisim::runtime

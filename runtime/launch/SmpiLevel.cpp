@@ -1,0 +1,233 @@
+#include "SmpiLevel.hpp"
+
+#include "OutputRouter.hpp"
+#include "runtime/os/SimulatorCall.hpp"
+
+#include "portals/core/Core.hpp"
+
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <smpi/smpi.h>
+#include <xbt/config.hpp>
+#include <xbt/log.h>
+
+#include <fmt/format.h>
+
+#include <dlfcn.h>
+
+#include <stdexcept>
+
+XBT_LOG_EXTERNAL_CATEGORY(bxisim_runtime);
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_smpi, bxisim_runtime, "--level smpi: ranks as SMPI processes");
+
+namespace bxisim::runtime
+{
+
+namespace
+{
+SmpiLevel* the_level = nullptr;
+
+/** Whether the calling rank is between MPI_Init and MPI_Finalize, when SMPI's CPU measure runs. */
+bool smpi_benched()
+{
+  int initialized = 0;
+  int finalized   = 0;
+  PMPI_Initialized(&initialized);
+  PMPI_Finalized(&finalized);
+  return initialized != 0 && finalized == 0;
+}
+
+/** As SMPI's own clock_gettime and MPI_Wtime: flush the CPU measure, read the clock, inject smpi/wtime. */
+double smpi_now()
+{
+  if (not smpi_benched())
+    return simgrid::s4u::Engine::get_clock();
+  smpi_bench_end();
+  double now                      = simgrid::s4u::Engine::get_clock();
+  static const double wtime_sleep = simgrid::config::get_value<double>("smpi/wtime");
+  if (wtime_sleep > 0)
+    simgrid::s4u::this_actor::sleep_for(wtime_sleep);
+  smpi_bench_begin();
+  return now;
+}
+
+void smpi_sleep(double seconds)
+{
+  bool benched = smpi_benched();
+  if (benched)
+    smpi_bench_end();
+  if (seconds > 0)
+    simgrid::s4u::this_actor::sleep_for(seconds);
+  if (benched)
+    smpi_bench_begin();
+}
+
+double smpi_flush()
+{
+  if (not smpi_benched())
+    return simgrid::s4u::Engine::get_clock();
+  smpi_bench_end();
+  double now = simgrid::s4u::Engine::get_clock();
+  smpi_bench_begin();
+  return now;
+}
+
+const os::ClockHooks kSmpiClock{&smpi_now, &smpi_sleep, &smpi_flush};
+
+// Around each MPI call: the rank's code stops running (SMPI may switch to another rank inside), and
+// resumes when the call returns. No CPU burst is measured: SMPI does it.
+void* enter_mpi()
+{
+  return new os::SimulatorCall();
+}
+
+void leave_mpi(void* token)
+{
+  delete static_cast<os::SimulatorCall*>(token);
+}
+
+/** Ends the rank from inside an MPI call, where its code does not run: exit() must see it running. */
+[[noreturn]] void exit_rank_in_mpi(int code)
+{
+  if (Rank* rank = SmpiLevel::rank_of_calling_actor())
+    os::set_running_rank(rank);
+  std::exit(code); // bxisim's exit: ends the rank
+}
+
+const mw::CallHooks kSmpiCallHooks{&enter_mpi, &leave_mpi, &exit_rank_in_mpi};
+
+/** Sets a SimGrid setting unless the user gave it with --cfg. */
+void set_default(const std::string& key, const std::string& value)
+{
+  if (simgrid::config::is_default(key.c_str()))
+    simgrid::config::set_parse(key + ":" + value);
+}
+} // namespace
+
+Rank* SmpiLevel::rank_of_calling_actor()
+{
+  if (the_level == nullptr)
+    return nullptr;
+  auto pid = static_cast<size_t>(simgrid::s4u::this_actor::get_pid());
+  if (pid >= the_level->rank_of_actor_.size() || the_level->rank_of_actor_[pid] < 0)
+    return nullptr;
+  return the_level->ranks_.at(static_cast<size_t>(the_level->rank_of_actor_[pid])).get();
+}
+
+void SmpiLevel::declare_options()
+{
+  smpi_init_options();
+}
+
+SmpiLevel::SmpiLevel(const std::vector<std::unique_ptr<Rank>>& ranks, const config::Parameters& parameters)
+    : ranks_(ranks), dispatch_(ranks.size())
+{
+  // CPU time: SMPI's measure replaces bxisim's. cpu.factor (simulated seconds per measured second)
+  // is SMPI's smpi/host-speed (flop/s of the machine running the simulation) times the hosts' speed.
+  set_default("smpi/simulate-computation", parameters.boolean("cpu.simulate") ? "yes" : "no");
+  set_default("smpi/cpu-threshold", fmt::format("{}", parameters.real("cpu.threshold")));
+  double speed = ranks.empty() ? 0.0 : ranks.front()->host()->get_speed();
+  for (const auto& rank : ranks)
+    if (rank->host()->get_speed() != speed) {
+      if (simgrid::config::is_default("smpi/host-speed"))
+        XBT_WARN("the ranks' hosts have different speeds: SMPI converts measured CPU time with one speed for all, "
+                 "smpi/host-speed = cpu.factor x the speed of rank 0's host (%g flop/s)",
+                 speed);
+      break;
+    }
+  set_default("smpi/host-speed", fmt::format("{}f", parameters.real("cpu.factor") * speed));
+  CpuSettings cpu = Rank::cpu_settings();
+  cpu.measure     = false;
+  Rank::set_cpu_settings(cpu);
+
+  the_level = this;
+  SMPI_init();
+  SMPI_app_instance_register(kInstance, nullptr, static_cast<int>(ranks.size()));
+  os::set_clock_hooks(&kSmpiClock);
+  mw::set_call_hooks(&kSmpiCallHooks);
+  // By actor rather than by running rank: SMPI calls the program back (user operations) inside MPI calls.
+  mw::set_rank_provider([this]() -> mw::RankMpi* {
+    auto pid = static_cast<size_t>(simgrid::s4u::this_actor::get_pid());
+    return pid < dispatch_of_actor_.size() ? dispatch_of_actor_[pid] : nullptr;
+  });
+  // No NIC model at this level: a Portals call ends the rank with a message.
+  portals::Core::instance().setContextProvider([]() -> portals::ProcessContext {
+    Rank* rank = os::running_rank();
+    FILE* out  = OutputRouter::original_stderr();
+    fmt::print(out,
+               "bxisim: rank {} called a Portals function, but --level smpi has no NIC model: run Portals "
+               "programs at --level message.\n",
+               rank != nullptr ? rank->index() : -1);
+    std::fflush(out);
+    std::exit(1); // ends the rank (bxisim's exit)
+  });
+  mw::set_abort_handler([this](int rank, int code) {
+    if (abort_.rank >= 0)
+      return;
+    abort_ = {rank, code};
+    simgrid::s4u::Actor::kill_all(); // every other rank; the caller then ends itself
+  });
+}
+
+SmpiLevel::~SmpiLevel()
+{
+  the_level = nullptr;
+  portals::Core::instance().setContextProvider(nullptr);
+  mw::set_rank_provider(nullptr);
+  mw::set_call_hooks(nullptr);
+  mw::set_abort_handler(nullptr);
+  os::set_clock_hooks(nullptr);
+  SMPI_finalize();
+}
+
+simgrid::s4u::ActorPtr SmpiLevel::create_actor(const Rank& rank, std::function<void()> code)
+{
+  auto actor = simgrid::s4u::Actor::init(fmt::format("rank{}", rank.index()), rank.host());
+  actor->set_property("instance_id", kInstance);
+  actor->set_property("rank", std::to_string(rank.index()));
+  actor->start(std::move(code));
+  auto pid = static_cast<size_t>(actor->get_pid());
+  if (rank_of_actor_.size() <= pid)
+    rank_of_actor_.resize(pid + 1, -1);
+  rank_of_actor_[pid] = rank.index();
+  return actor;
+}
+
+bool SmpiLevel::load(Rank& rank)
+{
+  try {
+    auto& dispatch = dispatch_.at(static_cast<size_t>(rank.index()));
+    dispatch       = mw::make_smpi_rank(RTLD_DEFAULT, rank.index());
+    auto pid       = static_cast<size_t>(simgrid::s4u::this_actor::get_pid());
+    if (dispatch_of_actor_.size() <= pid)
+      dispatch_of_actor_.resize(pid + 1, nullptr);
+    dispatch_of_actor_[pid] = dispatch.get();
+  } catch (const std::runtime_error& error) {
+    XBT_ERROR("rank %d cannot use SMPI: %s", rank.index(), error.what());
+    return false;
+  }
+  return true;
+}
+
+int SmpiLevel::check_end(Rank& rank, int code)
+{
+  const auto& dispatch = dispatch_.at(static_cast<size_t>(rank.index()));
+  if (dispatch != nullptr && dispatch->initialized() && not dispatch->finalized()) {
+    FILE* out = OutputRouter::original_stderr();
+    fmt::print(out,
+               "bxisim: rank {} ended without MPI_Finalize (it called MPI_Init): call MPI_Finalize before "
+               "leaving main.\n",
+               rank.index());
+    std::fflush(out);
+    return code != 0 ? code : 1;
+  }
+  return code;
+}
+
+std::string SmpiLevel::mpi_call(int rank) const
+{
+  const auto& dispatch = dispatch_.at(static_cast<size_t>(rank));
+  return dispatch != nullptr && dispatch->current_call() != nullptr ? dispatch->current_call() : std::string();
+}
+
+} // namespace bxisim::runtime

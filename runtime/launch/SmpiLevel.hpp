@@ -1,0 +1,63 @@
+#pragma once
+// `bxisim run --level smpi`: the ranks' MPI calls go to SMPI, SimGrid's MPI in libsimgrid, started
+// from bxisim's own main (DESIGN.md section 5): SMPI's options declared before the engine exists,
+// SMPI started before the first actor, the job registered as one SMPI instance, every rank an actor
+// with the properties SMPI reads (instance_id, rank). SMPI measures the ranks' CPU time itself, so
+// bxisim's own measure is off at this level, and the clocks a rank reads flush SMPI's measure first.
+
+#include "OpenMpi.hpp" // JobAbort
+#include "Rank.hpp"
+#include "middleware/RankMpi.hpp"
+#include "runtime/config/Parameters.hpp"
+
+#include <simgrid/s4u/Actor.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bxisim::runtime
+{
+
+class SmpiLevel
+{
+ public:
+  /** The name of the SMPI instance of a run. */
+  static constexpr const char* kInstance = "bxisim";
+
+  /** Before the engine exists: declares SMPI's settings, so that --cfg smpi/... is known. */
+  static void declare_options();
+
+  /**
+   * After the platform is built and before any actor exists: bxisim's cpu.* parameters become SMPI's
+   * settings (unless --cfg set those), SMPI starts, the job is registered, the MPI calls of ranks go
+   * to their SMPI dispatch.
+   */
+  SmpiLevel(const std::vector<std::unique_ptr<Rank>>& ranks, const config::Parameters& parameters);
+  ~SmpiLevel();
+  SmpiLevel(const SmpiLevel&)            = delete;
+  SmpiLevel& operator=(const SmpiLevel&) = delete;
+
+  /** Creates the actor of `rank` as an SMPI process running `code`. */
+  simgrid::s4u::ActorPtr create_actor(const Rank& rank, std::function<void()> code);
+  /** In the rank's actor, before its main: its dispatch to SMPI. Returns false after saying why when it cannot. */
+  bool load(Rank& rank);
+  /** After main returned `code`: the code the rank ends with (1 if it left MPI unfinished). */
+  int check_end(Rank& rank, int code);
+
+  /** The MPI function rank `rank` is in (e.g. "MPI_Bcast"), or an empty string: for deadlock reports. */
+  std::string mpi_call(int rank) const;
+  const JobAbort& abort_state() const { return abort_; }
+  /** The rank the calling actor runs, or nullptr. */
+  static Rank* rank_of_calling_actor();
+
+ private:
+  const std::vector<std::unique_ptr<Rank>>& ranks_;
+  std::vector<std::unique_ptr<mw::RankMpi>> dispatch_;
+  std::vector<int> rank_of_actor_;              // by actor pid
+  std::vector<mw::RankMpi*> dispatch_of_actor_; // by actor pid
+  JobAbort abort_;
+};
+
+} // namespace bxisim::runtime

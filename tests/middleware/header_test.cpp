@@ -1,0 +1,80 @@
+// mpi.h for programs: every MPI and PMPI call of a program built with bxicc becomes a call of a
+// bxisim_ entry point, and `bxisim run` can tell a program built against another MPI's mpi.h.
+
+#include "middleware/ProgramCheck.hpp"
+#include "tests/support/CommandRunner.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+using namespace bxisim::test;
+using testing::HasSubstr;
+
+namespace
+{
+const std::string kPrograms = BXISIM_MW_TEST_PROGRAMS;
+
+std::vector<std::string> undefined_symbols(const std::string& object)
+{
+  auto result = run_command("nm -u " + object);
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  std::vector<std::string> names;
+  std::istringstream lines(result.output);
+  std::string kind;
+  std::string name;
+  while (lines >> kind >> name)
+    names.push_back(name);
+  return names;
+}
+} // namespace
+
+TEST(MpiHeader, ProgramsReferenceOnlyBxisimEntryPoints)
+{
+  for (const char* object : {"api_use_c.o", "api_use_cpp.o"}) {
+    auto names = undefined_symbols(kPrograms + "/" + object);
+    int bxisim = 0;
+    for (const auto& name : names) {
+      EXPECT_NE(name.rfind("MPI_", 0), 0u) << object << " references " << name;
+      EXPECT_NE(name.rfind("PMPI_", 0), 0u) << object << " references " << name;
+      bxisim += name.rfind("bxisim_MPI_", 0) == 0 || name.rfind("bxisim_PMPI_", 0) == 0;
+    }
+    EXPECT_GE(bxisim, 30) << object;
+  }
+}
+
+TEST(MpiHeader, AProfilingLayerDefinesMpiAndCallsPmpi)
+{
+  auto names = undefined_symbols(kPrograms + "/api_use_c.o");
+  EXPECT_THAT(names, testing::Contains("bxisim_PMPI_Send"));
+  auto defined = run_command("nm --defined-only " + kPrograms + "/api_use_c.o");
+  EXPECT_THAT(defined.output, HasSubstr("T bxisim_MPI_Send"));
+}
+
+TEST(ProgramCheck, TellsBxisimProgramsFromForeignOnes)
+{
+  auto ours = bxisim::mw::program_mpi_use(kPrograms + "/api_use_c.so");
+  EXPECT_TRUE(ours.bxisim_mpi);
+  EXPECT_TRUE(ours.foreign_symbols.empty());
+
+  auto foreign = bxisim::mw::program_mpi_use(kPrograms + "/foreign_mpi.so");
+  EXPECT_FALSE(foreign.bxisim_mpi);
+  EXPECT_THAT(foreign.foreign_symbols, testing::Contains("MPI_Init"));
+  EXPECT_THAT(bxisim::mw::foreign_mpi_message("prog", foreign), HasSubstr("Rebuild it with bxicc/bxicxx"));
+
+  auto none = bxisim::mw::program_mpi_use(kPrograms + "/no_mpi.so");
+  EXPECT_FALSE(none.bxisim_mpi);
+  EXPECT_TRUE(none.foreign_symbols.empty());
+}
+
+TEST(ProgramCheck, BxisimRunRefusesAProgramBuiltAgainstAnotherMpi)
+{
+  for (const char* ppn : {"1", "2"}) {
+    auto result = run_bxisim(std::string("run -n 2 --ppn ") + ppn + " " + kPrograms + "/foreign_mpi.so 2>&1");
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("built against another MPI's mpi.h"));
+    EXPECT_THAT(result.output, HasSubstr("Rebuild it with bxicc/bxicxx"));
+  }
+}

@@ -1,0 +1,169 @@
+// MPI programs built with bxicc, run by `bxisim run` at each accuracy level that has its MPI library
+// in this build (BXISIM_MPI_TEST_LEVELS: smpi always, SimGrid's SMPI from libsimgrid; message when
+// bxisim's OpenMPI build exists), through the middleware's dispatch: across nodes (--ppn 1) and
+// inside nodes (--ppn 2 and more). The same program and checks at every level.
+
+#include "tests/runtime/RunOutput.hpp"
+#include "tests/support/CommandRunner.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <tuple>
+
+using namespace bxisim::test;
+using testing::HasSubstr;
+
+namespace
+{
+const std::string kPrograms = BXISIM_MW_TEST_PROGRAMS;
+
+std::vector<std::string> levels()
+{
+  std::vector<std::string> result;
+  std::stringstream list(BXISIM_MPI_TEST_LEVELS);
+  for (std::string level; std::getline(list, level, ',');)
+    result.push_back(level);
+  return result;
+}
+
+CommandResult run_mpi(const std::string& level, const std::string& program, int ranks, int ppn,
+                      const std::string& arguments, const std::string& options = "")
+{
+  return run_command("'" BXISIM_BINARY "' run --level " + level + " --no-cpu-simulation -n " + std::to_string(ranks) +
+                     " --ppn " + std::to_string(ppn) + " " + options + " " + kPrograms + "/" + program + " " +
+                     arguments + " 2>&1");
+}
+
+/** Every rank printed ok=1 finalized=1 and no bad_ check. */
+std::map<int, Fields> check_all_ok(const CommandResult& result, int ranks)
+{
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, testing::Not(HasSubstr("bad_"))) << result.output;
+  auto fields = fields_by_rank(result.output);
+  EXPECT_EQ(static_cast<int>(fields.size()), ranks) << result.output;
+  for (auto& [rank, mine] : fields) {
+    EXPECT_EQ(mine["ok"], "1") << "rank " << rank << "\n" << result.output;
+    EXPECT_EQ(mine["finalized"], "1") << "rank " << rank;
+    EXPECT_EQ(mine["provided_ok"], "1") << "rank " << rank;
+  }
+  return fields;
+}
+
+class PerPlacement : public testing::TestWithParam<std::tuple<std::string, int>> // level, ranks per node
+{
+ protected:
+  const std::string& level() const { return std::get<0>(GetParam()); }
+  int ppn() const { return std::get<1>(GetParam()); }
+};
+
+class PerLevel : public testing::TestWithParam<std::string>
+{
+ protected:
+  const std::string& level() const { return GetParam(); }
+};
+
+std::string level_name(const testing::TestParamInfo<std::string>& param)
+{
+  return param.param;
+}
+
+std::string placement_name(const testing::TestParamInfo<std::tuple<std::string, int>>& param)
+{
+  return std::get<0>(param.param) + "_ppn" + std::to_string(std::get<1>(param.param));
+}
+} // namespace
+
+TEST_P(PerPlacement, PointToPointEagerAndRendezvous)
+{
+  for (const char* bytes : {"8", "1048576"}) { // below and above the eager limits (Portals BTL's, SMPI's 64 KiB)
+    auto result = run_mpi(level(), "mpi_suite", 4, ppn(), std::string("p2p ") + bytes);
+    auto fields = check_all_ok(result, 4);
+    for (auto& [rank, mine] : fields) {
+      EXPECT_EQ(mine["truncate_class"], "15") << "rank " << rank; // MPI_ERR_TRUNCATE of the standard ABI
+      EXPECT_GT(number(mine, "pingpong_time"), 0.0);
+    }
+  }
+}
+
+TEST_P(PerPlacement, CommunicatorsGroupsDatatypesOneSided)
+{
+  for (const char* mode : {"comms", "datatypes", "rma"}) {
+    auto result = run_mpi(level(), "mpi_suite", 4, ppn(), mode);
+    auto fields = check_all_ok(result, 4);
+    if (std::string(mode) == "rma") {
+      EXPECT_EQ(fields[0]["lock_slot1"], "4"); // the four ranks' exclusive-lock increments (slot 1 untouched by puts)
+    }
+  }
+}
+
+TEST_P(PerPlacement, AProfilingLayerSeesTheProgramsSends)
+{
+  auto result = run_mpi(level(), "mpi_suite", 3, ppn(), "pmpi");
+  auto fields = check_all_ok(result, 3);
+  EXPECT_EQ(fields[0]["sends_counted"], "1");
+  EXPECT_EQ(fields[1]["sends_counted"], "1");
+  EXPECT_EQ(fields[2]["sends_counted"], "0");
+}
+
+INSTANTIATE_TEST_SUITE_P(Mpi, PerPlacement, testing::Combine(testing::ValuesIn(levels()), testing::Values(1, 2)),
+                         placement_name);
+
+TEST_P(PerLevel, CollectivesOnEightRanksOverTwoAndFourNodes)
+{
+  for (int ppn : {4, 2}) {
+    auto result = run_mpi(level(), "mpi_suite", 8, ppn, "collectives");
+    check_all_ok(result, 8);
+  }
+}
+
+TEST_P(PerLevel, SimulatedTimesAreIdenticalInTwoRuns)
+{
+  for (int ppn : {1, 2}) {
+    auto first  = run_mpi(level(), "mpi_suite", 4, ppn, "p2p 65536");
+    auto second = run_mpi(level(), "mpi_suite", 4, ppn, "p2p 65536");
+    auto a      = check_all_ok(first, 4);
+    auto b      = check_all_ok(second, 4);
+    for (int rank = 0; rank < 4; ++rank)
+      EXPECT_EQ(a[rank]["pingpong_time"], b[rank]["pingpong_time"]) << "rank " << rank;
+    auto c = check_all_ok(run_mpi(level(), "mpi_suite", 8, ppn, "collectives"), 8);
+    auto d = check_all_ok(run_mpi(level(), "mpi_suite", 8, ppn, "collectives"), 8);
+    for (int rank = 0; rank < 8; ++rank)
+      EXPECT_EQ(c[rank]["collectives_time"], d[rank]["collectives_time"]) << "rank " << rank;
+  }
+}
+
+TEST_P(PerLevel, CallsBeforeMpiInit)
+{
+  for (int ppn : {1, 2}) {
+    auto result = run_mpi(level(), "mpi_bad", 2, ppn, "before_init");
+    EXPECT_NE(result.exit_code, 0) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("called MPI_Comm_rank before MPI_Init")) << result.output;
+  }
+}
+
+TEST_P(PerLevel, ARankThatNeverCallsMpiFinalize)
+{
+  for (int ppn : {1, 2}) {
+    auto result = run_mpi(level(), "mpi_bad", 2, ppn, "no_finalize");
+    EXPECT_NE(result.exit_code, 0) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("without MPI_Finalize")) << result.output;
+  }
+}
+
+TEST_P(PerLevel, MismatchedCollectivesAreReportedWithTheirCalls)
+{
+  for (int ppn : {1, 2}) {
+    auto result = run_mpi(level(), "mpi_bad", 2, ppn, "mismatch");
+    EXPECT_NE(result.exit_code, 0) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("deadlock")) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("rank 1 waits for the end of MPI_Barrier")) << result.output;
+    // SMPI sends a 4-byte broadcast eagerly: its root finishes, and only rank 1 is left blocked.
+    if (level() != "smpi") {
+      EXPECT_THAT(result.output, HasSubstr("MPI_Bcast")) << result.output;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Mpi, PerLevel, testing::ValuesIn(levels()), level_name);

@@ -1,0 +1,36 @@
+/* Bad MPI programs, one per argument: before_init, no_finalize, mismatch. */
+#include <mpi.h>
+
+#include <stdio.h>
+#include <string.h>
+
+int main(int argc, char** argv)
+{
+  const char* mode = argc > 1 ? argv[1] : "";
+  int rank         = -1;
+  if (!strcmp(mode, "before_init")) {
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank); /* not allowed yet */
+    MPI_Init(&argc, &argv);
+    MPI_Finalize();
+    return 0;
+  }
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (!strcmp(mode, "no_finalize")) {
+    if (rank == 1)
+      return 0; /* leaves without MPI_Finalize */
+    MPI_Finalize();
+    return 0;
+  }
+  if (!strcmp(mode, "mismatch")) {
+    int value = 0;
+    if (rank == 0)
+      MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    else
+      MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+  }
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,372 @@
+/* MPI programs of the middleware's end-to-end tests, one mode per argument. Each rank prints
+ * key=value words; the tests check them. A failed check prints "bad_<what>=1".
+ *   p2p <bytes>   blocking and non-blocking ping-pong, any-source/any-tag, probe, cancel, truncation
+ *   collectives   on every rank: bcast, reduce, allreduce (predefined and user op), gather(v), scatter,
+ *                 allgather, alltoall(v), scan, exscan, reduce_scatter_block, ialltoall, iallreduce
+ *   comms         split, dup, compare, groups (incl, translate_ranks with MPI_PROC_NULL, compare)
+ *   datatypes     contiguous, vector, indexed, struct (and their envelopes)
+ *   rma           put, get, accumulate with fence; lock/unlock; window flavour attribute
+ *   pmpi          a profiling layer counting MPI_Send calls through PMPI_Send
+ */
+#include <mpi.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, size, bad;
+
+#define CHECK(what, condition)                                                                                         \
+  do {                                                                                                                 \
+    if (!(condition)) {                                                                                                \
+      printf("bad_%s=1\n", what);                                                                                      \
+      bad = 1;                                                                                                         \
+    }                                                                                                                  \
+  } while (0)
+
+static int sends_counted;
+int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+  ++sends_counted;
+  return PMPI_Send(buf, count, datatype, dest, tag, comm);
+}
+
+static void p2p(long bytes)
+{
+  char* out = malloc((size_t)bytes);
+  char* in  = malloc((size_t)bytes);
+  for (long i = 0; i < bytes; ++i)
+    out[i] = (char)(i * 7 + rank);
+  MPI_Status status;
+  int peer = rank ^ 1;
+  if (peer < size) {
+    double start = MPI_Wtime();
+    if (rank % 2 == 0) {
+      MPI_Send(out, (int)bytes, MPI_BYTE, peer, 5, MPI_COMM_WORLD);
+      MPI_Recv(in, (int)bytes, MPI_BYTE, peer, 5, MPI_COMM_WORLD, &status);
+    } else {
+      MPI_Recv(in, (int)bytes, MPI_BYTE, peer, 5, MPI_COMM_WORLD, &status);
+      MPI_Send(out, (int)bytes, MPI_BYTE, peer, 5, MPI_COMM_WORLD);
+    }
+    printf("pingpong_time=%.9f\n", MPI_Wtime() - start);
+    int count = -1;
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    CHECK("count", count == bytes);
+    CHECK("source", status.MPI_SOURCE == peer && status.MPI_TAG == 5);
+    for (long i = 0; i < bytes; ++i)
+      if (in[i] != (char)(i * 7 + peer)) {
+        CHECK("data", 0);
+        break;
+      }
+    /* non-blocking both ways */
+    MPI_Request requests[2];
+    MPI_Irecv(in, (int)bytes, MPI_BYTE, peer, 6, MPI_COMM_WORLD, &requests[0]);
+    MPI_Isend(out, (int)bytes, MPI_BYTE, peer, 6, MPI_COMM_WORLD, &requests[1]);
+    MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+    CHECK("request_null", requests[0] == MPI_REQUEST_NULL && requests[1] == MPI_REQUEST_NULL);
+    CHECK("nb_data", in[bytes - 1] == (char)((bytes - 1) * 7 + peer));
+  }
+  /* any source, any tag: everyone sends its rank to 0 with tag 100 + rank */
+  if (rank == 0) {
+    int seen = 0;
+    for (int k = 1; k < size; ++k) {
+      int value = -1;
+      MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+      int count = 0;
+      MPI_Get_count(&status, MPI_INT, &count);
+      CHECK("probe_count", count == 1);
+      MPI_Recv(&value, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+      CHECK("any_source", value == status.MPI_SOURCE && status.MPI_TAG == 100 + value);
+      seen |= 1 << value;
+    }
+    CHECK("all_seen", seen == ((1 << size) - 2));
+  } else {
+    MPI_Send(&rank, 1, MPI_INT, 0, 100 + rank, MPI_COMM_WORLD);
+  }
+  /* cancel of a posted receive that nobody matches */
+  MPI_Request request;
+  int dummy = 0, cancelled = 0;
+  MPI_Irecv(&dummy, 1, MPI_INT, MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &request);
+  MPI_Cancel(&request);
+  MPI_Wait(&request, &status);
+  MPI_Test_cancelled(&status, &cancelled);
+  CHECK("cancelled", cancelled == 1);
+  /* truncation: 4 ints into room for 2, errors returned */
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  if (peer < size) {
+    int four[4] = {1, 2, 3, 4}, two[2];
+    int result  = MPI_SUCCESS;
+    if (rank % 2 == 0)
+      MPI_Send(four, 4, MPI_INT, peer, 7, MPI_COMM_WORLD);
+    else
+      result = MPI_Recv(two, 2, MPI_INT, peer, 7, MPI_COMM_WORLD, &status);
+    int error_class = MPI_SUCCESS;
+    MPI_Error_class(result, &error_class);
+    printf("truncate_class=%d\n", rank % 2 == 0 ? MPI_ERR_TRUNCATE : error_class);
+  }
+  /* MPI_PROC_NULL: completes at once with its status */
+  MPI_Recv(&dummy, 1, MPI_INT, MPI_PROC_NULL, 1, MPI_COMM_WORLD, &status);
+  CHECK("proc_null", status.MPI_SOURCE == MPI_PROC_NULL && status.MPI_TAG == MPI_ANY_TAG);
+  free(out);
+  free(in);
+}
+
+static void add_ints(void* in, void* inout, int* len, MPI_Datatype* type)
+{
+  CHECK("op_type", *type == MPI_INT);
+  for (int i = 0; i < *len; ++i)
+    ((int*)inout)[i] += ((int*)in)[i];
+}
+
+static void collectives(void)
+{
+  int value = rank + 1, result = 0, expected_sum = size * (size + 1) / 2;
+  int root_value = rank == 0 ? 42 : 0;
+  MPI_Bcast(&root_value, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  CHECK("bcast", root_value == 42);
+  MPI_Reduce(&value, &result, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  CHECK("reduce", rank != 0 || result == expected_sum);
+  MPI_Allreduce(&value, &result, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  CHECK("allreduce_max", result == size);
+  MPI_Op op;
+  MPI_Op_create(add_ints, 1, &op);
+  MPI_Allreduce(&value, &result, 1, MPI_INT, op, MPI_COMM_WORLD);
+  CHECK("user_op", result == expected_sum);
+  MPI_Op_free(&op);
+  CHECK("op_null", op == MPI_OP_NULL);
+  int* all    = calloc((size_t)(unsigned)size * 4, sizeof(int));
+  int* counts = calloc((size_t)(unsigned)size, sizeof(int));
+  int* displs = calloc((size_t)(unsigned)size, sizeof(int));
+  for (int r = 0; r < size; ++r)
+    counts[r] = 1, displs[r] = 2 * r;
+  MPI_Gather(&value, 1, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  for (int r = 0; rank == 0 && r < size; ++r)
+    CHECK("gather", all[r] == r + 1);
+  MPI_Gatherv(&value, 1, MPI_INT, all, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
+  for (int r = 0; rank == 0 && r < size; ++r)
+    CHECK("gatherv", all[2 * r] == r + 1);
+  for (int r = 0; r < size; ++r)
+    all[r] = 10 * r;
+  MPI_Scatter(all, 1, MPI_INT, &result, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  CHECK("scatter", result == 10 * rank);
+  MPI_Allgather(&value, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
+  for (int r = 0; r < size; ++r)
+    CHECK("allgather", all[r] == r + 1);
+  int* send = calloc((size_t)(unsigned)size, sizeof(int));
+  for (int r = 0; r < size; ++r)
+    send[r] = rank * 100 + r;
+  MPI_Alltoall(send, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
+  for (int r = 0; r < size; ++r)
+    CHECK("alltoall", all[r] == r * 100 + rank);
+  for (int r = 0; r < size; ++r)
+    displs[r] = r;
+  MPI_Alltoallv(send, counts, displs, MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD);
+  for (int r = 0; r < size; ++r)
+    CHECK("alltoallv", all[r] == r * 100 + rank);
+  MPI_Request request;
+  MPI_Ialltoall(send, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD, &request);
+  MPI_Wait(&request, MPI_STATUS_IGNORE);
+  for (int r = 0; r < size; ++r)
+    CHECK("ialltoall", all[r] == r * 100 + rank);
+  MPI_Iallreduce(&value, &result, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &request);
+  MPI_Wait(&request, MPI_STATUS_IGNORE);
+  CHECK("iallreduce", result == expected_sum);
+  MPI_Scan(&value, &result, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  CHECK("scan", result == (rank + 1) * (rank + 2) / 2);
+  MPI_Exscan(&value, &result, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  CHECK("exscan", rank == 0 || result == rank * (rank + 1) / 2);
+  for (int r = 0; r < size; ++r)
+    send[r] = r;
+  MPI_Reduce_scatter_block(send, &result, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  CHECK("reduce_scatter_block", result == rank * size);
+  MPI_Barrier(MPI_COMM_WORLD);
+  printf("collectives_time=%.9f\n", MPI_Wtime());
+  free(all);
+  free(counts);
+  free(displs);
+  free(send);
+}
+
+static void comms(void)
+{
+  MPI_Comm half, copy;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half); /* key -rank: reversed order */
+  int half_rank, half_size, result;
+  MPI_Comm_rank(half, &half_rank);
+  MPI_Comm_size(half, &half_size);
+  int members = (size - rank % 2 + 1) / 2;
+  CHECK("split_size", half_size == members);
+  CHECK("split_rank", half_rank == members - 1 - rank / 2);
+  int sum = 0;
+  MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, half);
+  int expected = 0;
+  for (int r = rank % 2; r < size; r += 2)
+    expected += r;
+  CHECK("split_allreduce", sum == expected);
+  MPI_Comm_dup(MPI_COMM_WORLD, &copy);
+  MPI_Comm_compare(MPI_COMM_WORLD, copy, &result);
+  CHECK("dup_congruent", result == MPI_CONGRUENT);
+  MPI_Comm_compare(MPI_COMM_WORLD, MPI_COMM_WORLD, &result);
+  CHECK("ident", result == MPI_IDENT);
+  MPI_Comm none;
+  MPI_Comm_split(MPI_COMM_WORLD, rank == 0 ? 0 : MPI_UNDEFINED, 0, &none);
+  CHECK("split_undefined", (rank == 0) == (none != MPI_COMM_NULL));
+  if (none != MPI_COMM_NULL)
+    MPI_Comm_free(&none);
+  MPI_Group world, evens;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  int even_ranks[64], count = 0;
+  for (int r = 0; r < size && count < 64; r += 2)
+    even_ranks[count++] = r;
+  MPI_Group_incl(world, count, even_ranks, &evens);
+  int in[3] = {0, MPI_PROC_NULL, 1}, out[3];
+  MPI_Group_translate_ranks(world, 3, in, evens, out);
+  CHECK("translate", out[0] == 0 && out[1] == MPI_PROC_NULL && out[2] == MPI_UNDEFINED);
+  MPI_Group_compare(world, evens, &result);
+  CHECK("group_unequal", result == MPI_UNEQUAL);
+  int group_rank;
+  MPI_Group_rank(evens, &group_rank);
+  CHECK("group_rank", group_rank == (rank % 2 == 0 ? rank / 2 : MPI_UNDEFINED));
+  MPI_Group_free(&evens);
+  MPI_Group_free(&world);
+  CHECK("group_null", world == MPI_GROUP_NULL);
+  MPI_Comm_free(&copy);
+  MPI_Comm_free(&half);
+  CHECK("comm_null", half == MPI_COMM_NULL);
+}
+
+struct particle {
+  int id;
+  double x[3];
+  char tag;
+};
+
+static void datatypes(void)
+{
+  int peer = rank ^ 1;
+  if (peer >= size)
+    return;
+  MPI_Datatype contiguous, vector, indexed, structure;
+  MPI_Type_contiguous(4, MPI_INT, &contiguous);
+  MPI_Type_vector(3, 1, 4, MPI_DOUBLE, &vector); /* a column of a 3x4 matrix */
+  int lengths[2] = {2, 1}, offsets[2] = {0, 5};
+  MPI_Type_indexed(2, lengths, offsets, MPI_INT, &indexed);
+  int block[3]          = {1, 3, 1};
+  MPI_Aint places[3]    = {offsetof(struct particle, id), offsetof(struct particle, x), offsetof(struct particle, tag)};
+  MPI_Datatype types[3] = {MPI_INT, MPI_DOUBLE, MPI_CHAR};
+  MPI_Type_create_struct(3, block, places, types, &structure);
+  MPI_Datatype all[4] = {contiguous, vector, indexed, structure};
+  for (int k = 0; k < 4; ++k)
+    MPI_Type_commit(&all[k]);
+  int n_int, n_addr, n_types, combiner;
+  MPI_Type_get_envelope(structure, &n_int, &n_addr, &n_types, &combiner);
+  CHECK("envelope", combiner == MPI_COMBINER_STRUCT && n_types == 3);
+  MPI_Datatype got[3];
+  int ints[8];
+  MPI_Aint addrs[3];
+  MPI_Type_get_contents(structure, 8, 3, 3, ints, addrs, got);
+  CHECK("contents", got[0] == MPI_INT && got[1] == MPI_DOUBLE && got[2] == MPI_CHAR);
+  MPI_Type_get_envelope(MPI_INT, &n_int, &n_addr, &n_types, &combiner);
+  CHECK("named", combiner == MPI_COMBINER_NAMED);
+  int size_of = 0;
+  MPI_Type_size(vector, &size_of);
+  CHECK("vector_size", size_of == 3 * (int)sizeof(double));
+
+  int ivalues[8], ireceived[8]  = {0};
+  double matrix[12], column[12] = {0};
+  struct particle p = {rank, {1.5, 2.5, 3.5 + rank}, 'a'}, q;
+  memset(&q, 0, sizeof q);
+  for (int i = 0; i < 8; ++i)
+    ivalues[i] = rank * 10 + i;
+  for (int i = 0; i < 12; ++i)
+    matrix[i] = rank + i * 0.5;
+  MPI_Sendrecv(ivalues, 1, contiguous, peer, 1, ireceived, 4, MPI_INT, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  for (int i = 0; i < 4; ++i)
+    CHECK("contiguous", ireceived[i] == peer * 10 + i);
+  MPI_Sendrecv(matrix, 1, vector, peer, 2, column, 1, vector, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  for (int i = 0; i < 3; ++i)
+    CHECK("vector", column[4 * i] == peer + 4 * i * 0.5);
+  CHECK("vector_gap", column[1] == 0);
+  MPI_Sendrecv(ivalues, 1, indexed, peer, 3, ireceived, 3, MPI_INT, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  CHECK("indexed", ireceived[0] == peer * 10 && ireceived[1] == peer * 10 + 1 && ireceived[2] == peer * 10 + 5);
+  MPI_Sendrecv(&p, 1, structure, peer, 4, &q, 1, structure, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  CHECK("struct", q.id == peer && q.x[2] == 3.5 + peer && q.tag == 'a');
+  for (int k = 0; k < 4; ++k)
+    MPI_Type_free(&all[k]);
+  CHECK("type_null", all[0] == MPI_DATATYPE_NULL);
+}
+
+static void rma(void)
+{
+  int* memory = calloc((size_t)(unsigned)size, sizeof(int));
+  MPI_Win win;
+  MPI_Win_create(memory, (MPI_Aint)(size * sizeof(int)), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  int* flavor = NULL;
+  int flag    = 0;
+  MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &flavor, &flag);
+  CHECK("flavor", flag && *flavor == MPI_WIN_FLAVOR_CREATE);
+  int target = (rank + 1) % size, value = rank + 1;
+  MPI_Win_fence(0, win);
+  MPI_Put(&value, 1, MPI_INT, target, rank, 1, MPI_INT, win); /* slot rank of the next rank */
+  MPI_Win_fence(0, win);
+  CHECK("put", memory[(rank + size - 1) % size] == (rank + size - 1) % size + 1);
+  int got = 0;
+  MPI_Get(&got, 1, MPI_INT, target, rank, 1, MPI_INT, win);
+  MPI_Win_fence(0, win);
+  CHECK("get", got == value);
+  MPI_Accumulate(&value, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, win); /* everyone adds into rank 0's slot 0 */
+  MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+  if (rank == 0)
+    CHECK("accumulate", memory[0] == size * (size + 1) / 2);
+  MPI_Barrier(MPI_COMM_WORLD);
+  int one = 1;
+  MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+  MPI_Accumulate(&one, 1, MPI_INT, 0, 1, 1, MPI_INT, MPI_SUM, win);
+  MPI_Win_unlock(0, win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) {
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+    int slot1 = 0;
+    MPI_Get(&slot1, 1, MPI_INT, 0, 1, 1, MPI_INT, win);
+    MPI_Win_unlock(0, win);
+    printf("lock_slot1=%d\n", slot1);
+  }
+  MPI_Win_free(&win);
+  free(memory);
+}
+
+int main(int argc, char** argv)
+{
+  int provided = -1;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const char* mode = argc > 1 ? argv[1] : "";
+  printf("rank=%d size=%d provided_ok=%d\n", rank, size, provided == MPI_THREAD_FUNNELED);
+  if (!strcmp(mode, "p2p"))
+    p2p(argc > 2 ? atol(argv[2]) : 8);
+  else if (!strcmp(mode, "collectives"))
+    collectives();
+  else if (!strcmp(mode, "comms"))
+    comms();
+  else if (!strcmp(mode, "datatypes"))
+    datatypes();
+  else if (!strcmp(mode, "rma"))
+    rma();
+  else if (!strcmp(mode, "pmpi")) {
+    int token = rank;
+    if (rank + 1 < size)
+      MPI_Send(&token, 1, MPI_INT, rank + 1, 0, MPI_COMM_WORLD);
+    if (rank > 0)
+      MPI_Recv(&token, 1, MPI_INT, rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    printf("sends_counted=%d\n", sends_counted);
+  } else {
+    printf("unknown mode '%s'\n", mode);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  int finalized = 0;
+  MPI_Finalize();
+  MPI_Finalized(&finalized);
+  printf("ok=%d finalized=%d\n", !bad, finalized);
+  return 0;
+}

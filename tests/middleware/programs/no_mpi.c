@@ -1,0 +1,5 @@
+/* A program without MPI. */
+int main(void)
+{
+  return 0;
+}

@@ -1,0 +1,146 @@
+// The runtime's side of MPI: one OpenMPI copy per rank, started by bxisim's hooks (no PMIx server),
+// over the simulated Portals at --level message, across nodes (--ppn 1) and inside a node (--ppn 2).
+// The program drives its OpenMPI copy directly (programs/openmpi_copy.c), below the middleware.
+
+#include "RunOutput.hpp"
+#include "tests/support/CommandRunner.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+using namespace bxisim::test;
+using testing::HasSubstr;
+using testing::Not;
+
+namespace
+{
+CommandResult run_copy(int ranks, int ppn, const std::string& options, const std::string& arguments)
+{
+  return run_command("'" BXISIM_BINARY "' run -n " + std::to_string(ranks) + " --ppn " + std::to_string(ppn) + " " +
+                     options + " " + test_program("openmpi_copy") + " " + arguments + " 2>&1");
+}
+
+/** Checks the ring's results on every rank; returns the fields of each rank. */
+std::map<int, Fields> check_ring(const CommandResult& result, int ranks, int ppn)
+{
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  EXPECT_EQ(static_cast<int>(fields.size()), ranks) << result.output;
+  for (int r = 0; r < ranks; ++r) {
+    Fields& mine = fields[r];
+    EXPECT_EQ(mine["rank"], std::to_string(r)) << result.output;
+    EXPECT_EQ(mine["size"], std::to_string(ranks));
+    EXPECT_EQ(mine["sum"], std::to_string(ranks * (ranks - 1) / 2));
+    EXPECT_EQ(mine["from"], std::to_string((r + ranks - 1) % ranks));
+    EXPECT_EQ(mine["data_ok"], "1") << "rank " << r;
+    EXPECT_EQ(mine["finalized"], "1");
+    // each simulated node has its own hostname, shared by its ranks
+    EXPECT_EQ(mine["host"] == fields[0]["host"], r / ppn == 0) << "rank " << r << " on " << mine["host"];
+    EXPECT_GT(number(mine, "ring_time"), 0.0);
+  }
+  return fields;
+}
+
+class OpenMpiPaths : public testing::TestWithParam<std::tuple<std::string, int>>
+{
+};
+} // namespace
+
+TEST_P(OpenMpiPaths, RingAndAllreduceAcrossAndInsideNodes)
+{
+  auto [pml, ppn] = GetParam();
+  for (const char* bytes : {"8", "65536"}) {
+    auto result = run_copy(4, ppn, "--pml " + pml, std::string("ring ") + bytes);
+    check_ring(result, 4, ppn);
+  }
+}
+
+TEST_P(OpenMpiPaths, SimulatedTimesAreTheSameInTwoRuns)
+{
+  auto [pml, ppn] = GetParam();
+  auto first      = run_copy(4, ppn, "--no-cpu-simulation --pml " + pml, "ring 4096");
+  auto second     = run_copy(4, ppn, "--no-cpu-simulation --pml " + pml, "ring 4096");
+  auto a = check_ring(first, 4, ppn), b = check_ring(second, 4, ppn);
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_EQ(a[r]["ring_time"], b[r]["ring_time"]) << "rank " << r;
+    EXPECT_EQ(a[r]["end_time"], b[r]["end_time"]) << "rank " << r;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Paths, OpenMpiPaths, testing::Combine(testing::Values("ob1", "cm"), testing::Values(1, 2)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_ppn" + std::to_string(std::get<1>(info.param));
+                         });
+
+TEST(OpenMpiPolling, BlockingAndDelayAgreeOnResultsAndBlockingIsNotLater)
+{
+  for (int ppn : {1, 2}) {
+    auto blocking = check_ring(run_copy(4, ppn, "--no-cpu-simulation --set mpi.polling=block", "ring 65536"), 4, ppn);
+    auto delaying = check_ring(run_copy(4, ppn, "--no-cpu-simulation --set mpi.polling=delay", "ring 65536"), 4, ppn);
+    for (int r = 0; r < 4; ++r)
+      // a sleeping poll sees an event up to its sleep late; a blocked one when it comes
+      EXPECT_LE(number(blocking[r], "ring_time"), number(delaying[r], "ring_time")) << "ppn " << ppn << " rank " << r;
+  }
+}
+
+TEST(OpenMpiMca, ParametersPassThrough)
+{
+  // an MCA parameter OpenMPI checks: a BTL list without portals4 cannot reach the other node
+  auto result = run_copy(2, 1, "--mca btl self", "ring 8");
+  EXPECT_NE(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("leaves out portals4"));
+}
+
+TEST(OpenMpiEnd, AbortEndsTheJobWithItsCodeAndNamesTheRank)
+{
+  for (int ppn : {1, 2}) {
+    auto result = run_copy(4, ppn, "", "abort 2");
+    EXPECT_EQ(result.exit_code, 42) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("bxisim: rank 2 called MPI_Abort with error code 42"));
+    EXPECT_THAT(result.output, Not(HasSubstr("passed the barrier")));
+    EXPECT_THAT(result.output, Not(HasSubstr("MPI_Abort returned")));
+  }
+}
+
+TEST(OpenMpiEnd, ARankThatSkipsFinalizeIsAClearDeadlock)
+{
+  auto result = run_copy(3, 1, "", "no-finalize 1");
+  EXPECT_EQ(result.exit_code, 3) << result.output; // kDeadlockExitCode
+  EXPECT_THAT(result.output, HasSubstr("rank 0 waits for the fence of MPI_Init or MPI_Finalize (2 of 3 ranks arrived"));
+}
+
+TEST(OpenMpiStart, SerializedAndFunneledAreProvided)
+{
+  for (int level : {1, 2}) {
+    auto result = run_copy(2, 1, "", "thread " + std::to_string(level));
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    auto fields = fields_by_rank(result.output);
+    EXPECT_EQ(fields[0]["rc"], "0");
+    EXPECT_EQ(fields[1]["provided"], std::to_string(level));
+  }
+}
+
+TEST(OpenMpiStart, ThreadMultipleIsRefusedClearly)
+{
+  auto result = run_copy(2, 1, "", "thread 3");
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("MPI_Init_thread with MPI_THREAD_MULTIPLE is not supported"));
+  EXPECT_THAT(result.output, HasSubstr("MPI_THREAD_SERIALIZED"));
+}
+
+TEST(OpenMpiStart, SpawnIsRefusedClearly)
+{
+  auto result = run_copy(2, 1, "", "spawn");
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("MPI_Comm_spawn is not supported"));
+  EXPECT_THAT(result.output, Not(HasSubstr("MPI_Comm_spawn returned")));
+}
+
+TEST(OpenMpiStart, MissingBuildIsNamed)
+{
+  auto result = run_command("BXISIM_OPENMPI_PREFIX=/nonexistent '" BXISIM_BINARY "' run -n 2 " +
+                            test_program("openmpi_copy") + " ring 8 2>&1");
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("bxisim's OpenMPI build is not at /nonexistent"));
+  EXPECT_THAT(result.output, HasSubstr("mpi_patches/build"));
+}
