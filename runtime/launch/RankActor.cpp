@@ -118,9 +118,13 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
     int code = call_main(rank, main_function, static_cast<int>(argv.size()), pointers.data());
     if (rank.state() != RankState::Ended) { // main returned (exit() already ended the rank)
       end_own_code(rank);
-      if (after_main)
-        code = after_main(rank, code);
       rank.mark_ended(code & 0xff);
+    }
+    // Returning from main and exit() both end here: the level checks how the rank left (MPI_Finalize).
+    if (after_main && rank.end_signal() == 0) {
+      int checked = after_main(rank, rank.exit_code());
+      if (checked != rank.exit_code())
+        rank.mark_ended(checked & 0xff);
     }
   } catch (const simgrid::ForcefulKillException&) { // the simulation ended with this rank blocked
     os::set_running_rank(nullptr);
