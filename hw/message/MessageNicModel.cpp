@@ -315,8 +315,17 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
   Network network = frame.kind == FrameKind::Request ? kRequests : kResponses;
   frame.sent_at   = now();
   uint64_t bytes  = config_.wire_bytes(payload);
-  nic(destination).rx[network]->put_init(new WireFrame(frame), bytes)->detach();
-  sg4::this_actor::sleep_for(serialization(nic(node).host, nic(destination).host, bytes));
+  sg4::CommPtr wire = nic(destination).rx[network]->put_init(new WireFrame(frame), bytes);
+  if (destination == node) {
+    // The NIC's loopback: TX waits until the frame is through, so the request and response networks
+    // (and both directions of an exchange inside the node) share it fairly without piling up flows
+    // beyond its capacity (unbounded concurrent flows make SimGrid's solver time grow with their
+    // square). With a loopback latency of 0 this is the frame's serialization time.
+    wire->wait();
+  } else {
+    wire->detach();
+    sg4::this_actor::sleep_for(serialization(nic(node).host, nic(destination).host, bytes));
+  }
   // The E2E timer starts once the frame's last packet has left: a 16 MiB frame is not late for
   // taking the 1.3 ms it needs on the wire.
   bool reliable = frame.kind == FrameKind::Request || frame.kind == FrameKind::Response;
