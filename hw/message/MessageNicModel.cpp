@@ -315,6 +315,7 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
   Network network = frame.kind == FrameKind::Request ? kRequests : kResponses;
   frame.sent_at   = now();
   uint64_t bytes  = config_.wire_bytes(payload);
+
   sg4::CommPtr wire = nic(destination).rx[network]->put_init(new WireFrame(frame), bytes);
   if (destination == node) {
     // The NIC's loopback: TX waits until the frame is through, so the request and response networks
