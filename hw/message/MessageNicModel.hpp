@@ -81,8 +81,10 @@ class MessageNicModel : public portals::NicModel
     std::deque<std::pair<double, WireFrame>> e2e; // (deadline, frame), deadlines in sending order
     simgrid::s4u::SemaphorePtr e2e_ready;
     simgrid::s4u::SemaphorePtr response_slots; // back-pressure: matching waits while the responses pile up
-    std::deque<WireFrame> matching;            // arrived requests, for the list matching engine
-    simgrid::s4u::SemaphorePtr matching_ready;
+    // Arrived frames per network: requests for the list matching engine, responses for the initiator
+    // side, apart so that responses never wait behind requests held by a full response queue.
+    std::deque<WireFrame> matching[kNetworks];
+    simgrid::s4u::SemaphorePtr matching_ready[kNetworks];
     std::deque<PendingWrite> writes; // DMA writes to memory (payloads, events), in order
     simgrid::s4u::SemaphorePtr writes_ready;
   };
@@ -106,7 +108,7 @@ class MessageNicModel : public portals::NicModel
   void tx_loop(int node, Network network);
   void rx_loop(int node, Network network);
   void e2e_loop(int node);
-  void matching_loop(int node);
+  void matching_loop(int node, Network network);
   void write_loop(int node);
 
   void transmit(int node, WireFrame& frame);
