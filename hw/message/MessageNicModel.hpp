@@ -1,7 +1,7 @@
 #pragma once
 // The `message` NIC model (thesis 4.2-4.3): per NIC host, a TX and an RX actor per virtual network
-// (requests, responses), a list matching engine, a DMA write engine and an E2E actor, moving whole
-// messages over SimGrid's flow model.
+// (requests, responses), a list matching engine, a response engine, a DMA write engine and an E2E
+// actor, moving whole messages over SimGrid's flow model.
 //
 // Initiator: the rank takes a slot of its command queue and posts the command (with a PIO payload)
 // as a PCIe write, waiting for its serialization only; TX takes it once it has reached the NIC. A
