@@ -77,7 +77,7 @@ MessageNicModel::MessageNicModel(const platform::Machine& machine, const Message
       nic.tx[network].ready = sg4::Semaphore::create(0);
       nic.rx[network] = sg4::Mailbox::by_name(node.name + (network == kRequests ? "-rx-request" : "-rx-response"));
     }
-    nic.e2e_ready      = sg4::Semaphore::create(0);
+    nic.e2e_ready = sg4::Semaphore::create(0);
     for (auto& ready : nic.matching_ready)
       ready = sg4::Semaphore::create(0);
     nic.writes_ready   = sg4::Semaphore::create(0);

@@ -121,8 +121,7 @@ double expected_put(const Figures& f, size_t size)
 double expected_get(const Figures& f, size_t size)
 {
   auto bytes = static_cast<double>(size);
-  return f.pcie(f.nic.command_bytes) + f.wire(0) + f.tx_hold(0) + f.dma_start(bytes) + f.wire(bytes) +
-         f.deposit(bytes);
+  return f.pcie(f.nic.command_bytes) + f.wire(0) + f.tx_hold(0) + f.dma_start(bytes) + f.wire(bytes) + f.deposit(bytes);
 }
 
 class IntraNode : public testing::TestWithParam<Peer>
