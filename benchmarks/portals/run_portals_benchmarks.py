@@ -76,6 +76,8 @@ def main():
     parser.add_argument("--out", required=True, help="folder for the CSV files and plots")
     parser.add_argument("--count", type=int, default=10000, help="requests per size (default 10000)")
     parser.add_argument("--platform", default="single-switch")
+    parser.add_argument("--reuse", action="store_true",
+                        help="read the CSV of a benchmark already in --out instead of running it again")
     parser.add_argument("--ppn", type=int, choices=[1, 2], default=1,
                         help="ranks per node: 1 (two nodes, default) or 2 (both ranks on one node)")
     args = parser.parse_args()
@@ -87,9 +89,17 @@ def main():
     for group, modes in (("thesis-4.6.1", BENCHMARKS), ("ptlperf", PTLPERF)):
         results = {}
         for mode in modes:
+            path = os.path.join(args.out, f"{mode}{tag}.csv")
+            if args.reuse and os.path.exists(path):
+                with open(path) as file:
+                    results[mode] = [{"size": int(r["size"]), "time": float(r["time_s"]),
+                                      "bandwidth": float(r["bandwidth_Bps"]), "rate": float(r["message_rate_per_s"])}
+                                     for r in csv.DictReader(file)]
+                print(f"{mode:14s} read from {path}", flush=True)
+                continue
             rows, wall = run(args.bxisim, args.program, mode, args.count, SIZES, extra)
             results[mode] = rows
-            with open(os.path.join(args.out, f"{mode}{tag}.csv"), "w", newline="") as file:
+            with open(path, "w", newline="") as file:
                 writer = csv.writer(file)
                 writer.writerow(["size", "time_s", "bandwidth_Bps", "message_rate_per_s"])
                 for r in rows:

@@ -77,8 +77,9 @@ MessageNicModel::MessageNicModel(const platform::Machine& machine, const Message
       nic.tx[network].ready = sg4::Semaphore::create(0);
       nic.rx[network] = sg4::Mailbox::by_name(node.name + (network == kRequests ? "-rx-request" : "-rx-response"));
     }
-    nic.e2e_ready      = sg4::Semaphore::create(0);
-    nic.matching_ready = sg4::Semaphore::create(0);
+    nic.e2e_ready = sg4::Semaphore::create(0);
+    for (auto& ready : nic.matching_ready)
+      ready = sg4::Semaphore::create(0);
     nic.writes_ready   = sg4::Semaphore::create(0);
     nic.response_slots = sg4::Semaphore::create(static_cast<unsigned>(config_.response_queue_depth));
     nics_.push_back(std::move(nic));
@@ -97,7 +98,8 @@ void MessageNicModel::start()
       rx->daemonize();
       nic(node).rx[network]->set_receiver(rx); // frames flow in even while RX is busy
     }
-    sg4::Actor::create("matching", host, [this, node] { matching_loop(node); })->daemonize();
+    sg4::Actor::create("matching", host, [this, node] { matching_loop(node, kRequests); })->daemonize();
+    sg4::Actor::create("responses", host, [this, node] { matching_loop(node, kResponses); })->daemonize();
     sg4::Actor::create("dma-write", host, [this, node] { write_loop(node); })->daemonize();
     if (config_.e2e)
       sg4::Actor::create("e2e", host, [this, node] { e2e_loop(node); })->daemonize();
@@ -315,8 +317,18 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
   Network network = frame.kind == FrameKind::Request ? kRequests : kResponses;
   frame.sent_at   = now();
   uint64_t bytes  = config_.wire_bytes(payload);
-  nic(destination).rx[network]->put_init(new WireFrame(frame), bytes)->detach();
-  sg4::this_actor::sleep_for(serialization(nic(node).host, nic(destination).host, bytes));
+
+  sg4::CommPtr wire = nic(destination).rx[network]->put_init(new WireFrame(frame), bytes);
+  if (destination == node) {
+    // The NIC's loopback: TX waits until the frame is through, so the request and response networks
+    // (and both directions of an exchange inside the node) share it fairly without piling up flows
+    // beyond its capacity (unbounded concurrent flows make SimGrid's solver time grow with their
+    // square). With a loopback latency of 0 this is the frame's serialization time.
+    wire->wait();
+  } else {
+    wire->detach();
+    sg4::this_actor::sleep_for(serialization(nic(node).host, nic(destination).host, bytes));
+  }
   // The E2E timer starts once the frame's last packet has left: a 16 MiB frame is not late for
   // taking the 1.3 ms it needs on the wire.
   bool reliable = frame.kind == FrameKind::Request || frame.kind == FrameKind::Response;
@@ -361,8 +373,8 @@ void MessageNicModel::rx_loop(int node, Network network)
         break; // a retransmission of a request whose BXI ACK was lost
       operation.request_arrived = true;
       frame->ready_at = now() + packet_time(nic(node).host, operation.target_core, operation.message->requestBytes());
-      nic(node).matching.push_back(*frame);
-      nic(node).matching_ready->release();
+      nic(node).matching[kRequests].push_back(*frame);
+      nic(node).matching_ready[kRequests]->release();
       break;
     case FrameKind::Response:
       if (config_.e2e)
@@ -371,8 +383,8 @@ void MessageNicModel::rx_loop(int node, Network network)
         break; // a retransmission whose BXI ACK was lost
       operation.response_arrived = true;
       frame->ready_at = now() + packet_time(nic(node).host, operation.source_core, operation.message->responseBytes());
-      nic(node).matching.push_back(*frame);
-      nic(node).matching_ready->release();
+      nic(node).matching[kResponses].push_back(*frame);
+      nic(node).matching_ready[kResponses]->release();
       break;
     case FrameKind::RequestAck:
       operation.request_acknowledged = true;
@@ -385,13 +397,13 @@ void MessageNicModel::rx_loop(int node, Network network)
   }
 }
 
-void MessageNicModel::matching_loop(int node)
+void MessageNicModel::matching_loop(int node, Network network)
 {
   Nic& here = nic(node);
   for (;;) {
-    here.matching_ready->acquire();
-    WireFrame frame = std::move(here.matching.front());
-    here.matching.pop_front();
+    here.matching_ready[network]->acquire();
+    WireFrame frame = std::move(here.matching[network].front());
+    here.matching[network].pop_front();
     if (config_.rx_delay > 0)
       sg4::this_actor::sleep_for(config_.rx_delay);
     // Events and acknowledgements wait for the last PCIe packet of the payload to be in memory

@@ -1,7 +1,7 @@
 #pragma once
 // The `message` NIC model (thesis 4.2-4.3): per NIC host, a TX and an RX actor per virtual network
-// (requests, responses), a list matching engine, a DMA write engine and an E2E actor, moving whole
-// messages over SimGrid's flow model.
+// (requests, responses), a list matching engine, a response engine, a DMA write engine and an E2E
+// actor, moving whole messages over SimGrid's flow model.
 //
 // Initiator: the rank takes a slot of its command queue and posts the command (with a PIO payload)
 // as a PCIe write, waiting for its serialization only; TX takes it once it has reached the NIC. A
@@ -91,8 +91,10 @@ class MessageNicModel : public portals::NicModel
     std::deque<std::pair<double, WireFrame>> e2e; // (deadline, frame), deadlines in sending order
     simgrid::s4u::SemaphorePtr e2e_ready;
     simgrid::s4u::SemaphorePtr response_slots; // back-pressure: matching waits while the responses pile up
-    std::deque<WireFrame> matching;            // arrived requests, for the list matching engine
-    simgrid::s4u::SemaphorePtr matching_ready;
+    // Arrived frames per network: requests for the list matching engine, responses for the initiator
+    // side, apart so that responses never wait behind requests held by a full response queue.
+    std::deque<WireFrame> matching[kNetworks];
+    simgrid::s4u::SemaphorePtr matching_ready[kNetworks];
     std::deque<PendingWrite> writes; // DMA writes to memory (payloads, events), in order
     simgrid::s4u::SemaphorePtr writes_ready;
   };
@@ -116,7 +118,7 @@ class MessageNicModel : public portals::NicModel
   void tx_loop(int node, Network network);
   void rx_loop(int node, Network network);
   void e2e_loop(int node);
-  void matching_loop(int node);
+  void matching_loop(int node, Network network);
   void write_loop(int node);
 
   void transmit(int node, WireFrame& frame);

@@ -116,6 +116,7 @@ class MessageNicWorld
 /** The figures expected times are derived from, and the transfer times they give. */
 struct MessageNicFigures {
   double pcie_latency = 0, pcie_bandwidth = 0, wire_latency = 0, wire_bandwidth = 0;
+  bool loopback = false; // frames go through the NIC's loopback, not the BXI wire
   hw::message::MessageNicConfig nic{};
 
   MessageNicFigures() = default;
@@ -125,6 +126,7 @@ struct MessageNicFigures {
     pcie_latency     = node.pcie_transfer.latency + node.pcie_bus.latency; // core -> NIC, either way
     pcie_bandwidth   = std::min(node.pcie_transfer.bandwidth, node.pcie_bus.bandwidth);
     if (world.placement() == Placement::OneNode) { // NIC -> loopback -> the same NIC
+      loopback       = true;
       wire_latency   = node.nic_loopback.latency;
       wire_bandwidth = node.nic_loopback.bandwidth;
     } else { // NIC -> switch -> NIC
@@ -141,6 +143,8 @@ struct MessageNicFigures {
   }
   /** Time a frame occupies the wire before the next one of the same NIC may enter it. */
   double serialization(double payload) const { return wire(payload) - wire_latency; }
+  /** Time a frame holds its TX: its serialization on the wire; on the loopback, until it is through. */
+  double tx_hold(double payload) const { return loopback ? wire(payload) : serialization(payload); }
   /** The receiving NIC raises events once the payload's last PCIe packet is in memory: one packet
    * after arrival, the write being pipelined with the wire (thesis figure 4.10). */
   double deposit(double bytes) const
