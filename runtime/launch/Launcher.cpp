@@ -157,6 +157,8 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   }
   XBT_VERB("simulation ended at %.9f s", simgrid::s4u::Engine::get_clock());
   portals.finish();
+  if (options.nic_stats)
+    portals.print_statistics();
   if (folder.kept())
     fmt::print(stderr, "bxisim: kept the temporary folder {} (--keep-temps).\n", folder.path());
   return summarize(ranks, deadlock);

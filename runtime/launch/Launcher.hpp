@@ -24,6 +24,7 @@ struct LaunchOptions {
   std::string trace_csv;         // folder of the S4BXI-compatible trace, empty: no trace
   std::string vcd;               // VCD file of cycle NIC signals, empty: none
   std::string vcd_signals;       // only the signals whose name contains this
+  bool nic_stats = false;        // print the NIC models' counters (stalls, TLB...) at the end
 };
 
 /** Runs the ranks; returns the exit code of `bxisim run`. Throws config::ConfigError on bad input. */

@@ -40,6 +40,8 @@ class PortalsLevel
   void rank_ended(const Rank& rank);
   /** After the run: completes the trace; rethrows an error the cycle model raised. */
   void finish();
+  /** Prints the counters of the NIC models that ran on stderr ("bxisim: nic ..." lines). */
+  void print_statistics() const;
   /** The NIC model new Portals commands go to ("message" or "cycle"). Switching keeps all Portals
    * state (it lives in portals/core); operations in flight finish in the model that started them.
    * Both models must have been built (the constructor builds the start level's; `enable_level`

@@ -6,6 +6,9 @@
 
 #include "hw/cycle/AddressTranslation.hpp"
 #include "hw/cycle/CommandDecoder.hpp"
+#include "hw/cycle/CommandQueue.hpp"
+#include "hw/cycle/DmaWriter.hpp"
+#include "hw/cycle/EventEngine.hpp"
 #include "hw/cycle/LinkPort.hpp"
 #include "hw/cycle/ListMatchingEngine.hpp"
 #include "hw/cycle/Packetizer.hpp"
@@ -318,4 +321,150 @@ TEST(ListMatchingEngine, EnginesMatchInParallelAndCommitInArrivalOrder)
   EXPECT_EQ(bridge.delivered[1], m);
   EXPECT_EQ(bridge.delivered[2], 2.0 * m);
   EXPECT_EQ(lme0.matched + lme1.matched, 3U);
+}
+
+namespace
+{
+/** Takes the PCIe writes a module posts (transient payloads, not pooled frames): when and how many bytes. */
+struct WriteSink : sc_core::sc_module {
+  tlm_utils::simple_target_socket<WriteSink> in;
+  std::vector<sc_core::sc_time> arrivals;
+  std::vector<unsigned> bytes;
+
+  explicit WriteSink(sc_core::sc_module_name name) : sc_core::sc_module(name), in("in")
+  {
+    in.register_b_transport(this, &WriteSink::accept);
+  }
+  void accept(tlm::tlm_generic_payload& write, sc_core::sc_time&)
+  {
+    arrivals.push_back(sc_core::sc_time_stamp());
+    bytes.push_back(write.get_data_length());
+    write.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+};
+} // namespace
+
+TEST(CommandQueue, SchedulesRoundRobinAmongProcessesAndFreesSlots)
+{
+  auto config = default_cycle_config();
+  cyc::FramePool pool;
+  cyc::Outbox outbox;
+  FrameSource source("source");
+  cyc::CommandQueue queue("queue", config.command_queue, 0, outbox);
+  FrameSink sink("sink");
+  source.out.bind(queue.in);
+  queue.out.bind(sink.in);
+  // Process 0 writes three commands, process 1 two, all at time 0: the scheduler alternates, starting
+  // after the last process served (none yet: 0).
+  for (uint32_t process : {0U, 0U, 0U, 1U, 1U})
+    source.plan.push_back({sc_core::SC_ZERO_TIME, make_request(pool, 8, 1, bxisim::portals::OpKind::put, process)});
+  sc_core::sc_start();
+  ASSERT_EQ(sink.arrivals.size(), 5U);
+  std::vector<uint32_t> order;
+  for (size_t i = 0; i < 5; ++i) {
+    order.push_back(frame_of(*sink.frames[i]).operation->message->sourceProcess);
+    // One command per scheduling decision; the sink takes it at once.
+    EXPECT_EQ(sink.arrivals[i], config.command_queue.schedule * static_cast<double>(i + 1)) << i;
+  }
+  EXPECT_EQ(order, (std::vector<uint32_t>{1, 0, 1, 0, 0}));
+  EXPECT_EQ(queue.taken, 5U);
+  // Each command taken frees its process's slot: the CPU side may write another.
+  std::map<uint32_t, int> freed;
+  for (const auto& request : outbox.take())
+    if (request.kind == OutboxRequest::Kind::CommandTaken)
+      ++freed[request.process];
+  EXPECT_EQ(freed[0], 3);
+  EXPECT_EQ(freed[1], 2);
+}
+
+TEST(DmaWriter, WritesPayloadsInOrderHoldingTheEngineForTheirSerialization)
+{
+  auto config = default_cycle_config();
+  cyc::FramePool pool;
+  cyc::FrameQueue arrived("arrived");
+  cyc::DmaWriter writer("writer", config.dma_writer);
+  WriteSink pcie("pcie");
+  FrameSink events("events");
+  writer.in.bind(arrived);
+  writer.dma.bind(pcie.in);
+  writer.out.bind(events.in);
+  const uint64_t size = 4096;
+  auto* first         = make_request(pool, size);
+  auto* second        = make_request(pool, size);
+  auto* get           = make_request(pool, size, 1, bxisim::portals::OpKind::get); // no payload to write
+  for (auto* frame : {first, second, get})
+    frame_of(*frame).operation->message->mlength = size;
+  struct Feeder : sc_core::sc_module {
+    cyc::FrameQueue& queue;
+    std::vector<tlm::tlm_generic_payload*> frames;
+    Feeder(sc_core::sc_module_name name, cyc::FrameQueue& q, std::vector<tlm::tlm_generic_payload*> f)
+        : sc_core::sc_module(name), queue(q), frames(std::move(f))
+    {
+      SC_HAS_PROCESS(Feeder);
+      SC_THREAD(run);
+    }
+    void run()
+    {
+      for (auto* frame : frames) {
+        queue.push_back(frame);
+        frame->release();
+      }
+    }
+  } feeder("feeder", arrived, {first, second, get});
+  sc_core::sc_start();
+  const auto& c         = config.dma_writer;
+  sc_core::sc_time hold = cyc::to_sc_time(static_cast<double>(size) / c.pcie.bandwidth);
+  ASSERT_EQ(pcie.arrivals.size(), 2U); // the Get request writes nothing
+  EXPECT_EQ(pcie.arrivals[0], c.setup);
+  // The second write waits for the engine: the first's serialization on the PCIe.
+  EXPECT_EQ(pcie.arrivals[1], c.setup + hold);
+  EXPECT_EQ(pcie.bytes, (std::vector<unsigned>{size, size}));
+  ASSERT_EQ(events.arrivals.size(), 3U);
+  EXPECT_EQ(events.arrivals[0], c.setup);
+  EXPECT_EQ(events.arrivals[1], c.setup + hold);
+  // The Get goes on after its own setup, without waiting for the engine.
+  EXPECT_EQ(events.arrivals[2], c.setup + hold + c.setup);
+  EXPECT_EQ(writer.writes, 2U);
+  EXPECT_EQ(writer.bytes, 2 * size);
+}
+
+TEST(EventEngine, ResponseEventsWaitForThePayloadInMemoryThenCompleteTheOperation)
+{
+  auto config = default_cycle_config();
+  cyc::FramePool pool;
+  cyc::Outbox outbox;
+  FrameSource source("source");
+  cyc::EventEngine engine("engine", config.event_engine, 0, outbox);
+  WriteSink pcie("pcie");
+  FrameSink responses("responses");
+  source.out.bind(engine.in);
+  engine.dma.bind(pcie.in);
+  engine.to_response.bind(responses.in);
+  // A Put with an ACK arriving at its target: its event is written, then it goes to the response
+  // generator. A reply arriving at its initiator whose payload is in memory only at 100 ns.
+  auto* request                                   = make_request(pool, 8);
+  frame_of(*request).operation->message->response = bxisim::portals::ResponseKind::ack;
+  auto operation                                  = std::make_shared<cyc::Operation>();
+  operation->message                              = std::make_unique<bxisim::portals::Message>();
+  operation->message->kind                        = bxisim::portals::OpKind::get;
+  auto* reply                                     = pool.allocate(cyc::FrameKind::Response, operation, 1, 0);
+  frame_of(*reply).in_memory_at                   = ns(100);
+  source.plan                                     = {{sc_core::SC_ZERO_TIME, request}, {sc_core::SC_ZERO_TIME, reply}};
+  sc_core::sc_start();
+  const auto& c = config.event_engine;
+  ASSERT_EQ(responses.arrivals.size(), 1U);
+  EXPECT_EQ(responses.arrivals[0], c.event);
+  ASSERT_EQ(pcie.arrivals.size(), 2U); // one event write each
+  EXPECT_EQ(pcie.arrivals[0], c.event);
+  EXPECT_EQ(pcie.arrivals[1], ns(100)); // building it overlapped the wait for the payload
+  EXPECT_EQ(pcie.bytes,
+            (std::vector<unsigned>{static_cast<unsigned>(c.event_bytes), static_cast<unsigned>(c.event_bytes)}));
+  EXPECT_EQ(engine.events, 2U);
+  int sends = 0, responses_completed = 0;
+  for (const auto& posted : outbox.take()) {
+    sends += posted.kind == OutboxRequest::Kind::CompleteSend ? 1 : 0;
+    responses_completed += posted.kind == OutboxRequest::Kind::CompleteResponse ? 1 : 0;
+  }
+  EXPECT_EQ(sends, 1); // the reply's operation: SEND (still due) then REPLY
+  EXPECT_EQ(responses_completed, 1);
 }
