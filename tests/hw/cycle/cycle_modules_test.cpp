@@ -7,12 +7,14 @@
 #include "hw/cycle/AddressTranslation.hpp"
 #include "hw/cycle/CommandDecoder.hpp"
 #include "hw/cycle/CommandQueue.hpp"
+#include "hw/cycle/Depacketizer.hpp"
 #include "hw/cycle/DmaWriter.hpp"
 #include "hw/cycle/EventEngine.hpp"
 #include "hw/cycle/LinkPort.hpp"
 #include "hw/cycle/ListMatchingEngine.hpp"
 #include "hw/cycle/Packetizer.hpp"
 #include "hw/cycle/PcieEndpoint.hpp"
+#include "hw/cycle/ResponseGenerator.hpp"
 #include "hw/cycle/WireArbiter.hpp"
 
 #include <gtest/gtest.h>
@@ -342,6 +344,24 @@ struct WriteSink : sc_core::sc_module {
     write.set_response_status(tlm::TLM_OK_RESPONSE);
   }
 };
+/** Puts frames into a frame queue at time 0, in order (the queue keeps a reference of its own). */
+struct QueueFeeder : sc_core::sc_module {
+  cyc::FrameQueue& queue;
+  std::vector<tlm::tlm_generic_payload*> frames;
+  QueueFeeder(sc_core::sc_module_name name, cyc::FrameQueue& q, std::vector<tlm::tlm_generic_payload*> f)
+      : sc_core::sc_module(name), queue(q), frames(std::move(f))
+  {
+    SC_HAS_PROCESS(QueueFeeder);
+    SC_THREAD(run);
+  }
+  void run()
+  {
+    for (auto* frame : frames) {
+      queue.push_back(frame);
+      frame->release();
+    }
+  }
+};
 } // namespace
 
 TEST(CommandQueue, SchedulesRoundRobinAmongProcessesAndFreesSlots)
@@ -394,23 +414,7 @@ TEST(DmaWriter, WritesPayloadsInOrderHoldingTheEngineForTheirSerialization)
   auto* get           = make_request(pool, size, 1, bxisim::portals::OpKind::get); // no payload to write
   for (auto* frame : {first, second, get})
     frame_of(*frame).operation->message->mlength = size;
-  struct Feeder : sc_core::sc_module {
-    cyc::FrameQueue& queue;
-    std::vector<tlm::tlm_generic_payload*> frames;
-    Feeder(sc_core::sc_module_name name, cyc::FrameQueue& q, std::vector<tlm::tlm_generic_payload*> f)
-        : sc_core::sc_module(name), queue(q), frames(std::move(f))
-    {
-      SC_HAS_PROCESS(Feeder);
-      SC_THREAD(run);
-    }
-    void run()
-    {
-      for (auto* frame : frames) {
-        queue.push_back(frame);
-        frame->release();
-      }
-    }
-  } feeder("feeder", arrived, {first, second, get});
+  QueueFeeder feeder("feeder", arrived, {first, second, get});
   sc_core::sc_start();
   const auto& c         = config.dma_writer;
   sc_core::sc_time hold = cyc::to_sc_time(static_cast<double>(size) / c.pcie.bandwidth);
@@ -467,4 +471,125 @@ TEST(EventEngine, ResponseEventsWaitForThePayloadInMemoryThenCompleteTheOperatio
   }
   EXPECT_EQ(sends, 1); // the reply's operation: SEND (still due) then REPLY
   EXPECT_EQ(responses_completed, 1);
+}
+
+TEST(Depacketizer, ReturnsCreditsDispatchesAndDropsDuplicates)
+{
+  auto config = default_cycle_config();
+  cyc::FramePool pool;
+  cyc::Outbox outbox;
+  cyc::FrameQueue rx("rx"), headers("headers"), responses("responses");
+  cyc::Depacketizer depacketizer("depacketizer", config.depacketizer, 1, outbox);
+  FrameSink e2e("e2e");
+  QueueDrain matched("matched"), replies("replies");
+  depacketizer.in.bind(rx);
+  depacketizer.to_e2e.bind(e2e.in);
+  depacketizer.headers.bind(headers);
+  depacketizer.responses.bind(responses);
+  matched.in.bind(headers);
+  replies.in.bind(responses);
+  const uint64_t size = 4096;
+  auto* request       = make_request(pool, size); // node 0 -> node 1
+  // The same request again (a retransmission whose BXI ACK was lost): same operation.
+  auto* copy = pool.allocate(cyc::FrameKind::Request, frame_of(*request).operation, 0, 1);
+  // A Get reply arriving at node 1 from node 2.
+  auto operation               = std::make_shared<cyc::Operation>();
+  operation->message           = std::make_unique<bxisim::portals::Message>();
+  operation->message->kind     = bxisim::portals::OpKind::get;
+  operation->message->response = bxisim::portals::ResponseKind::reply;
+  operation->message->mlength  = 100;
+  auto* reply                  = pool.allocate(cyc::FrameKind::Response, operation, 2, 1);
+  unsigned flits               = 7;
+  for (auto* frame : {request, copy, reply})
+    frame_of(*frame).last_flits = flits;
+  QueueFeeder feeder("feeder", rx, {request, copy, reply});
+  sc_core::sc_start();
+  const auto& c = config.depacketizer;
+  ASSERT_EQ(e2e.arrivals.size(), 3U); // every frame, one per depacketize time
+  for (size_t i = 0; i < 3; ++i)
+    EXPECT_EQ(e2e.arrivals[i], c.depacketize * static_cast<double>(i + 1));
+  ASSERT_EQ(matched.frames.size(), 1U); // the copy is dropped
+  EXPECT_EQ(matched.arrivals[0], c.depacketize);
+  EXPECT_EQ(depacketizer.duplicates, 1U);
+  // The payload's last PCIe packet is in memory one packet after arrival (at 0 here).
+  auto deposit = [&](uint64_t bytes) {
+    return cyc::to_sc_time(c.pcie.latency + static_cast<double>(std::min(bytes, c.pcie_packet)) / c.pcie.bandwidth);
+  };
+  EXPECT_EQ(frame_of(*matched.frames[0]).in_memory_at, deposit(size));
+  ASSERT_EQ(replies.frames.size(), 1U);
+  EXPECT_EQ(replies.arrivals[0], c.depacketize * 3.0);
+  EXPECT_EQ(frame_of(*replies.frames[0]).in_memory_at, deposit(100));
+  // Each frame's credits go back to its sender at once.
+  std::map<int, uint64_t> credits;
+  for (const auto& posted : outbox.take())
+    if (posted.kind == OutboxRequest::Kind::CreditReturn)
+      credits[posted.node] += posted.flits;
+  EXPECT_EQ(credits[0], 2U * flits);
+  EXPECT_EQ(credits[2], flits);
+}
+
+namespace
+{
+/** A request delivered at node 1, from node 0, whose semantics asked for `response`. */
+tlm::tlm_generic_payload* delivered(cyc::FramePool& pool, bxisim::portals::OpKind kind,
+                                    bxisim::portals::ResponseKind response, uint64_t bytes)
+{
+  auto* frame                                   = make_request(pool, bytes, 1, kind);
+  frame_of(*frame).operation->message->response = response;
+  frame_of(*frame).operation->message->mlength  = bytes;
+  frame_of(*frame).operation->source_node       = 0;
+  return frame;
+}
+} // namespace
+
+TEST(ResponseGenerator, BuildsAnAckAndAReplyOneAfterTheOther)
+{
+  auto config = default_cycle_config();
+  cyc::FramePool pool;
+  cyc::Outbox outbox;
+  FrameSource source("source");
+  cyc::ResponseGenerator generator("generator", config.response_generator, 1, outbox, pool);
+  FrameSink sink("sink");
+  source.out.bind(generator.in);
+  generator.out.bind(sink.in);
+  const uint64_t size = 2048;
+  source.plan         = {
+              {sc_core::SC_ZERO_TIME, delivered(pool, bxisim::portals::OpKind::put, bxisim::portals::ResponseKind::ack, size)},
+              {sc_core::SC_ZERO_TIME,
+               delivered(pool, bxisim::portals::OpKind::get, bxisim::portals::ResponseKind::reply, size)}};
+  sc_core::sc_start();
+  const auto& c = config.response_generator;
+  ASSERT_EQ(sink.frames.size(), 2U);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(sink.arrivals[i], c.generate * static_cast<double>(i + 1));
+    EXPECT_EQ(frame_of(*sink.frames[i]).kind, cyc::FrameKind::Response);
+    EXPECT_EQ(frame_of(*sink.frames[i]).from, 1); // from the target
+    EXPECT_EQ(frame_of(*sink.frames[i]).to, 0);   // back to the initiator
+  }
+  EXPECT_EQ(frame_of(*sink.frames[0]).payload, 0U);   // an ACK carries no payload
+  EXPECT_EQ(frame_of(*sink.frames[1]).payload, size); // a reply carries the matched bytes
+  EXPECT_TRUE(outbox.empty());
+}
+
+TEST(ResponseGenerator, QuickAcksCompleteAtOnceWithoutAFrame)
+{
+  auto config                          = default_cycle_config();
+  config.response_generator.quick_acks = true;
+  cyc::FramePool pool;
+  cyc::Outbox outbox;
+  FrameSource source("source");
+  cyc::ResponseGenerator generator("generator", config.response_generator, 1, outbox, pool);
+  FrameSink sink("sink");
+  source.out.bind(generator.in);
+  generator.out.bind(sink.in);
+  source.plan = {
+      {sc_core::SC_ZERO_TIME, delivered(pool, bxisim::portals::OpKind::put, bxisim::portals::ResponseKind::ack, 8)}};
+  sc_core::sc_start();
+  EXPECT_TRUE(sink.frames.empty());
+  std::vector<OutboxRequest::Kind> kinds;
+  for (const auto& posted : outbox.take())
+    kinds.push_back(posted.kind);
+  EXPECT_EQ(kinds,
+            (std::vector<OutboxRequest::Kind>{OutboxRequest::Kind::FlowCreditReturn, OutboxRequest::Kind::CompleteSend,
+                                              OutboxRequest::Kind::CompleteResponse}));
 }
