@@ -593,3 +593,109 @@ TEST(ResponseGenerator, QuickAcksCompleteAtOnceWithoutAFrame)
             (std::vector<OutboxRequest::Kind>{OutboxRequest::Kind::FlowCreditReturn, OutboxRequest::Kind::CompleteSend,
                                               OutboxRequest::Kind::CompleteResponse}));
 }
+
+namespace
+{
+/** Plays the CPU and the bridge around a PCIe endpoint: command writes arriving, DMA reads finishing
+ * at chosen times; records when each read returned. */
+struct PcieDriver : sc_core::sc_module {
+  tlm_utils::simple_initiator_socket<PcieDriver> dma;
+  cyc::PcieEndpoint& endpoint;
+  cyc::Outbox& outbox;
+  std::vector<tlm::tlm_generic_payload*> commands, reads;
+  sc_core::sc_time finish_reads_at;
+  std::vector<sc_core::sc_time> returned;
+  std::vector<OutboxRequest> posted;
+
+  PcieDriver(sc_core::sc_module_name name, cyc::PcieEndpoint& e, cyc::Outbox& o)
+      : sc_core::sc_module(name), dma("dma"), endpoint(e), outbox(o)
+  {
+    SC_HAS_PROCESS(PcieDriver);
+    SC_THREAD(cpu);
+    SC_THREAD(reader);
+    SC_THREAD(bridge);
+  }
+  void cpu()
+  {
+    for (auto* command : commands)
+      endpoint.command_arrived(command); // its reference goes with it
+  }
+  void reader()
+  {
+    for (auto* frame : reads) {
+      frame->set_command(tlm::TLM_READ_COMMAND);
+      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+      dma->b_transport(*frame, delay);
+      returned.push_back(sc_core::sc_time_stamp());
+      // The frame leaves once all its payload is in: an ignore command waits for the read's end.
+      frame->set_command(tlm::TLM_IGNORE_COMMAND);
+      dma->b_transport(*frame, delay);
+      returned.push_back(sc_core::sc_time_stamp());
+    }
+  }
+  void bridge()
+  {
+    wait(finish_reads_at - sc_core::sc_time_stamp());
+    for (auto& request : outbox.take()) {
+      posted.push_back(request);
+      if (request.kind == OutboxRequest::Kind::DmaRead)
+        endpoint.read_finished(*request.frame);
+    }
+  }
+};
+} // namespace
+
+TEST(PcieEndpoint, TakesCommandsInMmioTimeAndWaitsForOnePacketReads)
+{
+  auto config = default_cycle_config();
+  cyc::FramePool pool;
+  cyc::Outbox outbox;
+  cyc::PcieEndpoint endpoint("endpoint", config.pcie_endpoint, 0, outbox);
+  FrameSink queue("queue");
+  endpoint.commands.bind(queue.in);
+  PcieDriver driver("driver", endpoint, outbox);
+  driver.dma.bind(endpoint.dma);
+  const auto& c   = config.pcie_endpoint;
+  driver.commands = {make_request(pool, 8), make_request(pool, 8)};
+  // A one-packet payload: the read returns when the bridge says the read finished (at 1 us here).
+  auto* small            = make_request(pool, c.packet);
+  driver.reads           = {small};
+  driver.finish_reads_at = ns(1000);
+  sc_core::sc_start();
+  ASSERT_EQ(queue.arrivals.size(), 2U); // one MMIO command after the other
+  EXPECT_EQ(queue.arrivals[0], c.mmio);
+  EXPECT_EQ(queue.arrivals[1], c.mmio * 2.0);
+  ASSERT_EQ(driver.returned.size(), 2U);
+  EXPECT_EQ(driver.returned[0], ns(1000));
+  EXPECT_EQ(driver.returned[1], ns(1000));
+  ASSERT_EQ(driver.posted.size(), 1U);
+  EXPECT_EQ(driver.posted[0].kind, OutboxRequest::Kind::DmaRead);
+  EXPECT_EQ(driver.posted[0].bytes, c.packet);
+  EXPECT_TRUE(driver.posted[0].initiator_memory);
+  EXPECT_EQ(endpoint.reads, 1U);
+}
+
+TEST(PcieEndpoint, LargeReadsLetTheWireStartAfterTheFirstPacket)
+{
+  auto config = default_cycle_config();
+  cyc::FramePool pool;
+  cyc::Outbox outbox;
+  cyc::PcieEndpoint endpoint("endpoint", config.pcie_endpoint, 0, outbox);
+  FrameSink queue("queue");
+  endpoint.commands.bind(queue.in);
+  PcieDriver driver("driver", endpoint, outbox);
+  driver.dma.bind(endpoint.dma);
+  const auto& c          = config.pcie_endpoint;
+  const uint64_t size    = 16 * c.packet;
+  driver.reads           = {make_request(pool, size)};
+  driver.finish_reads_at = ns(5000);
+  sc_core::sc_start();
+  ASSERT_EQ(driver.returned.size(), 2U);
+  // The packetizer may go on once the first packet is in: one packet's PCIe time...
+  EXPECT_EQ(driver.returned[0], c.first_packet(size));
+  EXPECT_LT(driver.returned[0], ns(5000));
+  // ...but the frame keeps its payload until the whole read is over.
+  EXPECT_EQ(driver.returned[1], ns(5000));
+  ASSERT_EQ(driver.posted.size(), 1U);
+  EXPECT_EQ(driver.posted[0].bytes, size);
+}
