@@ -9,6 +9,7 @@
 #include "hw/cycle/CommandQueue.hpp"
 #include "hw/cycle/Depacketizer.hpp"
 #include "hw/cycle/DmaWriter.hpp"
+#include "hw/cycle/E2eEngine.hpp"
 #include "hw/cycle/EventEngine.hpp"
 #include "hw/cycle/LinkPort.hpp"
 #include "hw/cycle/ListMatchingEngine.hpp"
@@ -698,4 +699,105 @@ TEST(PcieEndpoint, LargeReadsLetTheWireStartAfterTheFirstPacket)
   EXPECT_EQ(driver.returned[1], ns(5000));
   ASSERT_EQ(driver.posted.size(), 1U);
   EXPECT_EQ(driver.posted[0].bytes, size);
+}
+
+namespace
+{
+/** The wire arbiter's side of flow control: records the operations whose credit came back. */
+struct CreditRecorder : sc_core::sc_module, cyc::FlowCreditIf {
+  std::vector<const cyc::Operation*> returned;
+  explicit CreditRecorder(sc_core::sc_module_name name) : sc_core::sc_module(name) {}
+  void return_credit(cyc::Operation& operation) override { returned.push_back(&operation); }
+};
+
+/** Plays the link port (frames that left, and again when E2E resends them: the packetizer and port
+ * are instantaneous here) and the depacketizer (frames that arrive at chosen times). */
+struct E2eDriver : sc_core::sc_module {
+  tlm_utils::simple_initiator_socket<E2eDriver> sent, arrived;
+  tlm_utils::simple_target_socket<E2eDriver> resend;
+  std::vector<tlm::tlm_generic_payload*> leaving;
+  std::vector<std::pair<sc_core::sc_time, tlm::tlm_generic_payload*>> arriving;
+  std::vector<sc_core::sc_time> resent;
+
+  explicit E2eDriver(sc_core::sc_module_name name)
+      : sc_core::sc_module(name), sent("sent"), arrived("arrived"), resend("resend")
+  {
+    resend.register_b_transport(this, &E2eDriver::on_resend);
+    SC_HAS_PROCESS(E2eDriver);
+    SC_THREAD(run);
+  }
+  void run()
+  {
+    for (auto* frame : leaving)
+      cyc::forward(sent, *frame);
+    for (auto& [when, frame] : arriving) {
+      wait(when - sc_core::sc_time_stamp());
+      cyc::forward(arrived, *frame);
+    }
+  }
+  void on_resend(tlm::tlm_generic_payload& frame, sc_core::sc_time&)
+  {
+    resent.push_back(sc_core::sc_time_stamp());
+    cyc::forward(sent, frame); // out again at once: a new timer
+    frame.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+};
+} // namespace
+
+TEST(E2eEngine, ResendsOnTimeoutGivesUpAfterTheRetriesAndAcknowledgesArrivals)
+{
+  auto config        = default_cycle_config();
+  config.e2e.timeout = ns(1000);
+  config.e2e.retries = 1;
+  cyc::FramePool pool;
+  cyc::Outbox outbox;
+  cyc::E2eEngine e2e("e2e", config.e2e, 64, 0, outbox, pool);
+  E2eDriver driver("driver");
+  FrameSink responses_resent("responses_resent");
+  cyc::FrameQueue acks("acks");
+  QueueDrain wire("wire");
+  CreditRecorder credits("credits");
+  driver.sent.bind(e2e.sent);
+  driver.arrived.bind(e2e.arrived);
+  e2e.resend_request.bind(driver.resend);
+  e2e.resend_response.bind(responses_resent.in);
+  e2e.acks.bind(acks);
+  wire.in.bind(acks);
+  e2e.flow.bind(credits);
+  // Lost: never acknowledged. Acknowledged: its BXI ACK comes back at 100 ns. Incoming: a request
+  // from node 2 arriving at 200 ns, which this NIC acknowledges.
+  auto* lost         = make_request(pool, 4096);
+  auto* acknowledged = make_request(pool, 4096);
+  auto* bxi_ack      = pool.allocate(cyc::FrameKind::RequestAck, frame_of(*acknowledged).operation, 1, 0);
+  auto* incoming     = pool.allocate(cyc::FrameKind::Request, frame_of(*make_request(pool, 8)).operation, 2, 0);
+  driver.leaving     = {lost, acknowledged};
+  driver.arriving    = {{ns(100), bxi_ack}, {ns(200), incoming}};
+  sc_core::sc_start();
+  const auto& c = config.e2e;
+  // The lost request goes again once its timer expires, and is given up at the next expiry.
+  ASSERT_EQ(driver.resent.size(), 1U);
+  EXPECT_EQ(driver.resent[0], c.timeout);
+  EXPECT_EQ(e2e.retransmissions, 1U);
+  EXPECT_EQ(e2e.given_up, 1U);
+  EXPECT_TRUE(frame_of(*lost).operation->given_up);
+  EXPECT_TRUE(responses_resent.frames.empty());
+  // Both requests' flow credits came back: the acknowledged one's first, the lost one's at give-up.
+  ASSERT_EQ(credits.returned.size(), 2U);
+  EXPECT_EQ(credits.returned[0], frame_of(*acknowledged).operation.get());
+  EXPECT_EQ(credits.returned[1], frame_of(*lost).operation.get());
+  // The incoming request was acknowledged with a BXI ACK back to node 2, after the E2E's processing.
+  ASSERT_EQ(wire.frames.size(), 1U);
+  EXPECT_EQ(frame_of(*wire.frames[0]).kind, cyc::FrameKind::RequestAck);
+  EXPECT_EQ(frame_of(*wire.frames[0]).to, 2);
+  EXPECT_EQ(wire.arrivals[0], ns(200) + c.process);
+  EXPECT_EQ(e2e.bxi_acks_sent, 1U);
+  // SEND of the 4 KiB requests (beyond the E2E context): the acknowledged one at its BXI ACK; the
+  // lost one's initiator learns from the drop (SEND then failure).
+  int sends = 0, drops = 0;
+  for (const auto& posted : outbox.take()) {
+    sends += posted.kind == OutboxRequest::Kind::CompleteSend ? 1 : 0;
+    drops += posted.kind == OutboxRequest::Kind::DropRequest ? 1 : 0;
+  }
+  EXPECT_EQ(sends, 1);
+  EXPECT_EQ(drops, 1);
 }
