@@ -39,6 +39,7 @@ struct InFlight {
   bool send_completed        = false;
   bool holds_command_slot    = false; // posted by the rank: frees a slot of its command queue once TX takes it
   bool holds_response_slot   = false; // its response waits in the target NIC's response queue
+  bool holds_flow_credit     = false; // counted by the initiator NIC's flow control until acknowledged
 };
 
 struct WireFrame {

@@ -61,6 +61,8 @@ MessageNicConfig MessageNicConfig::from_parameters(const config::Parameters& par
   config.e2e_timeout          = parameters.real("nic.e2e_timeout");
   config.e2e_retries          = static_cast<int>(parameters.integer("nic.e2e_retries"));
   config.quick_acks           = parameters.boolean("nic.quick_acks");
+  config.flow_nic_limit       = static_cast<unsigned>(parameters.integer("nic.flow_control_nic_limit"));
+  config.flow_process_limit   = static_cast<unsigned>(parameters.integer("nic.flow_control_process_limit"));
   config.model_pcie           = parameters.boolean("nic.model_pcie");
   config.model_pcie_commands  = config.model_pcie && parameters.boolean("nic.model_pcie_commands");
   config.dropped_frames       = frame_list(parameters.text("nic.drop_frames"));

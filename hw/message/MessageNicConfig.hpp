@@ -34,6 +34,8 @@ struct MessageNicConfig {
   bool model_pcie;                   // PCIe transfers at all
   bool model_pcie_commands;          // small PCIe transfers: commands, PIO writes, events
   std::set<uint64_t> dropped_frames; // wire frames (1-based, in sending order) the network loses
+  unsigned flow_nic_limit;           // NIC flow control: requests in flight per destination NIC (0: off)
+  unsigned flow_process_limit;       // ... per destination process (0: off)
 
   static MessageNicConfig from_parameters(const config::Parameters& parameters);
 

@@ -80,8 +80,9 @@ MessageNicModel::MessageNicModel(const platform::Machine& machine, const Message
     nic.e2e_ready = sg4::Semaphore::create(0);
     for (auto& ready : nic.matching_ready)
       ready = sg4::Semaphore::create(0);
-    nic.writes_ready   = sg4::Semaphore::create(0);
-    nic.response_slots = sg4::Semaphore::create(static_cast<unsigned>(config_.response_queue_depth));
+    nic.writes_ready     = sg4::Semaphore::create(0);
+    nic.flow_credit_back = sg4::Semaphore::create(0);
+    nic.response_slots   = sg4::Semaphore::create(static_cast<unsigned>(config_.response_queue_depth));
     nics_.push_back(std::move(nic));
   }
 }
@@ -269,6 +270,8 @@ void MessageNicModel::tx_loop(int node, Network network)
       operation.holds_command_slot = false;
       waiter(operation.message->sourceProcess).command_slots->release();
     }
+    if (frame.kind == FrameKind::Request)
+      take_flow_credit(node, operation);
     if (config_.tx_delay > 0)
       sg4::this_actor::sleep_for(config_.tx_delay);
     transmit(node, frame);
@@ -382,6 +385,7 @@ void MessageNicModel::rx_loop(int node, Network network)
       if (operation.response_arrived)
         break; // a retransmission whose BXI ACK was lost
       operation.response_arrived = true;
+      return_flow_credit(operation);
       frame->ready_at = now() + packet_time(nic(node).host, operation.source_core, operation.message->responseBytes());
       nic(node).matching[kResponses].push_back(*frame);
       nic(node).matching_ready[kResponses]->release();
@@ -389,6 +393,7 @@ void MessageNicModel::rx_loop(int node, Network network)
     case FrameKind::RequestAck:
       operation.request_acknowledged = true;
       complete_send_once(operation);
+      return_flow_credit(operation);
       break;
     case FrameKind::ResponseAck:
       operation.response_acknowledged = true;
@@ -437,11 +442,15 @@ void MessageNicModel::on_request(int node, const WireFrame& frame)
     operation.holds_response_slot = false;
     nic(node).response_slots->release();
   }
-  if (received.response == portals::ResponseKind::none)
+  if (received.response == portals::ResponseKind::none) {
+    if (not config_.e2e)
+      return_flow_credit(operation); // no BXI ACK will come back to return it
     return;
+  }
   if (received.response == portals::ResponseKind::ack && config_.quick_acks) {
     // Simulation only: the initiator's ACK event is raised from here, no ACK travels.
     operation.request_acknowledged = operation.response_delivered = operation.response_acknowledged = true;
+    return_flow_credit(operation);
     complete_send_once(operation);
     portals::Core::instance().completeResponse(received);
     return;
@@ -462,6 +471,50 @@ void MessageNicModel::on_response(int node, const WireFrame& frame)
   portals::Core::instance().completeResponse(received);
 }
 
+void MessageNicModel::take_flow_credit(int node, InFlight& operation)
+{
+  if ((config_.flow_nic_limit == 0 && config_.flow_process_limit == 0) || operation.holds_flow_credit)
+    return; // off, or a retransmission: it is already counted
+  Nic& here = nic(node);
+  std::pair<ptl_nid_t, ptl_pid_t> process{operation.message->target.phys.nid, operation.message->target.phys.pid};
+  auto may_go = [&] {
+    return (config_.flow_nic_limit == 0 || here.flow_per_nic[operation.target_node] < config_.flow_nic_limit) &&
+           (config_.flow_process_limit == 0 || here.flow_per_process[process] < config_.flow_process_limit);
+  };
+  if (not may_go()) {
+    ++here.flow_stalls;
+    double since = now();
+    while (not may_go()) // each returned credit wakes it once (some may be stale: it checks again)
+      here.flow_credit_back->acquire();
+    here.flow_stalled_seconds += now() - since;
+  }
+  operation.holds_flow_credit = true;
+  ++here.flow_per_nic[operation.target_node];
+  ++here.flow_per_process[process];
+}
+
+void MessageNicModel::return_flow_credit(InFlight& operation)
+{
+  if (not operation.holds_flow_credit)
+    return;
+  operation.holds_flow_credit = false;
+  Nic& initiator              = nic(operation.source_node);
+  --initiator.flow_per_nic[operation.target_node];
+  --initiator.flow_per_process[{operation.message->target.phys.nid, operation.message->target.phys.pid}];
+  initiator.flow_credit_back->release();
+}
+
+MessageNicStatistics MessageNicModel::statistics() const
+{
+  MessageNicStatistics s;
+  s.frames_sent = frames_sent_;
+  for (const auto& nic : nics_) {
+    s.flow_stalls += nic.flow_stalls;
+    s.flow_stalled_seconds += nic.flow_stalled_seconds;
+  }
+  return s;
+}
+
 void MessageNicModel::complete_send_once(InFlight& operation)
 {
   if (operation.send_completed || operation.given_up)
@@ -474,6 +527,8 @@ void MessageNicModel::give_up(InFlight& operation, FrameKind kind)
 {
   if (operation.given_up)
     return;
+  if (kind == FrameKind::Request)
+    return_flow_credit(operation);
   if (kind == FrameKind::Request && not operation.request_delivered) {
     // The initiator learns it from its own NIC: SEND, then ACK or REPLY with PTL_NI_UNDELIVERABLE.
     portals::Core::instance().dropRequest(*operation.message);

@@ -15,6 +15,10 @@
 // memory by the in-order DMA write engine; the response (an ACK, or a reply always read by DMA) goes
 // back on the response network and is acknowledged by a BXI ACK in turn. E2E sends again what is
 // not acknowledged within nic.e2e_timeout of leaving the NIC.
+// NIC flow control (thesis 7.1, nic.flow_control_*; off by default): the request TX of a NIC holds a
+// new request while the NIC has `limit` requests in flight towards its destination NIC or process;
+// a request is in flight from its departure until its BXI ACK or response comes back (its credit
+// returns with it), as in the cycle model's wire arbiter.
 // Inside a node (a rank to a neighbour or to itself) every frame is the same SimGrid communication,
 // from the NIC host to itself: the platform routes it over the NIC's loopback link, not the wire.
 
@@ -40,6 +44,12 @@ namespace bxisim::hw::message
 struct ProcessDirectory {
   std::function<simgrid::s4u::Host*(uint32_t process_id)> core_of_process;
   std::function<simgrid::s4u::Host*(ptl_nid_t nid, ptl_pid_t pid)> core_of_address;
+};
+
+/** Counters of one run, summed over the NICs. */
+struct MessageNicStatistics {
+  uint64_t frames_sent = 0, flow_stalls = 0;
+  double flow_stalled_seconds = 0;
 };
 
 class MessageNicModel : public portals::NicModel
@@ -71,6 +81,7 @@ class MessageNicModel : public portals::NicModel
    * Only exact where nothing but Portals can make the process progress; unset: always the delay.
    */
   void set_poll_blocking(std::function<bool(uint32_t)> may_block) { poll_may_block_ = std::move(may_block); }
+  MessageNicStatistics statistics() const;
 
  private:
   enum Network { kRequests = 0, kResponses = 1, kNetworks = 2 };
@@ -97,6 +108,12 @@ class MessageNicModel : public portals::NicModel
     simgrid::s4u::SemaphorePtr matching_ready[kNetworks];
     std::deque<PendingWrite> writes; // DMA writes to memory (payloads, events), in order
     simgrid::s4u::SemaphorePtr writes_ready;
+    // NIC flow control: requests in flight per destination NIC and process, credits coming back
+    std::map<int, unsigned> flow_per_nic;
+    std::map<std::pair<ptl_nid_t, ptl_pid_t>, unsigned> flow_per_process;
+    simgrid::s4u::SemaphorePtr flow_credit_back;
+    uint64_t flow_stalls        = 0;
+    double flow_stalled_seconds = 0;
   };
   struct Waiter {
     simgrid::s4u::SemaphorePtr wakeup;
@@ -125,6 +142,9 @@ class MessageNicModel : public portals::NicModel
   void on_request(int node, const WireFrame& frame);
   void on_response(int node, const WireFrame& frame);
   void complete_send_once(InFlight& operation);
+  /** Flow control: waits until `operation` may leave NIC `node`, then counts it in flight. */
+  void take_flow_credit(int node, InFlight& operation);
+  void return_flow_credit(InFlight& operation);
   void give_up(InFlight& operation, FrameKind kind);
 
   struct BackgroundTransfer {

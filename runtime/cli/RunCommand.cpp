@@ -62,6 +62,9 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
                       "(--level cycle), for GTKWave");
   command->add_option("--vcd-signals", options->launch.vcd_signals,
                       "Trace only the signals whose name contains PATTERN (e.g. node0.link_port)");
+  command->add_flag("--nic-stats", options->launch.nic_stats,
+                    "At the end, print the NIC models' counters on stderr (flow-control and credit stalls, TLB "
+                    "hits, retransmissions...)");
   command
       ->add_option("--e2e", options->e2e,
                    "End-to-end reliability of the NICs: on (default) or off; shorthand for "

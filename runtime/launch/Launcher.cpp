@@ -355,8 +355,11 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     engine->run();
   }
   XBT_VERB("simulation ended at %.9f s", simgrid::s4u::Engine::get_clock());
-  if (portals)
+  if (portals) {
     portals->finish();
+    if (options.nic_stats)
+      portals->print_statistics();
+  }
   if (folder.kept())
     fmt::print(stderr, "bxisim: kept the temporary folder {} (--keep-temps).\n", folder.path());
   JobAbort abort = mpi ? mpi->abort_state() : (smpi ? smpi->abort_state() : JobAbort{});

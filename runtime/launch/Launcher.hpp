@@ -31,6 +31,7 @@ struct LaunchOptions {
   std::string regions_json;                                 // --regions-json: the regions' summary as JSON
   std::string vcd;                                          // VCD file of cycle NIC signals, empty: none
   std::string vcd_signals;                                  // only the signals whose name contains this
+  bool nic_stats = false; // print the NIC models' counters (stalls, TLB...) at the end
 };
 
 /** Runs the ranks; returns the exit code of `bxisim run`. Throws config::ConfigError on bad input. */

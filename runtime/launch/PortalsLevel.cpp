@@ -50,6 +50,9 @@ PortalsLevel::PortalsLevel(const std::string& level, const platform::Machine& ma
                                           level));
   if (not vcd_file.empty() && level != "cycle")
     throw config::ConfigError("--vcd traces signals of the cycle NIC model: add --level cycle.");
+  if (not trace_folder.empty() && level == "cycle")
+    throw config::ConfigError("--trace-csv is recorded by the message NIC model only, not yet by the cycle model: "
+                              "use --level message for the CSV trace, or --vcd FILE for the cycle model's signals.");
   for (const auto& rank : ranks_) {
     const auto& placement = rank->placement();
     core_of_address_[{static_cast<ptl_nid_t>(placement.node), static_cast<ptl_pid_t>(placement.local_rank)}] =
@@ -170,6 +173,24 @@ portals::ProcessContext PortalsLevel::context_of_caller()
   context.uid           = uid;
   context.nic           = current_;
   return context;
+}
+
+void PortalsLevel::print_statistics() const
+{
+  if (message_ && message_started_) {
+    auto s = message_->statistics();
+    fmt::print(stderr, "bxisim: nic message: frames {}, flow-control stalls {} ({:.9f} s)\n", s.frames_sent,
+               s.flow_stalls, s.flow_stalled_seconds);
+  }
+  if (cycle_ && started_) {
+    auto s = cycle_->statistics();
+    fmt::print(stderr,
+               "bxisim: nic cycle: commands {}, frames {}, chunks {}, credit stalls {} ({:.9f} s), flow-control "
+               "stalls {} ({:.9f} s), TLB hits {}, misses {}, headers matched {}, retransmissions {}, bridge "
+               "rounds {}\n",
+               s.commands, s.frames_sent, s.chunks_sent, s.credit_stalls, s.credit_stalled_seconds, s.flow_stalls,
+               s.flow_stalled_seconds, s.tlb_hits, s.tlb_misses, s.headers_matched, s.retransmissions, s.bridge_rounds);
+  }
 }
 
 void PortalsLevel::finish()

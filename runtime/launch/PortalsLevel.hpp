@@ -46,6 +46,8 @@ class PortalsLevel
     if (message_)
       message_->set_poll_blocking(std::move(may_block));
   }
+  /** Prints the counters of the NIC models that ran on stderr ("bxisim: nic ..." lines). */
+  void print_statistics() const;
   /** The NIC model new Portals commands go to ("message" or "cycle"). Switching keeps all Portals
    * state (it lives in portals/core); operations in flight finish in the model that started them.
    * Both models must have been built (the constructor builds the start level's; `enable_level`

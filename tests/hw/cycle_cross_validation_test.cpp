@@ -176,3 +176,34 @@ TEST(CycleLevel, VcdNeedsTheCycleLevel)
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.output.find("--vcd traces signals of the cycle NIC model"), std::string::npos) << result.output;
 }
+
+TEST(CycleLevel, TraceCsvIsRefusedAtTheCycleLevel)
+{
+  auto result = run_bxisim("run -n 2 --level cycle --trace-csv " + bxisim::test::temporary_path("cycle-trace") + " " +
+                           kBench + " put-nowait 1 8");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("--trace-csv is recorded by the message NIC model only"), std::string::npos)
+      << result.output;
+}
+
+TEST(CycleLevel, NicStatisticsAtTheEnd)
+{
+  auto p      = bxisim::config::Parameters::defaults();
+  int count   = 7;
+  auto result = run_bxisim("run -n 2 --ppn 1 --platform single-switch --no-cpu-simulation --level cycle --nic-stats " +
+                           kBench + " put-waitack " + std::to_string(count) + " 8");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  // Every Put of the benchmark is one command; with the flow control off nothing stalls on it.
+  auto line = result.output.find("bxisim: nic cycle: commands ");
+  ASSERT_NE(line, std::string::npos) << result.output;
+  long commands = std::stol(result.output.substr(line + std::string("bxisim: nic cycle: commands ").size()));
+  EXPECT_GE(commands, count);
+  EXPECT_NE(result.output.find("flow-control stalls 0 "), std::string::npos) << result.output;
+  // With a limit of one request in flight per destination NIC, the Puts after the first stall when
+  // the benchmark posts them back to back (put-nowait).
+  auto limited = run_bxisim("run -n 2 --ppn 1 --platform single-switch --no-cpu-simulation --level cycle --nic-stats "
+                            "--set nic.flow_control_nic_limit=1 " +
+                            kBench + " put-nowait " + std::to_string(count) + " 8");
+  ASSERT_EQ(limited.exit_code, 0) << limited.output;
+  EXPECT_EQ(limited.output.find("flow-control stalls 0 "), std::string::npos) << limited.output;
+}

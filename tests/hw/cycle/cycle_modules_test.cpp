@@ -6,10 +6,16 @@
 
 #include "hw/cycle/AddressTranslation.hpp"
 #include "hw/cycle/CommandDecoder.hpp"
+#include "hw/cycle/CommandQueue.hpp"
+#include "hw/cycle/Depacketizer.hpp"
+#include "hw/cycle/DmaWriter.hpp"
+#include "hw/cycle/E2eEngine.hpp"
+#include "hw/cycle/EventEngine.hpp"
 #include "hw/cycle/LinkPort.hpp"
 #include "hw/cycle/ListMatchingEngine.hpp"
 #include "hw/cycle/Packetizer.hpp"
 #include "hw/cycle/PcieEndpoint.hpp"
+#include "hw/cycle/ResponseGenerator.hpp"
 #include "hw/cycle/WireArbiter.hpp"
 
 #include <gtest/gtest.h>
@@ -318,4 +324,480 @@ TEST(ListMatchingEngine, EnginesMatchInParallelAndCommitInArrivalOrder)
   EXPECT_EQ(bridge.delivered[1], m);
   EXPECT_EQ(bridge.delivered[2], 2.0 * m);
   EXPECT_EQ(lme0.matched + lme1.matched, 3U);
+}
+
+namespace
+{
+/** Takes the PCIe writes a module posts (transient payloads, not pooled frames): when and how many bytes. */
+struct WriteSink : sc_core::sc_module {
+  tlm_utils::simple_target_socket<WriteSink> in;
+  std::vector<sc_core::sc_time> arrivals;
+  std::vector<unsigned> bytes;
+
+  explicit WriteSink(sc_core::sc_module_name name) : sc_core::sc_module(name), in("in")
+  {
+    in.register_b_transport(this, &WriteSink::accept);
+  }
+  void accept(tlm::tlm_generic_payload& write, sc_core::sc_time&)
+  {
+    arrivals.push_back(sc_core::sc_time_stamp());
+    bytes.push_back(write.get_data_length());
+    write.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+};
+/** Puts frames into a frame queue at time 0, in order (the queue keeps a reference of its own). */
+struct QueueFeeder : sc_core::sc_module {
+  cyc::FrameQueue& queue;
+  std::vector<tlm::tlm_generic_payload*> frames;
+  QueueFeeder(sc_core::sc_module_name name, cyc::FrameQueue& q, std::vector<tlm::tlm_generic_payload*> f)
+      : sc_core::sc_module(name), queue(q), frames(std::move(f))
+  {
+    SC_HAS_PROCESS(QueueFeeder);
+    SC_THREAD(run);
+  }
+  void run()
+  {
+    for (auto* frame : frames) {
+      queue.push_back(frame);
+      frame->release();
+    }
+  }
+};
+} // namespace
+
+TEST(CommandQueue, SchedulesRoundRobinAmongProcessesAndFreesSlots)
+{
+  auto config = default_cycle_config();
+  cyc::FramePool pool;
+  cyc::Outbox outbox;
+  FrameSource source("source");
+  cyc::CommandQueue queue("queue", config.command_queue, 0, outbox);
+  FrameSink sink("sink");
+  source.out.bind(queue.in);
+  queue.out.bind(sink.in);
+  // Process 0 writes three commands, process 1 two, all at time 0: the scheduler alternates, starting
+  // after the last process served (none yet: 0).
+  for (uint32_t process : {0U, 0U, 0U, 1U, 1U})
+    source.plan.push_back({sc_core::SC_ZERO_TIME, make_request(pool, 8, 1, bxisim::portals::OpKind::put, process)});
+  sc_core::sc_start();
+  ASSERT_EQ(sink.arrivals.size(), 5U);
+  std::vector<uint32_t> order;
+  for (size_t i = 0; i < 5; ++i) {
+    order.push_back(frame_of(*sink.frames[i]).operation->message->sourceProcess);
+    // One command per scheduling decision; the sink takes it at once.
+    EXPECT_EQ(sink.arrivals[i], config.command_queue.schedule * static_cast<double>(i + 1)) << i;
+  }
+  EXPECT_EQ(order, (std::vector<uint32_t>{1, 0, 1, 0, 0}));
+  EXPECT_EQ(queue.taken, 5U);
+  // Each command taken frees its process's slot: the CPU side may write another.
+  std::map<uint32_t, int> freed;
+  for (const auto& request : outbox.take())
+    if (request.kind == OutboxRequest::Kind::CommandTaken)
+      ++freed[request.process];
+  EXPECT_EQ(freed[0], 3);
+  EXPECT_EQ(freed[1], 2);
+}
+
+TEST(DmaWriter, WritesPayloadsInOrderHoldingTheEngineForTheirSerialization)
+{
+  auto config = default_cycle_config();
+  cyc::FramePool pool;
+  cyc::FrameQueue arrived("arrived");
+  cyc::DmaWriter writer("writer", config.dma_writer);
+  WriteSink pcie("pcie");
+  FrameSink events("events");
+  writer.in.bind(arrived);
+  writer.dma.bind(pcie.in);
+  writer.out.bind(events.in);
+  const uint64_t size = 4096;
+  auto* first         = make_request(pool, size);
+  auto* second        = make_request(pool, size);
+  auto* get           = make_request(pool, size, 1, bxisim::portals::OpKind::get); // no payload to write
+  for (auto* frame : {first, second, get})
+    frame_of(*frame).operation->message->mlength = size;
+  QueueFeeder feeder("feeder", arrived, {first, second, get});
+  sc_core::sc_start();
+  const auto& c         = config.dma_writer;
+  sc_core::sc_time hold = cyc::to_sc_time(static_cast<double>(size) / c.pcie.bandwidth);
+  ASSERT_EQ(pcie.arrivals.size(), 2U); // the Get request writes nothing
+  EXPECT_EQ(pcie.arrivals[0], c.setup);
+  // The second write waits for the engine: the first's serialization on the PCIe.
+  EXPECT_EQ(pcie.arrivals[1], c.setup + hold);
+  EXPECT_EQ(pcie.bytes, (std::vector<unsigned>{size, size}));
+  ASSERT_EQ(events.arrivals.size(), 3U);
+  EXPECT_EQ(events.arrivals[0], c.setup);
+  EXPECT_EQ(events.arrivals[1], c.setup + hold);
+  // The Get goes on after its own setup, without waiting for the engine.
+  EXPECT_EQ(events.arrivals[2], c.setup + hold + c.setup);
+  EXPECT_EQ(writer.writes, 2U);
+  EXPECT_EQ(writer.bytes, 2 * size);
+}
+
+TEST(EventEngine, ResponseEventsWaitForThePayloadInMemoryThenCompleteTheOperation)
+{
+  auto config = default_cycle_config();
+  cyc::FramePool pool;
+  cyc::Outbox outbox;
+  FrameSource source("source");
+  cyc::EventEngine engine("engine", config.event_engine, 0, outbox);
+  WriteSink pcie("pcie");
+  FrameSink responses("responses");
+  source.out.bind(engine.in);
+  engine.dma.bind(pcie.in);
+  engine.to_response.bind(responses.in);
+  // A Put with an ACK arriving at its target: its event is written, then it goes to the response
+  // generator. A reply arriving at its initiator whose payload is in memory only at 100 ns.
+  auto* request                                   = make_request(pool, 8);
+  frame_of(*request).operation->message->response = bxisim::portals::ResponseKind::ack;
+  auto operation                                  = std::make_shared<cyc::Operation>();
+  operation->message                              = std::make_unique<bxisim::portals::Message>();
+  operation->message->kind                        = bxisim::portals::OpKind::get;
+  auto* reply                                     = pool.allocate(cyc::FrameKind::Response, operation, 1, 0);
+  frame_of(*reply).in_memory_at                   = ns(100);
+  source.plan                                     = {{sc_core::SC_ZERO_TIME, request}, {sc_core::SC_ZERO_TIME, reply}};
+  sc_core::sc_start();
+  const auto& c = config.event_engine;
+  ASSERT_EQ(responses.arrivals.size(), 1U);
+  EXPECT_EQ(responses.arrivals[0], c.event);
+  ASSERT_EQ(pcie.arrivals.size(), 2U); // one event write each
+  EXPECT_EQ(pcie.arrivals[0], c.event);
+  EXPECT_EQ(pcie.arrivals[1], ns(100)); // building it overlapped the wait for the payload
+  EXPECT_EQ(pcie.bytes,
+            (std::vector<unsigned>{static_cast<unsigned>(c.event_bytes), static_cast<unsigned>(c.event_bytes)}));
+  EXPECT_EQ(engine.events, 2U);
+  int sends = 0, responses_completed = 0;
+  for (const auto& posted : outbox.take()) {
+    sends += posted.kind == OutboxRequest::Kind::CompleteSend ? 1 : 0;
+    responses_completed += posted.kind == OutboxRequest::Kind::CompleteResponse ? 1 : 0;
+  }
+  EXPECT_EQ(sends, 1); // the reply's operation: SEND (still due) then REPLY
+  EXPECT_EQ(responses_completed, 1);
+}
+
+TEST(Depacketizer, ReturnsCreditsDispatchesAndDropsDuplicates)
+{
+  auto config = default_cycle_config();
+  cyc::FramePool pool;
+  cyc::Outbox outbox;
+  cyc::FrameQueue rx("rx"), headers("headers"), responses("responses");
+  cyc::Depacketizer depacketizer("depacketizer", config.depacketizer, 1, outbox);
+  FrameSink e2e("e2e");
+  QueueDrain matched("matched"), replies("replies");
+  depacketizer.in.bind(rx);
+  depacketizer.to_e2e.bind(e2e.in);
+  depacketizer.headers.bind(headers);
+  depacketizer.responses.bind(responses);
+  matched.in.bind(headers);
+  replies.in.bind(responses);
+  const uint64_t size = 4096;
+  auto* request       = make_request(pool, size); // node 0 -> node 1
+  // The same request again (a retransmission whose BXI ACK was lost): same operation.
+  auto* copy = pool.allocate(cyc::FrameKind::Request, frame_of(*request).operation, 0, 1);
+  // A Get reply arriving at node 1 from node 2.
+  auto operation               = std::make_shared<cyc::Operation>();
+  operation->message           = std::make_unique<bxisim::portals::Message>();
+  operation->message->kind     = bxisim::portals::OpKind::get;
+  operation->message->response = bxisim::portals::ResponseKind::reply;
+  operation->message->mlength  = 100;
+  auto* reply                  = pool.allocate(cyc::FrameKind::Response, operation, 2, 1);
+  unsigned flits               = 7;
+  for (auto* frame : {request, copy, reply})
+    frame_of(*frame).last_flits = flits;
+  QueueFeeder feeder("feeder", rx, {request, copy, reply});
+  sc_core::sc_start();
+  const auto& c = config.depacketizer;
+  ASSERT_EQ(e2e.arrivals.size(), 3U); // every frame, one per depacketize time
+  for (size_t i = 0; i < 3; ++i)
+    EXPECT_EQ(e2e.arrivals[i], c.depacketize * static_cast<double>(i + 1));
+  ASSERT_EQ(matched.frames.size(), 1U); // the copy is dropped
+  EXPECT_EQ(matched.arrivals[0], c.depacketize);
+  EXPECT_EQ(depacketizer.duplicates, 1U);
+  // The payload's last PCIe packet is in memory one packet after arrival (at 0 here).
+  auto deposit = [&](uint64_t bytes) {
+    return cyc::to_sc_time(c.pcie.latency + static_cast<double>(std::min(bytes, c.pcie_packet)) / c.pcie.bandwidth);
+  };
+  EXPECT_EQ(frame_of(*matched.frames[0]).in_memory_at, deposit(size));
+  ASSERT_EQ(replies.frames.size(), 1U);
+  EXPECT_EQ(replies.arrivals[0], c.depacketize * 3.0);
+  EXPECT_EQ(frame_of(*replies.frames[0]).in_memory_at, deposit(100));
+  // Each frame's credits go back to its sender at once.
+  std::map<int, uint64_t> credits;
+  for (const auto& posted : outbox.take())
+    if (posted.kind == OutboxRequest::Kind::CreditReturn)
+      credits[posted.node] += posted.flits;
+  EXPECT_EQ(credits[0], 2U * flits);
+  EXPECT_EQ(credits[2], flits);
+}
+
+namespace
+{
+/** A request delivered at node 1, from node 0, whose semantics asked for `response`. */
+tlm::tlm_generic_payload* delivered(cyc::FramePool& pool, bxisim::portals::OpKind kind,
+                                    bxisim::portals::ResponseKind response, uint64_t bytes)
+{
+  auto* frame                                   = make_request(pool, bytes, 1, kind);
+  frame_of(*frame).operation->message->response = response;
+  frame_of(*frame).operation->message->mlength  = bytes;
+  frame_of(*frame).operation->source_node       = 0;
+  return frame;
+}
+} // namespace
+
+TEST(ResponseGenerator, BuildsAnAckAndAReplyOneAfterTheOther)
+{
+  auto config = default_cycle_config();
+  cyc::FramePool pool;
+  cyc::Outbox outbox;
+  FrameSource source("source");
+  cyc::ResponseGenerator generator("generator", config.response_generator, 1, outbox, pool);
+  FrameSink sink("sink");
+  source.out.bind(generator.in);
+  generator.out.bind(sink.in);
+  const uint64_t size = 2048;
+  source.plan         = {
+              {sc_core::SC_ZERO_TIME, delivered(pool, bxisim::portals::OpKind::put, bxisim::portals::ResponseKind::ack, size)},
+              {sc_core::SC_ZERO_TIME,
+               delivered(pool, bxisim::portals::OpKind::get, bxisim::portals::ResponseKind::reply, size)}};
+  sc_core::sc_start();
+  const auto& c = config.response_generator;
+  ASSERT_EQ(sink.frames.size(), 2U);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(sink.arrivals[i], c.generate * static_cast<double>(i + 1));
+    EXPECT_EQ(frame_of(*sink.frames[i]).kind, cyc::FrameKind::Response);
+    EXPECT_EQ(frame_of(*sink.frames[i]).from, 1); // from the target
+    EXPECT_EQ(frame_of(*sink.frames[i]).to, 0);   // back to the initiator
+  }
+  EXPECT_EQ(frame_of(*sink.frames[0]).payload, 0U);   // an ACK carries no payload
+  EXPECT_EQ(frame_of(*sink.frames[1]).payload, size); // a reply carries the matched bytes
+  EXPECT_TRUE(outbox.empty());
+}
+
+TEST(ResponseGenerator, QuickAcksCompleteAtOnceWithoutAFrame)
+{
+  auto config                          = default_cycle_config();
+  config.response_generator.quick_acks = true;
+  cyc::FramePool pool;
+  cyc::Outbox outbox;
+  FrameSource source("source");
+  cyc::ResponseGenerator generator("generator", config.response_generator, 1, outbox, pool);
+  FrameSink sink("sink");
+  source.out.bind(generator.in);
+  generator.out.bind(sink.in);
+  source.plan = {
+      {sc_core::SC_ZERO_TIME, delivered(pool, bxisim::portals::OpKind::put, bxisim::portals::ResponseKind::ack, 8)}};
+  sc_core::sc_start();
+  EXPECT_TRUE(sink.frames.empty());
+  std::vector<OutboxRequest::Kind> kinds;
+  for (const auto& posted : outbox.take())
+    kinds.push_back(posted.kind);
+  EXPECT_EQ(kinds,
+            (std::vector<OutboxRequest::Kind>{OutboxRequest::Kind::FlowCreditReturn, OutboxRequest::Kind::CompleteSend,
+                                              OutboxRequest::Kind::CompleteResponse}));
+}
+
+namespace
+{
+/** Plays the CPU and the bridge around a PCIe endpoint: command writes arriving, DMA reads finishing
+ * at chosen times; records when each read returned. */
+struct PcieDriver : sc_core::sc_module {
+  tlm_utils::simple_initiator_socket<PcieDriver> dma;
+  cyc::PcieEndpoint& endpoint;
+  cyc::Outbox& outbox;
+  std::vector<tlm::tlm_generic_payload*> commands, reads;
+  sc_core::sc_time finish_reads_at;
+  std::vector<sc_core::sc_time> returned;
+  std::vector<OutboxRequest> posted;
+
+  PcieDriver(sc_core::sc_module_name name, cyc::PcieEndpoint& e, cyc::Outbox& o)
+      : sc_core::sc_module(name), dma("dma"), endpoint(e), outbox(o)
+  {
+    SC_HAS_PROCESS(PcieDriver);
+    SC_THREAD(cpu);
+    SC_THREAD(reader);
+    SC_THREAD(bridge);
+  }
+  void cpu()
+  {
+    for (auto* command : commands)
+      endpoint.command_arrived(command); // its reference goes with it
+  }
+  void reader()
+  {
+    for (auto* frame : reads) {
+      frame->set_command(tlm::TLM_READ_COMMAND);
+      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+      dma->b_transport(*frame, delay);
+      returned.push_back(sc_core::sc_time_stamp());
+      // The frame leaves once all its payload is in: an ignore command waits for the read's end.
+      frame->set_command(tlm::TLM_IGNORE_COMMAND);
+      dma->b_transport(*frame, delay);
+      returned.push_back(sc_core::sc_time_stamp());
+    }
+  }
+  void bridge()
+  {
+    wait(finish_reads_at - sc_core::sc_time_stamp());
+    for (auto& request : outbox.take()) {
+      posted.push_back(request);
+      if (request.kind == OutboxRequest::Kind::DmaRead)
+        endpoint.read_finished(*request.frame);
+    }
+  }
+};
+} // namespace
+
+TEST(PcieEndpoint, TakesCommandsInMmioTimeAndWaitsForOnePacketReads)
+{
+  auto config = default_cycle_config();
+  cyc::FramePool pool;
+  cyc::Outbox outbox;
+  cyc::PcieEndpoint endpoint("endpoint", config.pcie_endpoint, 0, outbox);
+  FrameSink queue("queue");
+  endpoint.commands.bind(queue.in);
+  PcieDriver driver("driver", endpoint, outbox);
+  driver.dma.bind(endpoint.dma);
+  const auto& c   = config.pcie_endpoint;
+  driver.commands = {make_request(pool, 8), make_request(pool, 8)};
+  // A one-packet payload: the read returns when the bridge says the read finished (at 1 us here).
+  auto* small            = make_request(pool, c.packet);
+  driver.reads           = {small};
+  driver.finish_reads_at = ns(1000);
+  sc_core::sc_start();
+  ASSERT_EQ(queue.arrivals.size(), 2U); // one MMIO command after the other
+  EXPECT_EQ(queue.arrivals[0], c.mmio);
+  EXPECT_EQ(queue.arrivals[1], c.mmio * 2.0);
+  ASSERT_EQ(driver.returned.size(), 2U);
+  EXPECT_EQ(driver.returned[0], ns(1000));
+  EXPECT_EQ(driver.returned[1], ns(1000));
+  ASSERT_EQ(driver.posted.size(), 1U);
+  EXPECT_EQ(driver.posted[0].kind, OutboxRequest::Kind::DmaRead);
+  EXPECT_EQ(driver.posted[0].bytes, c.packet);
+  EXPECT_TRUE(driver.posted[0].initiator_memory);
+  EXPECT_EQ(endpoint.reads, 1U);
+}
+
+TEST(PcieEndpoint, LargeReadsLetTheWireStartAfterTheFirstPacket)
+{
+  auto config = default_cycle_config();
+  cyc::FramePool pool;
+  cyc::Outbox outbox;
+  cyc::PcieEndpoint endpoint("endpoint", config.pcie_endpoint, 0, outbox);
+  FrameSink queue("queue");
+  endpoint.commands.bind(queue.in);
+  PcieDriver driver("driver", endpoint, outbox);
+  driver.dma.bind(endpoint.dma);
+  const auto& c          = config.pcie_endpoint;
+  const uint64_t size    = 16 * c.packet;
+  driver.reads           = {make_request(pool, size)};
+  driver.finish_reads_at = ns(5000);
+  sc_core::sc_start();
+  ASSERT_EQ(driver.returned.size(), 2U);
+  // The packetizer may go on once the first packet is in: one packet's PCIe time...
+  EXPECT_EQ(driver.returned[0], c.first_packet(size));
+  EXPECT_LT(driver.returned[0], ns(5000));
+  // ...but the frame keeps its payload until the whole read is over.
+  EXPECT_EQ(driver.returned[1], ns(5000));
+  ASSERT_EQ(driver.posted.size(), 1U);
+  EXPECT_EQ(driver.posted[0].bytes, size);
+}
+
+namespace
+{
+/** The wire arbiter's side of flow control: records the operations whose credit came back. */
+struct CreditRecorder : sc_core::sc_module, cyc::FlowCreditIf {
+  std::vector<const cyc::Operation*> returned;
+  explicit CreditRecorder(sc_core::sc_module_name name) : sc_core::sc_module(name) {}
+  void return_credit(cyc::Operation& operation) override { returned.push_back(&operation); }
+};
+
+/** Plays the link port (frames that left, and again when E2E resends them: the packetizer and port
+ * are instantaneous here) and the depacketizer (frames that arrive at chosen times). */
+struct E2eDriver : sc_core::sc_module {
+  tlm_utils::simple_initiator_socket<E2eDriver> sent, arrived;
+  tlm_utils::simple_target_socket<E2eDriver> resend;
+  std::vector<tlm::tlm_generic_payload*> leaving;
+  std::vector<std::pair<sc_core::sc_time, tlm::tlm_generic_payload*>> arriving;
+  std::vector<sc_core::sc_time> resent;
+
+  explicit E2eDriver(sc_core::sc_module_name name)
+      : sc_core::sc_module(name), sent("sent"), arrived("arrived"), resend("resend")
+  {
+    resend.register_b_transport(this, &E2eDriver::on_resend);
+    SC_HAS_PROCESS(E2eDriver);
+    SC_THREAD(run);
+  }
+  void run()
+  {
+    for (auto* frame : leaving)
+      cyc::forward(sent, *frame);
+    for (auto& [when, frame] : arriving) {
+      wait(when - sc_core::sc_time_stamp());
+      cyc::forward(arrived, *frame);
+    }
+  }
+  void on_resend(tlm::tlm_generic_payload& frame, sc_core::sc_time&)
+  {
+    resent.push_back(sc_core::sc_time_stamp());
+    cyc::forward(sent, frame); // out again at once: a new timer
+    frame.set_response_status(tlm::TLM_OK_RESPONSE);
+  }
+};
+} // namespace
+
+TEST(E2eEngine, ResendsOnTimeoutGivesUpAfterTheRetriesAndAcknowledgesArrivals)
+{
+  auto config        = default_cycle_config();
+  config.e2e.timeout = ns(1000);
+  config.e2e.retries = 1;
+  cyc::FramePool pool;
+  cyc::Outbox outbox;
+  cyc::E2eEngine e2e("e2e", config.e2e, 64, 0, outbox, pool);
+  E2eDriver driver("driver");
+  FrameSink responses_resent("responses_resent");
+  cyc::FrameQueue acks("acks");
+  QueueDrain wire("wire");
+  CreditRecorder credits("credits");
+  driver.sent.bind(e2e.sent);
+  driver.arrived.bind(e2e.arrived);
+  e2e.resend_request.bind(driver.resend);
+  e2e.resend_response.bind(responses_resent.in);
+  e2e.acks.bind(acks);
+  wire.in.bind(acks);
+  e2e.flow.bind(credits);
+  // Lost: never acknowledged. Acknowledged: its BXI ACK comes back at 100 ns. Incoming: a request
+  // from node 2 arriving at 200 ns, which this NIC acknowledges.
+  auto* lost         = make_request(pool, 4096);
+  auto* acknowledged = make_request(pool, 4096);
+  auto* bxi_ack      = pool.allocate(cyc::FrameKind::RequestAck, frame_of(*acknowledged).operation, 1, 0);
+  auto* incoming     = pool.allocate(cyc::FrameKind::Request, frame_of(*make_request(pool, 8)).operation, 2, 0);
+  driver.leaving     = {lost, acknowledged};
+  driver.arriving    = {{ns(100), bxi_ack}, {ns(200), incoming}};
+  sc_core::sc_start();
+  const auto& c = config.e2e;
+  // The lost request goes again once its timer expires, and is given up at the next expiry.
+  ASSERT_EQ(driver.resent.size(), 1U);
+  EXPECT_EQ(driver.resent[0], c.timeout);
+  EXPECT_EQ(e2e.retransmissions, 1U);
+  EXPECT_EQ(e2e.given_up, 1U);
+  EXPECT_TRUE(frame_of(*lost).operation->given_up);
+  EXPECT_TRUE(responses_resent.frames.empty());
+  // Both requests' flow credits came back: the acknowledged one's first, the lost one's at give-up.
+  ASSERT_EQ(credits.returned.size(), 2U);
+  EXPECT_EQ(credits.returned[0], frame_of(*acknowledged).operation.get());
+  EXPECT_EQ(credits.returned[1], frame_of(*lost).operation.get());
+  // The incoming request was acknowledged with a BXI ACK back to node 2, after the E2E's processing.
+  ASSERT_EQ(wire.frames.size(), 1U);
+  EXPECT_EQ(frame_of(*wire.frames[0]).kind, cyc::FrameKind::RequestAck);
+  EXPECT_EQ(frame_of(*wire.frames[0]).to, 2);
+  EXPECT_EQ(wire.arrivals[0], ns(200) + c.process);
+  EXPECT_EQ(e2e.bxi_acks_sent, 1U);
+  // SEND of the 4 KiB requests (beyond the E2E context): the acknowledged one at its BXI ACK; the
+  // lost one's initiator learns from the drop (SEND then failure).
+  int sends = 0, drops = 0;
+  for (const auto& posted : outbox.take()) {
+    sends += posted.kind == OutboxRequest::Kind::CompleteSend ? 1 : 0;
+    drops += posted.kind == OutboxRequest::Kind::DropRequest ? 1 : 0;
+  }
+  EXPECT_EQ(sends, 1);
+  EXPECT_EQ(drops, 1);
 }
