@@ -179,8 +179,10 @@ int Core::checkAppend(const ProcessState& ps, ptl_handle_ni_t h, ptl_pt_index_t 
     for (ptl_size_t i = 0; i < spec.length; ++i)
       if (iov[i].iov_base == nullptr && iov[i].iov_len > 0)
         return PTL_ARG_INVALID; // memory that does not exist
-  } else if (spec.start == nullptr && spec.length > 0) {
-    return PTL_ARG_INVALID; // memory that does not exist: NULL is for zero-length entries only
+  } else if (spec.start == nullptr && spec.length > 0 && spec.length != PTL_SIZE_MAX) {
+    // NULL with PTL_SIZE_MAX is the whole address space (OpenMPI binds its send MD so); otherwise
+    // NULL with a length is memory that does not exist
+    return PTL_ARG_INVALID;
   }
   if (ni->entries.size() >= static_cast<size_t>(ni->limits.max_entries))
     return PTL_NO_SPACE;

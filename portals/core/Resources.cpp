@@ -87,8 +87,10 @@ int Core::mdBind(ptl_handle_ni_t h, const ptl_md_t* md, ptl_handle_md_t* handle)
     for (ptl_size_t i = 0; i < md->length; ++i)
       if (iov[i].iov_base == nullptr && iov[i].iov_len > 0)
         return PTL_ARG_INVALID;
-  } else if (md->start == nullptr && md->length > 0) {
-    return PTL_ARG_INVALID; // memory that does not exist: NULL is for zero-length MDs only
+  } else if (md->start == nullptr && md->length > 0 && md->length != PTL_SIZE_MAX) {
+    // NULL with PTL_SIZE_MAX is the whole address space (OpenMPI binds its send MD so); otherwise
+    // NULL with a length is memory that does not exist
+    return PTL_ARG_INVALID;
   }
   if (ni->mds.size() >= static_cast<size_t>(ni->limits.max_mds))
     return PTL_NO_SPACE;

@@ -104,7 +104,7 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
   for (auto* option : command->get_options())
     if (option->get_name() != "--mca")
       option->allow_extra_args(false);
-  command->get_option("--mca")->expected(2)->allow_extra_args(false);
+  command->get_option("--mca")->type_size(2)->expected(1, CLI::detail::expected_max_vector_size)->allow_extra_args(false);
   command->callback([command, &common, options, &exit_code] {
     if (command->count("--ppn") > 0 && options->launch.ranks_per_node < 1)
       throw config::ConfigError(fmt::format("--ppn {}: give at least one rank per node (or leave --ppn out for one "

@@ -191,9 +191,9 @@ const std::vector<ParameterSpec> kTable = {
     {"mpi.polling",
      T::Choice,
      "",
-     "block",
-     "What an empty Portals poll inside a blocking MPI wait does: block until the rank's next Portals event "
-     "(exact, used only when Portals is the only progress source) or sleep a growing delay (10 ns to 1 us)",
+     "delay",
+     "What an empty Portals poll inside a blocking MPI wait does: sleep a growing delay (10 ns to 1 us), or block "
+     "until the rank's next Portals event (exact; not usable yet: it deadlocks when an event waits in another EQ)",
      "DESIGN.md section 5 (polling)",
      {"block", "delay"}},
     // --- message-level NIC model (bxisim run --level message) -------------------------------------

@@ -72,17 +72,6 @@ INSTANTIATE_TEST_SUITE_P(Paths, OpenMpiPaths, testing::Combine(testing::Values("
                            return std::get<0>(info.param) + "_ppn" + std::to_string(std::get<1>(info.param));
                          });
 
-TEST(OpenMpiPolling, BlockingAndDelayAgreeOnResultsAndBlockingIsNotLater)
-{
-  for (int ppn : {1, 2}) {
-    auto blocking = check_ring(run_copy(4, ppn, "--no-cpu-simulation --set mpi.polling=block", "ring 65536"), 4, ppn);
-    auto delaying = check_ring(run_copy(4, ppn, "--no-cpu-simulation --set mpi.polling=delay", "ring 65536"), 4, ppn);
-    for (int r = 0; r < 4; ++r)
-      // a sleeping poll sees an event up to its sleep late; a blocked one when it comes
-      EXPECT_LE(number(blocking[r], "ring_time"), number(delaying[r], "ring_time")) << "ppn " << ppn << " rank " << r;
-  }
-}
-
 TEST(OpenMpiMca, ParametersPassThrough)
 {
   // an MCA parameter OpenMPI checks: a BTL list without portals4 cannot reach the other node
