@@ -74,7 +74,8 @@ TEST_P(OpenMpiPaths, SimulatedTimesAreTheSameInTwoRuns)
 
 INSTANTIATE_TEST_SUITE_P(Paths, OpenMpiPaths, testing::Combine(testing::Values("ob1", "cm"), testing::Values(1, 2)),
                          [](const auto& param_info) {
-                           return std::get<0>(param_info.param) + "_ppn" + std::to_string(std::get<1>(param_info.param));
+                           return std::get<0>(param_info.param) + "_ppn" +
+                                  std::to_string(std::get<1>(param_info.param));
                          });
 
 TEST(OpenMpiMca, ParametersPassThrough)
