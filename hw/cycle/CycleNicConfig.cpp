@@ -3,7 +3,6 @@
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/config/Parameters.hpp"
 
-#include <boost/algorithm/string.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -28,29 +27,6 @@ uint64_t bytes(const config::Parameters& parameters, const char* key)
 unsigned count(const config::Parameters& parameters, const char* key)
 {
   return static_cast<unsigned>(parameters.integer(key));
-}
-
-std::set<uint64_t> frame_list(const std::string& text)
-{
-  std::set<uint64_t> frames;
-  if (text.empty())
-    return frames;
-  std::vector<std::string> items;
-  boost::split(items, text, boost::is_any_of(","));
-  for (const auto& item : items) {
-    try {
-      size_t used     = 0;
-      long long frame = std::stoll(item, &used);
-      if (used != item.size() || frame < 1)
-        throw std::invalid_argument(item);
-      frames.insert(static_cast<uint64_t>(frame));
-    } catch (const std::exception&) {
-      throw config::ConfigError(fmt::format("parameter 'nic.drop_frames' = '{}': '{}' is not a frame number; give "
-                                            "positive integers separated by commas, e.g. 1,5.",
-                                            text, item));
-    }
-  }
-  return frames;
 }
 } // namespace
 
@@ -126,7 +102,7 @@ CycleNicConfig CycleNicConfig::from_parameters(const config::Parameters& p, cons
   c.link_port.port               = sc_core::SC_ZERO_TIME;
   c.link_port.early_send_max     = bytes(p, "nic.early_send_max");
   c.link_port.e2e                = p.boolean("nic.e2e");
-  c.link_port.dropped            = frame_list(p.text("nic.drop_frames"));
+  c.link_port.dropped            = p.frame_numbers("nic.drop_frames");
   if (c.link_port.credits < c.link_port.flits_per_packet)
     throw config::ConfigError(fmt::format("cycle.link_credits ({}) is smaller than one packet's flits "
                                           "(cycle.flits_per_packet = {}): the link could never send; give at least {}.",

@@ -3,7 +3,6 @@
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/config/Parameters.hpp"
 
-#include <boost/algorithm/string.hpp>
 #include <fmt/format.h>
 
 namespace bxisim::hw::message
@@ -14,29 +13,6 @@ namespace
 uint64_t bytes(const config::Parameters& parameters, const char* key)
 {
   return static_cast<uint64_t>(parameters.real(key)); // sizes are quantities: "64KiB" is allowed
-}
-
-std::set<uint64_t> frame_list(const std::string& text)
-{
-  std::set<uint64_t> frames;
-  if (text.empty())
-    return frames;
-  std::vector<std::string> items;
-  boost::split(items, text, boost::is_any_of(","));
-  for (const auto& item : items) {
-    try {
-      size_t used     = 0;
-      long long frame = std::stoll(item, &used);
-      if (used != item.size() || frame < 1)
-        throw std::invalid_argument(item);
-      frames.insert(static_cast<uint64_t>(frame));
-    } catch (const std::exception&) {
-      throw config::ConfigError(fmt::format("parameter 'nic.drop_frames' = '{}': '{}' is not a frame number; give "
-                                            "positive integers separated by commas, e.g. 1,5.",
-                                            text, item));
-    }
-  }
-  return frames;
 }
 } // namespace
 
@@ -65,7 +41,7 @@ MessageNicConfig MessageNicConfig::from_parameters(const config::Parameters& par
   config.flow_process_limit   = static_cast<unsigned>(parameters.integer("nic.flow_control_process_limit"));
   config.model_pcie           = parameters.boolean("nic.model_pcie");
   config.model_pcie_commands  = config.model_pcie && parameters.boolean("nic.model_pcie_commands");
-  config.dropped_frames       = frame_list(parameters.text("nic.drop_frames"));
+  config.dropped_frames       = parameters.frame_numbers("nic.drop_frames");
   if (config.wire_packet_payload > config.wire_packet)
     throw config::ConfigError(fmt::format("nic.wire_packet_payload ({}) exceeds nic.wire_packet ({}): a packet "
                                           "cannot carry more payload than its size.",

@@ -6,6 +6,9 @@
 #include <fmt/format.h>
 #include <simgrid/Exception.hpp>
 #include <toml++/toml.h>
+
+#include <boost/algorithm/string/classification.hpp>
+#include <boost/algorithm/string/split.hpp>
 #include <xbt/parse_units.hpp>
 
 #include <cerrno>
@@ -265,6 +268,30 @@ bool Parameters::boolean(std::string_view key) const
 const std::string& Parameters::text(std::string_view key) const
 {
   return std::get<std::string>(value_of(key));
+}
+
+std::set<uint64_t> Parameters::frame_numbers(std::string_view key) const
+{
+  const std::string& list = text(key);
+  std::set<uint64_t> frames;
+  if (list.empty())
+    return frames;
+  std::vector<std::string> items;
+  boost::split(items, list, boost::is_any_of(","));
+  for (const auto& item : items) {
+    try {
+      size_t used     = 0;
+      long long frame = std::stoll(item, &used);
+      if (used != item.size() || frame < 1)
+        throw std::invalid_argument(item);
+      frames.insert(static_cast<uint64_t>(frame));
+    } catch (const std::exception&) {
+      throw ConfigError(fmt::format("parameter '{}' = '{}': '{}' is not a frame number; give positive integers "
+                                    "separated by commas, e.g. 1,5.",
+                                    key, list, item));
+    }
+  }
+  return frames;
 }
 
 std::string Parameters::display(std::string_view key) const

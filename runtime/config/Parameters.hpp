@@ -4,7 +4,9 @@
 
 #include "ParameterSpec.hpp"
 
+#include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -33,6 +35,8 @@ class Parameters
   double real(std::string_view key) const; // also bandwidths, durations, speeds and sizes, in SI base units
   bool boolean(std::string_view key) const;
   const std::string& text(std::string_view key) const; // text, path and choice parameters
+  /** A text parameter holding frame numbers, "1,5": the set of them (empty text: none). */
+  std::set<uint64_t> frame_numbers(std::string_view key) const;
 
   /** The value as a user would write it back (units in SI base form). */
   std::string display(std::string_view key) const;
