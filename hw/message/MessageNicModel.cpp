@@ -3,6 +3,7 @@
 #include "platforms/Route.hpp"
 #include "portals/core/Core.hpp"
 
+#include <fmt/format.h>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -68,7 +69,7 @@ const char* frame_name(FrameKind kind, portals::OpKind operation)
 
 MessageNicModel::MessageNicModel(const platform::Machine& machine, const MessageNicConfig& config,
                                  ProcessDirectory directory)
-    : machine_(machine), config_(config), directory_(std::move(directory))
+    : machine_(machine), config_(config), directory_(std::move(directory)), faults_(config.faults)
 {
   for (const auto& node : machine_.nodes()) {
     Nic nic;
@@ -239,7 +240,7 @@ const MessageNicModel::RouteFigures& MessageNicModel::route_figures(sg4::Host* f
   auto it  = routes_.find(key);
   if (it == routes_.end()) {
     platform::Route route = platform::Route::between(from, to);
-    it                    = routes_.emplace(key, RouteFigures{route.latency, route.bottleneck}).first;
+    it = routes_.emplace(key, RouteFigures{route.latency, route.bottleneck, std::move(route.links)}).first;
   }
   return it->second;
 }
@@ -360,12 +361,21 @@ void MessageNicModel::rx_loop(int node, Network network)
           frame->kind == FrameKind::Request || frame->kind == FrameKind::ResponseAck ? arriving.source_node
                                                                                      : arriving.target_node,
           node, frame->sent_at);
+    InFlight& operation = *frame->operation;
     if (config_.dropped_frames.count(frame->ordinal) != 0) {
-      XBT_INFO("network loses frame %lu (%s #%lu)", static_cast<unsigned long>(frame->ordinal), kind_name(frame->kind),
-               static_cast<unsigned long>(frame->operation->message->id));
+      lose(node, *frame, "nic.drop_frames");
       continue;
     }
-    InFlight& operation = *frame->operation;
+    if (faults_.any()) {
+      bool from_initiator = frame->kind == FrameKind::Request || frame->kind == FrameKind::ResponseAck;
+      int sender          = from_initiator ? operation.source_node : operation.target_node;
+      std::string why     = faults_.loss(route_figures(nic(sender).host, nic(node).host).links, frame->ordinal,
+                                         frame->sent_at, now(), sender != node);
+      if (not why.empty()) {
+        lose(node, *frame, why);
+        continue;
+      }
+    }
     switch (frame->kind) {
     case FrameKind::Request:
       // E2E acknowledges what the network delivered, before any processing: a request waiting for
@@ -507,7 +517,9 @@ void MessageNicModel::return_flow_credit(InFlight& operation)
 MessageNicStatistics MessageNicModel::statistics() const
 {
   MessageNicStatistics s;
-  s.frames_sent = frames_sent_;
+  s.frames_sent     = frames_sent_;
+  s.frames_lost     = frames_lost_;
+  s.retransmissions = retransmissions_;
   for (const auto& nic : nics_) {
     s.flow_stalls += nic.flow_stalls;
     s.flow_stalled_seconds += nic.flow_stalled_seconds;
@@ -543,6 +555,26 @@ void MessageNicModel::give_up(InFlight& operation, FrameKind kind)
   }
 }
 
+void MessageNicModel::lose(int node, const WireFrame& frame, const std::string& why)
+{
+  ++frames_lost_;
+  const InFlight& operation = *frame.operation;
+  XBT_VERB("network loses frame %lu (%s #%lu, node %d to node %d): %s", static_cast<unsigned long>(frame.ordinal),
+           kind_name(frame.kind), static_cast<unsigned long>(operation.message->id),
+           frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck ? operation.source_node
+                                                                                    : operation.target_node,
+           node, why.c_str());
+  if (not config_.e2e && on_lost_for_good_)
+    on_lost_for_good_(fmt::format("frame {} ({} of operation #{}, from node {} to node {}) was lost on the wire at "
+                                  "simulated time {:.9f} s ({}); with E2E off (nic.e2e=false) nothing sends it again, "
+                                  "so the operation can never complete. Turn E2E on (--e2e on) to survive losses.",
+                                  frame.ordinal, kind_name(frame.kind), operation.message->id,
+                                  frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck
+                                      ? operation.source_node
+                                      : operation.target_node,
+                                  node, now(), why));
+}
+
 void MessageNicModel::e2e_loop(int node)
 {
   Nic& here = nic(node);
@@ -564,6 +596,7 @@ void MessageNicModel::e2e_loop(int node)
     }
     XBT_VERB("E2E timeout: %s #%lu sent again (attempt %d)", kind_name(frame.kind),
              static_cast<unsigned long>(operation.message->id), sends + 1);
+    ++retransmissions_;
     enqueue(node, request ? kRequests : kResponses, frame);
   }
 }

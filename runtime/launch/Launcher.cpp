@@ -16,6 +16,7 @@
 #include "platforms/Machine.hpp"
 #include "platforms/PlatformConfig.hpp"
 #include "platforms/Topologies.hpp"
+#include "platforms/WireFaults.hpp"
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 
@@ -258,6 +259,9 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   Rank::set_cpu_settings(cpu_settings(parameters));
   auto platform_config = platform::PlatformConfig::from_parameters(parameters);
   bool smpi_level      = options.level == "smpi";
+  if (smpi_level && platform::FaultSpec::from_parameters(parameters).any())
+    throw config::ConfigError("--level smpi has no NIC and no E2E: network faults (--fault, fault.loss_rate, "
+                              "fault.links) are modelled at --level message and cycle; run at one of those.");
 
   std::unique_ptr<simgrid::s4u::Engine> engine;
   std::optional<platform::Machine> machine;
@@ -362,8 +366,9 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   }
   if (folder.kept())
     fmt::print(stderr, "bxisim: kept the temporary folder {} (--keep-temps).\n", folder.path());
-  JobAbort abort = mpi ? mpi->abort_state() : (smpi ? smpi->abort_state() : JobAbort{});
-  int code       = summarize(ranks, deadlock, limit_reached, abort);
+  JobAbort abort  = mpi ? mpi->abort_state() : (smpi ? smpi->abort_state() : JobAbort{});
+  bool lost_frame = portals && not portals->lost_for_good().empty(); // said when it happened
+  int code        = summarize(ranks, deadlock || lost_frame, limit_reached, abort);
   if (not regions.finish(options.regions_json, simgrid::s4u::Engine::get_clock()) && code == 0)
     code = kRankFailedExitCode;
   return code;

@@ -55,6 +55,9 @@ class PortalsLevel
   void switch_level(const std::string& level);
   void enable_level(const std::string& level);
   const char* level() const { return current_->name(); }
+  /** Why the run was stopped because the network lost a frame that nothing sends again (E2E off);
+   * empty when it was not. */
+  const std::string& lost_for_good() const { return lost_for_good_; }
 
  private:
   portals::ProcessContext context_of_caller();
@@ -71,6 +74,8 @@ class PortalsLevel
   std::string vcd_file_, vcd_signals_;
   std::unique_ptr<hw::message::MessageNicModel> message_;
   std::unique_ptr<hw::cycle::CycleNicModel> cycle_;
+  std::string lost_for_good_;
+  void stop_on_lost_frame(const std::string& why);
   portals::NicModel* current_ = nullptr;
   bool started_               = false; // a Portals call was made: ranks' ends finalize their Portals state
   bool message_started_ = false; // NIC actors start with the first Portals call: programs without Portals pay nothing
