@@ -159,6 +159,17 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
   if (mca_value("pml") == "ob1" && mca_value("btl").find("portals4") == std::string::npos)
     XBT_WARN("--mca btl %s leaves out portals4: ranks on different nodes cannot reach each other",
              mca_value("btl").c_str());
+  // osc/portals4 finds its peers through the Portals MTL's endpoints (ompi_mtl_portals4_get_proc_group),
+  // which only the cm path creates: under ob1 its first MPI_Put dereferences a missing endpoint.
+  // OpenMPI then takes osc/pt2pt, over the pml.
+  if (mca_value("pml") != "cm") {
+    set_mca_default("osc", "^portals4");
+    const std::string osc = mca_value("osc");
+    if (not osc.empty() && osc.front() != '^' && osc.find("portals4") != std::string::npos)
+      XBT_WARN("--mca osc %s: osc portals4 needs --pml cm (it uses the Portals MTL's endpoints); with pml %s "
+               "one-sided calls will crash",
+               osc.c_str(), mca_value("pml").c_str());
+  }
 
   polls_block_ = parameters.text("mpi.polling") == "block";
   if (polls_block_ && mca_value("pml") != "cm" && shared_memory_btl_possible(mca_value("btl"))) {

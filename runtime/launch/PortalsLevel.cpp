@@ -56,9 +56,7 @@ PortalsLevel::PortalsLevel(const std::string& level, const platform::Machine& ma
     throw config::ConfigError("--trace-csv is recorded by the message NIC model only, not yet by the cycle model: "
                               "use --level message for the CSV trace, or --vcd FILE for the cycle model's signals.");
   for (const auto& rank : ranks_) {
-    const auto& placement = rank->placement();
-    core_of_address_[{static_cast<ptl_nid_t>(placement.node), static_cast<ptl_pid_t>(placement.local_rank)}] =
-        rank->host();
+    core_of_address_[{static_cast<ptl_nid_t>(rank->placement().node), pid_of(*rank)}] = rank->host();
   }
   if (not trace_folder.empty())
     trace_ = hw::OperationTrace::open(trace_folder);
@@ -184,7 +182,7 @@ portals::ProcessContext PortalsLevel::context_of_caller()
   portals::ProcessContext context;
   context.id            = static_cast<uint32_t>(rank.index());
   context.nid           = static_cast<ptl_nid_t>(rank.placement().node);
-  context.localRank     = static_cast<ptl_pid_t>(rank.placement().local_rank);
+  context.anyPid        = pid_of(rank);
   static const auto uid = static_cast<ptl_uid_t>(getuid()); // every rank runs as this user: ask once
   context.uid           = uid;
   context.nic           = current_;

@@ -5,7 +5,7 @@
 // spent in the simulator is not counted as the rank's computation.
 //
 // Addressing convention (docs/running.md): a rank's physical id is nid = its node's index and, for
-// PTL_PID_ANY, pid = its local rank on the node.
+// PTL_PID_ANY, pid = 1 + its local rank on the node (kFirstPid).
 
 #include "Rank.hpp"
 
@@ -26,6 +26,12 @@ namespace bxisim::runtime
 class PortalsLevel
 {
  public:
+  /** The Portals pid of a rank whose NI asks for PTL_PID_ANY: its local rank plus this. Not 0: OpenMPI's
+   * coll/portals4 takes pid 0 for the MTL's logical addressing and leaves the communicator, so with pid =
+   * local rank the first rank of each node ran other collective algorithms than its neighbours. */
+  static constexpr ptl_pid_t kFirstPid = 1;
+  static ptl_pid_t pid_of(const Rank& rank) { return kFirstPid + static_cast<ptl_pid_t>(rank.placement().local_rank); }
+
   /** Checks `level` (message or cycle) and the nic.* (and cycle.*) parameters; builds the level's NIC
    * model (the cycle model elaborates SystemC here, before the run); nothing starts yet. `vcd_file`
    * (cycle level): a VCD of the NIC signals whose names contain `vcd_signals`. */
