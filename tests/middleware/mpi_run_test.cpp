@@ -128,6 +128,9 @@ TEST_P(PerLevel, CollectivesOnEightRanksOverTwoAndFourNodes)
   for (int ppn : {4, 2}) {
     auto result = run_mpi(level(), "mpi_suite", 8, ppn, "collectives");
     check_all_ok(result, 8);
+    // A frame whose payload is in memory a rounding error after its arrival is not a sleep (at ppn 2
+    // the message model asked SimGrid for sleeps of 1e-19 s, each reported on the user's terminal).
+    EXPECT_THAT(result.output, testing::Not(HasSubstr("numerical accuracy"))) << result.output;
   }
 }
 
