@@ -8,6 +8,7 @@
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
+#include <xbt/config.hpp>
 #include <xbt/log.h>
 
 #include <algorithm>
@@ -423,7 +424,9 @@ void MessageNicModel::matching_loop(int node, Network network)
       sg4::this_actor::sleep_for(config_.rx_delay);
     // Events and acknowledgements wait for the last PCIe packet of the payload to be in memory
     // (thesis figure 4.10): one packet after arrival, as the write is pipelined with the wire.
-    if (frame.ready_at > now())
+    // ready_at is a sum of delays: it may exceed now() by a rounding error, which SimGrid would
+    // report ("smaller than the SimGrid numerical accuracy") at every such frame.
+    if (frame.ready_at - now() >= simgrid::config::get_value<double>("surf/precision"))
       sg4::this_actor::sleep_until(frame.ready_at);
     if (frame.kind == FrameKind::Request)
       on_request(node, frame);

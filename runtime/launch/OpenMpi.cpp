@@ -155,6 +155,9 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
   }
   set_mca_default("pmix", "isolated");
   set_mca_default("opal_signal", "");       // bxisim reports crashes itself (CrashReport)
+  // OpenMPI 4.1's op/avx sums 8- and 16-bit integers with saturating instructions (open-mpi/ompi#8045):
+  // sums that should wrap around stop at the type's limit. The base component computes them right.
+  set_mca_default("op", "^avx");
   setenv("OPAL_PREFIX", prefix.c_str(), 0); // help texts and parameter files of the build
   if (mca_value("pml") == "ob1" && mca_value("btl").find("portals4") == std::string::npos)
     XBT_WARN("--mca btl %s leaves out portals4: ranks on different nodes cannot reach each other",
