@@ -47,6 +47,8 @@ struct CycleNicStatistics {
   uint64_t commands = 0, frames_sent = 0, chunks_sent = 0, credit_stalls = 0, flow_stalls = 0;
   double credit_stalled_seconds = 0, flow_stalled_seconds = 0;
   uint64_t tlb_hits = 0, tlb_misses = 0, headers_matched = 0, retransmissions = 0, bridge_rounds = 0;
+  uint64_t command_queue_stalls = 0; // commands posted while the process's queue was full
+  uint64_t frames_dropped       = 0; // frames the network lost (nic.drop_frames)
 };
 
 class CycleNicModel : public portals::NicModel
@@ -123,6 +125,7 @@ class CycleNicModel : public portals::NicModel
   std::map<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>, double> bottlenecks_;
   std::vector<simgrid::s4u::CommPtr> writes_; // posted DMA writes, dropped once finished
   std::set<uint64_t> dropped_frames_;
+  uint64_t command_queue_stalls_ = 0, frames_dropped_ = 0;
   uint64_t frames_sent_        = 0;
   sc_core::sc_trace_file* vcd_ = nullptr;
   bool started_                = false;

@@ -1,5 +1,6 @@
 #include "MessageNicModel.hpp"
 
+#include "hw/trace/TrafficCounters.hpp"
 #include "platforms/Route.hpp"
 #include "portals/core/Core.hpp"
 
@@ -162,6 +163,7 @@ void MessageNicModel::write_loop(int node)
     if (background_.size() >= 64)
       flush_trace();
     background_.push_back({write.operation, node, sg4::Comm::sendto_async(here.host, write.memory, write.bytes)});
+    TrafficCounters::count(LinkClass::Pcie, write.bytes);
     sg4::this_actor::sleep_for(serialization(here.host, write.memory, write.bytes));
   }
 }
@@ -200,6 +202,8 @@ void MessageNicModel::submit(std::unique_ptr<portals::Message> message)
   // Triggered operations are fired by the NIC itself: no CPU, no command queue.
   WireFrame frame{FrameKind::Request, operation};
   if (not posted.triggered) {
+    if (waiter(posted.sourceProcess).command_slots->would_block())
+      ++command_queue_stalls_;
     waiter(posted.sourceProcess).command_slots->acquire(); // the rank waits while its queue is full
     operation->holds_command_slot = true;
     // A posted PCIe write: the rank goes on, TX takes the command once it has reached the NIC.
@@ -208,6 +212,7 @@ void MessageNicModel::submit(std::unique_ptr<portals::Message> message)
       sg4::Host* nic_host     = nic(operation->source_node).host;
       uint64_t bytes          = command_pcie_bytes(posted);
       frame.command           = sg4::Comm::sendto_async(operation->source_core, nic_host, bytes);
+      TrafficCounters::count(LinkClass::Pcie, bytes);
       // The CPU's stores drain at the link's speed: the next command follows this one on the bus.
       sg4::this_actor::sleep_for(serialization(operation->source_core, nic_host, bytes));
     }
@@ -310,6 +315,7 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
   sg4::CommPtr read;
   if (read_from_host && config_.model_pcie) {
     read = sg4::Comm::sendto_async(memory, nic(node).host, payload);
+    TrafficCounters::count(LinkClass::Pcie, payload);
     if (payload <= config_.pcie_packet)
       read->wait();
     else
@@ -322,6 +328,7 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
   uint64_t bytes  = config_.wire_bytes(payload);
 
   sg4::CommPtr wire = nic(destination).rx[network]->put_init(new WireFrame(frame), bytes);
+  TrafficCounters::count_frame(node, destination, bytes);
   if (destination == node) {
     // The NIC's loopback: TX waits until the frame is through, so the request and response networks
     // (and both directions of an exchange inside the node) share it fairly without piling up flows
@@ -363,6 +370,7 @@ void MessageNicModel::rx_loop(int node, Network network)
     if (config_.dropped_frames.count(frame->ordinal) != 0) {
       XBT_INFO("network loses frame %lu (%s #%lu)", static_cast<unsigned long>(frame->ordinal), kind_name(frame->kind),
                static_cast<unsigned long>(frame->operation->message->id));
+      ++frames_dropped_;
       continue;
     }
     InFlight& operation = *frame->operation;
@@ -507,7 +515,10 @@ void MessageNicModel::return_flow_credit(InFlight& operation)
 MessageNicStatistics MessageNicModel::statistics() const
 {
   MessageNicStatistics s;
-  s.frames_sent = frames_sent_;
+  s.frames_sent          = frames_sent_;
+  s.command_queue_stalls = command_queue_stalls_;
+  s.retransmissions      = retransmissions_;
+  s.frames_dropped       = frames_dropped_;
   for (const auto& nic : nics_) {
     s.flow_stalls += nic.flow_stalls;
     s.flow_stalled_seconds += nic.flow_stalled_seconds;
@@ -564,6 +575,7 @@ void MessageNicModel::e2e_loop(int node)
     }
     XBT_VERB("E2E timeout: %s #%lu sent again (attempt %d)", kind_name(frame.kind),
              static_cast<unsigned long>(operation.message->id), sends + 1);
+    ++retransmissions_;
     enqueue(node, request ? kRequests : kResponses, frame);
   }
 }
