@@ -241,6 +241,12 @@ void print_summary_table(const nlohmann::json& s, std::FILE* out)
     ends.push_back(fmt::format("{}: {} at {}", who, how, at));
     i = j + 1;
   }
+  constexpr size_t kShownGroups = 6; // of ranks that ended alike; summary.json has them all
+  if (ends.size() > kShownGroups) {
+    size_t hidden = ends.size() - kShownGroups;
+    ends.resize(kShownGroups);
+    ends.push_back(fmt::format("{} more groups in the summary file", hidden));
+  }
   fmt::print(out, "  {:<22} {}\n", "rank ends", fmt::join(ends, "; "));
   std::vector<std::string> levels;
   for (const auto& [level, entry] : s["levels"].items())

@@ -17,6 +17,8 @@ COLOURS = {
     "pcie": "#9467bd",
     "e2e": "#d62728",
 }
+SUBLANES = {"mpi": 0, "portals": 1, "compute": 2}
+SUBLANE_NAMES = {0: "MPI", 1: "Portals", 2: "compute"}
 LEGEND = {
     "compute": "computation",
     "mpi": "MPI call",
@@ -73,7 +75,11 @@ def main():
             start, end = event["ts"], event["ts"] + event["dur"]
             if end < low or start > high:
                 continue
-            spans.setdefault((event["pid"], event["tid"]), []).append((start, event["dur"], event.get("cat", ""), event["name"]))
+            # A rank's MPI calls contain its Portals calls: each kind gets a lane of its own.
+            category = event.get("cat", "")
+            sublane = SUBLANES.get(category, 0) if process_names.get(event["pid"]) == "ranks" else 0
+            spans.setdefault((event["pid"], event["tid"], sublane), []).append((start, event["dur"], category,
+                                                                                  event["name"]))
         elif phase == "i" and low <= event["ts"] <= high:
             markers.append((event["pid"], event["tid"], event["ts"], event["name"]))
         elif phase == "C":
@@ -82,12 +88,16 @@ def main():
     if not spans:
         sys.exit(f"bxisim trace render: {path} holds no activity in the window to draw.")
 
-    lanes = sorted(spans, key=lambda lane: (order.get(lane[0], lane[0]), lane[0], lane[1]))
+    lanes = sorted(spans, key=lambda lane: (order.get(lane[0], lane[0]), lane[0], lane[1], lane[2]))
+    split = {(pid, tid) for pid, tid, sublane in lanes if sublane != 0} & {(pid, tid) for pid, tid, s in lanes if s == 0}
     labels = []
-    for pid, tid in lanes:
+    for pid, tid, sublane in lanes:
         group = process_names.get(pid, str(pid))
         name = thread_names.get((pid, tid), str(tid))
-        labels.append(name if group == "ranks" else f"{group.replace(' NIC', '')} {name}")
+        if group == "ranks":
+            labels.append(f"{name} {SUBLANE_NAMES[sublane]}" if (pid, tid) in split or sublane else name)
+        else:
+            labels.append(f"{group.replace(' NIC', '')} {name}")
     start = max(low, min(s[0] for lane in spans.values() for s in lane))
     end = min(high, max(s[0] + s[1] for lane in spans.values() for s in lane))
     if end <= start:
@@ -103,19 +113,21 @@ def main():
     used = set()
     for row, lane in enumerate(lanes):
         y = len(lanes) - 1 - row
+        label_end = float("-inf")  # labels of one lane never overlap
         for begin, duration, category, name in spans[lane]:
             colour = COLOURS.get(category, "#17becf")
             used.add(category)
             lanes_axis.broken_barh([(begin, max(duration, (end - start) * 1e-4))], (y - 0.38, 0.76),
                                    facecolors=colour, edgecolor="black" if duration > (end - start) * 0.02 else colour,
                                    linewidth=0.3)
-            if duration > (end - start) * 0.06:
+            if duration > (end - start) * 0.06 and begin > label_end:
+                label_end = begin + duration
                 lanes_axis.text(begin + duration / 2, y, name.replace("MPI_", "").replace("Ptl", ""), ha="center",
                                 va="center", fontsize=7, clip_on=True)
     lane_index = {lane: len(lanes) - 1 - row for row, lane in enumerate(lanes)}
     for pid, tid, time, name in markers:
-        if (pid, tid) in lane_index:
-            y = lane_index[(pid, tid)]
+        if (pid, tid, 0) in lane_index:
+            y = lane_index[(pid, tid, 0)]
             lanes_axis.plot([time, time], [y - 0.48, y + 0.48], color="black", linewidth=1.2)
             lanes_axis.text(time, y + 0.5, name, fontsize=6, rotation=0, ha="left", va="bottom")
     lanes_axis.set_yticks(range(len(lanes)))
