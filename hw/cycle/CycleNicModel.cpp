@@ -1,5 +1,6 @@
 #include "CycleNicModel.hpp"
 
+#include "hw/trace/TrafficCounters.hpp"
 #include "platforms/Route.hpp"
 #include "portals/core/Core.hpp"
 #include "runtime/config/ConfigError.hpp"
@@ -148,6 +149,8 @@ void CycleNicModel::submit(std::unique_ptr<portals::Message> message)
     bridge_->submit([this, node, command] { nic(node).triggered(command); });
     return;
   }
+  if (waiter(posted.sourceProcess).command_slots->would_block())
+    ++command_queue_stalls_;
   waiter(posted.sourceProcess).command_slots->acquire(); // the rank waits while its queue is full
   if (not config_.model_pcie_commands) {
     bridge_->submit([this, node, command] { nic(node).command_arrived(command); });
@@ -158,6 +161,7 @@ void CycleNicModel::submit(std::unique_ptr<portals::Message> message)
   PayloadPath path = CommandDecoder::path_of(posted, config_.command_decoder);
   uint64_t bytes   = config_.command_bytes + (path == PayloadPath::Pio ? posted.requestBytes() : 0);
   hosts_[node].mmio->put_init(command, bytes)->detach();
+  TrafficCounters::count(LinkClass::Pcie, bytes);
   sg4::this_actor::sleep_for(serialization(core, hosts_[node].host, bytes));
 }
 
@@ -178,6 +182,7 @@ void CycleNicModel::port_loop(int node)
     here.sends.pop_front();
     int to = frame_of(*send.frame).to;
     hosts_[to].wire->put_init(new Chunk{send.frame, send.flits, send.last}, send.bytes)->detach();
+    TrafficCounters::count_frame(node, to, send.bytes, send.last ? 1 : 0);
   }
 }
 
@@ -188,7 +193,7 @@ void CycleNicModel::wire_loop(int node)
     FrameExtension& frame = frame_of(*chunk->frame);
     std::string lost      = chunk->last ? loss_of(node, frame) : std::string();
     if (not lost.empty()) {
-      ++frames_lost_;
+      ++frames_dropped_;
       XBT_VERB("network loses frame %lu (%s #%lu, node %d to node %d): %s", static_cast<unsigned long>(frame.ordinal),
                to_string(frame.kind), static_cast<unsigned long>(frame.operation->message->id), frame.from, node,
                lost.c_str());
@@ -234,6 +239,7 @@ void CycleNicModel::read_loop(int node)
     here.reads_ready->acquire();
     Read read = here.reads.front();
     here.reads.pop_front();
+    TrafficCounters::count(LinkClass::Pcie, read.bytes);
     sg4::Comm::sendto_async(read.memory, here.host, read.bytes)->wait();
     tlm::tlm_generic_payload* frame = read.frame;
     bridge_->submit([this, node, frame] {
@@ -269,6 +275,7 @@ void CycleNicModel::carry_out(OutboxRequest& request)
                     writes_.end());
     sg4::Host* memory = memory_of(*request.operation, request.initiator_memory);
     writes_.push_back(sg4::Comm::sendto_async(hosts_[request.node].host, memory, request.bytes));
+    TrafficCounters::count(LinkClass::Pcie, request.bytes);
     break;
   }
   case OutboxRequest::Kind::WireSend:
@@ -362,8 +369,9 @@ CycleNicStatistics CycleNicModel::statistics() const
       s.headers_matched += lme->matched;
     s.retransmissions += nic->e2e_engine.retransmissions;
   }
-  s.bridge_rounds = bridge_->rounds();
-  s.frames_lost   = frames_lost_;
+  s.bridge_rounds        = bridge_->rounds();
+  s.command_queue_stalls = command_queue_stalls_;
+  s.frames_dropped       = frames_dropped_;
   return s;
 }
 

@@ -1,5 +1,6 @@
 #include "MessageNicModel.hpp"
 
+#include "hw/trace/TrafficCounters.hpp"
 #include "platforms/Route.hpp"
 #include "portals/core/Core.hpp"
 
@@ -164,6 +165,7 @@ void MessageNicModel::write_loop(int node)
     if (background_.size() >= 64)
       flush_trace();
     background_.push_back({write.operation, node, sg4::Comm::sendto_async(here.host, write.memory, write.bytes)});
+    TrafficCounters::count(LinkClass::Pcie, write.bytes);
     sg4::this_actor::sleep_for(serialization(here.host, write.memory, write.bytes));
   }
 }
@@ -202,6 +204,8 @@ void MessageNicModel::submit(std::unique_ptr<portals::Message> message)
   // Triggered operations are fired by the NIC itself: no CPU, no command queue.
   WireFrame frame{FrameKind::Request, operation};
   if (not posted.triggered) {
+    if (waiter(posted.sourceProcess).command_slots->would_block())
+      ++command_queue_stalls_;
     waiter(posted.sourceProcess).command_slots->acquire(); // the rank waits while its queue is full
     operation->holds_command_slot = true;
     // A posted PCIe write: the rank goes on, TX takes the command once it has reached the NIC.
@@ -210,6 +214,7 @@ void MessageNicModel::submit(std::unique_ptr<portals::Message> message)
       sg4::Host* nic_host     = nic(operation->source_node).host;
       uint64_t bytes          = command_pcie_bytes(posted);
       frame.command           = sg4::Comm::sendto_async(operation->source_core, nic_host, bytes);
+      TrafficCounters::count(LinkClass::Pcie, bytes);
       // The CPU's stores drain at the link's speed: the next command follows this one on the bus.
       sg4::this_actor::sleep_for(serialization(operation->source_core, nic_host, bytes));
     }
@@ -312,6 +317,7 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
   sg4::CommPtr read;
   if (read_from_host && config_.model_pcie) {
     read = sg4::Comm::sendto_async(memory, nic(node).host, payload);
+    TrafficCounters::count(LinkClass::Pcie, payload);
     if (payload <= config_.pcie_packet)
       read->wait();
     else
@@ -324,6 +330,7 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
   uint64_t bytes  = config_.wire_bytes(payload);
 
   sg4::CommPtr wire = nic(destination).rx[network]->put_init(new WireFrame(frame), bytes);
+  TrafficCounters::count_frame(node, destination, bytes);
   if (destination == node) {
     // The NIC's loopback: TX waits until the frame is through, so the request and response networks
     // (and both directions of an exchange inside the node) share it fairly without piling up flows
@@ -520,9 +527,10 @@ void MessageNicModel::return_flow_credit(InFlight& operation)
 MessageNicStatistics MessageNicModel::statistics() const
 {
   MessageNicStatistics s;
-  s.frames_sent     = frames_sent_;
-  s.frames_lost     = frames_lost_;
-  s.retransmissions = retransmissions_;
+  s.frames_sent          = frames_sent_;
+  s.command_queue_stalls = command_queue_stalls_;
+  s.retransmissions      = retransmissions_;
+  s.frames_dropped       = frames_dropped_;
   for (const auto& nic : nics_) {
     s.flow_stalls += nic.flow_stalls;
     s.flow_stalled_seconds += nic.flow_stalled_seconds;
@@ -560,7 +568,7 @@ void MessageNicModel::give_up(InFlight& operation, FrameKind kind)
 
 void MessageNicModel::lose(int node, const WireFrame& frame, const std::string& why)
 {
-  ++frames_lost_;
+  ++frames_dropped_;
   const InFlight& operation = *frame.operation;
   XBT_VERB("network loses frame %lu (%s #%lu, node %d to node %d): %s", static_cast<unsigned long>(frame.ordinal),
            kind_name(frame.kind), static_cast<unsigned long>(operation.message->id),

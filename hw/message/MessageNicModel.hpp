@@ -48,8 +48,11 @@ struct ProcessDirectory {
 
 /** Counters of one run, summed over the NICs. */
 struct MessageNicStatistics {
-  uint64_t frames_sent = 0, frames_lost = 0, retransmissions = 0, flow_stalls = 0;
-  double flow_stalled_seconds = 0;
+  uint64_t frames_sent = 0, flow_stalls = 0;
+  double flow_stalled_seconds   = 0;
+  uint64_t command_queue_stalls = 0; // commands posted while the process's queue was full
+  uint64_t retransmissions      = 0; // frames sent again after an E2E timeout
+  uint64_t frames_dropped       = 0; // frames the network lost (nic.drop_frames, faults)
 };
 
 class MessageNicModel : public portals::NicModel
@@ -181,10 +184,9 @@ class MessageNicModel : public portals::NicModel
   std::function<bool(uint32_t)> poll_may_block_;
   std::vector<BackgroundTransfer> background_;
   std::map<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>, RouteFigures> routes_;
-  OperationTrace* trace_    = nullptr;
-  uint64_t frames_sent_     = 0;
-  uint64_t frames_lost_     = 0;
-  uint64_t retransmissions_ = 0;
+  OperationTrace* trace_         = nullptr;
+  uint64_t frames_sent_          = 0;
+  uint64_t command_queue_stalls_ = 0, retransmissions_ = 0, frames_dropped_ = 0;
   platform::WireFaults faults_;
   std::function<void(const std::string&)> on_lost_for_good_;
 };

@@ -64,6 +64,15 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
                       "(--level cycle), for GTKWave");
   command->add_option("--vcd-signals", options->launch.vcd_signals,
                       "Trace only the signals whose name contains PATTERN (e.g. node0.link_port)");
+  command->add_option("--summary", options->launch.summary,
+                      "Write the run's summary (JSON, docs/outputs.md) to FILE instead of summary.json in --output-dir "
+                      "or the current folder");
+  command->add_flag("--no-summary", options->launch.no_summary, "Write no summary.json");
+  command->add_flag("-q,--quiet", options->launch.quiet,
+                    "No summary table and no progress line on stderr at the end (summary.json is still written)");
+  command->add_option("--trace", options->launch.trace,
+                      "Write a timeline of the run to DIR/trace.json (Chrome trace events: open it in Perfetto or "
+                      "chrome://tracing, or draw it with `bxisim trace render DIR`)");
   command->add_flag("--nic-stats", options->launch.nic_stats,
                     "At the end, print the NIC models' counters on stderr (flow-control and credit stalls, TLB "
                     "hits, retransmissions...)");

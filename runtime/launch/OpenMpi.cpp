@@ -114,7 +114,14 @@ bool program_uses_mpi(const std::string& program)
 std::string openmpi_prefix()
 {
   const char* chosen = std::getenv("BXISIM_OPENMPI_PREFIX");
-  return chosen != nullptr && *chosen != '\0' ? chosen : BXISIM_OPENMPI_DEFAULT_PREFIX;
+  if (chosen != nullptr && *chosen != '\0')
+    return chosen;
+  // Installed (cmake --install): <prefix>/lib/bxisim/openmpi next to <prefix>/bin/bxisim; else the build's cache.
+  std::error_code error;
+  auto installed = fs::read_symlink("/proc/self/exe", error).parent_path().parent_path() / "lib/bxisim/openmpi";
+  if (not error && fs::exists(installed / "complete", error))
+    return installed.string();
+  return BXISIM_OPENMPI_DEFAULT_PREFIX;
 }
 
 /** The fence of OpenMPI's start-up and end: a barrier of every rank, in no simulated time. */
