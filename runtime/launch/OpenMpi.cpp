@@ -111,6 +111,14 @@ bool program_uses_mpi(const std::string& program)
   return false;
 }
 
+bool program_uses_regions(const std::string& program)
+{
+  for (const auto& name : undefined_symbols(program))
+    if (name == "bxisim_region_begin")
+      return true;
+  return false;
+}
+
 std::string openmpi_prefix()
 {
   const char* chosen = std::getenv("BXISIM_OPENMPI_PREFIX");

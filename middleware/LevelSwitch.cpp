@@ -1,0 +1,558 @@
+#include "LevelSwitch.hpp"
+
+#include "Entry.hpp"
+#include "OpenMpiAbi.hpp"
+#include "SmpiAbi.hpp"
+#include "SwitchRank.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace bxisim::mw
+{
+
+namespace
+{
+const char* back_end_name(int back_end)
+{
+  return back_end == LevelSwitch::kSmpi ? "smpi" : "openmpi (message, cycle)";
+}
+
+[[noreturn]] void fail(int rank, const std::string& what)
+{
+  std::fprintf(stderr, "bxisim: rank %d: %s\n", rank, what.c_str());
+  std::fflush(stderr);
+  exit_rank(1);
+}
+} // namespace
+
+std::unique_ptr<RankMpi> make_switching_rank(int rank, RankMpi* smpi, const CallHooks* smpi_hooks, RankMpi* openmpi,
+                                             bool start_at_smpi)
+{
+  return std::make_unique<SwitchRank>(rank, smpi, smpi_hooks, openmpi,
+                                      start_at_smpi ? LevelSwitch::kSmpi : LevelSwitch::kOpenMpi);
+}
+
+int switch_back_end(RankMpi& rank, bool to_smpi)
+{
+  auto* level_switch = dynamic_cast<LevelSwitch*>(&rank);
+  if (level_switch == nullptr)
+    throw std::logic_error("switch_back_end on a rank without two back ends");
+  return level_switch->switch_to(to_smpi ? LevelSwitch::kSmpi : LevelSwitch::kOpenMpi);
+}
+
+LevelSwitch::LevelSwitch(int rank, RankMpi* smpi, const CallHooks* smpi_hooks, RankMpi* openmpi, int start)
+    : MpiInterface(rank), current_(start)
+{
+  slots_[kSmpi].dispatch    = static_cast<MpiInterface*>(smpi);
+  slots_[kSmpi].hooks       = smpi_hooks;
+  slots_[kOpenMpi].dispatch = static_cast<MpiInterface*>(openmpi);
+  if (slots_[kSmpi].dispatch == nullptr || slots_[kOpenMpi].dispatch == nullptr)
+    throw std::logic_error("LevelSwitch needs both back ends");
+}
+
+const char* LevelSwitch::back_end() const
+{
+  return slots_[current_].dispatch->back_end();
+}
+
+const CallHooks* LevelSwitch::active_call_hooks() const
+{
+  return called_ >= 0 ? slots_[called_].hooks : nullptr;
+}
+
+LevelSwitch::Call::Call(LevelSwitch& owner, int back_end) : owner_(owner), back_end_(back_end), previous_(owner.called_)
+{
+  owner_.called_ = back_end;
+  if (const CallHooks* hooks = owner_.slots_[back_end].hooks)
+    token_ = hooks->enter();
+}
+
+LevelSwitch::Call::~Call()
+{
+  if (const CallHooks* hooks = owner_.slots_[back_end_].hooks)
+    hooks->leave(token_);
+  owner_.called_ = previous_;
+}
+
+uintptr_t LevelSwitch::to_called_value(uintptr_t value, int back_end, const char* kind)
+{
+  if (value < kPredefinedLimit)
+    return value; // predefined and null handles mean the same in both back ends
+  auto it = handles_.find(value);
+  if (it == handles_.end() || it->second.owner == back_end)
+    return value;
+  Handle& handle = it->second;
+  if (handle.mirror == 0 && handle.make && not handle.collective) {
+    handle.mirror = handle.make(*this, back_end);
+    if (handle.mirror != 0)
+      canonical_[handle.mirror] = value;
+  }
+  if (handle.mirror == 0)
+    fail(rank(), std::string("an MPI ") + kind + " made at the " + back_end_name(handle.owner) +
+                     " level is used at the " + back_end_name(back_end) +
+                     " level, where bxisim has no copy of it: bxisim re-creates datatypes, operations and the "
+                     "communicators made by MPI_Comm_dup/split/create in the other level; make this one inside the "
+                     "region that uses it, or run the whole program at one level (bxisim run --level).");
+  return handle.mirror;
+}
+
+uintptr_t LevelSwitch::from_called_value(uintptr_t value, int back_end)
+{
+  if (value < kPredefinedLimit)
+    return value;
+  auto mirrored = canonical_.find(value);
+  if (mirrored != canonical_.end())
+    return mirrored->second;
+  handles_.try_emplace(value, Handle{back_end, 0, nullptr, false});
+  return value;
+}
+
+void LevelSwitch::forget(uintptr_t value)
+{
+  auto it = handles_.find(value);
+  if (it == handles_.end())
+    return;
+  if (it->second.mirror != 0)
+    canonical_.erase(it->second.mirror);
+  handles_.erase(it);
+}
+
+void LevelSwitch::record_local_constructor(uintptr_t made, std::function<uintptr_t(LevelSwitch&, int)> make)
+{
+  auto it = handles_.find(made);
+  if (it != handles_.end())
+    it->second.make = std::move(make);
+}
+
+void LevelSwitch::record_collective_constructor(uintptr_t made, std::function<uintptr_t(LevelSwitch&, int)> make)
+{
+  auto it = handles_.find(made);
+  if (it == handles_.end())
+    return;
+  it->second.make       = std::move(make);
+  it->second.collective = true;
+  collective_order_.push_back(made);
+}
+
+int LevelSwitch::init_back_end(int back_end, int* argc, char*** argv)
+{
+  Call call(*this, back_end);
+  int result = MPI_SUCCESS;
+  if (thread_init_) {
+    int provided = MPI_THREAD_SINGLE;
+    result       = call.target().Init_thread(argc, argv, thread_required_, &provided);
+  } else {
+    result = call.target().Init(argc, argv);
+  }
+  if (result == MPI_SUCCESS)
+    slots_[back_end].initialized = true;
+  return result;
+}
+
+int LevelSwitch::switch_to(int back_end)
+{
+  if (back_end == current_)
+    return MPI_SUCCESS;
+  if (not initialized_ || finalized_)
+    return MPI_SUCCESS; // outside MPI: the level applies from MPI_Init on
+  int result = MPI_SUCCESS;
+  if (not slots_[back_end].initialized) {
+    result = init_back_end(back_end, nullptr, nullptr);
+    if (result != MPI_SUCCESS)
+      return result;
+  }
+  current_ = back_end;
+  // Communicators made collectively in the other back end, re-created here in creation order (every
+  // rank crosses this boundary, so each constructor is called by all the ranks that made it).
+  for (uintptr_t made : collective_order_) {
+    auto it = handles_.find(made);
+    if (it == handles_.end() || it->second.owner == back_end || it->second.mirror != 0)
+      continue;
+    it->second.mirror = it->second.make(*this, back_end);
+    if (it->second.mirror != 0)
+      canonical_[it->second.mirror] = made;
+  }
+  return result;
+}
+
+int LevelSwitch::Init(int* argc, char*** argv)
+{
+  return init_back_end(current_, argc, argv);
+}
+
+int LevelSwitch::Init_thread(int* argc, char*** argv, int required, int* provided)
+{
+  thread_init_     = true;
+  thread_required_ = required;
+  Call call(*this, current_);
+  int result = call.target().Init_thread(argc, argv, required, provided);
+  if (result == MPI_SUCCESS)
+    slots_[current_].initialized = true;
+  return result;
+}
+
+int LevelSwitch::Finalize()
+{
+  int result = MPI_SUCCESS;
+  for (int back_end : {1 - current_, current_})
+    if (slots_[back_end].initialized && not slots_[back_end].finalized) {
+      Call call(*this, back_end);
+      int code = call.target().Finalize();
+      if (code != MPI_SUCCESS && result == MPI_SUCCESS)
+        result = code;
+      slots_[back_end].finalized = true;
+    }
+  return result;
+}
+
+int LevelSwitch::Initialized(int* flag)
+{
+  if (flag == nullptr)
+    return MPI_ERR_ARG;
+  *flag = initialized_ ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Finalized(int* flag)
+{
+  if (flag == nullptr)
+    return MPI_ERR_ARG;
+  *flag = finalized_ ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Query_thread(int* provided)
+{
+  Call call(*this, current_);
+  return call.target().Query_thread(provided);
+}
+
+int LevelSwitch::Is_thread_main(int* flag)
+{
+  Call call(*this, current_);
+  return call.target().Is_thread_main(flag);
+}
+
+bool LevelSwitch::one_owner(int count, const MPI_Request* requests, int& back_end) const
+{
+  back_end = -1;
+  for (int i = 0; i < count; ++i) {
+    if (requests[i] == MPI_REQUEST_NULL)
+      continue;
+    int owner = owner_of(requests[i]);
+    if (back_end >= 0 && owner != back_end)
+      return false;
+    back_end = owner;
+  }
+  if (back_end < 0)
+    back_end = current_;
+  return true;
+}
+
+namespace
+{
+MPI_Status* status_at(MPI_Status* statuses, int i)
+{
+  return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+} // namespace
+
+int LevelSwitch::Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+  int back_end = current_;
+  if (count < 0 || (count > 0 && array_of_requests == nullptr))
+    return MPI_ERR_ARG;
+  std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
+  int result = MPI_SUCCESS;
+  if (one_owner(count, array_of_requests, back_end)) {
+    Call call(*this, back_end);
+    result = call.target().Waitall(count, array_of_requests, array_of_statuses);
+  } else {
+    // Requests of both back ends: each completes in its own, one after the other (each completes on
+    // its own, so the order changes only when the rank notices completions).
+    bool error = false;
+    for (int i = 0; i < count; ++i) {
+      if (array_of_requests[i] == MPI_REQUEST_NULL)
+        continue;
+      Call call(*this, owner_of(array_of_requests[i]));
+      int code = call.target().Wait(&array_of_requests[i], status_at(array_of_statuses, i));
+      if (code != MPI_SUCCESS) {
+        error = true;
+        if (array_of_statuses != MPI_STATUSES_IGNORE)
+          array_of_statuses[i].MPI_ERROR = code;
+      } else if (array_of_statuses != MPI_STATUSES_IGNORE) {
+        array_of_statuses[i].MPI_ERROR = MPI_SUCCESS;
+      }
+    }
+    result = error ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+  }
+  for (int i = 0; i < count; ++i)
+    after_routed(before[static_cast<size_t>(i)], array_of_requests[i]);
+  return result;
+}
+
+int LevelSwitch::Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
+{
+  int back_end = current_;
+  if (count < 0 || (count > 0 && array_of_requests == nullptr) || flag == nullptr)
+    return MPI_ERR_ARG;
+  if (one_owner(count, array_of_requests, back_end)) {
+    std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
+    Call call(*this, back_end);
+    int result = call.target().Testall(count, array_of_requests, flag, array_of_statuses);
+    for (int i = 0; i < count; ++i)
+      after_routed(before[static_cast<size_t>(i)], array_of_requests[i]);
+    return result;
+  }
+  // Complete none unless all are complete: ask each its state first.
+  *flag = 1;
+  for (int i = 0; i < count && *flag; ++i) {
+    if (array_of_requests[i] == MPI_REQUEST_NULL)
+      continue;
+    int done = 0;
+    Call call(*this, owner_of(array_of_requests[i]));
+    int code = call.target().Request_get_status(array_of_requests[i], &done, MPI_STATUS_IGNORE);
+    if (code != MPI_SUCCESS)
+      return code;
+    *flag = done;
+  }
+  if (not *flag)
+    return MPI_SUCCESS;
+  return Waitall(count, array_of_requests, array_of_statuses);
+}
+
+int LevelSwitch::Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
+{
+  int back_end = current_;
+  if (count < 0 || (count > 0 && array_of_requests == nullptr) || flag == nullptr || index == nullptr)
+    return MPI_ERR_ARG;
+  if (one_owner(count, array_of_requests, back_end)) {
+    std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
+    Call call(*this, back_end);
+    int result = call.target().Testany(count, array_of_requests, index, flag, status);
+    for (int i = 0; i < count; ++i)
+      after_routed(before[static_cast<size_t>(i)], array_of_requests[i]);
+    return result;
+  }
+  *flag  = 0;
+  *index = MPI_UNDEFINED;
+  for (int i = 0; i < count; ++i) {
+    if (array_of_requests[i] == MPI_REQUEST_NULL)
+      continue;
+    MPI_Request before = array_of_requests[i];
+    int done           = 0;
+    Call call(*this, owner_of(before));
+    int code = call.target().Test(&array_of_requests[i], &done, status);
+    after_routed(before, array_of_requests[i]);
+    if (code != MPI_SUCCESS)
+      return code;
+    if (done) {
+      *flag  = 1;
+      *index = i;
+      return MPI_SUCCESS;
+    }
+  }
+  *flag = 1; // no active request: as MPI says
+  for (int i = 0; i < count; ++i)
+    if (array_of_requests[i] != MPI_REQUEST_NULL)
+      *flag = 0;
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
+{
+  int back_end = current_;
+  if (count < 0 || (count > 0 && array_of_requests == nullptr) || index == nullptr)
+    return MPI_ERR_ARG;
+  if (one_owner(count, array_of_requests, back_end)) {
+    std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
+    Call call(*this, back_end);
+    int result = call.target().Waitany(count, array_of_requests, index, status);
+    for (int i = 0; i < count; ++i)
+      after_routed(before[static_cast<size_t>(i)], array_of_requests[i]);
+    return result;
+  }
+  // Requests of both back ends: test them in turn; each test advances simulated time (SMPI's
+  // smpi/test, OpenMPI's polling delay), so the loop ends when one completes.
+  for (;;) {
+    int flag   = 0;
+    int result = Testany(count, array_of_requests, index, &flag, status);
+    if (result != MPI_SUCCESS || flag)
+      return result;
+  }
+}
+
+int LevelSwitch::Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                          MPI_Status array_of_statuses[])
+{
+  int back_end = current_;
+  if (incount < 0 || (incount > 0 && array_of_requests == nullptr) || outcount == nullptr)
+    return MPI_ERR_ARG;
+  if (one_owner(incount, array_of_requests, back_end)) {
+    std::vector<MPI_Request> before(array_of_requests, array_of_requests + incount);
+    Call call(*this, back_end);
+    int result = call.target().Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    for (int i = 0; i < incount; ++i)
+      after_routed(before[static_cast<size_t>(i)], array_of_requests[i]);
+    return result;
+  }
+  *outcount   = 0;
+  bool active = false;
+  for (int i = 0; i < incount; ++i) {
+    if (array_of_requests[i] == MPI_REQUEST_NULL)
+      continue;
+    active             = true;
+    MPI_Request before = array_of_requests[i];
+    int done           = 0;
+    Call call(*this, owner_of(before));
+    int code = call.target().Test(&array_of_requests[i], &done, status_at(array_of_statuses, *outcount));
+    after_routed(before, array_of_requests[i]);
+    if (code != MPI_SUCCESS)
+      return code;
+    if (done)
+      array_of_indices[(*outcount)++] = i;
+  }
+  if (not active)
+    *outcount = MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                          MPI_Status array_of_statuses[])
+{
+  int back_end = current_;
+  if (incount < 0 || (incount > 0 && array_of_requests == nullptr) || outcount == nullptr)
+    return MPI_ERR_ARG;
+  if (one_owner(incount, array_of_requests, back_end)) {
+    std::vector<MPI_Request> before(array_of_requests, array_of_requests + incount);
+    Call call(*this, back_end);
+    int result = call.target().Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    for (int i = 0; i < incount; ++i)
+      after_routed(before[static_cast<size_t>(i)], array_of_requests[i]);
+    return result;
+  }
+  for (;;) {
+    int result = Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    if (result != MPI_SUCCESS || *outcount != 0)
+      return result;
+  }
+}
+
+int LevelSwitch::Startall(int count, MPI_Request array_of_requests[])
+{
+  int back_end = current_;
+  if (count < 0 || (count > 0 && array_of_requests == nullptr))
+    return MPI_ERR_ARG;
+  if (one_owner(count, array_of_requests, back_end)) {
+    Call call(*this, back_end);
+    return call.target().Startall(count, array_of_requests);
+  }
+  for (int i = 0; i < count; ++i) {
+    Call call(*this, owner_of(array_of_requests[i]));
+    int code = call.target().Start(&array_of_requests[i]);
+    if (code != MPI_SUCCESS)
+      return code;
+  }
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::peer_count(MPI_Comm comm)
+{
+  int inter = 0;
+  int size  = 0;
+  Comm_test_inter(comm, &inter);
+  if (inter)
+    Comm_remote_size(comm, &size);
+  else
+    Comm_size(comm, &size);
+  return size;
+}
+
+int LevelSwitch::in_degree(MPI_Comm comm)
+{
+  int topology = MPI_UNDEFINED;
+  Topo_test(comm, &topology);
+  int in       = 0;
+  int out      = 0;
+  int weighted = 0;
+  if (topology == MPI_CART) {
+    Cartdim_get(comm, &in);
+    return 2 * in;
+  }
+  if (topology == MPI_GRAPH) {
+    int me = 0;
+    Comm_rank(comm, &me);
+    Graph_neighbors_count(comm, me, &in);
+    return in;
+  }
+  if (topology == MPI_DIST_GRAPH)
+    Dist_graph_neighbors_count(comm, &in, &out, &weighted);
+  return in;
+}
+
+int LevelSwitch::out_degree(MPI_Comm comm)
+{
+  int topology = MPI_UNDEFINED;
+  Topo_test(comm, &topology);
+  if (topology != MPI_DIST_GRAPH)
+    return in_degree(comm);
+  int in       = 0;
+  int out      = 0;
+  int weighted = 0;
+  Dist_graph_neighbors_count(comm, &in, &out, &weighted);
+  return out;
+}
+
+const BackEndCallbacks& LevelSwitch::called_callbacks() const
+{
+  int back_end = called_ >= 0 ? called_ : current_;
+  return *dynamic_cast<const BackEndCallbacks*>(static_cast<RankMpi*>(slots_[back_end].dispatch));
+}
+
+MPI_Datatype LevelSwitch::callback_datatype(void* handle) const
+{
+  MPI_Datatype value = called_callbacks().callback_datatype(handle);
+  auto it            = canonical_.find(reinterpret_cast<uintptr_t>(value));
+  return it != canonical_.end() ? reinterpret_cast<MPI_Datatype>(it->second) : value;
+}
+
+MPI_Comm LevelSwitch::callback_comm(void* handle) const
+{
+  MPI_Comm value = called_callbacks().callback_comm(handle);
+  auto it        = canonical_.find(reinterpret_cast<uintptr_t>(value));
+  return it != canonical_.end() ? reinterpret_cast<MPI_Comm>(it->second) : value;
+}
+
+MPI_Win LevelSwitch::callback_win(void* handle) const
+{
+  return called_callbacks().callback_win(handle);
+}
+
+MPI_File LevelSwitch::callback_file(void* handle) const
+{
+  return called_callbacks().callback_file(handle);
+}
+
+int LevelSwitch::callback_errcode(int code) const
+{
+  return called_callbacks().callback_errcode(code);
+}
+
+int LevelSwitch::callback_to_be_errcode(int code) const
+{
+  return called_callbacks().callback_to_be_errcode(code);
+}
+
+int LevelSwitch::callback_keyval(int keyval) const
+{
+  return called_callbacks().callback_keyval(keyval);
+}
+
+void LevelSwitch::callback_to_be_status(const MPI_Status* status, void* be_status) const
+{
+  called_callbacks().callback_to_be_status(status, be_status);
+}
+
+} // namespace bxisim::mw
