@@ -84,10 +84,16 @@ uintptr_t LevelSwitch::to_called_value(uintptr_t value, int back_end, const char
   if (it == handles_.end() || it->second.owner == back_end)
     return value;
   Handle& handle = it->second;
-  if (handle.mirror == 0 && handle.make && not handle.collective) {
+  if (handle.mirror == 0 && handle.make) {
     handle.mirror = handle.make(*this, back_end);
-    if (handle.mirror != 0)
+    if (handle.mirror != 0) {
       canonical_[handle.mirror] = value;
+      if (handle.committed) {
+        auto mirror = reinterpret_cast<MPI_Datatype>(handle.mirror);
+        Call call(*this, back_end);
+        call.target().Type_commit(&mirror);
+      }
+    }
   }
   if (handle.mirror == 0)
     fail(rank(), std::string("an MPI ") + kind + " made at the " + back_end_name(handle.owner) +
@@ -119,21 +125,191 @@ void LevelSwitch::forget(uintptr_t value)
   handles_.erase(it);
 }
 
-void LevelSwitch::record_local_constructor(uintptr_t made, std::function<uintptr_t(LevelSwitch&, int)> make)
+void LevelSwitch::record_local_constructor(uintptr_t made, Maker make)
 {
   auto it = handles_.find(made);
-  if (it != handles_.end())
+  if (it != handles_.end() && it->second.owner == called_)
     it->second.make = std::move(make);
 }
 
-void LevelSwitch::record_collective_constructor(uintptr_t made, std::function<uintptr_t(LevelSwitch&, int)> make)
+void LevelSwitch::record_collective_constructor(uintptr_t made, uintptr_t parent, Maker make)
 {
-  auto it = handles_.find(made);
+  collectives_.push_back({called_, made, parent, std::move(make)});
+}
+
+namespace
+{
+template <class H>
+uintptr_t value_of(H handle)
+{
+  return reinterpret_cast<uintptr_t>(handle);
+}
+} // namespace
+
+void LevelSwitch::record_Comm_dup(MPI_Comm comm, MPI_Comm newcomm)
+{
+  record_collective_constructor(value_of(newcomm), value_of(comm), [comm](LevelSwitch& s, int be) {
+    MPI_Comm made = MPI_COMM_NULL;
+    Call call(s, be);
+    call.target().Comm_dup(s.to_called(comm, be), &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm newcomm)
+{
+  record_collective_constructor(value_of(newcomm), value_of(comm), [comm, color, key](LevelSwitch& s, int be) {
+    MPI_Comm made = MPI_COMM_NULL;
+    Call call(s, be);
+    call.target().Comm_split(s.to_called(comm, be), color, key, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm newcomm)
+{
+  record_collective_constructor(value_of(newcomm), value_of(comm), [comm, group](LevelSwitch& s, int be) {
+    MPI_Comm made      = MPI_COMM_NULL;
+    MPI_Group in_group = s.to_called(group, be);
+    Call call(s, be);
+    call.target().Comm_create(s.to_called(comm, be), in_group, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Comm_group(MPI_Comm comm, MPI_Group group)
+{
+  record_local_constructor(value_of(group), [comm](LevelSwitch& s, int be) {
+    MPI_Group made = MPI_GROUP_NULL;
+    MPI_Comm in    = s.to_called(comm, be);
+    Call call(s, be);
+    call.target().Comm_group(in, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Group_incl(MPI_Group group, int n, const int* ranks, MPI_Group newgroup)
+{
+  std::vector<int> kept(ranks, ranks + (n > 0 ? n : 0));
+  record_local_constructor(value_of(newgroup), [group, kept](LevelSwitch& s, int be) {
+    MPI_Group made = MPI_GROUP_NULL;
+    MPI_Group in   = s.to_called(group, be);
+    Call call(s, be);
+    call.target().Group_incl(in, static_cast<int>(kept.size()), kept.data(), &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Op_create(MPI_User_function* function, int commute, MPI_Op op)
+{
+  record_local_constructor(value_of(op), [function, commute](LevelSwitch& s, int be) {
+    MPI_Op made = MPI_OP_NULL;
+    Call call(s, be);
+    call.target().Op_create(function, commute, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Type_commit(MPI_Datatype type)
+{
+  auto it = handles_.find(value_of(type));
   if (it == handles_.end())
     return;
-  it->second.make       = std::move(make);
-  it->second.collective = true;
-  collective_order_.push_back(made);
+  it->second.committed = true;
+  int other            = 1 - called_;
+  if (it->second.owner == called_ && it->second.mirror != 0) { // a mirror made before the commit
+    auto mirror = reinterpret_cast<MPI_Datatype>(it->second.mirror);
+    Call call(*this, other);
+    call.target().Type_commit(&mirror);
+  }
+}
+
+void LevelSwitch::record_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype newtype)
+{
+  record_local_constructor(value_of(newtype), [count, oldtype](LevelSwitch& s, int be) {
+    MPI_Datatype made = MPI_DATATYPE_NULL;
+    MPI_Datatype in   = s.to_called(oldtype, be);
+    Call call(s, be);
+    call.target().Type_contiguous(count, in, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype newtype)
+{
+  record_local_constructor(value_of(newtype), [count, blocklength, stride, oldtype](LevelSwitch& s, int be) {
+    MPI_Datatype made = MPI_DATATYPE_NULL;
+    MPI_Datatype in   = s.to_called(oldtype, be);
+    Call call(s, be);
+    call.target().Type_vector(count, blocklength, stride, in, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                                             MPI_Datatype newtype)
+{
+  record_local_constructor(value_of(newtype), [count, blocklength, stride, oldtype](LevelSwitch& s, int be) {
+    MPI_Datatype made = MPI_DATATYPE_NULL;
+    MPI_Datatype in   = s.to_called(oldtype, be);
+    Call call(s, be);
+    call.target().Type_create_hvector(count, blocklength, stride, in, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Type_indexed(int count, const int* blocklengths, const int* displacements,
+                                      MPI_Datatype oldtype, MPI_Datatype newtype)
+{
+  std::vector<int> lengths(blocklengths, blocklengths + (count > 0 ? count : 0));
+  std::vector<int> places(displacements, displacements + (count > 0 ? count : 0));
+  record_local_constructor(value_of(newtype), [lengths, places, oldtype](LevelSwitch& s, int be) {
+    MPI_Datatype made = MPI_DATATYPE_NULL;
+    MPI_Datatype in   = s.to_called(oldtype, be);
+    Call call(s, be);
+    call.target().Type_indexed(static_cast<int>(lengths.size()), lengths.data(), places.data(), in, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype newtype)
+{
+  record_local_constructor(value_of(newtype), [oldtype, lb, extent](LevelSwitch& s, int be) {
+    MPI_Datatype made = MPI_DATATYPE_NULL;
+    MPI_Datatype in   = s.to_called(oldtype, be);
+    Call call(s, be);
+    call.target().Type_create_resized(in, lb, extent, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Type_create_struct(int count, const int* blocklengths, const MPI_Aint* displacements,
+                                            const MPI_Datatype* types, MPI_Datatype newtype)
+{
+  size_t n = count > 0 ? static_cast<size_t>(count) : 0;
+  std::vector<int> lengths(blocklengths, blocklengths + n);
+  std::vector<MPI_Aint> places(displacements, displacements + n);
+  std::vector<MPI_Datatype> old(types, types + n);
+  record_local_constructor(value_of(newtype), [lengths, places, old](LevelSwitch& s, int be) {
+    MPI_Datatype made = MPI_DATATYPE_NULL;
+    std::vector<MPI_Datatype> in;
+    for (MPI_Datatype type : old)
+      in.push_back(s.to_called(type, be));
+    Call call(s, be);
+    call.target().Type_create_struct(static_cast<int>(lengths.size()), lengths.data(), places.data(), in.data(), &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Type_dup(MPI_Datatype type, MPI_Datatype newtype)
+{
+  record_local_constructor(value_of(newtype), [type](LevelSwitch& s, int be) {
+    MPI_Datatype made = MPI_DATATYPE_NULL;
+    MPI_Datatype in   = s.to_called(type, be);
+    Call call(s, be);
+    call.target().Type_dup(in, &made);
+    return value_of(made);
+  });
 }
 
 int LevelSwitch::init_back_end(int back_end, int* argc, char*** argv)
@@ -165,14 +341,21 @@ int LevelSwitch::switch_to(int back_end)
   }
   current_ = back_end;
   // Communicators made collectively in the other back end, re-created here in creation order (every
-  // rank crosses this boundary, so each constructor is called by all the ranks that made it).
-  for (uintptr_t made : collective_order_) {
-    auto it = handles_.find(made);
-    if (it == handles_.end() || it->second.owner == back_end || it->second.mirror != 0)
+  // rank crosses this boundary, so each constructor is called by all the ranks that made it). Those
+  // already freed (MPI_Comm_free is collective: on every rank) are left out.
+  for (Collective& made : collectives_) {
+    if (made.owner == back_end || made.replayed)
       continue;
-    it->second.mirror = it->second.make(*this, back_end);
-    if (it->second.mirror != 0)
-      canonical_[it->second.mirror] = made;
+    bool parent_alive = made.parent < kPredefinedLimit || handles_.count(made.parent) != 0;
+    bool alive        = made.made == 0 || handles_.count(made.made) != 0;
+    if (not parent_alive || not alive)
+      continue;
+    made.replayed    = true;
+    uintptr_t mirror = made.make(*this, back_end);
+    if (made.made != 0 && mirror >= kPredefinedLimit) {
+      handles_[made.made].mirror = mirror;
+      canonical_[mirror]         = made.made;
+    }
   }
   return result;
 }

@@ -111,6 +111,25 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   int in_degree(MPI_Comm comm);
   int out_degree(MPI_Comm comm);
 
+  // After constructors (generate_mpi.py's SWITCH_RECORDED): how to make the same handle in the other back end.
+  void record_Comm_dup(MPI_Comm comm, MPI_Comm newcomm);
+  void record_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm newcomm);
+  void record_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm newcomm);
+  void record_Comm_group(MPI_Comm comm, MPI_Group group);
+  void record_Group_incl(MPI_Group group, int n, const int* ranks, MPI_Group newgroup);
+  void record_Op_create(MPI_User_function* function, int commute, MPI_Op op);
+  void record_Type_commit(MPI_Datatype type);
+  void record_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype newtype);
+  void record_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype newtype);
+  void record_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                                  MPI_Datatype newtype);
+  void record_Type_indexed(int count, const int* blocklengths, const int* displacements, MPI_Datatype oldtype,
+                           MPI_Datatype newtype);
+  void record_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype newtype);
+  void record_Type_create_struct(int count, const int* blocklengths, const MPI_Aint* displacements,
+                                 const MPI_Datatype* types, MPI_Datatype newtype);
+  void record_Type_dup(MPI_Datatype type, MPI_Datatype newtype);
+
   // Written by hand (LevelSwitch.cpp): start and end, and the calls over arrays of requests.
   int Init(int* argc, char*** argv) override;
   int Init_thread(int* argc, char*** argv, int required, int* provided) override;
@@ -140,10 +159,14 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   void callback_to_be_status(const MPI_Status* status, void* be_status) const override;
 
  protected:
-  /** Records how to re-create, in another back end, the handle `made` (a datatype or an operation). */
-  void record_local_constructor(uintptr_t made, std::function<uintptr_t(LevelSwitch&, int back_end)> make);
-  /** Records a communicator made collectively (re-created at the first boundary into the other back end). */
-  void record_collective_constructor(uintptr_t made, std::function<uintptr_t(LevelSwitch&, int back_end)> make);
+  using Maker = std::function<uintptr_t(LevelSwitch&, int back_end)>;
+  /** Records how to re-create, in another back end, the handle `made` (a datatype, operation or group). */
+  void record_local_constructor(uintptr_t made, Maker make);
+  /**
+   * Records a collective constructor (a communicator, MPI_COMM_NULL on ranks left out), replayed at the
+   * first boundary into the other back end, in creation order, by every rank.
+   */
+  void record_collective_constructor(uintptr_t made, uintptr_t parent, Maker make);
 
  private:
   static constexpr uintptr_t kPredefinedLimit = 0x400;
@@ -156,8 +179,15 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   struct Handle {
     int owner;
     uintptr_t mirror = 0; // in the other back end; 0: none yet
-    std::function<uintptr_t(LevelSwitch&, int)> make;
-    bool collective = false;
+    Maker make;           // local constructors only
+    bool committed = false;
+  };
+  struct Collective {
+    int owner;
+    uintptr_t made;   // 0: MPI_COMM_NULL on this rank
+    uintptr_t parent; // the communicator it was made from
+    Maker make;
+    bool replayed = false;
   };
 
   static const char* kind_name(MPI_Comm) { return "communicator"; }
@@ -183,7 +213,7 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   int thread_required_ = MPI_THREAD_SINGLE;
   std::unordered_map<uintptr_t, Handle> handles_;      // by program value
   std::unordered_map<uintptr_t, uintptr_t> canonical_; // mirror value -> program value
-  std::vector<uintptr_t> collective_order_;            // communicators made collectively, in order
+  std::vector<Collective> collectives_;                // communicators made collectively, in order
   std::unordered_map<uintptr_t, int> routed_;          // requests and messages -> their back end
 };
 

@@ -432,6 +432,11 @@ def backend_source(functions, cls, conversions, backend):
 # bxisim handle it mirrors, or recorded as made there (from_called). Functions over arrays of requests,
 # and MPI_Init/MPI_Finalize, are written by hand (LevelSwitch.cpp).
 SWITCH_ROUTED = {"request", "message"}
+# Constructors whose handle the other back end re-creates: after a successful call, record_<Name> (written by
+# hand, LevelSwitch.cpp) gets the program's arguments and the new handle.
+SWITCH_RECORDED = {"Comm_dup", "Comm_split", "Comm_create", "Comm_group", "Group_incl", "Op_create", "Type_commit",
+                   "Type_contiguous", "Type_vector", "Type_create_hvector", "Type_indexed", "Type_create_resized",
+                   "Type_create_struct", "Type_dup"}
 SWITCH_CUSTOM = {"Init", "Init_thread", "Finalize", "Initialized", "Finalized", "Waitall", "Waitany", "Waitsome",
                  "Testall", "Testany", "Testsome", "Startall", "Query_thread", "Is_thread_main"}
 
@@ -502,6 +507,9 @@ def switch_source(functions):
         out.append(f"  Call call_(*this, {route});\n")
         out += before
         call = f"call_.target().{f.name}({', '.join(args)})"
+        if f.name in SWITCH_RECORDED:
+            names = [f"*{a.name}" if a.kind in HANDLES and a.direction != "in" else a.name for a in f.arguments]
+            after.append(f"  if (result_ == MPI_SUCCESS)\n    record_{f.name}({', '.join(names)});\n")
         if f.returns == "int":
             out.append(f"  int result_ = {call};\n")
             out += after

@@ -107,5 +107,19 @@ TEST_P(LevelSwitch, NestedRegionsSwitchAndSwitchBack)
     EXPECT_NEAR(number(mixed[rank], "phase2"), number(all_smpi[rank], "phase2"), 4e-9);
 }
 
+TEST_P(LevelSwitch, HandlesMadeAtOneLevelAreUsableAtTheOther)
+{
+  // Datatypes, a user operation (called with bxisim's datatype handles), a split and a duplicated
+  // communicator made at smpi, used at message and back at smpi; a datatype made at message used at
+  // smpi. Starting from either level, and with cycle as the OpenMPI level.
+  for (const char* options : {"--level smpi", "--level message", "--level cycle --region second=cycle"}) {
+    auto result = run_switch(options, "derived", GetParam());
+    check_ok(result);
+    EXPECT_THAT(result.output,
+                HasSubstr(std::string(options) == "--level smpi" ? "levels (2 switches" : "levels (4 switches"))
+        << options;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Placements, LevelSwitch, testing::Values(1, 2),
                          [](const auto& placement) { return "ppn" + std::to_string(placement.param); });

@@ -5,7 +5,10 @@
  * checks what it received; then again from k * 0.1 + 0.05 s, when it prints how long the exchange
  * took (REPEAT times) on this rank: phase<k>=<seconds> (the first exchange warms the level up).
  * Mode "pending": an Isend/Irecv pair is started in "first" and completed (Waitall) in "second".
- * Mode "nested": "outer" (MESSAGE) holds "inner" (SMPI); the exchange runs in both. */
+ * Mode "nested": "outer" (MESSAGE) holds "inner" (SMPI); the exchange runs in both.
+ * Mode "derived": a vector datatype, a user operation (checking the datatype handle it is given),
+ * a communicator split by parity and a duplicate of MPI_COMM_WORLD are made in "first" (SMPI) and
+ * used in "second" (MESSAGE); a datatype made in "second" is used in "third" (SMPI). */
 #include <bxisim/region.h>
 #include <mpi.h>
 
@@ -99,6 +102,80 @@ static void exchange(int phase)
   free(all_in);
 }
 
+static MPI_Datatype pair_type = MPI_DATATYPE_NULL;
+static int op_calls = 0, op_bad_type = 0;
+
+/* Sums pairs of ints (pair_type) or ints (MPI_INT), element-wise. */
+static void pair_sum(void* in, void* inout, int* length, MPI_Datatype* type)
+{
+  ++op_calls;
+  int n = *length;
+  if (*type == pair_type)
+    n *= 2;
+  else if (*type != MPI_INT)
+    op_bad_type = 1;
+  for (int i = 0; i < n; ++i)
+    ((int*)inout)[i] += ((int*)in)[i];
+}
+
+static void derived(void)
+{
+  MPI_Datatype column, triple;
+  MPI_Op op;
+  MPI_Comm half, twin;
+  int matrix[4][4], received[4] = {0, 0, 0, 0};
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j)
+      matrix[i][j] = rank * 100 + i * 10 + j;
+  bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+  MPI_Type_vector(4, 1, 4, MPI_INT, &column); /* one column of a 4x4 matrix */
+  MPI_Type_commit(&column);
+  MPI_Type_contiguous(2, MPI_INT, &pair_type);
+  MPI_Type_commit(&pair_type);
+  MPI_Op_create(pair_sum, 1, &op);
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half); /* reversed order in each half */
+  MPI_Comm_dup(MPI_COMM_WORLD, &twin);
+  bxisim_region_end("first");
+
+  bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  MPI_Sendrecv(&matrix[0][2], 1, column, right, 1, received, 4, MPI_INT, left, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  for (int i = 0; i < 4; ++i)
+    check(received[i] == left * 100 + i * 10 + 2, "vector", 2);
+  int pairs[2] = {rank, 1}, sums[2] = {0, 0};
+  MPI_Allreduce(pairs, sums, 1, pair_type, op, MPI_COMM_WORLD);
+  check(sums[0] == size * (size - 1) / 2 && sums[1] == size, "user_op", 2);
+  int half_rank = -1, half_size = 0, one = 1, count = 0;
+  MPI_Comm_rank(half, &half_rank);
+  MPI_Comm_size(half, &half_size);
+  check(half_size == (size + 1 - rank % 2) / 2, "split_size", 2);
+  check(half_rank == half_size - 1 - rank / 2, "split_order", 2);
+  MPI_Allreduce(&one, &count, 1, MPI_INT, op, half);
+  check(count == half_size, "split_allreduce", 2);
+  int word = rank == 0 ? 77 : 0;
+  MPI_Bcast(&word, 1, MPI_INT, 0, twin);
+  check(word == 77, "dup_bcast", 2);
+  MPI_Type_contiguous(3, MPI_INT, &triple);
+  MPI_Type_commit(&triple);
+  bxisim_region_end("second");
+
+  bxisim_region_begin("third", BXISIM_LEVEL_SMPI);
+  int three[3] = {rank, rank + 1, rank + 2}, got[3] = {0, 0, 0};
+  MPI_Sendrecv(three, 1, triple, right, 3, got, 1, triple, left, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  check(got[0] == left && got[2] == left + 2, "triple", 3);
+  count = 0;
+  MPI_Allreduce(&one, &count, 1, MPI_INT, op, half); /* the split communicator, back at SMPI */
+  check(count == half_size, "split_back", 3);
+  MPI_Comm_free(&half);
+  MPI_Comm_free(&twin);
+  MPI_Type_free(&triple);
+  MPI_Type_free(&column);
+  MPI_Type_free(&pair_type);
+  MPI_Op_free(&op);
+  bxisim_region_end("third");
+  check(op_calls > 0 && !op_bad_type, "op_datatype", 3);
+}
+
 static void phase(const char* name, int level, int k)
 {
   bxisim_region_begin(name, level);
@@ -139,6 +216,8 @@ int main(int argc, char** argv)
     bxisim_region_end("second");
     free(out);
     free(in);
+  } else if (!strcmp(mode, "derived")) {
+    derived();
   } else if (!strcmp(mode, "nested")) {
     bxisim_region_begin("outer", BXISIM_LEVEL_MESSAGE);
     exchange(1);
