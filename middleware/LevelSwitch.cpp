@@ -27,6 +27,21 @@ const char* back_end_name(int back_end)
 }
 } // namespace
 
+namespace
+{
+/** Every switching rank, by rank in MPI_COMM_WORLD: the traffic checks read the peers' accounts. */
+std::vector<LevelSwitch*>& registry()
+{
+  static std::vector<LevelSwitch*> ranks;
+  return ranks;
+}
+
+const char* level_word(int back_end)
+{
+  return back_end == LevelSwitch::kSmpi ? "smpi" : "OpenMPI (message or cycle)";
+}
+} // namespace
+
 std::unique_ptr<RankMpi> make_switching_rank(int rank, RankMpi* smpi, const CallHooks* smpi_hooks, RankMpi* openmpi,
                                              bool start_at_smpi)
 {
@@ -34,11 +49,18 @@ std::unique_ptr<RankMpi> make_switching_rank(int rank, RankMpi* smpi, const Call
                                       start_at_smpi ? LevelSwitch::kSmpi : LevelSwitch::kOpenMpi);
 }
 
-int switch_back_end(RankMpi& rank, bool to_smpi)
+void set_region_place(RankMpi& rank, const std::string& place)
+{
+  if (auto* level_switch = dynamic_cast<LevelSwitch*>(&rank))
+    level_switch->set_place(place);
+}
+
+int switch_back_end(RankMpi& rank, bool to_smpi, const std::string& place)
 {
   auto* level_switch = dynamic_cast<LevelSwitch*>(&rank);
   if (level_switch == nullptr)
     throw std::logic_error("switch_back_end on a rank without two back ends");
+  level_switch->set_place(place);
   return level_switch->switch_to(to_smpi ? LevelSwitch::kSmpi : LevelSwitch::kOpenMpi);
 }
 
@@ -50,6 +72,148 @@ LevelSwitch::LevelSwitch(int rank, RankMpi* smpi, const CallHooks* smpi_hooks, R
   slots_[kOpenMpi].dispatch = static_cast<MpiInterface*>(openmpi);
   if (slots_[kSmpi].dispatch == nullptr || slots_[kOpenMpi].dispatch == nullptr)
     throw std::logic_error("LevelSwitch needs both back ends");
+  auto index = static_cast<size_t>(rank);
+  if (registry().size() <= index)
+    registry().resize(index + 1, nullptr);
+  registry()[index] = this;
+}
+
+LevelSwitch::~LevelSwitch()
+{
+  auto index = static_cast<size_t>(rank());
+  if (index < registry().size() && registry()[index] == this)
+    registry()[index] = nullptr;
+}
+
+void LevelSwitch::report(const std::string& what)
+{
+  std::fprintf(stderr, "bxisim: rank %d: %s\n", rank(), what.c_str());
+  std::fflush(stderr);
+  abort_job(rank(), 1);
+  if (slots_[kSmpi].initialized && not slots_[kSmpi].finalized) { // SMPI ends the simulation otherwise
+    slots_[kSmpi].finalized = true;
+    Call call(*this, kSmpi);
+    call.target().Finalize();
+  }
+  exit_rank(1);
+}
+
+void LevelSwitch::note_send(int dest, int tag, MPI_Comm comm, int back_end, const char* call)
+{
+  if (comm != MPI_COMM_WORLD || dest < 0)
+    return;
+  auto& sent = traffic_[back_end].sent_to;
+  if (sent.size() <= static_cast<size_t>(dest))
+    sent.resize(static_cast<size_t>(dest) + 1);
+  auto& mine = sent[static_cast<size_t>(dest)];
+  // A receive the destination posted at the other level, that no message sent there can reach any
+  // more, would be this message's match: it can never get it.
+  LevelSwitch* peer = static_cast<size_t>(dest) < registry().size() ? registry()[static_cast<size_t>(dest)] : nullptr;
+  int other         = 1 - back_end;
+  if (peer != nullptr) {
+    const auto& theirs = traffic_[other].sent_to;
+    long delivered =
+        static_cast<size_t>(dest) < theirs.size() ? static_cast<long>(theirs[static_cast<size_t>(dest)].size()) : 0;
+    for (const auto& [request, receive] : peer->receives_)
+      if (peer->owner_of(reinterpret_cast<MPI_Request>(request)) == other && receive.source == rank() &&
+          receive.index >= delivered && (receive.tag == MPI_ANY_TAG || receive.tag == tag))
+        report(std::string(call) + " to rank " + std::to_string(dest) + " (tag " + std::to_string(tag) + ") in " +
+               place_ + " at the " + level_word(back_end) + " level matches the receive rank " + std::to_string(dest) +
+               " posted in " + receive.place + " at the " + level_word(other) +
+               " level, where no message can reach it now: a receive is matched by messages sent at its own level. "
+               "Post the receive and the send at the same level (inside the same region, or complete the receive "
+               "before the boundary). The job ends.");
+  }
+  mine.push_back({tag, call, place_});
+}
+
+int LevelSwitch::receive_route(int source, int tag, MPI_Comm comm)
+{
+  last_receive_index_ = -1;
+  if (comm != MPI_COMM_WORLD || source == MPI_PROC_NULL || source < MPI_ANY_SOURCE)
+    return current_;
+  int back_end  = current_;
+  auto& waiting = traffic_[1 - current_].stranded;
+  for (size_t from = 0; from < waiting.size(); ++from) {
+    if (source != MPI_ANY_SOURCE && static_cast<size_t>(source) != from)
+      continue;
+    auto& queue = waiting[from];
+    for (auto it = queue.begin(); it != queue.end(); ++it)
+      if (tag == MPI_ANY_TAG || it->tag == tag) {
+        queue.erase(it);
+        back_end = 1 - current_; // received where the message waits
+        break;
+      }
+    if (back_end != current_)
+      break;
+  }
+  Traffic& traffic = traffic_[back_end];
+  if (source == MPI_ANY_SOURCE) {
+    ++traffic.posted_any;
+  } else {
+    if (traffic.posted_from.size() <= static_cast<size_t>(source))
+      traffic.posted_from.resize(static_cast<size_t>(source) + 1, 0);
+    last_receive_index_ = traffic.posted_from[static_cast<size_t>(source)]++;
+  }
+  return back_end;
+}
+
+void LevelSwitch::note_receive_request(MPI_Request request, int source, int tag, int back_end)
+{
+  (void)back_end;
+  if (last_receive_index_ >= 0 && reinterpret_cast<uintptr_t>(request) >= kPredefinedLimit)
+    receives_[reinterpret_cast<uintptr_t>(request)] = {source, tag, last_receive_index_, place_};
+}
+
+void LevelSwitch::check_wait(MPI_Request request, const char* call)
+{
+  auto it = receives_.find(reinterpret_cast<uintptr_t>(request));
+  if (it == receives_.end())
+    return;
+  int back_end = owner_of(request);
+  if (back_end == current_)
+    return;
+  const Receive& receive = it->second;
+  LevelSwitch* peer      = static_cast<size_t>(receive.source) < registry().size()
+                               ? registry()[static_cast<size_t>(receive.source)]
+                               : nullptr;
+  if (peer == nullptr)
+    return;
+  const auto& sent = peer->traffic_[back_end].sent_to;
+  long delivered =
+      static_cast<size_t>(rank()) < sent.size() ? static_cast<long>(sent[static_cast<size_t>(rank())].size()) : 0;
+  if (receive.index < delivered)
+    return; // a message sent at its level is there for it
+  report(std::string(call) + " in " + place_ + " waits for the receive from rank " + std::to_string(receive.source) +
+         " posted in " + receive.place + " at the " + level_word(back_end) + " level; rank " +
+         std::to_string(receive.source) + " sent this rank " + std::to_string(delivered) +
+         " message(s) at that level, all for earlier receives, and messages sent at the " + level_word(current_) +
+         " level cannot reach it: it would never complete. Post the receive and the send at the same level. The "
+         "job ends.");
+}
+
+void LevelSwitch::find_stranded(int back_end)
+{
+  Traffic& traffic = traffic_[back_end];
+  traffic.stranded.assign(registry().size(), {});
+  long any = traffic.posted_any; // receives from any source take the earliest messages left
+  for (size_t from = 0; from < registry().size(); ++from) {
+    LevelSwitch* peer = registry()[from];
+    if (peer == nullptr)
+      continue;
+    const auto& sent = peer->traffic_[back_end].sent_to;
+    if (static_cast<size_t>(rank()) >= sent.size())
+      continue;
+    const auto& mine = sent[static_cast<size_t>(rank())];
+    long taken       = from < traffic.posted_from.size() ? traffic.posted_from[from] : 0;
+    for (long i = taken; i < static_cast<long>(mine.size()); ++i) {
+      if (any > 0) {
+        --any;
+        continue;
+      }
+      traffic.stranded[from].push_back(mine[static_cast<size_t>(i)]);
+    }
+  }
 }
 
 const char* LevelSwitch::back_end() const
@@ -339,6 +503,8 @@ int LevelSwitch::switch_to(int back_end)
     if (result != MPI_SUCCESS)
       return result;
   }
+  find_stranded(current_);             // messages sent at the level left, for receives at the new one
+  traffic_[back_end].stranded.clear(); // back at their level, messages are matched there
   current_ = back_end;
   // Communicators made collectively in the other back end, re-created here in creation order (every
   // rank crosses this boundary, so each constructor is called by all the ranks that made it). Those
@@ -442,11 +608,44 @@ MPI_Status* status_at(MPI_Status* statuses, int i)
 }
 } // namespace
 
+int LevelSwitch::Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                          void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                          MPI_Status* status)
+{
+  int route = receive_route(source, recvtag, comm);
+  note_send(dest, sendtag, comm, current_, "MPI_Sendrecv");
+  if (route == current_) {
+    Call call(*this, current_);
+    return call.target().Sendrecv(sendbuf, sendcount, to_called(sendtype, current_), dest, sendtag, recvbuf, recvcount,
+                                  to_called(recvtype, current_), source, recvtag, to_called(comm, current_), status);
+  }
+  // The receive takes a message sent at the other level before the boundary: send here, receive there.
+  MPI_Request sent = MPI_REQUEST_NULL;
+  int result       = MPI_SUCCESS;
+  {
+    Call call(*this, current_);
+    result = call.target().Isend(sendbuf, sendcount, to_called(sendtype, current_), dest, sendtag,
+                                 to_called(comm, current_), &sent);
+  }
+  if (result != MPI_SUCCESS)
+    return result;
+  {
+    Call call(*this, route);
+    result = call.target().Recv(recvbuf, recvcount, to_called(recvtype, route), source, recvtag, to_called(comm, route),
+                                status);
+  }
+  Call call(*this, current_);
+  int waited = call.target().Wait(&sent, MPI_STATUS_IGNORE);
+  return result != MPI_SUCCESS ? result : waited;
+}
+
 int LevelSwitch::Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
   int back_end = current_;
   if (count < 0 || (count > 0 && array_of_requests == nullptr))
     return MPI_ERR_ARG;
+  for (int i = 0; i < count; ++i)
+    check_wait(array_of_requests[i], "MPI_Waitall");
   std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
   int result = MPI_SUCCESS;
   if (one_owner(count, array_of_requests, back_end)) {
@@ -549,6 +748,8 @@ int LevelSwitch::Waitany(int count, MPI_Request array_of_requests[], int* index,
   int back_end = current_;
   if (count < 0 || (count > 0 && array_of_requests == nullptr) || index == nullptr)
     return MPI_ERR_ARG;
+  if (count == 1)
+    check_wait(array_of_requests[0], "MPI_Waitany");
   if (one_owner(count, array_of_requests, back_end)) {
     std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
     Call call(*this, back_end);

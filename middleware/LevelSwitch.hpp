@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -37,6 +38,7 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
    * surrounds each SMPI call (its calls are simulator calls); `start`: the back end of the run's level.
    */
   LevelSwitch(int rank, RankMpi* smpi, const CallHooks* smpi_hooks, RankMpi* openmpi, int start);
+  ~LevelSwitch() override;
 
   const char* back_end() const override;
   const CallHooks* active_call_hooks() const override;
@@ -107,6 +109,19 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
     if (before != after)
       routed_.erase(reinterpret_cast<uintptr_t>(before));
   }
+  /** A send of the program on MPI_COMM_WORLD, at `back_end` (counted before the call). */
+  void note_send(int dest, int tag, MPI_Comm comm, int back_end, const char* call);
+  /**
+   * The back end a receive goes to: the current one, or the other one when a message sent there
+   * before the last boundary, and taken by no receive there, matches it (it is received where it
+   * waits). Counts the receive.
+   */
+  int receive_route(int source, int tag, MPI_Comm comm);
+  void note_receive_request(MPI_Request request, int source, int tag, int back_end);
+  /** Before waiting for `request`: ends the job with a report when it is a receive that can never complete. */
+  void check_wait(MPI_Request request, const char* call);
+  /** Where the rank is, for reports: "region 'solve' (cycle)". */
+  void set_place(std::string place) { place_ = std::move(place); }
   int peer_count(MPI_Comm comm);
   int in_degree(MPI_Comm comm);
   int out_degree(MPI_Comm comm);
@@ -138,6 +153,9 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   int Finalized(int* flag) override;
   int Query_thread(int* provided) override;
   int Is_thread_main(int* flag) override;
+  int Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+               int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+               MPI_Status* status) override;
   int Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) override;
   int Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) override;
   int Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
@@ -206,6 +224,33 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   /** Whether the requests (those that are not null) all belong to one back end; which one in `back_end`. */
   bool one_owner(int count, const MPI_Request* requests, int& back_end) const;
 
+  struct Sent {
+    int tag;
+    const char* call;
+    std::string place;
+  };
+  /** The program's point-to-point traffic on MPI_COMM_WORLD at one back end. */
+  struct Traffic {
+    std::vector<std::vector<Sent>> sent_to;  // per destination: the messages sent, in order
+    std::vector<long> posted_from;           // per source: receives posted naming it
+    long posted_any = 0;                     // receives posted with MPI_ANY_SOURCE
+    std::vector<std::vector<Sent>> stranded; // per source: sent here to this rank, taken by no receive here
+  };
+  struct Receive {
+    int source;
+    int tag;
+    long index; // among the receives naming this source at its back end
+    std::string place;
+  };
+  /** Leaving `back_end` at a boundary (every rank met): the messages sent to this rank there that no receive there
+   * took. */
+  void find_stranded(int back_end);
+  [[noreturn]] void report(const std::string& what);
+
+  Traffic traffic_[2];
+  std::unordered_map<uintptr_t, Receive> receives_; // receive requests on MPI_COMM_WORLD
+  long last_receive_index_ = -1;
+  std::string place_       = "outside any region";
   Slot slots_[2];
   int current_;
   int called_          = -1; // the back end of the call in progress (callbacks), -1 outside calls

@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 
 namespace bxisim::mw
 {
@@ -67,9 +68,12 @@ std::unique_ptr<RankMpi> make_switching_rank(int rank, RankMpi* smpi, const Call
                                              bool start_at_smpi);
 /**
  * At a region boundary every rank crosses: the rank's MPI calls go to SMPI (`to_smpi`) or to its
- * OpenMPI copy from now on; the back end is initialised on first use. Returns an MPI error code.
+ * OpenMPI copy from now on; the back end is initialised on first use. `place` says where the rank is
+ * for reports ("region 'solve' (cycle)"). Returns an MPI error code.
  */
-int switch_back_end(RankMpi& rank, bool to_smpi);
+int switch_back_end(RankMpi& rank, bool to_smpi, const std::string& place);
+/** Where the rank is now (a region boundary that did not switch), for reports. */
+void set_region_place(RankMpi& rank, const std::string& place);
 
 /**
  * What ends the job when a rank calls MPI_Abort, or something bxisim refuses, with a back end that

@@ -437,7 +437,13 @@ SWITCH_ROUTED = {"request", "message"}
 SWITCH_RECORDED = {"Comm_dup", "Comm_split", "Comm_create", "Comm_group", "Group_incl", "Op_create", "Type_commit",
                    "Type_contiguous", "Type_vector", "Type_create_hvector", "Type_indexed", "Type_create_resized",
                    "Type_create_struct", "Type_dup"}
-SWITCH_CUSTOM = {"Init", "Init_thread", "Finalize", "Initialized", "Finalized", "Waitall", "Waitany", "Waitsome",
+# Point-to-point traffic on MPI_COMM_WORLD, which the switch follows to handle messages that cross a
+# boundary (LevelSwitch.hpp): sends are counted (note_send), receives may go to the back end where a
+# message sent before the boundary waits for them (receive_route), and a wait on a receive of the other
+# back end is checked (check_wait).
+SWITCH_SENDS = {"Send", "Ssend", "Bsend", "Rsend", "Isend", "Issend", "Ibsend", "Irsend", "Sendrecv_replace"}
+SWITCH_RECEIVES = {"Recv", "Irecv"}
+SWITCH_CUSTOM = {"Sendrecv", "Init", "Init_thread", "Finalize", "Initialized", "Finalized", "Waitall", "Waitany", "Waitsome",
                  "Testall", "Testany", "Testsome", "Startall", "Query_thread", "Is_thread_main"}
 
 
@@ -503,7 +509,16 @@ def switch_source(functions):
             else:
                 args.append(n)
                 after.append(f"  if (result_ == MPI_SUCCESS)\n    *{n} = from_called(*{n}, call_.back_end());\n")
+        if f.name in SWITCH_SENDS:
+            tag = "sendtag" if f.name == "Sendrecv_replace" else "tag"
+            before.insert(0, f"  note_send(dest, {tag}, comm, call_.back_end(), \"MPI_{f.name}\");\n")
+        if f.name in SWITCH_RECEIVES:
+            route = "receive_route(source, tag, comm)"
+            if f.name == "Irecv":
+                after.append("  if (result_ == MPI_SUCCESS)\n    note_receive_request(*request, source, tag, call_.back_end());\n")
         out.append(f"{f.abi_return()} SwitchRank::{f.name}({f.abi_parameters()})\n{{\n")
+        if f.name == "Wait":
+            out.append("  check_wait(*request, \"MPI_Wait\");\n")
         out.append(f"  Call call_(*this, {route});\n")
         out += before
         call = f"call_.target().{f.name}({', '.join(args)})"

@@ -354,20 +354,25 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
       (void)ranks;
       return rank != nullptr ? switching[static_cast<size_t>(rank->index())].get() : nullptr;
     });
-    regions.set_switcher([&switching, portals_level = portals.get()](Rank& rank, const std::string& level) {
-      if (level != "smpi") {
-        os::SimulatorCall call;
-        portals_level->switch_level(level); // every rank met at the boundary: nothing new started in the old model
-      }
-      int code = mw::switch_back_end(*switching[static_cast<size_t>(rank.index())], level == "smpi");
-      if (code != 0) {
-        FILE* out = OutputRouter::original_stderr();
-        fmt::print(out, "bxisim: rank {} could not start MPI at the {} level (MPI error {}).\n", rank.index(), level,
-                   code);
-        std::fflush(out);
-        std::exit(1); // bxisim's exit: ends the rank
-      }
+    regions.set_placer([&switching](Rank& rank, const std::string& place) {
+      if (const auto& dispatch = switching[static_cast<size_t>(rank.index())])
+        mw::set_region_place(*dispatch, place);
     });
+    regions.set_switcher(
+        [&switching, portals_level = portals.get()](Rank& rank, const std::string& level, const std::string& place) {
+          if (level != "smpi") {
+            os::SimulatorCall call;
+            portals_level->switch_level(level); // every rank met at the boundary: nothing new started in the old model
+          }
+          int code = mw::switch_back_end(*switching[static_cast<size_t>(rank.index())], level == "smpi", place);
+          if (code != 0) {
+            FILE* out = OutputRouter::original_stderr();
+            fmt::print(out, "bxisim: rank {} could not start MPI at the {} level (MPI error {}).\n", rank.index(),
+                       level, code);
+            std::fflush(out);
+            std::exit(1); // bxisim's exit: ends the rank
+          }
+        });
   } else if (smpi_level) { // SMPI is the network model: no NIC, no Portals
     smpi       = std::make_unique<SmpiLevel>(ranks, parameters);
     load_first = [job = smpi.get()](Rank& r) { return job->load(r); };

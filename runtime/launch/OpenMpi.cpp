@@ -6,6 +6,7 @@
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 
+#include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -267,8 +268,13 @@ void OpenMpiJob::fence(Rank& rank)
                        "MPI_Finalize never arrives)",
                        state.arrived, size);
   });
-  while (state.round == round)
-    state.round_ended->wait(lock);
+  try {
+    while (state.round == round)
+      state.round_ended->wait(lock);
+  } catch (const simgrid::ForcefulKillException&) {
+    lock.release(); // killed while waiting (the job ends): the mutex is not this actor's to unlock
+    throw;
+  }
   rank.set_waiting_for(nullptr);
 }
 

@@ -4,6 +4,7 @@
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 
+#include <simgrid/Exception.hpp>
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 
@@ -142,6 +143,13 @@ std::string Regions::begin(Rank& rank, const char* name, int level)
   return runs_at != level_.at(static_cast<size_t>(rank.index())) ? runs_at : std::string();
 }
 
+std::string Regions::place(Rank& rank) const
+{
+  const auto& stack = open_.at(static_cast<size_t>(rank.index()));
+  return stack.empty() ? fmt::format("no region (the run's level, {})", run_level_)
+                       : fmt::format("region '{}' ({})", stack.back().name, stack.back().level);
+}
+
 void Regions::restart(Rank& rank)
 {
   auto& stack = open_.at(static_cast<size_t>(rank.index()));
@@ -186,12 +194,17 @@ void Regions::meet(Rank& rank, const std::string& name)
                        "arrived): every rank must cross the same region boundaries",
                        name, state.arrived, size);
   });
-  while (state.round == round)
-    state.round_ended->wait(lock);
+  try {
+    while (state.round == round)
+      state.round_ended->wait(lock);
+  } catch (const simgrid::ForcefulKillException&) {
+    lock.release(); // killed while waiting (the job ends): the mutex is not this actor's to unlock
+    throw;
+  }
   rank.set_waiting_for(nullptr);
 }
 
-void Regions::switch_level(Rank& rank, const std::string& name, const std::string& level)
+void Regions::switch_level(Rank& rank, const std::string& name, const std::string& level, const std::string& place)
 {
   {
     os::SimulatorCall call;
@@ -200,7 +213,7 @@ void Regions::switch_level(Rank& rank, const std::string& name, const std::strin
     if (rank.index() == 0)
       ++switches_;
   }
-  switcher_(rank, level);
+  switcher_(rank, level, place);
   os::SimulatorCall call;
   account_level(rank, os::rank_clock_exact()); // the switch itself counts in the level left
   level_.at(static_cast<size_t>(rank.index())) = level;
@@ -311,10 +324,13 @@ void bxisim_region_begin(const char* name, int level)
       return;
     rank      = call.rank();
     switch_to = regions->begin(*rank, name, level);
+    if (switch_to.empty())
+      regions->note_place(*rank);
   }
   if (switch_to.empty())
     return;
-  regions->switch_level(*rank, name, switch_to); // in the rank's code: the new back end may start here
+  // In the rank's code: the new back end may start here.
+  regions->switch_level(*rank, name, switch_to, fmt::format("region '{}' ({})", name, switch_to));
   bxisim::os::SimulatorCall call;
   regions->restart(*rank); // the region's times start after the switch
 }
@@ -330,9 +346,11 @@ void bxisim_region_end(const char* name)
       return;
     rank      = call.rank();
     switch_to = regions->end(*rank, name);
+    if (switch_to.empty())
+      regions->note_place(*rank);
   }
   if (not switch_to.empty())
-    regions->switch_level(*rank, name, switch_to);
+    regions->switch_level(*rank, name, switch_to, regions->place(*rank));
 }
 
 } // extern "C"

@@ -38,15 +38,24 @@ class Regions
    * What changes the calling rank's level at a boundary, after every rank reached it (in the rank's
    * own code, not in a simulator call). Not set: the run has one level.
    */
-  using Switcher = std::function<void(Rank& rank, const std::string& level)>;
+  using Switcher = std::function<void(Rank& rank, const std::string& level, const std::string& place)>;
   void set_switcher(Switcher switcher); // after the engine exists
+  /** Told where the rank is at each boundary that does not switch (for the switch's reports). */
+  void set_placer(std::function<void(Rank&, const std::string& place)> placer) { placer_ = std::move(placer); }
+  void note_place(Rank& rank)
+  {
+    if (placer_)
+      placer_(rank, place(rank));
+  }
 
   /** In a simulator call: enters region `name`; returns the level to switch to, or "" (no switch). */
   std::string begin(Rank& rank, const char* name, int level);
   /** In a simulator call: leaves region `name`; returns the level to switch to, or "" (no switch). */
   std::string end(Rank& rank, const char* name);
   /** In the rank's code: meets every rank at the boundary of region `name`, then switches to `level`. */
-  void switch_level(Rank& rank, const std::string& name, const std::string& level);
+  void switch_level(Rank& rank, const std::string& name, const std::string& level, const std::string& place);
+  /** Where the rank is, for reports: "region 'solve' (cycle)". */
+  std::string place(Rank& rank) const;
   /** In a simulator call: the innermost region's times start now (after a switch). */
   void restart(Rank& rank);
 
@@ -85,6 +94,7 @@ class Regions
   std::map<std::string, Totals> totals_;             // by region name
   std::vector<std::string> warned_;
   Switcher switcher_;
+  std::function<void(Rank&, const std::string&)> placer_;
   struct Meeting;
   std::unique_ptr<Meeting> meeting_;
   std::vector<std::string> level_;                                          // per rank: its current level

@@ -121,5 +121,26 @@ TEST_P(LevelSwitch, HandlesMadeAtOneLevelAreUsableAtTheOther)
   }
 }
 
+TEST_P(LevelSwitch, MessagesSentBeforeABoundaryAreReceivedAfterIt)
+{
+  // A small Send and a large Isend at smpi, received at message (Recv from any source, Sendrecv):
+  // each receive goes where its message waits; the sender completes its Isend at message.
+  check_ok(run_switch("--level smpi", "cross", GetParam()));
+}
+
+TEST_P(LevelSwitch, AReceiveNoMessageOfItsLevelCanReachIsReported)
+{
+  // Rank 1 posts an Irecv at smpi, rank 0 sends at message: the send is reported, naming both places.
+  auto sent = run_switch("--level smpi", "orphan_send", GetParam());
+  EXPECT_NE(sent.exit_code, 0) << sent.output;
+  EXPECT_THAT(sent.output, HasSubstr("MPI_Send to rank 1 (tag 21) in region 'second' (message)"));
+  EXPECT_THAT(sent.output, HasSubstr("matches the receive rank 1 posted in region 'first' (smpi)"));
+  // Nobody sends: waiting for it at message is reported rather than left to hang.
+  auto waited = run_switch("--level smpi", "orphan_wait", GetParam());
+  EXPECT_NE(waited.exit_code, 0) << waited.output;
+  EXPECT_THAT(waited.output, HasSubstr("MPI_Wait in region 'second' (message) waits for the receive from rank 0 "
+                                       "posted in region 'first' (smpi)"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Placements, LevelSwitch, testing::Values(1, 2),
                          [](const auto& placement) { return "ppn" + std::to_string(placement.param); });

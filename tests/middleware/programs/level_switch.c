@@ -8,7 +8,11 @@
  * Mode "nested": "outer" (MESSAGE) holds "inner" (SMPI); the exchange runs in both.
  * Mode "derived": a vector datatype, a user operation (checking the datatype handle it is given),
  * a communicator split by parity and a duplicate of MPI_COMM_WORLD are made in "first" (SMPI) and
- * used in "second" (MESSAGE); a datatype made in "second" is used in "third" (SMPI). */
+ * used in "second" (MESSAGE); a datatype made in "second" is used in "third" (SMPI).
+ * Mode "cross": messages sent in "first" (SMPI: a small Send, a large Isend) are received in "second"
+ * (MESSAGE: Recv, Sendrecv), where the sender completes its Isend.
+ * Mode "orphan_send": rank 1 posts an Irecv from rank 0 in "first" (SMPI); rank 0 sends in "second".
+ * Mode "orphan_wait": rank 1 posts an Irecv from rank 0 in "first" and waits for it in "second". */
 #include <bxisim/region.h>
 #include <mpi.h>
 
@@ -216,6 +220,52 @@ int main(int argc, char** argv)
     bxisim_region_end("second");
     free(out);
     free(in);
+  } else if (!strcmp(mode, "cross") && size >= 2) {
+    int small[4] = {1, 2, 3, 4}, got[4] = {0, 0, 0, 0};
+    int* big            = make_buffer(5);
+    int* big_in         = calloc(COUNT, sizeof(int));
+    MPI_Request request = MPI_REQUEST_NULL;
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    if (rank == 0) {
+      MPI_Send(small, 4, MPI_INT, 1, 11, MPI_COMM_WORLD);
+      MPI_Isend(big, COUNT, MPI_INT, 1, 12, MPI_COMM_WORLD, &request);
+    }
+    bxisim_region_end("first");
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    if (rank == 1) {
+      MPI_Status status;
+      MPI_Recv(got, 4, MPI_INT, MPI_ANY_SOURCE, 11, MPI_COMM_WORLD, &status);
+      check(status.MPI_SOURCE == 0 && got[3] == 4, "cross_small", 2);
+      int token = 42, back = 0;
+      MPI_Sendrecv(&token, 1, MPI_INT, 0, 13, big_in, COUNT, MPI_INT, 0, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      check(big_in[COUNT - 1] == 5 * 100000 + COUNT - 1, "cross_big", 2);
+      (void)back;
+    }
+    if (rank == 0) {
+      int token = 0;
+      MPI_Recv(&token, 1, MPI_INT, 1, 13, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* sent at this level */
+      check(token == 42, "cross_token", 2);
+      MPI_Wait(&request, MPI_STATUS_IGNORE); /* the SMPI Isend, completed at SMPI */
+    }
+    exchange(2); /* this level's own traffic still flows */
+    bxisim_region_end("second");
+    free(big);
+    free(big_in);
+  } else if (!strncmp(mode, "orphan", 6) && size >= 2) {
+    int word            = 0;
+    MPI_Request request = MPI_REQUEST_NULL;
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    if (rank == 1)
+      MPI_Irecv(&word, 1, MPI_INT, 0, 21, MPI_COMM_WORLD, &request);
+    bxisim_region_end("first");
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    if (rank == 0 && !strcmp(mode, "orphan_send")) {
+      word = 9;
+      MPI_Send(&word, 1, MPI_INT, 1, 21, MPI_COMM_WORLD);
+    }
+    if (rank == 1)
+      MPI_Wait(&request, MPI_STATUS_IGNORE);
+    bxisim_region_end("second");
   } else if (!strcmp(mode, "derived")) {
     derived();
   } else if (!strcmp(mode, "nested")) {
