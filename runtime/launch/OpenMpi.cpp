@@ -6,6 +6,7 @@
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 
+#include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -107,6 +108,14 @@ bool program_uses_mpi(const std::string& program)
 {
   for (const auto& name : undefined_symbols(program))
     if (name.rfind("bxisim_MPI_", 0) == 0 || name.rfind("bxisim_PMPI_", 0) == 0 || name == "bxisim_openmpi_handle")
+      return true;
+  return false;
+}
+
+bool program_uses_regions(const std::string& program)
+{
+  for (const auto& name : undefined_symbols(program))
+    if (name == "bxisim_region_begin")
       return true;
   return false;
 }
@@ -280,8 +289,13 @@ void OpenMpiJob::fence(Rank& rank)
                        "MPI_Finalize never arrives)",
                        state.arrived, size);
   });
-  while (state.round == round)
-    state.round_ended->wait(lock);
+  try {
+    while (state.round == round)
+      state.round_ended->wait(lock);
+  } catch (const simgrid::ForcefulKillException&) {
+    lock.release(); // killed while waiting (the job ends): the mutex is not this actor's to unlock
+    throw;
+  }
   rank.set_waiting_for(nullptr);
 }
 
