@@ -6,6 +6,7 @@
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 
+#include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -111,10 +112,25 @@ bool program_uses_mpi(const std::string& program)
   return false;
 }
 
+bool program_uses_regions(const std::string& program)
+{
+  for (const auto& name : undefined_symbols(program))
+    if (name == "bxisim_region_begin")
+      return true;
+  return false;
+}
+
 std::string openmpi_prefix()
 {
   const char* chosen = std::getenv("BXISIM_OPENMPI_PREFIX");
-  return chosen != nullptr && *chosen != '\0' ? chosen : BXISIM_OPENMPI_DEFAULT_PREFIX;
+  if (chosen != nullptr && *chosen != '\0')
+    return chosen;
+  // Installed (cmake --install): <prefix>/lib/bxisim/openmpi next to <prefix>/bin/bxisim; else the build's cache.
+  std::error_code error;
+  auto installed = fs::read_symlink("/proc/self/exe", error).parent_path().parent_path() / "lib/bxisim/openmpi";
+  if (not error && fs::exists(installed / "complete", error))
+    return installed.string();
+  return BXISIM_OPENMPI_DEFAULT_PREFIX;
 }
 
 /** The fence of OpenMPI's start-up and end: a barrier of every rank, in no simulated time. */
@@ -155,6 +171,9 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
   }
   set_mca_default("pmix", "isolated");
   set_mca_default("opal_signal", "");       // bxisim reports crashes itself (CrashReport)
+  // OpenMPI 4.1's op/avx sums 8- and 16-bit integers with saturating instructions (open-mpi/ompi#8045):
+  // sums that should wrap around stop at the type's limit. The base component computes them right.
+  set_mca_default("op", "^avx");
   setenv("OPAL_PREFIX", prefix.c_str(), 0); // help texts and parameter files of the build
   if (mca_value("pml") == "ob1" && mca_value("btl").find("portals4") == std::string::npos)
     XBT_WARN("--mca btl %s leaves out portals4: ranks on different nodes cannot reach each other",
@@ -270,8 +289,13 @@ void OpenMpiJob::fence(Rank& rank)
                        "MPI_Finalize never arrives)",
                        state.arrived, size);
   });
-  while (state.round == round)
-    state.round_ended->wait(lock);
+  try {
+    while (state.round == round)
+      state.round_ended->wait(lock);
+  } catch (const simgrid::ForcefulKillException&) {
+    lock.release(); // killed while waiting (the job ends): the mutex is not this actor's to unlock
+    throw;
+  }
   rank.set_waiting_for(nullptr);
 }
 

@@ -50,6 +50,10 @@ class PortalsLevel
   void set_poll_blocking(std::function<bool(uint32_t)> may_block);
   /** Prints the counters of the NIC models that ran on stderr ("bxisim: nic ..." lines). */
   void print_statistics() const;
+  /** The same counters, per NIC model that ran, by name (for the run summary). */
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, double>>>> statistics() const;
+  /** Hands every NIC transfer of the S4BXI trace to `observer` too (message level; the timeline). */
+  void observe_operations(hw::OperationTrace::Observer observer);
   /** The NIC model new Portals commands go to ("message" or "cycle"). Switching keeps all Portals
    * state (it lives in portals/core); operations in flight finish in the model that started them.
    * Both models must have been built (the constructor builds the start level's; `enable_level`
@@ -57,6 +61,9 @@ class PortalsLevel
   void switch_level(const std::string& level);
   void enable_level(const std::string& level);
   const char* level() const { return current_->name(); }
+  /** Why the run was stopped because the network lost a frame that nothing sends again (E2E off);
+   * empty when it was not. */
+  const std::string& lost_for_good() const { return lost_for_good_; }
 
  private:
   portals::ProcessContext context_of_caller();
@@ -73,6 +80,8 @@ class PortalsLevel
   std::string vcd_file_, vcd_signals_;
   std::unique_ptr<hw::message::MessageNicModel> message_;
   std::unique_ptr<hw::cycle::CycleNicModel> cycle_;
+  std::string lost_for_good_;
+  void stop_on_lost_frame(const std::string& why);
   portals::NicModel* current_ = nullptr;
   bool started_               = false; // a Portals call was made: ranks' ends finalize their Portals state
   bool message_started_ = false; // NIC actors start with the first Portals call: programs without Portals pay nothing
