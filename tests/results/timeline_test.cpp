@@ -61,7 +61,7 @@ void check_timeline(Path path)
         ++puts;
         EXPECT_EQ(call["args"]["arguments"], "length=" + std::to_string(kPayload) + ", target=nid " +
                                                  std::to_string(rank == 0 ? nid1 : 0) + " pid " +
-                                                 std::to_string(path == Path::Wire ? 0 : 1 - rank));
+                                                 std::to_string(1 + (path == Path::Wire ? 0 : 1 - rank)));
       }
     EXPECT_EQ(puts, kIterations) << "rank " << rank;
   }
