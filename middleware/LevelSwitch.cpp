@@ -495,8 +495,12 @@ int LevelSwitch::switch_to(int back_end)
 {
   if (back_end == current_)
     return MPI_SUCCESS;
-  if (not initialized_ || finalized_)
-    return MPI_SUCCESS; // outside MPI: the level applies from MPI_Init on
+  if (finalized_)
+    return MPI_SUCCESS;
+  if (not initialized_) { // before MPI_Init: MPI starts at this level
+    current_ = back_end;
+    return MPI_SUCCESS;
+  }
   int result = MPI_SUCCESS;
   if (not slots_[back_end].initialized) {
     result = init_back_end(back_end, nullptr, nullptr);
