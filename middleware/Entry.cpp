@@ -35,7 +35,18 @@ const char* name_of(MpiFunction function)
 
 namespace
 {
-const CallHooks* the_call_hooks = nullptr;
+const CallHooks* the_call_hooks       = nullptr;
+const CallObserver* the_call_observer = nullptr;
+} // namespace
+
+void set_call_observer(const CallObserver* observer)
+{
+  the_call_observer = observer;
+}
+
+const CallObserver* call_observer()
+{
+  return the_call_observer;
 }
 
 void set_call_hooks(const CallHooks* hooks)

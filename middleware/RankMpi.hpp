@@ -102,6 +102,17 @@ void set_call_hooks(const CallHooks* hooks);
 const CallHooks* call_hooks();
 
 /**
+ * Told of every outermost MPI call of a rank, when it starts and when it returns (the run's
+ * timeline). nullptr (the default): nobody is told.
+ */
+struct CallObserver {
+  void (*enter)(int rank, const char* name);
+  void (*leave)(int rank, const char* name);
+};
+void set_call_observer(const CallObserver* observer);
+const CallObserver* call_observer();
+
+/**
  * MPI_Wtime: the runtime's simulated clock of the calling rank, as a double (the libc clocks give
  * whole nanoseconds, SMPI's MPI_Wtime gives SimGrid's clock itself). nullptr: clock_gettime.
  */

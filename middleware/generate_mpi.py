@@ -12,6 +12,10 @@ writes into the output folder:
                                   through a function pointer, converts out (conversions: OpenMpiAbi.hpp)
   SmpiRank.hpp/.cpp               the SMPI back end, the same way over libsimgrid's MPI_x (conversions:
                                   SmpiAbi.hpp)
+  PretendMpi.c                    libbxisim-pretend.so, which `BXISIM_PRETEND_CC=1 bxicc` links: every
+                                  MPI_x, PMPI_x and bxisim_(P)MPI_x defined, so that configure scripts
+                                  find the functions of the list (and only those); calling one says why
+                                  it cannot work there and exits
 
 A back end is a class deriving from MpiInterface and from a conversion class that provides, for every
 kind of the list, be_<kind> types and to_be_<kind> / from_be_<kind> functions (see OpenMpiAbi.hpp);
@@ -425,6 +429,22 @@ def backend_source(functions, cls, conversions, backend):
     return "".join(out)
 
 
+def write_pretend_library(functions):
+    """The library configure scripts link against (BXISIM_PRETEND_CC=1): a test such as autoconf's
+    AC_CHECK_FUNC([MPI_Init]) declares the function itself and links, so every name a program may
+    reference must be defined; the signatures do not matter to the linker."""
+    out = [HEADER_NOTE, "#include <stdio.h>\n#include <stdlib.h>\n\n",
+           "static void bxisim_pretend_called(const char* name)\n{\n",
+           "  fprintf(stderr,\n          \"bxisim: %s called in a program built with BXISIM_PRETEND_CC=1 (for configure \"\n",
+           "          \"scripts only): rebuild it with bxicc/bxicxx without BXISIM_PRETEND_CC and run it with \"\n",
+           "          \"`bxisim run -n N ./program`\\n\",\n          name);\n  exit(1);\n}\n\n"]
+    for f in functions:
+        for prefix in ("MPI_", "PMPI_", "bxisim_MPI_", "bxisim_PMPI_"):
+            name = prefix + f.name
+            out.append(f"void {name}(void);\nvoid {name}(void) {{ bxisim_pretend_called(\"{name}\"); }}\n")
+    return "".join(out)
+
+
 # The switching dispatch of a run whose regions change level (SwitchRank, base: middleware/LevelSwitch.hpp):
 # every call goes to the back end of the rank's current level, or, for a request or matched message, to
 # the back end that created it. Handles are bxisim's: a handle made by the other back end is replaced by
@@ -548,6 +568,7 @@ def main():
         "MpiFunctions.hpp": write_function_table(functions),
         "MpiInterface.hpp": write_interface(functions),
         "EntryPoints.cpp": write_entry_points(functions),
+        "PretendMpi.c": write_pretend_library(functions),
     }
     for cls, backend in BACKENDS.items():
         files[f"{cls}.hpp"] = backend_class_header(functions, cls, backend["conversions"], backend)

@@ -140,6 +140,8 @@ std::string Regions::begin(Rank& rank, const char* name, int level)
   totals.level = runs_at;
   stack.push_back({name, asked, os::rank_clock_exact(), wall_now()});
   boundaries_.at(static_cast<size_t>(rank.index())).push_back(std::string("+") + name);
+  if (observer_)
+    observer_(rank.index(), name, true, runs_at, stack.back().simulated_start);
   return runs_at != level_.at(static_cast<size_t>(rank.index())) ? runs_at : std::string();
 }
 
@@ -230,7 +232,10 @@ std::string Regions::end(Rank& rank, const char* name)
   const Open& open = stack.back();
   auto& totals     = totals_[open.name];
   auto index       = static_cast<size_t>(rank.index());
-  totals.simulated[index] += os::rank_clock_exact() - open.simulated_start;
+  double now       = os::rank_clock_exact();
+  totals.simulated[index] += now - open.simulated_start;
+  if (observer_)
+    observer_(rank.index(), open.name, false, totals.level, now);
   totals.wall[index] += wall_now() - open.wall_start;
   if (rank.index() == 0)
     ++totals.entries;

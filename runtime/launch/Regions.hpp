@@ -68,6 +68,11 @@ class Regions
   /** The regions of this run, for the exported functions (nullptr outside a run). */
   static Regions* current();
 
+  /** Told of every boundary a rank crosses, with the level the region runs at (the run summary, the timeline). */
+  using BoundaryObserver =
+      std::function<void(int rank, const std::string& name, bool begin, const std::string& level, double time)>;
+  void set_boundary_observer(BoundaryObserver observer) { observer_ = std::move(observer); }
+
  private:
   struct Open {
     std::string name;
@@ -93,6 +98,7 @@ class Regions
   std::vector<std::vector<std::string>> boundaries_; // per rank: "+name" / "-name" in order
   std::map<std::string, Totals> totals_;             // by region name
   std::vector<std::string> warned_;
+  BoundaryObserver observer_;
   Switcher switcher_;
   std::function<void(Rank&, const std::string&)> placer_;
   struct Meeting;
