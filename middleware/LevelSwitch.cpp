@@ -158,6 +158,19 @@ int LevelSwitch::receive_route(int source, int tag, MPI_Comm comm)
   return back_end;
 }
 
+int LevelSwitch::probe_route(int source, int tag, MPI_Comm comm) const
+{
+  if (comm != MPI_COMM_WORLD || source == MPI_PROC_NULL || source < MPI_ANY_SOURCE)
+    return current_;
+  const auto& waiting = traffic_[1 - current_].stranded;
+  for (size_t from = 0; from < waiting.size(); ++from)
+    if (source == MPI_ANY_SOURCE || static_cast<size_t>(source) == from)
+      for (const Sent& sent : waiting[from])
+        if (tag == MPI_ANY_TAG || sent.tag == tag)
+          return 1 - current_;
+  return current_;
+}
+
 void LevelSwitch::note_receive_request(MPI_Request request, int source, int tag, int back_end)
 {
   (void)back_end;
