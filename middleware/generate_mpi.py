@@ -463,6 +463,7 @@ SWITCH_RECORDED = {"Comm_dup", "Comm_split", "Comm_create", "Comm_group", "Group
 # back end is checked (check_wait).
 SWITCH_SENDS = {"Send", "Ssend", "Bsend", "Rsend", "Isend", "Issend", "Ibsend", "Irsend", "Sendrecv_replace"}
 SWITCH_RECEIVES = {"Recv", "Irecv"}
+SWITCH_PROBES = {"Probe", "Iprobe"}  # look where a matching message sent before the boundary waits
 SWITCH_CUSTOM = {"Sendrecv", "Init", "Init_thread", "Finalize", "Initialized", "Finalized", "Waitall", "Waitany", "Waitsome",
                  "Testall", "Testany", "Testsome", "Startall", "Query_thread", "Is_thread_main"}
 
@@ -532,6 +533,8 @@ def switch_source(functions):
         if f.name in SWITCH_SENDS:
             tag = "sendtag" if f.name == "Sendrecv_replace" else "tag"
             before.insert(0, f"  note_send(dest, {tag}, comm, call_.back_end(), \"MPI_{f.name}\");\n")
+        if f.name in SWITCH_PROBES:
+            route = "probe_route(source, tag, comm)"
         if f.name in SWITCH_RECEIVES:
             route = "receive_route(source, tag, comm)"
             if f.name == "Irecv":

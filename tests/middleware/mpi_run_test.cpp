@@ -211,7 +211,7 @@ TEST_P(PerLevel, ARankThatNeverCallsMpiFinalize)
 
 TEST_P(PerLevel, MismatchedCollectivesAreReportedWithTheirCalls)
 {
-  if (level() == "message")
+  if (level() != "smpi")
     GTEST_SKIP() << "open bug: with mpi.polling=delay (the default until block is fixed) ranks stuck in mismatched "
                     "collectives poll forever in simulated time, so no deadlock is ever detected";
   for (int ppn : {1, 2}) {
