@@ -35,7 +35,18 @@ const char* name_of(MpiFunction function)
 
 namespace
 {
-const CallHooks* the_call_hooks = nullptr;
+const CallHooks* the_call_hooks       = nullptr;
+const CallObserver* the_call_observer = nullptr;
+} // namespace
+
+void set_call_observer(const CallObserver* observer)
+{
+  the_call_observer = observer;
+}
+
+const CallObserver* call_observer()
+{
+  return the_call_observer;
 }
 
 void set_call_hooks(const CallHooks* hooks)
@@ -50,6 +61,8 @@ const CallHooks* call_hooks()
 
 void exit_rank(int code)
 {
+  if (RankMpi* rank = calling_rank(); rank != nullptr && rank->active_call_hooks() != nullptr)
+    rank->active_call_hooks()->exit_rank(code);
   if (the_call_hooks != nullptr)
     the_call_hooks->exit_rank(code);
   std::exit(code);

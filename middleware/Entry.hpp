@@ -18,13 +18,18 @@ RankMpi* calling_rank();
 class CallScope
 {
  public:
-  CallScope(MpiInterface* rank, const char* name) : rank_(rank), previous_(rank->enter_call(name)), hooks_(call_hooks())
+  CallScope(MpiInterface* rank, const char* name)
+      : rank_(rank), previous_(rank->enter_call(name)), hooks_(call_hooks()), name_(name)
   {
     if (hooks_ != nullptr)
-      token_ = hooks_->enter();
+      token_ = hooks_->enter(); // SMPI: simulates the computation before the call first
+    if (previous_ == nullptr && (observer_ = call_observer()) != nullptr)
+      observer_->enter(rank_->rank(), name_);
   }
   ~CallScope()
   {
+    if (observer_ != nullptr)
+      observer_->leave(rank_->rank(), name_);
     if (hooks_ != nullptr)
       hooks_->leave(token_);
     rank_->leave_call(previous_);
@@ -36,7 +41,9 @@ class CallScope
   MpiInterface* rank_;
   const char* previous_;
   const CallHooks* hooks_;
-  void* token_ = nullptr;
+  const char* name_;
+  const CallObserver* observer_ = nullptr;
+  void* token_                  = nullptr;
 };
 
 /** A function bxisim does not offer in a simulation: says why and ends the job. */

@@ -1,6 +1,7 @@
 // The `bxisim` command.
 
 #include "cli/CommonOptions.hpp"
+#include "cli/DrawCommands.hpp"
 #include "cli/ParamsCommand.hpp"
 #include "cli/PlatformCommand.hpp"
 #include "cli/RunCommand.hpp"
@@ -58,6 +59,8 @@ int main(int argc, char** argv)
   bxisim::runtime::add_platform_command(app, common, exit_code);
   bxisim::runtime::add_params_command(app, common, exit_code);
   bxisim::runtime::add_run_command(app, common, exit_code);
+  bxisim::runtime::add_trace_command(app, exit_code);
+  bxisim::runtime::add_plot_command(app, exit_code);
 
   try {
     app.parse(argc, argv);

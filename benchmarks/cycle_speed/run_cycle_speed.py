@@ -52,10 +52,12 @@ def main():
                "cycle_us_per_msg": round(per_message["cycle"] * 1e6, 3), "ratio": round(ratio, 2)}
         rows.append(row)
         print(",".join(str(v) for v in row.values()), flush=True)
-    with open(os.path.join(args.out, "cycle_speed.csv"), "w", newline="") as out:
+    path = os.path.join(args.out, "cycle_speed.csv")
+    with open(path, "w", newline="") as out:
         writer = csv.DictWriter(out, fieldnames=list(rows[0].keys()))
         writer.writeheader()
         writer.writerows(rows)
+    subprocess.run([args.bxisim, "plot", path], check=True)  # cycle_speed.png, one curve per mode
     worst = max(r["ratio"] for r in rows)
     print(f"worst ratio cycle/message: {worst} (target: at most 3)")
 

@@ -124,6 +124,7 @@ def main():
         writer = csv.DictWriter(out, fieldnames=list(rows[0].keys()))
         writer.writeheader()
         writer.writerows(rows)
+    subprocess.run([args.bxisim, "plot", os.path.join(args.out, "flow_control.csv")], check=True)
     for level in args.levels.split(","):
         plot(rows, level, os.path.join(args.out, f"flow_control_{level}.png"), args.size)
     print(f"{len(rows)} runs, {total_wall:.1f} s wall; results in {args.out}")

@@ -41,24 +41,9 @@ def run(args, benchmark, ranks, extra):
     return rows, wall
 
 
-def plot(results, path, title):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    figure, axis = plt.subplots(figsize=(9, 6))
-    for benchmark, rows in results.items():
-        rows = [r for r in rows if int(r["bytes"]) > 0]
-        if rows:
-            axis.plot([int(r["bytes"]) for r in rows], [float(r["avg_us"]) for r in rows], marker=".", label=benchmark)
-    axis.set_xscale("log", base=2)
-    axis.set_yscale("log")
-    axis.set_xlabel("message size (bytes)")
-    axis.set_ylabel("time per operation (us, simulated)")
-    axis.grid(True, which="both", alpha=0.3)
-    axis.legend()
-    axis.set_title(title)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
+def plot(bxisim, paths):
+    """`bxisim plot`: one PNG per CSV, next to it (log-log: sizes span decades)."""
+    subprocess.run([bxisim, "plot", *paths], check=True)
 
 
 def main():
@@ -81,6 +66,7 @@ def main():
                  "--large-warmup", "1", "--window", "8"]
     for group, benchmarks in (("point-to-point", POINT_TO_POINT), ("collectives", COLLECTIVES)):
         results = {}
+        paths = []
         for benchmark in benchmarks:
             if args.benchmarks and benchmark not in args.benchmarks:
                 continue
@@ -92,13 +78,12 @@ def main():
                 writer = csv.DictWriter(file, fieldnames=FIELDS)
                 writer.writeheader()
                 writer.writerows(rows)
+            paths.append(path)
             print(f"{benchmark:10s} {ranks} ranks: {len(rows)} sizes, {wall:.1f} s wall -> {path}")
             for row in rows:
                 print("   " + ",".join(row[f] for f in FIELDS))
-        if results and not args.no_plot:
-            png = os.path.join(args.out, f"{group}.png")
-            plot(results, png, f"bxisim --level message, {args.platform}: MPI {group} (simulated)")
-            print(f"plot: {png}")
+        if paths and not args.no_plot:
+            plot(args.bxisim, paths)
 
 
 if __name__ == "__main__":

@@ -108,6 +108,9 @@ def main():
             print(f"{mode:14s} wall {wall:7.2f} s | 1 B: {small['time'] * 1e6:8.3f} us, {small['rate'] / 1e6:7.3f} M/s"
                   f" | 16 MiB: {large['bandwidth'] / 1e9:6.3f} GB/s", flush=True)
         plot(results, os.path.join(args.out, f"{group}{tag}.png"), placement)
+        # One PNG per CSV too (time, bandwidth and rate against size, log-log).
+        subprocess.run([args.bxisim, "plot", *[os.path.join(args.out, f"{mode}{tag}.csv") for mode in modes]],
+                       check=True)
     print(f"CSV and PNG in {args.out}")
 
 

@@ -98,6 +98,7 @@ def main():
             out.write(",".join(rows[0].keys()) + "\n")
             for row in rows:
                 out.write(",".join(f"{v:.6g}" if isinstance(v, float) else str(v) for v in row.values()) + "\n")
+        subprocess.run([args.bxisim, "plot", args.csv], check=True)
 
 
 if __name__ == "__main__":

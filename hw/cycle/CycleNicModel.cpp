@@ -1,10 +1,12 @@
 #include "CycleNicModel.hpp"
 
+#include "hw/trace/TrafficCounters.hpp"
 #include "platforms/Route.hpp"
 #include "portals/core/Core.hpp"
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/config/Parameters.hpp"
 
+#include <fmt/format.h>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
@@ -38,7 +40,8 @@ CycleNicModel::CycleNicModel(const platform::Machine& machine, const config::Par
                              ProcessDirectory directory, const std::string& vcd_file, const std::string& vcd_pattern)
     : machine_(machine),
       config_(CycleNicConfig::from_parameters(parameters, pcie_of(machine), parameters.real("bxi.link_bandwidth"))),
-      directory_(std::move(directory)), dropped_frames_(config_.link_port.dropped)
+      directory_(std::move(directory)), dropped_frames_(config_.link_port.dropped),
+      faults_(platform::FaultSpec::from_parameters(parameters))
 {
   if (sc_core::sc_get_status() != sc_core::SC_ELABORATION)
     throw std::logic_error("the cycle NIC model can be built once per process only (SystemC cannot restart)");
@@ -146,6 +149,8 @@ void CycleNicModel::submit(std::unique_ptr<portals::Message> message)
     bridge_->submit([this, node, command] { nic(node).triggered(command); });
     return;
   }
+  if (waiter(posted.sourceProcess).command_slots->would_block())
+    ++command_queue_stalls_;
   waiter(posted.sourceProcess).command_slots->acquire(); // the rank waits while its queue is full
   if (not config_.model_pcie_commands) {
     bridge_->submit([this, node, command] { nic(node).command_arrived(command); });
@@ -156,6 +161,7 @@ void CycleNicModel::submit(std::unique_ptr<portals::Message> message)
   PayloadPath path = CommandDecoder::path_of(posted, config_.command_decoder);
   uint64_t bytes   = config_.command_bytes + (path == PayloadPath::Pio ? posted.requestBytes() : 0);
   hosts_[node].mmio->put_init(command, bytes)->detach();
+  TrafficCounters::count(LinkClass::Pcie, bytes);
   sg4::this_actor::sleep_for(serialization(core, hosts_[node].host, bytes));
 }
 
@@ -176,6 +182,7 @@ void CycleNicModel::port_loop(int node)
     here.sends.pop_front();
     int to = frame_of(*send.frame).to;
     hosts_[to].wire->put_init(new Chunk{send.frame, send.flits, send.last}, send.bytes)->detach();
+    TrafficCounters::count_frame(node, to, send.bytes, send.last ? 1 : 0);
   }
 }
 
@@ -184,21 +191,45 @@ void CycleNicModel::wire_loop(int node)
   for (;;) {
     std::unique_ptr<Chunk> chunk(hosts_[node].wire->get<Chunk>());
     FrameExtension& frame = frame_of(*chunk->frame);
-    if (chunk->last && dropped_frames_.count(frame.ordinal) != 0) {
-      XBT_INFO("network loses frame %lu (%s #%lu)", static_cast<unsigned long>(frame.ordinal), to_string(frame.kind),
-               static_cast<unsigned long>(frame.operation->message->id));
+    std::string lost      = chunk->last ? loss_of(node, frame) : std::string();
+    if (not lost.empty()) {
+      ++frames_dropped_;
+      XBT_VERB("network loses frame %lu (%s #%lu, node %d to node %d): %s", static_cast<unsigned long>(frame.ordinal),
+               to_string(frame.kind), static_cast<unsigned long>(frame.operation->message->id), frame.from, node,
+               lost.c_str());
+      if (not config_.e2e.enabled && on_lost_for_good_)
+        on_lost_for_good_(fmt::format("frame {} ({} of operation #{}, from node {} to node {}) was lost on the wire at "
+                                      "simulated time {:.9f} s ({}); with E2E off (nic.e2e=false) nothing sends it "
+                                      "again, so the operation can never complete. Turn E2E on (--e2e on) to survive "
+                                      "losses.",
+                                      frame.ordinal, to_string(frame.kind), frame.operation->message->id, frame.from,
+                                      node, sg4::Engine::get_clock(), lost));
       int sender                     = frame.from;
       uint64_t flits                 = chunk->flits;
-      tlm::tlm_generic_payload* lost = chunk->frame;
-      bridge_->submit([this, sender, flits, lost] {
+      tlm::tlm_generic_payload* gone = chunk->frame;
+      bridge_->submit([this, sender, flits, gone] {
         nic(sender).credits_returned(flits);
-        lost->release();
+        gone->release();
       });
       continue;
     }
     Chunk arrived = *chunk;
     bridge_->submit([this, node, arrived] { nic(node).chunk_arrived(arrived.frame, arrived.flits, arrived.last); });
   }
+}
+
+std::string CycleNicModel::loss_of(int node, const FrameExtension& frame)
+{
+  if (dropped_frames_.count(frame.ordinal) != 0)
+    return "nic.drop_frames";
+  if (not faults_.any())
+    return {};
+  auto key = std::make_pair(frame.from, node);
+  auto it  = routes_.find(key);
+  if (it == routes_.end())
+    it = routes_.emplace(key, platform::Route::between(hosts_[frame.from].host, hosts_[node].host).links).first;
+  return faults_.loss(it->second, frame.ordinal, frame.sent_at.to_seconds(), sg4::Engine::get_clock(),
+                      frame.from != node);
 }
 
 void CycleNicModel::read_loop(int node)
@@ -208,6 +239,7 @@ void CycleNicModel::read_loop(int node)
     here.reads_ready->acquire();
     Read read = here.reads.front();
     here.reads.pop_front();
+    TrafficCounters::count(LinkClass::Pcie, read.bytes);
     sg4::Comm::sendto_async(read.memory, here.host, read.bytes)->wait();
     tlm::tlm_generic_payload* frame = read.frame;
     bridge_->submit([this, node, frame] {
@@ -243,6 +275,7 @@ void CycleNicModel::carry_out(OutboxRequest& request)
                     writes_.end());
     sg4::Host* memory = memory_of(*request.operation, request.initiator_memory);
     writes_.push_back(sg4::Comm::sendto_async(hosts_[request.node].host, memory, request.bytes));
+    TrafficCounters::count(LinkClass::Pcie, request.bytes);
     break;
   }
   case OutboxRequest::Kind::WireSend:
@@ -336,7 +369,9 @@ CycleNicStatistics CycleNicModel::statistics() const
       s.headers_matched += lme->matched;
     s.retransmissions += nic->e2e_engine.retransmissions;
   }
-  s.bridge_rounds = bridge_->rounds();
+  s.bridge_rounds        = bridge_->rounds();
+  s.command_queue_stalls = command_queue_stalls_;
+  s.frames_dropped       = frames_dropped_;
   return s;
 }
 

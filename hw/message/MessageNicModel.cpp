@@ -1,8 +1,10 @@
 #include "MessageNicModel.hpp"
 
+#include "hw/trace/TrafficCounters.hpp"
 #include "platforms/Route.hpp"
 #include "portals/core/Core.hpp"
 
+#include <fmt/format.h>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -69,7 +71,7 @@ const char* frame_name(FrameKind kind, portals::OpKind operation)
 
 MessageNicModel::MessageNicModel(const platform::Machine& machine, const MessageNicConfig& config,
                                  ProcessDirectory directory)
-    : machine_(machine), config_(config), directory_(std::move(directory))
+    : machine_(machine), config_(config), directory_(std::move(directory)), faults_(config.faults)
 {
   for (const auto& node : machine_.nodes()) {
     Nic nic;
@@ -163,6 +165,7 @@ void MessageNicModel::write_loop(int node)
     if (background_.size() >= 64)
       flush_trace();
     background_.push_back({write.operation, node, sg4::Comm::sendto_async(here.host, write.memory, write.bytes)});
+    TrafficCounters::count(LinkClass::Pcie, write.bytes);
     sg4::this_actor::sleep_for(serialization(here.host, write.memory, write.bytes));
   }
 }
@@ -201,6 +204,8 @@ void MessageNicModel::submit(std::unique_ptr<portals::Message> message)
   // Triggered operations are fired by the NIC itself: no CPU, no command queue.
   WireFrame frame{FrameKind::Request, operation};
   if (not posted.triggered) {
+    if (waiter(posted.sourceProcess).command_slots->would_block())
+      ++command_queue_stalls_;
     waiter(posted.sourceProcess).command_slots->acquire(); // the rank waits while its queue is full
     operation->holds_command_slot = true;
     // A posted PCIe write: the rank goes on, TX takes the command once it has reached the NIC.
@@ -209,6 +214,7 @@ void MessageNicModel::submit(std::unique_ptr<portals::Message> message)
       sg4::Host* nic_host     = nic(operation->source_node).host;
       uint64_t bytes          = command_pcie_bytes(posted);
       frame.command           = sg4::Comm::sendto_async(operation->source_core, nic_host, bytes);
+      TrafficCounters::count(LinkClass::Pcie, bytes);
       // The CPU's stores drain at the link's speed: the next command follows this one on the bus.
       sg4::this_actor::sleep_for(serialization(operation->source_core, nic_host, bytes));
     }
@@ -240,7 +246,7 @@ const MessageNicModel::RouteFigures& MessageNicModel::route_figures(sg4::Host* f
   auto it  = routes_.find(key);
   if (it == routes_.end()) {
     platform::Route route = platform::Route::between(from, to);
-    it                    = routes_.emplace(key, RouteFigures{route.latency, route.bottleneck}).first;
+    it = routes_.emplace(key, RouteFigures{route.latency, route.bottleneck, std::move(route.links)}).first;
   }
   return it->second;
 }
@@ -311,6 +317,7 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
   sg4::CommPtr read;
   if (read_from_host && config_.model_pcie) {
     read = sg4::Comm::sendto_async(memory, nic(node).host, payload);
+    TrafficCounters::count(LinkClass::Pcie, payload);
     if (payload <= config_.pcie_packet)
       read->wait();
     else
@@ -323,6 +330,7 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
   uint64_t bytes  = config_.wire_bytes(payload);
 
   sg4::CommPtr wire = nic(destination).rx[network]->put_init(new WireFrame(frame), bytes);
+  TrafficCounters::count_frame(node, destination, bytes);
   if (destination == node) {
     // The NIC's loopback: TX waits until the frame is through, so the request and response networks
     // (and both directions of an exchange inside the node) share it fairly without piling up flows
@@ -361,12 +369,21 @@ void MessageNicModel::rx_loop(int node, Network network)
           frame->kind == FrameKind::Request || frame->kind == FrameKind::ResponseAck ? arriving.source_node
                                                                                      : arriving.target_node,
           node, frame->sent_at);
+    InFlight& operation = *frame->operation;
     if (config_.dropped_frames.count(frame->ordinal) != 0) {
-      XBT_INFO("network loses frame %lu (%s #%lu)", static_cast<unsigned long>(frame->ordinal), kind_name(frame->kind),
-               static_cast<unsigned long>(frame->operation->message->id));
+      lose(node, *frame, "nic.drop_frames");
       continue;
     }
-    InFlight& operation = *frame->operation;
+    if (faults_.any()) {
+      bool from_initiator = frame->kind == FrameKind::Request || frame->kind == FrameKind::ResponseAck;
+      int sender          = from_initiator ? operation.source_node : operation.target_node;
+      std::string why     = faults_.loss(route_figures(nic(sender).host, nic(node).host).links, frame->ordinal,
+                                         frame->sent_at, now(), sender != node);
+      if (not why.empty()) {
+        lose(node, *frame, why);
+        continue;
+      }
+    }
     switch (frame->kind) {
     case FrameKind::Request:
       // E2E acknowledges what the network delivered, before any processing: a request waiting for
@@ -510,7 +527,10 @@ void MessageNicModel::return_flow_credit(InFlight& operation)
 MessageNicStatistics MessageNicModel::statistics() const
 {
   MessageNicStatistics s;
-  s.frames_sent = frames_sent_;
+  s.frames_sent          = frames_sent_;
+  s.command_queue_stalls = command_queue_stalls_;
+  s.retransmissions      = retransmissions_;
+  s.frames_dropped       = frames_dropped_;
   for (const auto& nic : nics_) {
     s.flow_stalls += nic.flow_stalls;
     s.flow_stalled_seconds += nic.flow_stalled_seconds;
@@ -546,6 +566,26 @@ void MessageNicModel::give_up(InFlight& operation, FrameKind kind)
   }
 }
 
+void MessageNicModel::lose(int node, const WireFrame& frame, const std::string& why)
+{
+  ++frames_dropped_;
+  const InFlight& operation = *frame.operation;
+  XBT_VERB("network loses frame %lu (%s #%lu, node %d to node %d): %s", static_cast<unsigned long>(frame.ordinal),
+           kind_name(frame.kind), static_cast<unsigned long>(operation.message->id),
+           frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck ? operation.source_node
+                                                                                    : operation.target_node,
+           node, why.c_str());
+  if (not config_.e2e && on_lost_for_good_)
+    on_lost_for_good_(fmt::format("frame {} ({} of operation #{}, from node {} to node {}) was lost on the wire at "
+                                  "simulated time {:.9f} s ({}); with E2E off (nic.e2e=false) nothing sends it again, "
+                                  "so the operation can never complete. Turn E2E on (--e2e on) to survive losses.",
+                                  frame.ordinal, kind_name(frame.kind), operation.message->id,
+                                  frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck
+                                      ? operation.source_node
+                                      : operation.target_node,
+                                  node, now(), why));
+}
+
 void MessageNicModel::e2e_loop(int node)
 {
   Nic& here = nic(node);
@@ -567,6 +607,7 @@ void MessageNicModel::e2e_loop(int node)
     }
     XBT_VERB("E2E timeout: %s #%lu sent again (attempt %d)", kind_name(frame.kind),
              static_cast<unsigned long>(operation.message->id), sends + 1);
+    ++retransmissions_;
     enqueue(node, request ? kRequests : kResponses, frame);
   }
 }

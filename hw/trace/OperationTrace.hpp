@@ -4,6 +4,7 @@
 // Both NIC models record into it; it is off unless `--trace-csv DIR` is given.
 
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -13,8 +14,12 @@ namespace bxisim::hw
 class OperationTrace
 {
  public:
-  /** Writes DIR/operations.csv; throws config::ConfigError when the folder cannot be written. */
+  /** Writes DIR/operations.csv (no file when `folder` is empty: observers only); throws
+   * config::ConfigError when the folder cannot be written. */
   static std::unique_ptr<OperationTrace> open(const std::string& folder);
+  /** Also hands every record to `observer` (the run's timeline). */
+  using Observer = std::function<void(const char* operation, int initiator, int target, double start, double end)>;
+  void set_observer(Observer observer) { observer_ = std::move(observer); }
   ~OperationTrace();
   OperationTrace(const OperationTrace&)            = delete;
   OperationTrace& operator=(const OperationTrace&) = delete;
@@ -26,6 +31,7 @@ class OperationTrace
   OperationTrace(std::string path, std::FILE* file);
   std::string path_;
   std::FILE* file_;
+  Observer observer_;
 };
 
 } // namespace bxisim::hw

@@ -58,6 +58,15 @@ OperationRequest fetchRequest(OpKind kind, ptl_handle_md_t getMd, ptl_size_t get
   return r;
 }
 
+/** What a timeline shows of a data movement: its size and its target. */
+Core::CallArguments describe(ptl_size_t length, ptl_process_t target)
+{
+  return [length, target] {
+    return "length=" + std::to_string(length) + ", target=nid " + std::to_string(target.phys.nid) + " pid " +
+           std::to_string(target.phys.pid);
+  };
+}
+
 } // namespace
 
 extern "C" {
@@ -66,7 +75,7 @@ int PtlPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length
            ptl_process_t target_id, ptl_pt_index_t pt_index, ptl_match_bits_t match_bits, ptl_size_t remote_offset,
            void* user_ptr, ptl_hdr_data_t hdr_data)
 {
-  return guarded("PtlPut", [&](Core& c) {
+  return guarded("PtlPut", describe(length, target_id), [&](Core& c) {
     return c.issue(putRequest(OpKind::put, md_handle, local_offset, length, ack_req, target_id, pt_index, match_bits,
                               remote_offset, user_ptr, hdr_data));
   });
@@ -75,7 +84,7 @@ int PtlPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length
 int PtlGet(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length, ptl_process_t target_id,
            ptl_pt_index_t pt_index, ptl_match_bits_t match_bits, ptl_size_t remote_offset, void* user_ptr)
 {
-  return guarded("PtlGet", [&](Core& c) {
+  return guarded("PtlGet", describe(length, target_id), [&](Core& c) {
     return c.issue(
         getRequest(md_handle, local_offset, length, target_id, pt_index, match_bits, remote_offset, user_ptr));
   });
@@ -85,7 +94,7 @@ int PtlAtomic(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t len
               ptl_process_t target_id, ptl_pt_index_t pt_index, ptl_match_bits_t match_bits, ptl_size_t remote_offset,
               void* user_ptr, ptl_hdr_data_t hdr_data, ptl_op_t operation, ptl_datatype_t datatype)
 {
-  return guarded("PtlAtomic", [&](Core& c) {
+  return guarded("PtlAtomic", describe(length, target_id), [&](Core& c) {
     OperationRequest r = putRequest(OpKind::atomic, md_handle, local_offset, length, ack_req, target_id, pt_index,
                                     match_bits, remote_offset, user_ptr, hdr_data);
     r.atomicOp         = operation;
@@ -99,7 +108,7 @@ int PtlFetchAtomic(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset, p
                    ptl_match_bits_t match_bits, ptl_size_t remote_offset, void* user_ptr, ptl_hdr_data_t hdr_data,
                    ptl_op_t operation, ptl_datatype_t datatype)
 {
-  return guarded("PtlFetchAtomic", [&](Core& c) {
+  return guarded("PtlFetchAtomic", describe(length, target_id), [&](Core& c) {
     return c.issue(fetchRequest(OpKind::fetchAtomic, get_md_handle, local_get_offset, put_md_handle, local_put_offset,
                                 length, target_id, pt_index, match_bits, remote_offset, user_ptr, hdr_data, nullptr,
                                 operation, datatype));
@@ -111,7 +120,7 @@ int PtlSwap(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset, ptl_hand
             ptl_match_bits_t match_bits, ptl_size_t remote_offset, void* user_ptr, ptl_hdr_data_t hdr_data,
             const void* operand, ptl_op_t operation, ptl_datatype_t datatype)
 {
-  return guarded("PtlSwap", [&](Core& c) {
+  return guarded("PtlSwap", describe(length, target_id), [&](Core& c) {
     return c.issue(fetchRequest(OpKind::swap, get_md_handle, local_get_offset, put_md_handle, local_put_offset, length,
                                 target_id, pt_index, match_bits, remote_offset, user_ptr, hdr_data, operand, operation,
                                 datatype));

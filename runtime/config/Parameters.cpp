@@ -152,8 +152,10 @@ ParameterValue parse_parameter_value(const ParameterSpec& spec, std::string_view
 Parameters Parameters::defaults()
 {
   Parameters parameters;
-  for (const auto& spec : parameter_table())
-    parameters.values_[std::string(spec.name)] = parse_parameter_value(spec, spec.default_value, "default");
+  for (const auto& spec : parameter_table()) {
+    parameters.values_[std::string(spec.name)]  = parse_parameter_value(spec, spec.default_value, "default");
+    parameters.origins_[std::string(spec.name)] = "default";
+  }
   return parameters;
 }
 
@@ -168,8 +170,15 @@ const ParameterSpec& Parameters::spec_or_throw(std::string_view key, std::string
 
 void Parameters::set(std::string_view key, std::string_view text, std::string_view origin)
 {
-  const ParameterSpec& spec       = spec_or_throw(key, origin);
-  values_[std::string(spec.name)] = parse_parameter_value(spec, text, origin);
+  const ParameterSpec& spec        = spec_or_throw(key, origin);
+  values_[std::string(spec.name)]  = parse_parameter_value(spec, text, origin);
+  origins_[std::string(spec.name)] = std::string(origin);
+}
+
+const std::string& Parameters::origin(std::string_view key) const
+{
+  value_of(key); // a key outside the table is a bug
+  return origins_.find(key)->second;
 }
 
 void Parameters::apply_assignment(std::string_view assignment)

@@ -40,12 +40,15 @@ class Parameters
 
   /** The value as a user would write it back (units in SI base form). */
   std::string display(std::string_view key) const;
+  /** Where the value comes from: "default", "FILE.toml:LINE", "--set", or the option that set it ("--platform"). */
+  const std::string& origin(std::string_view key) const;
 
  private:
   const ParameterSpec& spec_or_throw(std::string_view key, std::string_view origin) const;
   const ParameterValue& value_of(std::string_view key) const;
 
   std::map<std::string, ParameterValue, std::less<>> values_;
+  std::map<std::string, std::string, std::less<>> origins_;
 };
 
 /** Parses `text` as a value of the parameter `spec`, checking its type and bounds. */

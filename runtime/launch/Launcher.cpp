@@ -16,8 +16,11 @@
 #include "platforms/Machine.hpp"
 #include "platforms/PlatformConfig.hpp"
 #include "platforms/Topologies.hpp"
+#include "platforms/WireFaults.hpp"
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/SimulatorCall.hpp"
+#include "runtime/results/Progress.hpp"
+#include "runtime/results/RunSummary.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -27,6 +30,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <elf.h>
@@ -34,6 +38,8 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <optional>
+#include <set>
 
 XBT_LOG_EXTERNAL_CATEGORY(bxisim_runtime);
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_launch, bxisim_runtime, "bxisim run: placing, starting and ending ranks");
@@ -248,6 +254,7 @@ int summarize(const std::vector<std::unique_ptr<Rank>>& ranks, bool deadlock, bo
 int launch(const LaunchOptions& options, const config::Parameters& parameters,
            const platform::SimulatorOptions& simulator_options)
 {
+  auto wall_start = std::chrono::steady_clock::now();
   if (options.command.empty())
     throw config::ConfigError("bxisim run: give the program to run, for example `bxisim run -n 4 ./a.out`.");
   const std::string& program = options.command.front();
@@ -258,6 +265,16 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   Rank::set_cpu_settings(cpu_settings(parameters));
   auto platform_config = platform::PlatformConfig::from_parameters(parameters);
   bool smpi_level      = options.level == "smpi";
+  // A program that annotates regions gets both MPI back ends, and switches between them at boundaries,
+  // when the platform is one of bxisim's topologies (the node model: NICs for OpenMPI's Portals) and
+  // bxisim's OpenMPI is built. On a SimGrid XML platform, regions run at the run's level.
+  bool mixed = program_uses_mpi(program) && program_uses_regions(program) && platform_config.xml_file.empty() &&
+               std::filesystem::exists(openmpi_prefix() + "/complete");
+  if (mixed)
+    smpi_level = false;
+  if (smpi_level && platform::FaultSpec::from_parameters(parameters).any())
+    throw config::ConfigError("--level smpi has no NIC and no E2E: network faults (--fault, fault.loss_rate, "
+                              "fault.links) are modelled at --level message and cycle; run at one of those.");
 
   std::unique_ptr<simgrid::s4u::Engine> engine;
   std::optional<platform::Machine> machine;
@@ -266,10 +283,10 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     // SimGrid's list of every actor at a deadlock (NIC actors included) is long: shown on request only.
     platform::SimulatorOptions engine_options = simulator_options;
     engine_options.log.insert(engine_options.log.begin(), "ker_engine.thres:warning");
-    if (smpi_level) {
+    if (smpi_level || mixed)
       SmpiLevel::declare_options(); // before the engine: --cfg smpi/... must be known
-      engine_options.smpi_defaults = true;
-    }
+    if (smpi_level)
+      engine_options.smpi_defaults = true; // a mixed run keeps the node model's network model at every level
     engine = platform::create_engine(engine_options);
     machine.emplace(platform::build_machine(platform_config));
   }
@@ -305,7 +322,68 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   std::function<bool(Rank&)> load_first;
   std::function<int(Rank&, int)> after_main;
   std::function<std::string(int)> mpi_call;
-  if (smpi_level) { // SMPI is the network model: no NIC, no Portals
+  std::vector<std::unique_ptr<mw::RankMpi>> switching; // per rank, in a mixed run
+  if (mixed) { // both back ends: SMPI processes that also have their OpenMPI copy and a NIC
+    smpi = std::make_unique<SmpiLevel>(ranks, parameters, true);
+    mpi  = std::make_unique<OpenMpiJob>(ranks, options.mca, parameters, folder);
+    switching.resize(ranks.size());
+    std::string nic_level = options.level == "smpi" ? "message" : options.level;
+    portals = std::make_unique<PortalsLevel>(nic_level, *machine, ranks, parameters, options.trace_csv, options.vcd,
+                                             options.vcd_signals);
+    portals->enable_level("message");
+    portals->enable_level("cycle");
+    portals->set_poll_blocking(mpi->poll_blocking_rule());
+    load_first = [&switching, job = mpi.get(), level = smpi.get(), start = options.level](Rank& r) {
+      if (not level->load(r) || not job->load(r))
+        return false;
+      switching[static_cast<size_t>(r.index())] = mw::make_switching_rank(
+          r.index(), level->dispatch(r.index()), SmpiLevel::call_hooks(), job->dispatch(r.index()), start == "smpi");
+      return true;
+    };
+    after_main = [&switching](Rank& r, int code) {
+      const auto& dispatch = switching[static_cast<size_t>(r.index())];
+      if (dispatch != nullptr && dispatch->initialized() && not dispatch->finalized()) {
+        FILE* out = OutputRouter::original_stderr();
+        fmt::print(out,
+                   "bxisim: rank {} ended without MPI_Finalize (it called MPI_Init): call MPI_Finalize before "
+                   "leaving main.\n",
+                   r.index());
+        std::fflush(out);
+        return code != 0 ? code : 1;
+      }
+      return code;
+    };
+    mpi_call = [&switching](int r) {
+      const auto& dispatch = switching[static_cast<size_t>(r)];
+      return dispatch != nullptr && dispatch->current_call() != nullptr ? std::string(dispatch->current_call())
+                                                                        : std::string();
+    };
+    // By actor: SMPI calls the program back (user operations) inside MPI calls, where no rank code runs.
+    mw::set_rank_provider([&switching, &ranks]() -> mw::RankMpi* {
+      Rank* rank = SmpiLevel::rank_of_calling_actor();
+      (void)ranks;
+      return rank != nullptr ? switching[static_cast<size_t>(rank->index())].get() : nullptr;
+    });
+    regions.set_placer([&switching](Rank& rank, const std::string& place) {
+      if (const auto& dispatch = switching[static_cast<size_t>(rank.index())])
+        mw::set_region_place(*dispatch, place);
+    });
+    regions.set_switcher(
+        [&switching, portals_level = portals.get()](Rank& rank, const std::string& level, const std::string& place) {
+          if (level != "smpi") {
+            os::SimulatorCall call;
+            portals_level->switch_level(level); // every rank met at the boundary: nothing new started in the old model
+          }
+          int code = mw::switch_back_end(*switching[static_cast<size_t>(rank.index())], level == "smpi", place);
+          if (code != 0) {
+            FILE* out = OutputRouter::original_stderr();
+            fmt::print(out, "bxisim: rank {} could not start MPI at the {} level (MPI error {}).\n", rank.index(),
+                       level, code);
+            std::fflush(out);
+            std::exit(1); // bxisim's exit: ends the rank
+          }
+        });
+  } else if (smpi_level) { // SMPI is the network model: no NIC, no Portals
     smpi       = std::make_unique<SmpiLevel>(ranks, parameters);
     load_first = [job = smpi.get()](Rank& r) { return job->load(r); };
     after_main = [job = smpi.get()](Rank& r, int code) { return job->check_end(r, code); };
@@ -321,6 +399,18 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     if (mpi)
       portals->set_poll_blocking(mpi->poll_blocking_rule());
   }
+  std::vector<std::string> node_names;
+  for (const auto& node : machine->nodes())
+    node_names.push_back(node.name);
+  RunRecorder recorder(ranks, options.level, options.trace, node_names);
+  regions.set_boundary_observer([&recorder](int rank, const std::string& name, bool begin, const std::string& level,
+                                            double time) { recorder.region_boundary(rank, name, begin, level, time); });
+  recorder.observe_mpi_calls();
+  if (portals && recorder.has_timeline())
+    portals->observe_operations(
+        [&recorder](const char* operation, int initiator, int target, double start, double end) {
+          recorder.nic_operation(operation, initiator, target, start, end);
+        });
   mw::set_wtime_function(&os::rank_clock);
   prepare_rank_services();
   install_crash_report(folder);
@@ -336,13 +426,16 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     send_simulator_logs_to_original_stderr(simulator_options);
     for (size_t i = 0; i < ranks.size(); ++i) {
       Rank* rank = ranks[i].get();
-      auto code  = [rank, copy = copies[i], argv = options.command, &load_first, &after_main, &portals] {
+      auto code  = [rank, copy = copies[i], argv = options.command, &load_first, &after_main, &portals, &recorder] {
         run_rank(*rank, copy, argv, load_first, after_main);
+        recorder.rank_ended(rank->index(), simgrid::s4u::Engine::get_clock());
         if (portals)
           portals->rank_ended(*rank); // what it left in flight is finalized (portals/README.md, "Misuse")
       };
       if (smpi) {
-        smpi->create_actor(*rank, code);
+        auto actor = smpi->create_actor(*rank, code);
+        if (portals)
+          portals->register_rank_actor(actor->get_pid(), *rank);
       } else {
         auto actor = simgrid::s4u::Actor::create(fmt::format("rank{}", i), rank->host(), code);
         portals->register_rank_actor(actor->get_pid(), *rank);
@@ -352,6 +445,9 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
       simgrid::s4u::Actor::create("sim-time-limit", ranks.front()->host(), [&] {
         stop_at_simulated_time(options.sim_time_limit, ranks, limit_reached);
       })->daemonize();
+    std::optional<Progress> progress;
+    if (Progress::wanted(options.quiet, OutputRouter::original_stderr()))
+      progress.emplace(recorder, options.ranks, OutputRouter::original_stderr());
     engine->run();
   }
   XBT_VERB("simulation ended at %.9f s", simgrid::s4u::Engine::get_clock());
@@ -363,9 +459,48 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   if (folder.kept())
     fmt::print(stderr, "bxisim: kept the temporary folder {} (--keep-temps).\n", folder.path());
   JobAbort abort = mpi ? mpi->abort_state() : (smpi ? smpi->abort_state() : JobAbort{});
-  int code       = summarize(ranks, deadlock, limit_reached, abort);
+  if (mixed && abort.rank < 0)
+    abort = smpi->abort_state();
+  bool lost_frame = portals && not portals->lost_for_good().empty(); // said when it happened
+  int code        = summarize(ranks, deadlock || lost_frame, limit_reached, abort);
   if (not regions.finish(options.regions_json, simgrid::s4u::Engine::get_clock()) && code == 0)
     code = kRankFailedExitCode;
+  SummaryFacts facts;
+  facts.program        = program;
+  facts.level          = options.level;
+  facts.ranks_per_node = placements.front().local_size;
+  facts.map_by         = options.map_by == MapBy::Node ? "node" : "core";
+  facts.platform       = parameters.text("platform.topology");
+  facts.nodes          = static_cast<int>(machine->nodes().size());
+  std::set<int> nodes_used;
+  for (const auto& placement : placements)
+    nodes_used.insert(placement.node);
+  facts.nodes_used     = static_cast<int>(nodes_used.size());
+  facts.cores_per_node = static_cast<int>(machine->nodes().front().cores.size());
+  facts.nic_model      = portals != nullptr;
+  if (portals)
+    facts.nic = portals->statistics();
+  facts.exit_code      = code;
+  std::string timeline = recorder.finish_timeline();
+  if (not timeline.empty())
+    facts.outputs.emplace_back("trace", timeline);
+  if (not options.trace_csv.empty())
+    facts.outputs.emplace_back("trace_csv", (std::filesystem::path(options.trace_csv) / "operations.csv").string());
+  if (not options.regions_json.empty())
+    facts.outputs.emplace_back("regions_json", options.regions_json);
+  std::string summary_path = options.summary;
+  if (summary_path.empty())
+    summary_path = (std::filesystem::path(options.output_dir.empty() ? "." : options.output_dir) / "summary.json")
+                       .lexically_normal()
+                       .string();
+  if (not options.no_summary)
+    facts.outputs.emplace_back("summary", summary_path);
+  facts.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  auto summary       = make_summary(facts, parameters, ranks, recorder);
+  if (not options.no_summary && not write_summary(summary, summary_path) && code == 0)
+    code = config::kUsageExitCode;
+  if (not options.quiet)
+    print_summary_table(summary, stderr);
   return code;
 }
 

@@ -31,7 +31,11 @@ struct LaunchOptions {
   std::string regions_json;                                 // --regions-json: the regions' summary as JSON
   std::string vcd;                                          // VCD file of cycle NIC signals, empty: none
   std::string vcd_signals;                                  // only the signals whose name contains this
-  bool nic_stats = false; // print the NIC models' counters (stalls, TLB...) at the end
+  bool nic_stats = false;  // print the NIC models' counters (stalls, TLB...) at the end
+  std::string summary;     // --summary FILE; empty: summary.json in --output-dir, else in the current folder
+  bool no_summary = false; // --no-summary: no summary.json
+  bool quiet      = false; // --quiet: no summary table, no progress line
+  std::string trace;       // --trace DIR: Chrome trace-event timeline DIR/trace.json; empty: none
 };
 
 /** Runs the ranks; returns the exit code of `bxisim run`. Throws config::ConfigError on bad input. */

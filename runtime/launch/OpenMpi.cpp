@@ -6,6 +6,7 @@
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 
+#include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -111,10 +112,25 @@ bool program_uses_mpi(const std::string& program)
   return false;
 }
 
+bool program_uses_regions(const std::string& program)
+{
+  for (const auto& name : undefined_symbols(program))
+    if (name == "bxisim_region_begin")
+      return true;
+  return false;
+}
+
 std::string openmpi_prefix()
 {
   const char* chosen = std::getenv("BXISIM_OPENMPI_PREFIX");
-  return chosen != nullptr && *chosen != '\0' ? chosen : BXISIM_OPENMPI_DEFAULT_PREFIX;
+  if (chosen != nullptr && *chosen != '\0')
+    return chosen;
+  // Installed (cmake --install): <prefix>/lib/bxisim/openmpi next to <prefix>/bin/bxisim; else the build's cache.
+  std::error_code error;
+  auto installed = fs::read_symlink("/proc/self/exe", error).parent_path().parent_path() / "lib/bxisim/openmpi";
+  if (not error && fs::exists(installed / "complete", error))
+    return installed.string();
+  return BXISIM_OPENMPI_DEFAULT_PREFIX;
 }
 
 /** The fence of OpenMPI's start-up and end: a barrier of every rank, in no simulated time. */
@@ -162,6 +178,17 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
   if (mca_value("pml") == "ob1" && mca_value("btl").find("portals4") == std::string::npos)
     XBT_WARN("--mca btl %s leaves out portals4: ranks on different nodes cannot reach each other",
              mca_value("btl").c_str());
+  // osc/portals4 finds its peers through the Portals MTL's endpoints (ompi_mtl_portals4_get_proc_group),
+  // which only the cm path creates: under ob1 its first MPI_Put dereferences a missing endpoint.
+  // OpenMPI then takes osc/pt2pt, over the pml.
+  if (mca_value("pml") != "cm") {
+    set_mca_default("osc", "^portals4");
+    const std::string osc = mca_value("osc");
+    if (not osc.empty() && osc.front() != '^' && osc.find("portals4") != std::string::npos)
+      XBT_WARN("--mca osc %s: osc portals4 needs --pml cm (it uses the Portals MTL's endpoints); with pml %s "
+               "one-sided calls will crash",
+               osc.c_str(), mca_value("pml").c_str());
+  }
 
   polls_block_ = parameters.text("mpi.polling") == "block";
   if (polls_block_ && mca_value("pml") != "cm" && shared_memory_btl_possible(mca_value("btl"))) {
@@ -262,8 +289,13 @@ void OpenMpiJob::fence(Rank& rank)
                        "MPI_Finalize never arrives)",
                        state.arrived, size);
   });
-  while (state.round == round)
-    state.round_ended->wait(lock);
+  try {
+    while (state.round == round)
+      state.round_ended->wait(lock);
+  } catch (const simgrid::ForcefulKillException&) {
+    lock.release(); // killed while waiting (the job ends): the mutex is not this actor's to unlock
+    throw;
+  }
   rank.set_waiting_for(nullptr);
 }
 

@@ -1,18 +1,22 @@
 #include "PortalsLevel.hpp"
 
 #include "CrashReport.hpp"
+#include "OutputRouter.hpp"
 
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include "runtime/os/ThreadInterposition.hpp"
+#include "runtime/results/RunRecorder.hpp"
 
 #include "portals/core/Core.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <sys/syscall.h>
@@ -31,8 +35,25 @@ class PortalsCall : public os::SimulatorCall
   {
     if (rank() != nullptr)
       rank()->set_waiting_for(nullptr);
+    if (recorded != nullptr && rank() != nullptr && RunRecorder::current() != nullptr) {
+      double end = simgrid::s4u::Engine::get_clock();
+      // Calls that take no simulated time are invisible on a timeline, except the data movements.
+      if (end > start || not arguments.empty())
+        RunRecorder::current()->call(rank()->index(), "portals", recorded, start, end, arguments);
+    }
   }
+  const char* recorded = nullptr; // the function's name, when the run has a timeline
+  double start         = 0.0;
+  std::string arguments; // data movements only: PtlPut(md, size, target, ...)
 };
+
+bool moves_data(const char* function)
+{
+  static const std::set<std::string, std::less<>> kDataMovements = {
+      "PtlPut",          "PtlGet",          "PtlAtomic",          "PtlFetchAtomic",          "PtlSwap",
+      "PtlTriggeredPut", "PtlTriggeredGet", "PtlTriggeredAtomic", "PtlTriggeredFetchAtomic", "PtlTriggeredSwap"};
+  return kDataMovements.count(std::string_view(function)) != 0;
+}
 } // namespace
 
 PortalsLevel::PortalsLevel(const std::string& level, const platform::Machine& machine,
@@ -54,9 +75,7 @@ PortalsLevel::PortalsLevel(const std::string& level, const platform::Machine& ma
     throw config::ConfigError("--trace-csv is recorded by the message NIC model only, not yet by the cycle model: "
                               "use --level message for the CSV trace, or --vcd FILE for the cycle model's signals.");
   for (const auto& rank : ranks_) {
-    const auto& placement = rank->placement();
-    core_of_address_[{static_cast<ptl_nid_t>(placement.node), static_cast<ptl_pid_t>(placement.local_rank)}] =
-        rank->host();
+    core_of_address_[{static_cast<ptl_nid_t>(rank->placement().node), pid_of(*rank)}] = rank->host();
   }
   if (not trace_folder.empty())
     trace_ = hw::OperationTrace::open(trace_folder);
@@ -71,6 +90,12 @@ PortalsLevel::PortalsLevel(const std::string& level, const platform::Machine& ma
       call->rank()->set_waiting_for([name = std::string(function), arguments] {
         return arguments ? fmt::format("{}({})", name, arguments()) : name;
       });
+    if (call->rank() != nullptr && RunRecorder::current() != nullptr && RunRecorder::current()->has_timeline()) {
+      call->recorded = function;
+      call->start    = simgrid::s4u::Engine::get_clock();
+      if (arguments && moves_data(function))
+        call->arguments = arguments();
+    }
     return call;
   });
 }
@@ -97,12 +122,26 @@ void PortalsLevel::enable_level(const std::string& level)
     message_ = std::make_unique<hw::message::MessageNicModel>(
         machine_, hw::message::MessageNicConfig::from_parameters(parameters_), message_directory());
     message_->set_trace(trace_.get());
+    message_->set_on_lost_for_good([this](const std::string& why) { stop_on_lost_frame(why); });
   } else if (level == "cycle" && not cycle_) {
     auto directory = message_directory();
     cycle_         = std::make_unique<hw::cycle::CycleNicModel>(
         machine_, parameters_, hw::cycle::ProcessDirectory{directory.core_of_process, directory.core_of_address},
         vcd_file_, vcd_signals_);
+    cycle_->set_on_lost_for_good([this](const std::string& why) { stop_on_lost_frame(why); });
   }
+}
+
+void PortalsLevel::stop_on_lost_frame(const std::string& why)
+{
+  if (not lost_for_good_.empty())
+    return;
+  lost_for_good_ = why;
+  FILE* out      = OutputRouter::original_stderr();
+  fmt::print(out, "bxisim: {}\nbxisim: the run is stopped at simulated time {:.9f} s.\n", why,
+             simgrid::s4u::Engine::get_clock());
+  std::fflush(out);
+  simgrid::s4u::Actor::kill_all();
 }
 
 void PortalsLevel::switch_level(const std::string& level)
@@ -168,7 +207,7 @@ portals::ProcessContext PortalsLevel::context_of_caller()
   portals::ProcessContext context;
   context.id            = static_cast<uint32_t>(rank.index());
   context.nid           = static_cast<ptl_nid_t>(rank.placement().node);
-  context.localRank     = static_cast<ptl_pid_t>(rank.placement().local_rank);
+  context.anyPid        = pid_of(rank);
   static const auto uid = static_cast<ptl_uid_t>(getuid()); // every rank runs as this user: ask once
   context.uid           = uid;
   context.nic           = current_;
@@ -179,18 +218,65 @@ void PortalsLevel::print_statistics() const
 {
   if (message_ && message_started_) {
     auto s = message_->statistics();
-    fmt::print(stderr, "bxisim: nic message: frames {}, flow-control stalls {} ({:.9f} s)\n", s.frames_sent,
-               s.flow_stalls, s.flow_stalled_seconds);
+    fmt::print(stderr,
+               "bxisim: nic message: frames {}, lost {}, retransmissions {}, flow-control stalls {} ({:.9f} s)\n",
+               s.frames_sent, s.frames_dropped, s.retransmissions, s.flow_stalls, s.flow_stalled_seconds);
   }
   if (cycle_ && started_) {
     auto s = cycle_->statistics();
     fmt::print(stderr,
                "bxisim: nic cycle: commands {}, frames {}, chunks {}, credit stalls {} ({:.9f} s), flow-control "
-               "stalls {} ({:.9f} s), TLB hits {}, misses {}, headers matched {}, retransmissions {}, bridge "
-               "rounds {}\n",
+               "stalls {} ({:.9f} s), TLB hits {}, misses {}, headers matched {}, lost {}, retransmissions {}, "
+               "bridge rounds {}\n",
                s.commands, s.frames_sent, s.chunks_sent, s.credit_stalls, s.credit_stalled_seconds, s.flow_stalls,
-               s.flow_stalled_seconds, s.tlb_hits, s.tlb_misses, s.headers_matched, s.retransmissions, s.bridge_rounds);
+               s.flow_stalled_seconds, s.tlb_hits, s.tlb_misses, s.headers_matched, s.frames_dropped, s.retransmissions,
+               s.bridge_rounds);
   }
+}
+
+std::vector<std::pair<std::string, std::vector<std::pair<std::string, double>>>> PortalsLevel::statistics() const
+{
+  std::vector<std::pair<std::string, std::vector<std::pair<std::string, double>>>> models;
+  auto count = [](uint64_t value) { return static_cast<double>(value); };
+  if (message_ && message_started_) {
+    auto s = message_->statistics();
+    models.push_back({"message",
+                      {{"frames_sent", count(s.frames_sent)},
+                       {"command_queue_stalls", count(s.command_queue_stalls)},
+                       {"flow_control_stalls", count(s.flow_stalls)},
+                       {"flow_control_stalled_seconds", s.flow_stalled_seconds},
+                       {"retransmissions", count(s.retransmissions)},
+                       {"frames_dropped", count(s.frames_dropped)}}});
+  }
+  if (cycle_ && started_) {
+    auto s = cycle_->statistics();
+    models.push_back({"cycle",
+                      {{"commands", count(s.commands)},
+                       {"frames_sent", count(s.frames_sent)},
+                       {"chunks_sent", count(s.chunks_sent)},
+                       {"command_queue_stalls", count(s.command_queue_stalls)},
+                       {"credit_stalls", count(s.credit_stalls)},
+                       {"credit_stalled_seconds", s.credit_stalled_seconds},
+                       {"flow_control_stalls", count(s.flow_stalls)},
+                       {"flow_control_stalled_seconds", s.flow_stalled_seconds},
+                       {"tlb_hits", count(s.tlb_hits)},
+                       {"tlb_misses", count(s.tlb_misses)},
+                       {"headers_matched", count(s.headers_matched)},
+                       {"retransmissions", count(s.retransmissions)},
+                       {"frames_dropped", count(s.frames_dropped)},
+                       {"bridge_rounds", count(s.bridge_rounds)}}});
+  }
+  return models;
+}
+
+void PortalsLevel::observe_operations(hw::OperationTrace::Observer observer)
+{
+  if (not trace_) {
+    trace_ = hw::OperationTrace::open("");
+    if (message_)
+      message_->set_trace(trace_.get());
+  }
+  trace_->set_observer(std::move(observer));
 }
 
 void PortalsLevel::finish()

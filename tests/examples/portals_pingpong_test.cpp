@@ -104,7 +104,7 @@ TEST(PortalsPingpong, TwoHundredBytesPioInsideANode)
 
 TEST(PortalsPingpong, SameSimulatedTimesTwice)
 {
-  std::string command = "run -n 4 --ppn 2 --platform two-switches --no-cpu-simulation " + kProgram + " 4096 5";
+  std::string command = "run -n 4 --ppn 2 --platform two-switches --no-cpu-simulation -q " + kProgram + " 4096 5";
   auto first          = run_bxisim(command);
   auto second         = run_bxisim(command);
   ASSERT_EQ(first.exit_code, 0) << first.output;
@@ -113,7 +113,7 @@ TEST(PortalsPingpong, SameSimulatedTimesTwice)
 
 TEST(PortalsPingpong, SameSimulatedTimesTwiceInsideANode)
 {
-  std::string command = "run -n 2 --ppn 2 --platform single-switch --no-cpu-simulation " + kProgram + " 4096 5";
+  std::string command = "run -n 2 --ppn 2 --platform single-switch --no-cpu-simulation -q " + kProgram + " 4096 5";
   auto first          = run_bxisim(command);
   auto second         = run_bxisim(command);
   ASSERT_EQ(first.exit_code, 0) << first.output;

@@ -1,0 +1,208 @@
+#include "RunRecorder.hpp"
+
+#include "middleware/RankMpi.hpp"
+#include "runtime/launch/Rank.hpp"
+
+#include <simgrid/s4u/Activity.hpp>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Exec.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace bxisim::runtime
+{
+
+namespace
+{
+RunRecorder* the_recorder = nullptr;
+
+/** The NIC lane a transfer of the S4BXI trace belongs to, and the link class it occupies. */
+bool is_pcie(const char* operation)
+{
+  return std::strncmp(operation, "PCI_", 4) == 0;
+}
+} // namespace
+
+RunRecorder* RunRecorder::current()
+{
+  return the_recorder;
+}
+
+RunRecorder::RunRecorder(const std::vector<std::unique_ptr<Rank>>& ranks, std::string run_level,
+                         const std::string& trace_folder, const std::vector<std::string>& node_names)
+    : run_level_(std::move(run_level)), rank_end_(ranks.size(), -1.0), open_regions_(ranks.size()),
+      level_stack_(ranks.size()), level_since_(ranks.size(), 0.0), level_seconds_(ranks.size())
+{
+  for (const auto& rank : ranks)
+    rank_of_host_[rank->host()] = rank->index();
+  if (not trace_folder.empty()) {
+    trace_.emplace(trace_folder);
+    for (const auto& rank : ranks)
+      trace_->name_lane(kRanksProcess, "ranks", rank->index(),
+                        fmt::format("rank {} ({})", rank->index(), rank->node_name()), 0);
+    for (size_t node = 0; node < node_names.size(); ++node) {
+      int process      = kFirstNicProcess + static_cast<int>(node);
+      std::string name = node_names[node] + " NIC";
+      trace_->name_lane(process, name, kTx, "TX (wire out)", process);
+      trace_->name_lane(process, name, kRx, "RX (wire in)", process);
+      trace_->name_lane(process, name, kPcie, "PCIe / DMA", process);
+      trace_->name_lane(process, name, kE2e, "E2E (BXI ACKs)", process);
+    }
+  }
+  the_recorder = this;
+  // SimGrid's signals are process-wide and outlive the recorder: each callback asks for the current one.
+  static bool connected = false;
+  if (connected)
+    return;
+  connected = true;
+  simgrid::s4u::Activity::on_completion_cb([](const simgrid::s4u::Activity& activity) {
+    RunRecorder* recorder = current();
+    if (recorder == nullptr)
+      return;
+    if (dynamic_cast<const simgrid::s4u::Comm*>(&activity) != nullptr) {
+      ++recorder->activities_.communications;
+    } else if (const auto* exec = dynamic_cast<const simgrid::s4u::Exec*>(&activity)) {
+      ++recorder->activities_.executions;
+      if (recorder->trace_ && exec->get_host_number() == 1) {
+        auto rank = recorder->rank_of_host_.find(exec->get_host());
+        if (rank != recorder->rank_of_host_.end() && exec->get_finish_time() > exec->get_start_time())
+          recorder->trace_->span(kRanksProcess, rank->second, "compute", "compute", exec->get_start_time(),
+                                 exec->get_finish_time());
+      }
+    }
+  });
+  simgrid::s4u::Actor::on_creation_cb([](simgrid::s4u::Actor&) {
+    if (current() != nullptr)
+      ++current()->activities_.actors;
+  });
+  simgrid::s4u::Actor::on_sleep_cb([](const simgrid::s4u::Actor&) {
+    if (current() != nullptr)
+      ++current()->activities_.sleeps;
+  });
+  simgrid::s4u::Engine::on_time_advance_cb([](double) {
+    if (current() != nullptr)
+      ++current()->activities_.time_steps;
+  });
+}
+
+RunRecorder::~RunRecorder()
+{
+  if (mw::call_observer() != nullptr)
+    mw::set_call_observer(nullptr);
+  the_recorder = nullptr;
+}
+
+void RunRecorder::observe_mpi_calls()
+{
+  if (not trace_)
+    return;
+  mpi_start_.assign(rank_end_.size(), 0.0);
+  static const mw::CallObserver kObserver{
+      [](int rank, const char*) {
+        if (current() != nullptr)
+          current()->mpi_start_.at(static_cast<size_t>(rank)) = simgrid::s4u::Engine::get_clock();
+      },
+      [](int rank, const char* name) {
+        double start = current() != nullptr ? current()->mpi_start_.at(static_cast<size_t>(rank)) : 0.0;
+        if (current() != nullptr && simgrid::s4u::Engine::get_clock() > start) // instant calls are invisible
+          current()->call(rank, "mpi", name, current()->mpi_start_.at(static_cast<size_t>(rank)),
+                          simgrid::s4u::Engine::get_clock(), "");
+      }};
+  mw::set_call_observer(&kObserver);
+}
+
+void RunRecorder::charge_level(int rank, double time)
+{
+  auto index        = static_cast<size_t>(rank);
+  const auto& stack = level_stack_[index];
+  const auto& level = stack.empty() ? run_level_ : stack.back();
+  level_seconds_[index][level] += time - level_since_[index];
+  level_since_[index] = time;
+}
+
+void RunRecorder::rank_ended(int rank, double time)
+{
+  rank_end_.at(static_cast<size_t>(rank)) = time;
+  charge_level(rank, time);
+}
+
+void RunRecorder::region_boundary(int rank, const std::string& name, bool begin, const std::string& level, double time)
+{
+  auto index = static_cast<size_t>(rank);
+  charge_level(rank, time);
+  auto& record = regions_[name];
+  if (record.simulated.empty())
+    record.simulated.assign(rank_end_.size(), 0.0);
+  if (begin) {
+    record.level = level;
+    open_regions_[index].emplace_back(name, time);
+    level_stack_[index].push_back(level);
+  } else if (not open_regions_[index].empty()) {
+    record.simulated[index] += time - open_regions_[index].back().second;
+    if (rank == 0)
+      ++record.entries;
+    open_regions_[index].pop_back();
+    level_stack_[index].pop_back();
+  }
+  if (trace_)
+    trace_->marker(kRanksProcess, rank, "region", fmt::format("{} {} ({})", begin ? "begin" : "end", name, level), time,
+                   {{"region", name}, {"level", level}});
+}
+
+void RunRecorder::call(int rank, const char* category, const std::string& name, double start, double end,
+                       const std::string& arguments)
+{
+  if (not trace_)
+    return;
+  nlohmann::json args = nlohmann::json::object();
+  if (not arguments.empty())
+    args["arguments"] = arguments;
+  trace_->span(kRanksProcess, rank, category, name, start, end, std::move(args));
+}
+
+void RunRecorder::nic_operation(const char* operation, int initiator, int target, double start, double end)
+{
+  if (not trace_)
+    return;
+  std::string name = operation;
+  if (is_pcie(operation)) {
+    trace_->span(kFirstNicProcess + initiator, kPcie, "pcie", name, start, end);
+    occupancy_.push_back({start, initiator, "pcie", +1});
+    occupancy_.push_back({end, initiator, "pcie", -1});
+    return;
+  }
+  const char* link = initiator == target ? "loopback" : "wire";
+  bool e2e         = name == "BXI_ACK";
+  nlohmann::json args{{"from", initiator}, {"to", target}};
+  trace_->span(kFirstNicProcess + initiator, e2e ? kE2e : kTx, e2e ? "e2e" : "tx",
+               fmt::format("{} to nid {}", name, target), start, end, args);
+  trace_->span(kFirstNicProcess + target, e2e ? kE2e : kRx, e2e ? "e2e" : "rx",
+               fmt::format("{} from nid {}", name, initiator), start, end, args);
+  occupancy_.push_back({start, initiator, link, +1});
+  occupancy_.push_back({end, initiator, link, -1});
+}
+
+std::string RunRecorder::finish_timeline()
+{
+  if (not trace_)
+    return "";
+  // Link occupancy: transfers in flight on each NIC's outgoing wire, loopback and PCIe, as step counters.
+  std::stable_sort(occupancy_.begin(), occupancy_.end(), [](const Occupancy& a, const Occupancy& b) {
+    return a.time < b.time || (a.time == b.time && a.change < b.change);
+  });
+  std::map<std::pair<int, std::string>, int> in_flight;
+  for (const auto& change : occupancy_) {
+    int& count = in_flight[{change.node, change.link}];
+    count += change.change;
+    trace_->counter(kFirstNicProcess + change.node, fmt::format("{} transfers in flight", change.link), change.link,
+                    change.time, count);
+  }
+  return trace_->write();
+}
+
+} // namespace bxisim::runtime

@@ -1,0 +1,83 @@
+// `bxisim trace render` and `bxisim plot`: they write PNGs, say what they drew (lanes, curves,
+// columns, all derived from the input here), and refuse bad input with exit code 2.
+
+#include "RunFigures.hpp"
+
+#include "tests/support/CommandRunner.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+using bxisim::test::kPingpong;
+using bxisim::test::run_bxisim;
+using bxisim::test::temporary_path;
+
+namespace
+{
+bool is_png(const std::string& path)
+{
+  std::ifstream file(path, std::ios::binary);
+  char magic[8] = {};
+  file.read(magic, 8);
+  return file && std::string(magic + 1, 3) == "PNG" && std::filesystem::file_size(path) > 10000;
+}
+
+void check_render(const char* placement, int lanes)
+{
+  std::string folder = temporary_path("render");
+  auto run = run_bxisim(std::string("run -n 2 ") + placement + " --platform single-switch --no-cpu-simulation -q " +
+                        "--no-summary --trace " + folder + " " + kPingpong + " 1000 2");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::string png = folder + "/timeline.png";
+  auto result     = run_bxisim("trace render " + folder + " -o " + png);
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  // Two rank lanes; per NIC that worked: TX, RX, PCIe, E2E.
+  EXPECT_THAT(result.output, testing::HasSubstr("(" + std::to_string(lanes) + " lanes, 0.000-"));
+  EXPECT_TRUE(is_png(png));
+}
+} // namespace
+
+TEST(Draw, TimelineOfAPingpongAcrossNodes)
+{
+  check_render("--ppn 1", 2 + 2 * 4);
+}
+
+TEST(Draw, TimelineOfAPingpongInsideANode)
+{
+  check_render("--ppn 2", 2 + 4);
+}
+
+TEST(Draw, RenderWithoutATraceSaysWhatIsMissing)
+{
+  auto result = run_bxisim("trace render " + temporary_path("nothing-here"));
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_THAT(result.output, testing::HasSubstr("give the folder of `bxisim run --trace DIR`"));
+}
+
+TEST(Draw, PlotOfABenchmarkCsvHasOneCurvePerLevel)
+{
+  std::string folder = temporary_path("plot");
+  std::filesystem::create_directories(folder);
+  std::ofstream csv(folder + "/latency.csv");
+  csv << "level,size,time_s,bandwidth_Bps\n";
+  for (const char* level : {"message", "cycle", "smpi"})
+    for (int size = 1; size <= (1 << 20); size *= 4)
+      csv << level << "," << size << "," << 1e-6 + size / 1e10 << "," << size / (1e-6 + size / 1e10) << "\n";
+  csv.close();
+  auto result = run_bxisim("plot " + folder + "/latency.csv");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, testing::HasSubstr("latency.png (time_s, bandwidth_Bps against size, 3 curve(s))"));
+  EXPECT_TRUE(is_png(folder + "/latency.png"));
+}
+
+TEST(Draw, PlotOfACsvWithNothingToPlotFails)
+{
+  std::string path = temporary_path("flat.csv");
+  std::ofstream(path) << "name,value\na,1\n";
+  auto result = run_bxisim("plot " + path);
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_THAT(result.output, testing::HasSubstr("cannot plot " + path));
+}

@@ -1,0 +1,48 @@
+// The progress line of long runs: shown on a terminal (a pseudo-terminal made by script(1)) once the
+// run has lasted two wall seconds, refreshed in place; absent when stderr is not a terminal, with
+// --quiet and when CI is set. The run is a ping-pong long enough to last several wall seconds.
+
+#include "RunFigures.hpp"
+
+#include "tests/support/CommandRunner.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+using bxisim::test::kPingpong;
+using bxisim::test::run_command;
+
+namespace
+{
+/** `bxisim run` of a long ping-pong with stderr on a pseudo-terminal; `environment` prefixes the command. */
+bxisim::test::CommandResult long_run_on_a_terminal(const std::string& environment, const std::string& options)
+{
+  std::string run = std::string(BXISIM_BINARY) + " run -n 2 --ppn 1 --no-cpu-simulation --no-summary " + options + " " +
+                    kPingpong + " 8 25000";
+  return run_command(environment + " script -qec '" + run + "' /dev/null");
+}
+} // namespace
+
+TEST(Progress, ShownInPlaceOnATerminal)
+{
+  auto result = long_run_on_a_terminal("env -u CI", "");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, testing::HasSubstr("\r\033[Kbxisim: simulated "));
+  EXPECT_THAT(result.output, testing::HasSubstr("ranks finished 0/2 | "));
+  EXPECT_THAT(result.output, testing::HasSubstr(" events/s"));
+  EXPECT_THAT(result.output, testing::HasSubstr("sim/wall "));
+  // The line is erased before the summary table.
+  EXPECT_THAT(result.output, testing::HasSubstr("\r\033[Kbxisim: summary of the run"));
+}
+
+TEST(Progress, OffWithQuietInCiAndWhenStderrIsNotATerminal)
+{
+  for (const auto& [environment, options] : {std::pair{"env -u CI", "--quiet"}, {"env CI=true", ""}}) {
+    auto result = long_run_on_a_terminal(environment, options);
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_THAT(result.output, testing::Not(testing::HasSubstr("sim/wall"))) << environment << " " << options;
+  }
+  auto piped = run_command(std::string("env -u CI ") + BXISIM_BINARY + " run -n 2 --ppn 1 --no-cpu-simulation " +
+                           "--no-summary " + kPingpong + " 8 25000 2>&1 | cat");
+  EXPECT_THAT(piped.output, testing::Not(testing::HasSubstr("sim/wall")));
+}
