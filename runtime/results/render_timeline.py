@@ -30,13 +30,19 @@ LEGEND = {
 }
 
 
+def fail(message):
+    """Bad input: bxisim's exit code 2 (docs/errors.md)."""
+    print(f"bxisim trace render: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def load(folder):
     path = os.path.join(folder, "trace.json") if os.path.isdir(folder) else folder
     try:
         with open(path) as file:
             return json.load(file)["traceEvents"], path
     except (OSError, ValueError, KeyError) as error:
-        sys.exit(f"bxisim trace render: cannot read {path} ({error}); give the folder of `bxisim run --trace DIR`.")
+        fail(f"cannot read {path} ({error}); give the folder of `bxisim run --trace DIR`.")
 
 
 def main():
@@ -86,7 +92,7 @@ def main():
             for series, value in event["args"].items():
                 counters.setdefault((event["pid"], series), []).append((event["ts"], value))
     if not spans:
-        sys.exit(f"bxisim trace render: {path} holds no activity in the window to draw.")
+        fail(f"{path} holds no activity in the window to draw.")
 
     lanes = sorted(spans, key=lambda lane: (order.get(lane[0], lane[0]), lane[0], lane[1], lane[2]))
     split = {(pid, tid) for pid, tid, sublane in lanes if sublane != 0} & {(pid, tid) for pid, tid, s in lanes if s == 0}

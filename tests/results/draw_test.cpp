@@ -53,7 +53,7 @@ TEST(Draw, TimelineOfAPingpongInsideANode)
 TEST(Draw, RenderWithoutATraceSaysWhatIsMissing)
 {
   auto result = run_bxisim("trace render " + temporary_path("nothing-here"));
-  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_THAT(result.output, testing::HasSubstr("give the folder of `bxisim run --trace DIR`"));
 }
 
