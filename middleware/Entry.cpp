@@ -61,6 +61,8 @@ const CallHooks* call_hooks()
 
 void exit_rank(int code)
 {
+  if (RankMpi* rank = calling_rank(); rank != nullptr && rank->active_call_hooks() != nullptr)
+    rank->active_call_hooks()->exit_rank(code);
   if (the_call_hooks != nullptr)
     the_call_hooks->exit_rank(code);
   std::exit(code);

@@ -13,9 +13,12 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 
 namespace bxisim::mw
 {
+
+struct CallHooks;
 
 /** One per rank: the dispatch table to that rank's MPI back end. */
 class RankMpi
@@ -32,6 +35,8 @@ class RankMpi
   bool finalized() const { return finalized_; }
   /** The MPI function the rank is in ("MPI_Bcast"), or nullptr: deadlock reports name it. */
   const char* current_call() const { return current_call_; }
+  /** The hooks of the back end the rank is calling now when they are the rank's own (level switching), or nullptr. */
+  virtual const CallHooks* active_call_hooks() const { return nullptr; }
 
  protected:
   explicit RankMpi(int rank) : rank_(rank) {}
@@ -53,6 +58,22 @@ std::unique_ptr<RankMpi> make_openmpi_rank(void* openmpi_handle, int rank);
  * rank). Throws std::runtime_error naming the first missing symbol.
  */
 std::unique_ptr<RankMpi> make_smpi_rank(void* library, int rank);
+
+/**
+ * The dispatch of a rank that switches between SMPI and its OpenMPI copy at region boundaries
+ * (LevelSwitch.hpp): `smpi` and `openmpi` are its two dispatches (kept alive by the caller),
+ * `smpi_hooks` what surrounds each SMPI call, `start_at_smpi` the back end of the run's level.
+ */
+std::unique_ptr<RankMpi> make_switching_rank(int rank, RankMpi* smpi, const CallHooks* smpi_hooks, RankMpi* openmpi,
+                                             bool start_at_smpi);
+/**
+ * At a region boundary every rank crosses: the rank's MPI calls go to SMPI (`to_smpi`) or to its
+ * OpenMPI copy from now on; the back end is initialised on first use. `place` says where the rank is
+ * for reports ("region 'solve' (cycle)"). Returns an MPI error code.
+ */
+int switch_back_end(RankMpi& rank, bool to_smpi, const std::string& place);
+/** Where the rank is now (a region boundary that did not switch), for reports. */
+void set_region_place(RankMpi& rank, const std::string& place);
 
 /**
  * What ends the job when a rank calls MPI_Abort, or something bxisim refuses, with a back end that

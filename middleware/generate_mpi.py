@@ -12,6 +12,10 @@ writes into the output folder:
                                   through a function pointer, converts out (conversions: OpenMpiAbi.hpp)
   SmpiRank.hpp/.cpp               the SMPI back end, the same way over libsimgrid's MPI_x (conversions:
                                   SmpiAbi.hpp)
+  PretendMpi.c                    libbxisim-pretend.so, which `BXISIM_PRETEND_CC=1 bxicc` links: every
+                                  MPI_x, PMPI_x and bxisim_(P)MPI_x defined, so that configure scripts
+                                  find the functions of the list (and only those); calling one says why
+                                  it cannot work there and exits
 
 A back end is a class deriving from MpiInterface and from a conversion class that provides, for every
 kind of the list, be_<kind> types and to_be_<kind> / from_be_<kind> functions (see OpenMpiAbi.hpp);
@@ -446,6 +450,137 @@ def backend_source(functions, cls, conversions, backend):
     return "".join(out)
 
 
+def write_pretend_library(functions):
+    """The library configure scripts link against (BXISIM_PRETEND_CC=1): a test such as autoconf's
+    AC_CHECK_FUNC([MPI_Init]) declares the function itself and links, so every name a program may
+    reference must be defined; the signatures do not matter to the linker."""
+    out = [HEADER_NOTE, "#include <stdio.h>\n#include <stdlib.h>\n\n",
+           "static void bxisim_pretend_called(const char* name)\n{\n",
+           "  fprintf(stderr,\n          \"bxisim: %s called in a program built with BXISIM_PRETEND_CC=1 (for configure \"\n",
+           "          \"scripts only): rebuild it with bxicc/bxicxx without BXISIM_PRETEND_CC and run it with \"\n",
+           "          \"`bxisim run -n N ./program`\\n\",\n          name);\n  exit(1);\n}\n\n"]
+    for f in functions:
+        for prefix in ("MPI_", "PMPI_", "bxisim_MPI_", "bxisim_PMPI_"):
+            name = prefix + f.name
+            out.append(f"void {name}(void);\nvoid {name}(void) {{ bxisim_pretend_called(\"{name}\"); }}\n")
+    return "".join(out)
+
+
+# The switching dispatch of a run whose regions change level (SwitchRank, base: middleware/LevelSwitch.hpp):
+# every call goes to the back end of the rank's current level, or, for a request or matched message, to
+# the back end that created it. Handles are bxisim's: a handle made by the other back end is replaced by
+# its mirror in the called one (to_called), and a handle the back end hands out is replaced by the
+# bxisim handle it mirrors, or recorded as made there (from_called). Functions over arrays of requests,
+# and MPI_Init/MPI_Finalize, are written by hand (LevelSwitch.cpp).
+SWITCH_ROUTED = {"request", "message"}
+# Constructors whose handle the other back end re-creates: after a successful call, record_<Name> (written by
+# hand, LevelSwitch.cpp) gets the program's arguments and the new handle.
+SWITCH_RECORDED = {"Comm_dup", "Comm_split", "Comm_create", "Comm_group", "Group_incl", "Op_create", "Type_commit",
+                   "Type_contiguous", "Type_vector", "Type_create_hvector", "Type_indexed", "Type_create_resized",
+                   "Type_create_struct", "Type_dup"}
+# Point-to-point traffic on MPI_COMM_WORLD, which the switch follows to handle messages that cross a
+# boundary (LevelSwitch.hpp): sends are counted (note_send), receives may go to the back end where a
+# message sent before the boundary waits for them (receive_route), and a wait on a receive of the other
+# back end is checked (check_wait).
+SWITCH_SENDS = {"Send", "Ssend", "Bsend", "Rsend", "Isend", "Issend", "Ibsend", "Irsend", "Sendrecv_replace"}
+SWITCH_RECEIVES = {"Recv", "Irecv"}
+SWITCH_CUSTOM = {"Sendrecv", "Init", "Init_thread", "Finalize", "Initialized", "Finalized", "Waitall", "Waitany", "Waitsome",
+                 "Testall", "Testany", "Testsome", "Startall", "Query_thread", "Is_thread_main"}
+
+
+def switch_header(functions):
+    out = [HEADER_NOTE, "#pragma once\n\n", '#include "middleware/LevelSwitch.hpp"\n\n',
+           "namespace bxisim::mw\n{\n\n",
+           "class SwitchRank final : public LevelSwitch\n{\n public:\n",
+           "  using LevelSwitch::LevelSwitch;\n\n"]
+    for f in functions:
+        if f.dispatched and f.name not in SWITCH_CUSTOM:
+            out.append(f"  {f.abi_return()} {f.name}({f.abi_parameters()}) override;\n")
+    out.append("};\n\n} // namespace bxisim::mw\n")
+    return "".join(out)
+
+
+def switch_source(functions):
+    out = [HEADER_NOTE, '#include "SwitchRank.hpp"\n\n#include <vector>\n\n', "namespace bxisim::mw\n{\n\n"]
+    for f in functions:
+        if not f.dispatched or f.name in SWITCH_CUSTOM:
+            continue
+        before, args, after = [], [], []
+        route = "current_back_end()"
+        for a in f.arguments:
+            n, k = a.name, a.kind
+            if k not in HANDLES:
+                args.append(n)
+                continue
+            t = HANDLES[k]
+            if k in SWITCH_ROUTED:
+                if a.length:
+                    raise ValueError(f"{f.name}: arrays of {k} are written by hand (SWITCH_CUSTOM)")
+                if a.direction == "out":
+                    args.append(n)
+                    after.append(f"  if (result_ == MPI_SUCCESS)\n    note_routed(*{n}, call_.back_end());\n")
+                else:
+                    value = n if a.direction == "in" else f"*{n}"
+                    route = f"owner_of({value})"
+                    args.append(n)
+                    if a.direction == "inout":
+                        after.append(f"  if (result_ == MPI_SUCCESS)\n    after_routed(before_{n}, *{n});\n")
+                        before.append(f"  {t} before_{n} = *{n};\n")
+                continue
+            if a.length:
+                if a.direction == "in":
+                    before.append(f"  std::vector<{t}> a_{n};\n  if ({n} != nullptr)\n"
+                                  f"    for (size_t i = 0; i < static_cast<size_t>({a.length}); ++i)\n"
+                                  f"      a_{n}.push_back(to_called({n}[i], call_.back_end()));\n")
+                    args.append(f"{n} != nullptr ? a_{n}.data() : nullptr")
+                elif a.direction == "out":
+                    args.append(n)
+                    after.append(f"  if (result_ == MPI_SUCCESS && {n} != nullptr)\n"
+                                 f"    for (size_t i = 0; i < static_cast<size_t>({a.length}); ++i)\n"
+                                 f"      {n}[i] = from_called({n}[i], call_.back_end());\n")
+                else:
+                    raise ValueError(f"{f.name}: inout arrays of handles are not handled")
+                continue
+            if a.direction == "in":
+                args.append(f"to_called({n}, call_.back_end())")
+            elif a.direction == "inout":
+                before.append(f"  {t} v_{n} = to_called(*{n}, call_.back_end());\n")
+                args.append(f"&v_{n}")
+                after.append(f"  if (result_ == MPI_SUCCESS)\n    *{n} = after_inout(*{n}, v_{n}, call_.back_end());\n")
+            else:
+                args.append(n)
+                after.append(f"  if (result_ == MPI_SUCCESS)\n    *{n} = from_called(*{n}, call_.back_end());\n")
+        if f.name in SWITCH_SENDS:
+            tag = "sendtag" if f.name == "Sendrecv_replace" else "tag"
+            before.insert(0, f"  note_send(dest, {tag}, comm, call_.back_end(), \"MPI_{f.name}\");\n")
+        if f.name in SWITCH_RECEIVES:
+            route = "receive_route(source, tag, comm)"
+            if f.name == "Irecv":
+                after.append("  if (result_ == MPI_SUCCESS)\n    note_receive_request(*request, source, tag, call_.back_end());\n")
+        out.append(f"{f.abi_return()} SwitchRank::{f.name}({f.abi_parameters()})\n{{\n")
+        if f.name == "Wait":
+            out.append("  check_wait(*request, \"MPI_Wait\");\n")
+        out.append(f"  Call call_(*this, {route});\n")
+        out += before
+        call = f"call_.target().{f.name}({', '.join(args)})"
+        if f.name in SWITCH_RECORDED:
+            names = [f"*{a.name}" if a.kind in HANDLES and a.direction != "in" else a.name for a in f.arguments]
+            after.append(f"  if (result_ == MPI_SUCCESS)\n    record_{f.name}({', '.join(names)});\n")
+        if f.returns == "int":
+            out.append(f"  int result_ = {call};\n")
+            out += after
+            out.append("  return result_;\n")
+        elif f.returns in SWITCH_ROUTED:
+            out.append(f"  auto result_ = {call};\n  note_routed(result_, call_.back_end());\n  return result_;\n")
+        elif f.returns in HANDLES:
+            out.append(f"  return from_called({call}, call_.back_end());\n")
+        else:
+            out.append(f"  return {call};\n")
+        out.append("}\n\n")
+    out.append("} // namespace bxisim::mw\n")
+    return "".join(out)
+
+
 def main():
     list_path, output = Path(sys.argv[1]), Path(sys.argv[2])
     functions = read_list(list_path)
@@ -454,10 +589,13 @@ def main():
         "MpiFunctions.hpp": write_function_table(functions),
         "MpiInterface.hpp": write_interface(functions),
         "EntryPoints.cpp": write_entry_points(functions),
+        "PretendMpi.c": write_pretend_library(functions),
     }
     for cls, backend in BACKENDS.items():
         files[f"{cls}.hpp"] = backend_class_header(functions, cls, backend["conversions"], backend)
         files[f"{cls}.cpp"] = backend_source(functions, cls, backend["conversions"], backend)
+    files["SwitchRank.hpp"] = switch_header(functions)
+    files["SwitchRank.cpp"] = switch_source(functions)
     for name, text in files.items():
         path = output / name
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -5,6 +5,9 @@
 
 #include <boost/algorithm/string.hpp>
 #include <fmt/format.h>
+#include <xbt/log.h>
+
+#include <algorithm>
 
 #include <csignal>
 #include <unistd.h>
@@ -66,6 +69,45 @@ std::string summarize_config_error(const std::string& what)
   }
   return summary;
 }
+void collect_categories(const s_xbt_log_category_t* category, std::vector<std::string>& names)
+{
+  for (; category != nullptr; category = category->nextSibling) {
+    names.emplace_back(category->name);
+    collect_categories(category->firstChild, names);
+  }
+}
+
+/**
+ * Refuses a --log setting naming a category that does not exist: SimGrid would keep it silently for
+ * a category that might appear later, and the user would wait for messages that never come. Every
+ * category is registered by a constructor when its library is loaded, so the tree is complete here.
+ * (XBT documents no API to list categories: this reads its tree as xbt/log.h declares it.)
+ */
+void check_log_setting(const std::string& settings)
+{
+  std::vector<std::string> words;
+  boost::split(words, settings, boost::is_any_of(" "), boost::token_compress_on);
+  for (const auto& word : words) {
+    if (word.empty() || word == "no_loc")
+      continue;
+    auto colon = word.find(':');
+    auto dot   = word.rfind('.', colon);
+    if (colon == std::string::npos || dot == std::string::npos)
+      throw config::ConfigError(fmt::format("--log '{}': expected CATEGORY.thres:LEVEL (or .fmt:, .app:, .add:), for "
+                                            "example --log=bxisim.thres:debug.",
+                                            word));
+    std::string name = word.substr(0, dot);
+    std::vector<std::string> names;
+    collect_categories(&_XBT_LOGV(XBT_LOG_ROOT_CAT), names);
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      continue;
+    std::vector<std::string_view> known(names.begin(), names.end());
+    throw config::ConfigError(fmt::format("--log '{}': there is no log category '{}'.{} bxisim's categories start with "
+                                          "bxisim (docs/running.md, \"Log categories\"); SimGrid's are listed at "
+                                          "https://simgrid.org/doc/latest/Configuring_SimGrid.html#logging.",
+                                          word, name, config::did_you_mean(name, known)));
+  }
+}
 } // namespace
 
 SetupAbortGuard::SetupAbortGuard()
@@ -89,8 +131,10 @@ std::unique_ptr<simgrid::s4u::Engine> create_engine(const SimulatorOptions& opti
           fmt::format("--cfg '{}': expected key:value, for example --cfg network/model:LV08.", setting));
     arguments.push_back("--cfg=" + setting);
   }
-  for (const auto& setting : options.log)
+  for (const auto& setting : options.log) {
+    check_log_setting(setting);
     arguments.push_back("--log=" + setting);
+  }
 
   std::vector<char*> argv;
   for (auto& argument : arguments)

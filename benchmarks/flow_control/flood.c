@@ -84,7 +84,7 @@ static ptl_process_t address(int node, int local)
 {
   ptl_process_t id;
   id.phys.nid = (ptl_nid_t)node;
-  id.phys.pid = (ptl_pid_t)local;
+  id.phys.pid = (ptl_pid_t)(local + 1); /* bxisim's pid for PTL_PID_ANY: 1 + the local rank */
   return id;
 }
 

@@ -6,6 +6,7 @@
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/config/Parameters.hpp"
 
+#include <fmt/format.h>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
@@ -39,7 +40,8 @@ CycleNicModel::CycleNicModel(const platform::Machine& machine, const config::Par
                              ProcessDirectory directory, const std::string& vcd_file, const std::string& vcd_pattern)
     : machine_(machine),
       config_(CycleNicConfig::from_parameters(parameters, pcie_of(machine), parameters.real("bxi.link_bandwidth"))),
-      directory_(std::move(directory)), dropped_frames_(config_.link_port.dropped)
+      directory_(std::move(directory)), dropped_frames_(config_.link_port.dropped),
+      faults_(platform::FaultSpec::from_parameters(parameters))
 {
   if (sc_core::sc_get_status() != sc_core::SC_ELABORATION)
     throw std::logic_error("the cycle NIC model can be built once per process only (SystemC cannot restart)");
@@ -189,22 +191,45 @@ void CycleNicModel::wire_loop(int node)
   for (;;) {
     std::unique_ptr<Chunk> chunk(hosts_[node].wire->get<Chunk>());
     FrameExtension& frame = frame_of(*chunk->frame);
-    if (chunk->last && dropped_frames_.count(frame.ordinal) != 0) {
+    std::string lost      = chunk->last ? loss_of(node, frame) : std::string();
+    if (not lost.empty()) {
       ++frames_dropped_;
-      XBT_INFO("network loses frame %lu (%s #%lu)", static_cast<unsigned long>(frame.ordinal), to_string(frame.kind),
-               static_cast<unsigned long>(frame.operation->message->id));
+      XBT_VERB("network loses frame %lu (%s #%lu, node %d to node %d): %s", static_cast<unsigned long>(frame.ordinal),
+               to_string(frame.kind), static_cast<unsigned long>(frame.operation->message->id), frame.from, node,
+               lost.c_str());
+      if (not config_.e2e.enabled && on_lost_for_good_)
+        on_lost_for_good_(fmt::format("frame {} ({} of operation #{}, from node {} to node {}) was lost on the wire at "
+                                      "simulated time {:.9f} s ({}); with E2E off (nic.e2e=false) nothing sends it "
+                                      "again, so the operation can never complete. Turn E2E on (--e2e on) to survive "
+                                      "losses.",
+                                      frame.ordinal, to_string(frame.kind), frame.operation->message->id, frame.from,
+                                      node, sg4::Engine::get_clock(), lost));
       int sender                     = frame.from;
       uint64_t flits                 = chunk->flits;
-      tlm::tlm_generic_payload* lost = chunk->frame;
-      bridge_->submit([this, sender, flits, lost] {
+      tlm::tlm_generic_payload* gone = chunk->frame;
+      bridge_->submit([this, sender, flits, gone] {
         nic(sender).credits_returned(flits);
-        lost->release();
+        gone->release();
       });
       continue;
     }
     Chunk arrived = *chunk;
     bridge_->submit([this, node, arrived] { nic(node).chunk_arrived(arrived.frame, arrived.flits, arrived.last); });
   }
+}
+
+std::string CycleNicModel::loss_of(int node, const FrameExtension& frame)
+{
+  if (dropped_frames_.count(frame.ordinal) != 0)
+    return "nic.drop_frames";
+  if (not faults_.any())
+    return {};
+  auto key = std::make_pair(frame.from, node);
+  auto it  = routes_.find(key);
+  if (it == routes_.end())
+    it = routes_.emplace(key, platform::Route::between(hosts_[frame.from].host, hosts_[node].host).links).first;
+  return faults_.loss(it->second, frame.ordinal, frame.sent_at.to_seconds(), sg4::Engine::get_clock(),
+                      frame.from != node);
 }
 
 void CycleNicModel::read_loop(int node)

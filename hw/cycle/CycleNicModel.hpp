@@ -15,6 +15,7 @@
 #include "CycleNicConfig.hpp"
 
 #include "platforms/Machine.hpp"
+#include "platforms/WireFaults.hpp"
 #include "portals/core/NicModel.hpp"
 
 #include <simgrid/s4u/Comm.hpp>
@@ -48,7 +49,7 @@ struct CycleNicStatistics {
   double credit_stalled_seconds = 0, flow_stalled_seconds = 0;
   uint64_t tlb_hits = 0, tlb_misses = 0, headers_matched = 0, retransmissions = 0, bridge_rounds = 0;
   uint64_t command_queue_stalls = 0; // commands posted while the process's queue was full
-  uint64_t frames_dropped       = 0; // frames the network lost (nic.drop_frames)
+  uint64_t frames_dropped       = 0; // frames the network lost (nic.drop_frames, faults)
 };
 
 class CycleNicModel : public portals::NicModel
@@ -75,6 +76,8 @@ class CycleNicModel : public portals::NicModel
   const CycleNicConfig& config() const { return config_; }
   BxiNic& nic(int node) { return *nics_.at(static_cast<size_t>(node)); }
   CycleNicStatistics statistics() const;
+  /** As hw::message::MessageNicModel::set_on_lost_for_good: a frame lost with E2E off. */
+  void set_on_lost_for_good(std::function<void(const std::string&)> handler) { on_lost_for_good_ = std::move(handler); }
 
  private:
   struct Waiter {
@@ -125,6 +128,11 @@ class CycleNicModel : public portals::NicModel
   std::map<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>, double> bottlenecks_;
   std::vector<simgrid::s4u::CommPtr> writes_; // posted DMA writes, dropped once finished
   std::set<uint64_t> dropped_frames_;
+  platform::WireFaults faults_;
+  std::function<void(const std::string&)> on_lost_for_good_;
+  /** Why the network lost the frame whose last chunk just reached NIC `node` ("": it did not). */
+  std::string loss_of(int node, const FrameExtension& frame);
+  std::map<std::pair<int, int>, std::vector<simgrid::s4u::Link*>> routes_; // NIC to NIC, computed once
   uint64_t command_queue_stalls_ = 0, frames_dropped_ = 0;
   uint64_t frames_sent_        = 0;
   sc_core::sc_trace_file* vcd_ = nullptr;

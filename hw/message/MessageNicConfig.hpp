@@ -1,6 +1,8 @@
 #pragma once
 // Figures of the message-level NIC model (thesis 4.2-4.3), filled once from the nic.* parameters.
 
+#include "platforms/WireFaults.hpp"
+
 #include <cstdint>
 #include <set>
 
@@ -34,6 +36,7 @@ struct MessageNicConfig {
   bool model_pcie;                   // PCIe transfers at all
   bool model_pcie_commands;          // small PCIe transfers: commands, PIO writes, events
   std::set<uint64_t> dropped_frames; // wire frames (1-based, in sending order) the network loses
+  platform::FaultSpec faults;        // links down, random losses (fault.*)
   unsigned flow_nic_limit;           // NIC flow control: requests in flight per destination NIC (0: off)
   unsigned flow_process_limit;       // ... per destination process (0: off)
 

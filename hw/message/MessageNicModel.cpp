@@ -4,10 +4,12 @@
 #include "platforms/Route.hpp"
 #include "portals/core/Core.hpp"
 
+#include <fmt/format.h>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
+#include <xbt/config.hpp>
 #include <xbt/log.h>
 
 #include <algorithm>
@@ -69,7 +71,7 @@ const char* frame_name(FrameKind kind, portals::OpKind operation)
 
 MessageNicModel::MessageNicModel(const platform::Machine& machine, const MessageNicConfig& config,
                                  ProcessDirectory directory)
-    : machine_(machine), config_(config), directory_(std::move(directory))
+    : machine_(machine), config_(config), directory_(std::move(directory)), faults_(config.faults)
 {
   for (const auto& node : machine_.nodes()) {
     Nic nic;
@@ -244,7 +246,7 @@ const MessageNicModel::RouteFigures& MessageNicModel::route_figures(sg4::Host* f
   auto it  = routes_.find(key);
   if (it == routes_.end()) {
     platform::Route route = platform::Route::between(from, to);
-    it                    = routes_.emplace(key, RouteFigures{route.latency, route.bottleneck}).first;
+    it = routes_.emplace(key, RouteFigures{route.latency, route.bottleneck, std::move(route.links)}).first;
   }
   return it->second;
 }
@@ -367,13 +369,21 @@ void MessageNicModel::rx_loop(int node, Network network)
           frame->kind == FrameKind::Request || frame->kind == FrameKind::ResponseAck ? arriving.source_node
                                                                                      : arriving.target_node,
           node, frame->sent_at);
+    InFlight& operation = *frame->operation;
     if (config_.dropped_frames.count(frame->ordinal) != 0) {
-      XBT_INFO("network loses frame %lu (%s #%lu)", static_cast<unsigned long>(frame->ordinal), kind_name(frame->kind),
-               static_cast<unsigned long>(frame->operation->message->id));
-      ++frames_dropped_;
+      lose(node, *frame, "nic.drop_frames");
       continue;
     }
-    InFlight& operation = *frame->operation;
+    if (faults_.any()) {
+      bool from_initiator = frame->kind == FrameKind::Request || frame->kind == FrameKind::ResponseAck;
+      int sender          = from_initiator ? operation.source_node : operation.target_node;
+      std::string why     = faults_.loss(route_figures(nic(sender).host, nic(node).host).links, frame->ordinal,
+                                         frame->sent_at, now(), sender != node);
+      if (not why.empty()) {
+        lose(node, *frame, why);
+        continue;
+      }
+    }
     switch (frame->kind) {
     case FrameKind::Request:
       // E2E acknowledges what the network delivered, before any processing: a request waiting for
@@ -421,7 +431,9 @@ void MessageNicModel::matching_loop(int node, Network network)
       sg4::this_actor::sleep_for(config_.rx_delay);
     // Events and acknowledgements wait for the last PCIe packet of the payload to be in memory
     // (thesis figure 4.10): one packet after arrival, as the write is pipelined with the wire.
-    if (frame.ready_at > now())
+    // ready_at is a sum of delays: it may exceed now() by a rounding error, which SimGrid would
+    // report ("smaller than the SimGrid numerical accuracy") at every such frame.
+    if (frame.ready_at - now() >= simgrid::config::get_value<double>("surf/precision"))
       sg4::this_actor::sleep_until(frame.ready_at);
     if (frame.kind == FrameKind::Request)
       on_request(node, frame);
@@ -552,6 +564,26 @@ void MessageNicModel::give_up(InFlight& operation, FrameKind kind)
              "operation end; a longer nic.e2e_timeout avoids this under heavy load)",
              kind_name(kind), static_cast<unsigned long>(operation.message->id), config_.e2e_retries + 1);
   }
+}
+
+void MessageNicModel::lose(int node, const WireFrame& frame, const std::string& why)
+{
+  ++frames_dropped_;
+  const InFlight& operation = *frame.operation;
+  XBT_VERB("network loses frame %lu (%s #%lu, node %d to node %d): %s", static_cast<unsigned long>(frame.ordinal),
+           kind_name(frame.kind), static_cast<unsigned long>(operation.message->id),
+           frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck ? operation.source_node
+                                                                                    : operation.target_node,
+           node, why.c_str());
+  if (not config_.e2e && on_lost_for_good_)
+    on_lost_for_good_(fmt::format("frame {} ({} of operation #{}, from node {} to node {}) was lost on the wire at "
+                                  "simulated time {:.9f} s ({}); with E2E off (nic.e2e=false) nothing sends it again, "
+                                  "so the operation can never complete. Turn E2E on (--e2e on) to survive losses.",
+                                  frame.ordinal, kind_name(frame.kind), operation.message->id,
+                                  frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck
+                                      ? operation.source_node
+                                      : operation.target_node,
+                                  node, now(), why));
 }
 
 void MessageNicModel::e2e_loop(int node)

@@ -52,7 +52,7 @@ struct MessageNicStatistics {
   double flow_stalled_seconds   = 0;
   uint64_t command_queue_stalls = 0; // commands posted while the process's queue was full
   uint64_t retransmissions      = 0; // frames sent again after an E2E timeout
-  uint64_t frames_dropped       = 0; // frames the network lost (nic.drop_frames)
+  uint64_t frames_dropped       = 0; // frames the network lost (nic.drop_frames, faults)
 };
 
 class MessageNicModel : public portals::NicModel
@@ -85,6 +85,9 @@ class MessageNicModel : public portals::NicModel
    */
   void set_poll_blocking(std::function<bool(uint32_t)> may_block) { poll_may_block_ = std::move(may_block); }
   MessageNicStatistics statistics() const;
+  /** Called (in the NIC actor that saw it) when a frame is lost and nothing will ever send it again
+   * (E2E off): the operation can never complete. Unset: the loss is only logged. */
+  void set_on_lost_for_good(std::function<void(const std::string&)> handler) { on_lost_for_good_ = std::move(handler); }
 
  private:
   enum Network { kRequests = 0, kResponses = 1, kNetworks = 2 };
@@ -149,6 +152,8 @@ class MessageNicModel : public portals::NicModel
   void take_flow_credit(int node, InFlight& operation);
   void return_flow_credit(InFlight& operation);
   void give_up(InFlight& operation, FrameKind kind);
+  /** The network lost `frame` on its way to NIC `node` (`why`): E2E will send it again, if on. */
+  void lose(int node, const WireFrame& frame, const std::string& why);
 
   struct BackgroundTransfer {
     const char* operation;
@@ -165,6 +170,7 @@ class MessageNicModel : public portals::NicModel
   struct RouteFigures {
     double latency;
     double bottleneck;
+    std::vector<simgrid::s4u::Link*> links;
   };
   const RouteFigures& route_figures(simgrid::s4u::Host* from, simgrid::s4u::Host* to);
   bool is_dma(const portals::Message& message) const;
@@ -181,6 +187,8 @@ class MessageNicModel : public portals::NicModel
   OperationTrace* trace_         = nullptr;
   uint64_t frames_sent_          = 0;
   uint64_t command_queue_stalls_ = 0, retransmissions_ = 0, frames_dropped_ = 0;
+  platform::WireFaults faults_;
+  std::function<void(const std::string&)> on_lost_for_good_;
 };
 
 } // namespace bxisim::hw::message

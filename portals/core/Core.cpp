@@ -194,8 +194,8 @@ int Core::niInit(ptl_interface_t iface, unsigned options, ptl_pid_t pid, const p
   if (pid != PTL_PID_ANY && pid >= PTL_PID_MAX)
     return PTL_ARG_INVALID;
 
-  // The process's pid: its local rank for PTL_PID_ANY; the same for all its NIs.
-  ptl_pid_t wanted = pid == PTL_PID_ANY ? (ps.pidAssigned ? ps.pid : ps.ctx.localRank) : pid;
+  // The process's pid: the one its context names for PTL_PID_ANY; the same for all its NIs.
+  ptl_pid_t wanted = pid == PTL_PID_ANY ? (ps.pidAssigned ? ps.pid : ps.ctx.anyPid) : pid;
   if (ps.pidAssigned && wanted != ps.pid) {
     XBT_DEBUG("PtlNIInit: process %u already has pid %u, cannot take %u", ps.ctx.id, ps.pid, wanted);
     return PTL_PID_IN_USE;

@@ -19,7 +19,7 @@ class NicModel;
 struct ProcessContext {
   uint32_t id            = 0;       // unique among the simulated processes (the runtime uses the global rank)
   ptl_nid_t nid          = 0;       // the node index: the nid of the process's physical id
-  ptl_pid_t localRank    = 0;       // the local rank on the node: the pid given for PTL_PID_ANY
+  ptl_pid_t anyPid       = 0;       // the pid PtlNIInit gives for PTL_PID_ANY (the runtime's addressing rule)
   ptl_uid_t uid          = 0;       // PtlGetUid and the uid carried by this process's messages
   NicModel* nic          = nullptr; // the NIC model that carries out this process's commands from now on
   unsigned numInterfaces = 1;       // NICs of the node (PtlNIInit accepts iface 0..numInterfaces-1)

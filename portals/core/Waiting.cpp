@@ -71,8 +71,12 @@ int Core::eqPoll(const ptl_handle_eq_t* eqs, unsigned size, ptl_time_t timeout, 
         return rc;
       }
     }
-    if (timeout == 0)
+    if (timeout == 0) {
+      // a poll that found nothing, as an empty PtlEQGet: the model lets simulated time advance
+      if (ps.ctx.nic != nullptr)
+        ps.ctx.nic->polled(ps.ctx);
       return PTL_EQ_EMPTY;
+    }
     WaitStatus st = waitFor(ps, deadline);
     if (ps.aborted)
       return PTL_ABORTED;
@@ -115,8 +119,11 @@ int Core::ctPoll(const ptl_handle_ct_t* cts, const ptl_size_t* tests, unsigned s
         return PTL_OK;
       }
     }
-    if (timeout == 0)
+    if (timeout == 0) {
+      if (ps.ctx.nic != nullptr)
+        ps.ctx.nic->polled(ps.ctx);
       return PTL_CT_NONE_REACHED;
+    }
     WaitStatus st = waitFor(ps, deadline);
     if (ps.aborted)
       return PTL_ABORTED;

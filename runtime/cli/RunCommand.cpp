@@ -1,5 +1,6 @@
 #include "RunCommand.hpp"
 
+#include "platforms/WireFaults.hpp"
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/launch/Launcher.hpp"
 
@@ -23,6 +24,7 @@ struct RunCommandOptions {
   std::vector<std::string> mca; // KEY VALUE pairs
   std::string pml;
   std::vector<std::string> regions; // name=level
+  std::vector<std::string> faults;  // link=NAME,down=T1[,up=T2] or link=NAME,profile=FILE
 };
 } // namespace
 
@@ -93,6 +95,10 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
       ->add_option("--sim-time-limit", options->launch.sim_time_limit,
                    "Stop the run at this simulated time in seconds, saying where each rank was (exit code 5)")
       ->check(CLI::PositiveNumber);
+  command->add_option("--fault", options->faults,
+                      "Take a link down: link=NAME,down=T1[,up=T2] (times such as 10us), or "
+                      "link=NAME,profile=FILE (a SimGrid state profile); repeatable; adds to fault.links. Random "
+                      "losses: --set fault.loss_rate=P (fault.seed=S)");
   command->add_option("--cpu-factor", options->cpu_factor, "Shorthand for --set cpu.factor=X");
   command->add_option("--cpu-threshold", options->cpu_threshold, "Shorthand for --set cpu.threshold=T");
   command->add_flag("--no-cpu-simulation", options->no_cpu_simulation, "Shorthand for --set cpu.simulate=false");
@@ -145,6 +151,14 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
       parameters.set("cpu.simulate", "false", "--no-cpu-simulation");
     if (not options->pml.empty())
       parameters.set("mpi.pml", options->pml, "--pml");
+    if (not options->faults.empty()) {
+      std::string links = parameters.text("fault.links");
+      for (const auto& fault : options->faults) {
+        platform::FaultSpec::parse_fault(fault, "--fault"); // its own message, before any other check
+        links += (links.empty() ? "" : ";") + fault;
+      }
+      parameters.set("fault.links", links, "--fault");
+    }
     for (size_t i = 0; i + 1 < options->mca.size(); i += 2)
       options->launch.mca.emplace_back(options->mca[i], options->mca[i + 1]);
     exit_code = launch(options->launch, parameters, common.simulator_options());

@@ -250,6 +250,17 @@ const std::vector<ParameterSpec> kTable = {
     {"nic.drop_frames", T::Text, "", "",
      "Wire frames the network loses, by their 1-based sending order (e.g. 1,5): to study E2E recovery",
      "bxisim choice (fault injection)"},
+    // --- faults of the network (both NIC models) ------------------------------------------------
+    {"fault.loss_rate", T::Real, "", "0",
+     "Probability that a frame is lost on each BXI link it crosses (drawn per frame and link from fault.seed; "
+     "the NIC's loopback never loses): E2E sends the lost frames again",
+     "bxisim choice (fault injection)", {}, kNonNegative},
+    {"fault.seed", T::Integer, "", "1", "Seed of the random frame losses: the same seed gives the same losses",
+     "bxisim choice (fault injection)", {}, kNonNegative},
+    {"fault.links", T::Text, "", "",
+     "Links down during intervals, ';'-separated: link=NAME,down=T1[,up=T2] or link=NAME,profile=FILE (a SimGrid "
+     "state profile); --fault adds one",
+     "bxisim choice (fault injection)"},
     // --- NIC flow control (both NIC models; thesis 7.1) --------------------------------------------
     {"nic.flow_control_nic_limit", T::Integer, "requests", "0",
      "NIC flow control: requests a NIC may have in flight (sent, not yet acknowledged) towards one destination NIC; "

@@ -16,6 +16,7 @@
 #include "platforms/Machine.hpp"
 #include "platforms/PlatformConfig.hpp"
 #include "platforms/Topologies.hpp"
+#include "platforms/WireFaults.hpp"
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include "runtime/results/Progress.hpp"
@@ -264,6 +265,16 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   Rank::set_cpu_settings(cpu_settings(parameters));
   auto platform_config = platform::PlatformConfig::from_parameters(parameters);
   bool smpi_level      = options.level == "smpi";
+  // A program that annotates regions gets both MPI back ends, and switches between them at boundaries,
+  // when the platform is one of bxisim's topologies (the node model: NICs for OpenMPI's Portals) and
+  // bxisim's OpenMPI is built. On a SimGrid XML platform, regions run at the run's level.
+  bool mixed = program_uses_mpi(program) && program_uses_regions(program) && platform_config.xml_file.empty() &&
+               std::filesystem::exists(openmpi_prefix() + "/complete");
+  if (mixed)
+    smpi_level = false;
+  if (smpi_level && platform::FaultSpec::from_parameters(parameters).any())
+    throw config::ConfigError("--level smpi has no NIC and no E2E: network faults (--fault, fault.loss_rate, "
+                              "fault.links) are modelled at --level message and cycle; run at one of those.");
 
   std::unique_ptr<simgrid::s4u::Engine> engine;
   std::optional<platform::Machine> machine;
@@ -272,10 +283,10 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     // SimGrid's list of every actor at a deadlock (NIC actors included) is long: shown on request only.
     platform::SimulatorOptions engine_options = simulator_options;
     engine_options.log.insert(engine_options.log.begin(), "ker_engine.thres:warning");
-    if (smpi_level) {
+    if (smpi_level || mixed)
       SmpiLevel::declare_options(); // before the engine: --cfg smpi/... must be known
-      engine_options.smpi_defaults = true;
-    }
+    if (smpi_level)
+      engine_options.smpi_defaults = true; // a mixed run keeps the node model's network model at every level
     engine = platform::create_engine(engine_options);
     machine.emplace(platform::build_machine(platform_config));
   }
@@ -311,7 +322,68 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   std::function<bool(Rank&)> load_first;
   std::function<int(Rank&, int)> after_main;
   std::function<std::string(int)> mpi_call;
-  if (smpi_level) { // SMPI is the network model: no NIC, no Portals
+  std::vector<std::unique_ptr<mw::RankMpi>> switching; // per rank, in a mixed run
+  if (mixed) { // both back ends: SMPI processes that also have their OpenMPI copy and a NIC
+    smpi = std::make_unique<SmpiLevel>(ranks, parameters, true);
+    mpi  = std::make_unique<OpenMpiJob>(ranks, options.mca, parameters, folder);
+    switching.resize(ranks.size());
+    std::string nic_level = options.level == "smpi" ? "message" : options.level;
+    portals = std::make_unique<PortalsLevel>(nic_level, *machine, ranks, parameters, options.trace_csv, options.vcd,
+                                             options.vcd_signals);
+    portals->enable_level("message");
+    portals->enable_level("cycle");
+    portals->set_poll_blocking(mpi->poll_blocking_rule());
+    load_first = [&switching, job = mpi.get(), level = smpi.get(), start = options.level](Rank& r) {
+      if (not level->load(r) || not job->load(r))
+        return false;
+      switching[static_cast<size_t>(r.index())] = mw::make_switching_rank(
+          r.index(), level->dispatch(r.index()), SmpiLevel::call_hooks(), job->dispatch(r.index()), start == "smpi");
+      return true;
+    };
+    after_main = [&switching](Rank& r, int code) {
+      const auto& dispatch = switching[static_cast<size_t>(r.index())];
+      if (dispatch != nullptr && dispatch->initialized() && not dispatch->finalized()) {
+        FILE* out = OutputRouter::original_stderr();
+        fmt::print(out,
+                   "bxisim: rank {} ended without MPI_Finalize (it called MPI_Init): call MPI_Finalize before "
+                   "leaving main.\n",
+                   r.index());
+        std::fflush(out);
+        return code != 0 ? code : 1;
+      }
+      return code;
+    };
+    mpi_call = [&switching](int r) {
+      const auto& dispatch = switching[static_cast<size_t>(r)];
+      return dispatch != nullptr && dispatch->current_call() != nullptr ? std::string(dispatch->current_call())
+                                                                        : std::string();
+    };
+    // By actor: SMPI calls the program back (user operations) inside MPI calls, where no rank code runs.
+    mw::set_rank_provider([&switching, &ranks]() -> mw::RankMpi* {
+      Rank* rank = SmpiLevel::rank_of_calling_actor();
+      (void)ranks;
+      return rank != nullptr ? switching[static_cast<size_t>(rank->index())].get() : nullptr;
+    });
+    regions.set_placer([&switching](Rank& rank, const std::string& place) {
+      if (const auto& dispatch = switching[static_cast<size_t>(rank.index())])
+        mw::set_region_place(*dispatch, place);
+    });
+    regions.set_switcher(
+        [&switching, portals_level = portals.get()](Rank& rank, const std::string& level, const std::string& place) {
+          if (level != "smpi") {
+            os::SimulatorCall call;
+            portals_level->switch_level(level); // every rank met at the boundary: nothing new started in the old model
+          }
+          int code = mw::switch_back_end(*switching[static_cast<size_t>(rank.index())], level == "smpi", place);
+          if (code != 0) {
+            FILE* out = OutputRouter::original_stderr();
+            fmt::print(out, "bxisim: rank {} could not start MPI at the {} level (MPI error {}).\n", rank.index(),
+                       level, code);
+            std::fflush(out);
+            std::exit(1); // bxisim's exit: ends the rank
+          }
+        });
+  } else if (smpi_level) { // SMPI is the network model: no NIC, no Portals
     smpi       = std::make_unique<SmpiLevel>(ranks, parameters);
     load_first = [job = smpi.get()](Rank& r) { return job->load(r); };
     after_main = [job = smpi.get()](Rank& r, int code) { return job->check_end(r, code); };
@@ -361,7 +433,9 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
           portals->rank_ended(*rank); // what it left in flight is finalized (portals/README.md, "Misuse")
       };
       if (smpi) {
-        smpi->create_actor(*rank, code);
+        auto actor = smpi->create_actor(*rank, code);
+        if (portals)
+          portals->register_rank_actor(actor->get_pid(), *rank);
       } else {
         auto actor = simgrid::s4u::Actor::create(fmt::format("rank{}", i), rank->host(), code);
         portals->register_rank_actor(actor->get_pid(), *rank);
@@ -385,7 +459,10 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   if (folder.kept())
     fmt::print(stderr, "bxisim: kept the temporary folder {} (--keep-temps).\n", folder.path());
   JobAbort abort = mpi ? mpi->abort_state() : (smpi ? smpi->abort_state() : JobAbort{});
-  int code       = summarize(ranks, deadlock, limit_reached, abort);
+  if (mixed && abort.rank < 0)
+    abort = smpi->abort_state();
+  bool lost_frame = portals && not portals->lost_for_good().empty(); // said when it happened
+  int code        = summarize(ranks, deadlock || lost_frame, limit_reached, abort);
   if (not regions.finish(options.regions_json, simgrid::s4u::Engine::get_clock()) && code == 0)
     code = kRankFailedExitCode;
   SummaryFacts facts;

@@ -6,6 +6,7 @@
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 
+#include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -111,6 +112,14 @@ bool program_uses_mpi(const std::string& program)
   return false;
 }
 
+bool program_uses_regions(const std::string& program)
+{
+  for (const auto& name : undefined_symbols(program))
+    if (name == "bxisim_region_begin")
+      return true;
+  return false;
+}
+
 std::string openmpi_prefix()
 {
   const char* chosen = std::getenv("BXISIM_OPENMPI_PREFIX");
@@ -162,10 +171,24 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
   }
   set_mca_default("pmix", "isolated");
   set_mca_default("opal_signal", "");       // bxisim reports crashes itself (CrashReport)
+  // OpenMPI 4.1's op/avx sums 8- and 16-bit integers with saturating instructions (open-mpi/ompi#8045):
+  // sums that should wrap around stop at the type's limit. The base component computes them right.
+  set_mca_default("op", "^avx");
   setenv("OPAL_PREFIX", prefix.c_str(), 0); // help texts and parameter files of the build
   if (mca_value("pml") == "ob1" && mca_value("btl").find("portals4") == std::string::npos)
     XBT_WARN("--mca btl %s leaves out portals4: ranks on different nodes cannot reach each other",
              mca_value("btl").c_str());
+  // osc/portals4 finds its peers through the Portals MTL's endpoints (ompi_mtl_portals4_get_proc_group),
+  // which only the cm path creates: under ob1 its first MPI_Put dereferences a missing endpoint.
+  // OpenMPI then takes osc/pt2pt, over the pml.
+  if (mca_value("pml") != "cm") {
+    set_mca_default("osc", "^portals4");
+    const std::string osc = mca_value("osc");
+    if (not osc.empty() && osc.front() != '^' && osc.find("portals4") != std::string::npos)
+      XBT_WARN("--mca osc %s: osc portals4 needs --pml cm (it uses the Portals MTL's endpoints); with pml %s "
+               "one-sided calls will crash",
+               osc.c_str(), mca_value("pml").c_str());
+  }
 
   polls_block_ = parameters.text("mpi.polling") == "block";
   if (polls_block_ && mca_value("pml") != "cm" && shared_memory_btl_possible(mca_value("btl"))) {
@@ -266,8 +289,13 @@ void OpenMpiJob::fence(Rank& rank)
                        "MPI_Finalize never arrives)",
                        state.arrived, size);
   });
-  while (state.round == round)
-    state.round_ended->wait(lock);
+  try {
+    while (state.round == round)
+      state.round_ended->wait(lock);
+  } catch (const simgrid::ForcefulKillException&) {
+    lock.release(); // killed while waiting (the job ends): the mutex is not this actor's to unlock
+    throw;
+  }
   rank.set_waiting_for(nullptr);
 }
 

@@ -26,6 +26,8 @@ using McaSetting = std::pair<std::string, std::string>;
  * bxisim_openmpi_handle (the runtime's tests of the copies).
  */
 bool program_uses_mpi(const std::string& program);
+/** Whether the program annotates regions (it references bxisim_region_begin of bxisim/region.h). */
+bool program_uses_regions(const std::string& program);
 
 /** Folder of the OpenMPI build: $BXISIM_OPENMPI_PREFIX, else the one this bxisim was configured with. */
 std::string openmpi_prefix();
@@ -68,6 +70,8 @@ class OpenMpiJob
   // Used by the hooks (OpenMpi.cpp).
   const std::vector<std::unique_ptr<Rank>>& ranks() const { return ranks_; }
   void* handle(int rank) const { return handles_.at(static_cast<size_t>(rank)); }
+  /** Rank `rank`'s dispatch over its copy (after load). */
+  mw::RankMpi* dispatch(int rank) const { return dispatch_.at(static_cast<size_t>(rank)).get(); }
   void fence(Rank& rank);
   /** Ends the job: records who and with which code, ends every other actor. */
   void abort(Rank& rank, int code);

@@ -1,6 +1,7 @@
 #include "PortalsLevel.hpp"
 
 #include "CrashReport.hpp"
+#include "OutputRouter.hpp"
 
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/SimulatorCall.hpp"
@@ -74,9 +75,7 @@ PortalsLevel::PortalsLevel(const std::string& level, const platform::Machine& ma
     throw config::ConfigError("--trace-csv is recorded by the message NIC model only, not yet by the cycle model: "
                               "use --level message for the CSV trace, or --vcd FILE for the cycle model's signals.");
   for (const auto& rank : ranks_) {
-    const auto& placement = rank->placement();
-    core_of_address_[{static_cast<ptl_nid_t>(placement.node), static_cast<ptl_pid_t>(placement.local_rank)}] =
-        rank->host();
+    core_of_address_[{static_cast<ptl_nid_t>(rank->placement().node), pid_of(*rank)}] = rank->host();
   }
   if (not trace_folder.empty())
     trace_ = hw::OperationTrace::open(trace_folder);
@@ -123,12 +122,26 @@ void PortalsLevel::enable_level(const std::string& level)
     message_ = std::make_unique<hw::message::MessageNicModel>(
         machine_, hw::message::MessageNicConfig::from_parameters(parameters_), message_directory());
     message_->set_trace(trace_.get());
+    message_->set_on_lost_for_good([this](const std::string& why) { stop_on_lost_frame(why); });
   } else if (level == "cycle" && not cycle_) {
     auto directory = message_directory();
     cycle_         = std::make_unique<hw::cycle::CycleNicModel>(
         machine_, parameters_, hw::cycle::ProcessDirectory{directory.core_of_process, directory.core_of_address},
         vcd_file_, vcd_signals_);
+    cycle_->set_on_lost_for_good([this](const std::string& why) { stop_on_lost_frame(why); });
   }
+}
+
+void PortalsLevel::stop_on_lost_frame(const std::string& why)
+{
+  if (not lost_for_good_.empty())
+    return;
+  lost_for_good_ = why;
+  FILE* out      = OutputRouter::original_stderr();
+  fmt::print(out, "bxisim: {}\nbxisim: the run is stopped at simulated time {:.9f} s.\n", why,
+             simgrid::s4u::Engine::get_clock());
+  std::fflush(out);
+  simgrid::s4u::Actor::kill_all();
 }
 
 void PortalsLevel::switch_level(const std::string& level)
@@ -194,7 +207,7 @@ portals::ProcessContext PortalsLevel::context_of_caller()
   portals::ProcessContext context;
   context.id            = static_cast<uint32_t>(rank.index());
   context.nid           = static_cast<ptl_nid_t>(rank.placement().node);
-  context.localRank     = static_cast<ptl_pid_t>(rank.placement().local_rank);
+  context.anyPid        = pid_of(rank);
   static const auto uid = static_cast<ptl_uid_t>(getuid()); // every rank runs as this user: ask once
   context.uid           = uid;
   context.nic           = current_;
@@ -205,17 +218,19 @@ void PortalsLevel::print_statistics() const
 {
   if (message_ && message_started_) {
     auto s = message_->statistics();
-    fmt::print(stderr, "bxisim: nic message: frames {}, flow-control stalls {} ({:.9f} s)\n", s.frames_sent,
-               s.flow_stalls, s.flow_stalled_seconds);
+    fmt::print(stderr,
+               "bxisim: nic message: frames {}, lost {}, retransmissions {}, flow-control stalls {} ({:.9f} s)\n",
+               s.frames_sent, s.frames_dropped, s.retransmissions, s.flow_stalls, s.flow_stalled_seconds);
   }
   if (cycle_ && started_) {
     auto s = cycle_->statistics();
     fmt::print(stderr,
                "bxisim: nic cycle: commands {}, frames {}, chunks {}, credit stalls {} ({:.9f} s), flow-control "
-               "stalls {} ({:.9f} s), TLB hits {}, misses {}, headers matched {}, retransmissions {}, bridge "
-               "rounds {}\n",
+               "stalls {} ({:.9f} s), TLB hits {}, misses {}, headers matched {}, lost {}, retransmissions {}, "
+               "bridge rounds {}\n",
                s.commands, s.frames_sent, s.chunks_sent, s.credit_stalls, s.credit_stalled_seconds, s.flow_stalls,
-               s.flow_stalled_seconds, s.tlb_hits, s.tlb_misses, s.headers_matched, s.retransmissions, s.bridge_rounds);
+               s.flow_stalled_seconds, s.tlb_hits, s.tlb_misses, s.headers_matched, s.frames_dropped, s.retransmissions,
+               s.bridge_rounds);
   }
 }
 

@@ -5,7 +5,7 @@
 // spent in the simulator is not counted as the rank's computation.
 //
 // Addressing convention (docs/running.md): a rank's physical id is nid = its node's index and, for
-// PTL_PID_ANY, pid = its local rank on the node.
+// PTL_PID_ANY, pid = 1 + its local rank on the node (kFirstPid).
 
 #include "Rank.hpp"
 
@@ -26,6 +26,12 @@ namespace bxisim::runtime
 class PortalsLevel
 {
  public:
+  /** The Portals pid of a rank whose NI asks for PTL_PID_ANY: its local rank plus this. Not 0: OpenMPI's
+   * coll/portals4 takes pid 0 for the MTL's logical addressing and leaves the communicator, so with pid =
+   * local rank the first rank of each node ran other collective algorithms than its neighbours. */
+  static constexpr ptl_pid_t kFirstPid = 1;
+  static ptl_pid_t pid_of(const Rank& rank) { return kFirstPid + static_cast<ptl_pid_t>(rank.placement().local_rank); }
+
   /** Checks `level` (message or cycle) and the nic.* (and cycle.*) parameters; builds the level's NIC
    * model (the cycle model elaborates SystemC here, before the run); nothing starts yet. `vcd_file`
    * (cycle level): a VCD of the NIC signals whose names contain `vcd_signals`. */
@@ -59,6 +65,9 @@ class PortalsLevel
   void switch_level(const std::string& level);
   void enable_level(const std::string& level);
   const char* level() const { return current_->name(); }
+  /** Why the run was stopped because the network lost a frame that nothing sends again (E2E off);
+   * empty when it was not. */
+  const std::string& lost_for_good() const { return lost_for_good_; }
 
  private:
   portals::ProcessContext context_of_caller();
@@ -75,6 +84,8 @@ class PortalsLevel
   std::string vcd_file_, vcd_signals_;
   std::unique_ptr<hw::message::MessageNicModel> message_;
   std::unique_ptr<hw::cycle::CycleNicModel> cycle_;
+  std::string lost_for_good_;
+  void stop_on_lost_frame(const std::string& why);
   portals::NicModel* current_ = nullptr;
   bool started_               = false; // a Portals call was made: ranks' ends finalize their Portals state
   bool message_started_ = false; // NIC actors start with the first Portals call: programs without Portals pay nothing

@@ -4,6 +4,10 @@
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 
+#include <simgrid/Exception.hpp>
+#include <simgrid/s4u/ConditionVariable.hpp>
+#include <simgrid/s4u/Mutex.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -66,9 +70,18 @@ void check_level(const std::string& level, const std::string& what)
         fmt::format("{}: unknown level '{}'; the levels are smpi, message and cycle.", what, level));
 }
 
+/** The meeting of every rank at a boundary that switches levels: a barrier in no simulated time. */
+struct Regions::Meeting {
+  simgrid::s4u::MutexPtr mutex                   = simgrid::s4u::Mutex::create();
+  simgrid::s4u::ConditionVariablePtr round_ended = simgrid::s4u::ConditionVariable::create();
+  int arrived                                    = 0;
+  long round                                     = 0;
+};
+
 Regions::Regions(std::string run_level, const std::vector<std::pair<std::string, std::string>>& remap, int ranks)
     : run_level_(std::move(run_level)), ranks_(ranks), open_(static_cast<size_t>(ranks)),
-      boundaries_(static_cast<size_t>(ranks))
+      boundaries_(static_cast<size_t>(ranks)), level_(static_cast<size_t>(ranks), run_level_),
+      level_since_(static_cast<size_t>(ranks), 0.0), level_wall_since_(static_cast<size_t>(ranks), wall_now())
 {
   for (const auto& [name, level] : remap) {
     if (name.empty() || name.size() > 63)
@@ -91,7 +104,7 @@ Regions* Regions::current()
   return the_regions;
 }
 
-void Regions::begin(Rank& rank, const char* name, int level)
+std::string Regions::begin(Rank& rank, const char* name, int level)
 {
   if (name == nullptr || *name == '\0' || std::char_traits<char>::length(name) > 63)
     misuse(rank, "bxisim_region_begin needs a region name of 1 to 63 characters");
@@ -106,14 +119,15 @@ void Regions::begin(Rank& rank, const char* name, int level)
   auto remapped = remap_.find(name);
   if (remapped != remap_.end())
     asked = remapped->second;
-  // One back end per run so far: every region runs at the run's level.
-  std::string runs_at = run_level_;
+  // Without a switcher, the run has one back end: every region runs at the run's level.
+  std::string runs_at = switcher_ ? asked : run_level_;
   if (asked != runs_at && std::find(warned_.begin(), warned_.end(), name) == warned_.end()) {
     warned_.emplace_back(name);
     FILE* out = OutputRouter::original_stderr();
     fmt::print(out,
                "bxisim: region '{}' asks for level {}, but this run has one MPI back end, the {} level's: it runs "
-               "at {} (switching levels inside a run is not available yet)\n",
+               "at {} (levels switch in MPI programs run on a platform with the node model, with bxisim's OpenMPI "
+               "built)\n",
                name, asked, runs_at, runs_at);
     std::fflush(out);
   }
@@ -128,9 +142,86 @@ void Regions::begin(Rank& rank, const char* name, int level)
   boundaries_.at(static_cast<size_t>(rank.index())).push_back(std::string("+") + name);
   if (observer_)
     observer_(rank.index(), name, true, runs_at, stack.back().simulated_start);
+  return runs_at != level_.at(static_cast<size_t>(rank.index())) ? runs_at : std::string();
 }
 
-void Regions::end(Rank& rank, const char* name)
+std::string Regions::place(Rank& rank) const
+{
+  const auto& stack = open_.at(static_cast<size_t>(rank.index()));
+  return stack.empty() ? fmt::format("no region (the run's level, {})", run_level_)
+                       : fmt::format("region '{}' ({})", stack.back().name, stack.back().level);
+}
+
+void Regions::restart(Rank& rank)
+{
+  auto& stack = open_.at(static_cast<size_t>(rank.index()));
+  if (not stack.empty()) {
+    stack.back().simulated_start = os::rank_clock_exact();
+    stack.back().wall_start      = wall_now();
+  }
+}
+
+void Regions::account_level(Rank& rank, double now)
+{
+  auto index      = static_cast<size_t>(rank.index());
+  auto& simulated = level_simulated_[level_[index]];
+  auto& wall      = level_wall_[level_[index]];
+  simulated.resize(static_cast<size_t>(ranks_), 0.0);
+  wall.resize(static_cast<size_t>(ranks_), 0.0);
+  simulated[index] += now - level_since_[index];
+  wall[index] += wall_now() - level_wall_since_[index];
+  level_since_[index]      = now;
+  level_wall_since_[index] = wall_now();
+}
+
+void Regions::set_switcher(Switcher switcher)
+{
+  switcher_ = std::move(switcher);
+  meeting_  = std::make_unique<Meeting>();
+}
+
+void Regions::meet(Rank& rank, const std::string& name)
+{
+  auto& state = *meeting_;
+  std::unique_lock lock(*state.mutex);
+  long round = state.round;
+  if (++state.arrived == ranks_) {
+    state.arrived = 0;
+    ++state.round;
+    state.round_ended->notify_all();
+    return;
+  }
+  rank.set_waiting_for([&state, name, size = ranks_] {
+    return fmt::format("the other ranks at the boundary of region '{}', which changes levels ({} of {} ranks "
+                       "arrived): every rank must cross the same region boundaries",
+                       name, state.arrived, size);
+  });
+  try {
+    while (state.round == round)
+      state.round_ended->wait(lock);
+  } catch (const simgrid::ForcefulKillException&) {
+    lock.release(); // killed while waiting (the job ends): the mutex is not this actor's to unlock
+    throw;
+  }
+  rank.set_waiting_for(nullptr);
+}
+
+void Regions::switch_level(Rank& rank, const std::string& name, const std::string& level, const std::string& place)
+{
+  {
+    os::SimulatorCall call;
+    account_level(rank, os::rank_clock_exact());
+    meet(rank, name);
+    if (rank.index() == 0)
+      ++switches_;
+  }
+  switcher_(rank, level, place);
+  os::SimulatorCall call;
+  account_level(rank, os::rank_clock_exact()); // the switch itself counts in the level left
+  level_.at(static_cast<size_t>(rank.index())) = level;
+}
+
+std::string Regions::end(Rank& rank, const char* name)
 {
   auto& stack = open_.at(static_cast<size_t>(rank.index()));
   if (name == nullptr || stack.empty() || stack.back().name != name)
@@ -150,6 +241,8 @@ void Regions::end(Rank& rank, const char* name)
     ++totals.entries;
   stack.pop_back();
   boundaries_.at(index).push_back(std::string("-") + name);
+  std::string back_to = stack.empty() ? run_level_ : stack.back().level;
+  return switcher_ && back_to != level_[index] ? back_to : std::string();
 }
 
 bool Regions::finish(const std::string& json_path, double end_time)
@@ -186,7 +279,32 @@ bool Regions::finish(const std::string& json_path, double end_time)
                         totals.entries, simulated, wall, fmt::join(totals.simulated, ", "));
     first = false;
   }
-  json += "\n  ]\n}\n";
+  json += "\n  ]";
+  if (switcher_) {
+    for (int r = 0; r < ranks_; ++r) {
+      auto index      = static_cast<size_t>(r);
+      auto& simulated = level_simulated_[level_[index]];
+      auto& wall      = level_wall_[level_[index]];
+      simulated.resize(static_cast<size_t>(ranks_), 0.0);
+      wall.resize(static_cast<size_t>(ranks_), 0.0);
+      simulated[index] += std::max(0.0, end_time - level_since_[index]);
+      wall[index] += wall_now() - level_wall_since_[index];
+    }
+    fmt::print("bxisim: levels ({} switches; simulated and wall seconds at each level, the largest over ranks)\n",
+               switches_);
+    json += fmt::format(",\n  \"switches\": {},\n  \"levels\": [", switches_);
+    first = true;
+    for (const auto& [level, simulated_per_rank] : level_simulated_) {
+      double simulated = *std::max_element(simulated_per_rank.begin(), simulated_per_rank.end());
+      double wall      = *std::max_element(level_wall_[level].begin(), level_wall_[level].end());
+      fmt::print("  {:<8} {:>16.9f} {:>12.6f}\n", level, simulated, wall);
+      json += fmt::format("{}\n    {{\"level\": {}, \"simulated\": {:.9f}, \"wall\": {:.6f}}}", first ? "" : ",",
+                          json_string(level), simulated, wall);
+      first = false;
+    }
+    json += "\n  ]";
+  }
+  json += "\n}\n";
   if (not json_path.empty()) {
     std::ofstream file(json_path);
     file << json;
@@ -202,18 +320,42 @@ extern "C" {
 
 void bxisim_region_begin(const char* name, int level)
 {
+  auto* regions               = bxisim::runtime::Regions::current();
+  bxisim::runtime::Rank* rank = nullptr;
+  std::string switch_to;
+  {
+    bxisim::os::SimulatorCall call;
+    if (regions == nullptr || call.rank() == nullptr)
+      return;
+    rank      = call.rank();
+    switch_to = regions->begin(*rank, name, level);
+    if (switch_to.empty())
+      regions->note_place(*rank);
+  }
+  if (switch_to.empty())
+    return;
+  // In the rank's code: the new back end may start here.
+  regions->switch_level(*rank, name, switch_to, fmt::format("region '{}' ({})", name, switch_to));
   bxisim::os::SimulatorCall call;
-  auto* regions = bxisim::runtime::Regions::current();
-  if (regions != nullptr && call.rank() != nullptr)
-    regions->begin(*call.rank(), name, level);
+  regions->restart(*rank); // the region's times start after the switch
 }
 
 void bxisim_region_end(const char* name)
 {
-  bxisim::os::SimulatorCall call;
-  auto* regions = bxisim::runtime::Regions::current();
-  if (regions != nullptr && call.rank() != nullptr)
-    regions->end(*call.rank(), name);
+  auto* regions               = bxisim::runtime::Regions::current();
+  bxisim::runtime::Rank* rank = nullptr;
+  std::string switch_to;
+  {
+    bxisim::os::SimulatorCall call;
+    if (regions == nullptr || call.rank() == nullptr)
+      return;
+    rank      = call.rank();
+    switch_to = regions->end(*rank, name);
+    if (switch_to.empty())
+      regions->note_place(*rank);
+  }
+  if (not switch_to.empty())
+    regions->switch_level(*rank, name, switch_to, regions->place(*rank));
 }
 
 } // extern "C"

@@ -3,9 +3,12 @@
 // the simulated and wall time each rank spends in it, the check that every rank crosses the same
 // boundaries, and the summary (a table on stdout, optionally JSON).
 //
-// A run has one MPI back end for all its ranks so far (smpi or message): a region mapped to another
-// level runs at the run's level, and the summary says so. Switching back ends at a boundary needs
-// the OpenMPI back end and the handle mirroring of issue 11 item 2 (not done).
+// In a run with both MPI back ends (an MPI program that annotates regions, on a platform with the node
+// model, with bxisim's OpenMPI built: see Launcher.cpp), each boundary whose level differs from the
+// current one is a switch: every rank meets the others there (a barrier that takes no simulated time),
+// then the NIC model (message, cycle) and the MPI back end (SMPI, the rank's OpenMPI) change for all
+// ranks (middleware/LevelSwitch.hpp). Otherwise a region mapped to another level runs at the run's
+// level, and the summary says so.
 
 #include "Rank.hpp"
 
@@ -31,8 +34,30 @@ class Regions
   Regions(std::string run_level, const std::vector<std::pair<std::string, std::string>>& remap, int ranks);
   ~Regions();
 
-  void begin(Rank& rank, const char* name, int level);
-  void end(Rank& rank, const char* name);
+  /**
+   * What changes the calling rank's level at a boundary, after every rank reached it (in the rank's
+   * own code, not in a simulator call). Not set: the run has one level.
+   */
+  using Switcher = std::function<void(Rank& rank, const std::string& level, const std::string& place)>;
+  void set_switcher(Switcher switcher); // after the engine exists
+  /** Told where the rank is at each boundary that does not switch (for the switch's reports). */
+  void set_placer(std::function<void(Rank&, const std::string& place)> placer) { placer_ = std::move(placer); }
+  void note_place(Rank& rank)
+  {
+    if (placer_)
+      placer_(rank, place(rank));
+  }
+
+  /** In a simulator call: enters region `name`; returns the level to switch to, or "" (no switch). */
+  std::string begin(Rank& rank, const char* name, int level);
+  /** In a simulator call: leaves region `name`; returns the level to switch to, or "" (no switch). */
+  std::string end(Rank& rank, const char* name);
+  /** In the rank's code: meets every rank at the boundary of region `name`, then switches to `level`. */
+  void switch_level(Rank& rank, const std::string& name, const std::string& level, const std::string& place);
+  /** Where the rank is, for reports: "region 'solve' (cycle)". */
+  std::string place(Rank& rank) const;
+  /** In a simulator call: the innermost region's times start now (after a switch). */
+  void restart(Rank& rank);
 
   /**
    * After the run: prints the table (when the program used regions), writes `json_path` (if not
@@ -63,6 +88,9 @@ class Regions
     std::vector<double> wall;      // per rank
   };
 
+  void meet(Rank& rank, const std::string& name);
+  void account_level(Rank& rank, double now);
+
   std::string run_level_;
   std::map<std::string, std::string> remap_;
   int ranks_;
@@ -71,6 +99,15 @@ class Regions
   std::map<std::string, Totals> totals_;             // by region name
   std::vector<std::string> warned_;
   BoundaryObserver observer_;
+  Switcher switcher_;
+  std::function<void(Rank&, const std::string&)> placer_;
+  struct Meeting;
+  std::unique_ptr<Meeting> meeting_;
+  std::vector<std::string> level_;                                          // per rank: its current level
+  std::vector<double> level_since_;                                         // per rank: since when (simulated)
+  std::vector<double> level_wall_since_;                                    // per rank: since when (wall)
+  std::map<std::string, std::vector<double>> level_simulated_, level_wall_; // per level, per rank
+  long switches_ = 0;
 };
 
 } // namespace bxisim::runtime

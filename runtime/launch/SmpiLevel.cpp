@@ -119,9 +119,34 @@ void SmpiLevel::declare_options()
   smpi_init_options();
 }
 
-SmpiLevel::SmpiLevel(const std::vector<std::unique_ptr<Rank>>& ranks, const config::Parameters& parameters)
-    : ranks_(ranks), dispatch_(ranks.size())
+const mw::CallHooks* SmpiLevel::call_hooks()
 {
+  return &kSmpiCallHooks;
+}
+
+SmpiLevel::SmpiLevel(const std::vector<std::unique_ptr<Rank>>& ranks, const config::Parameters& parameters)
+    : SmpiLevel(ranks, parameters, false)
+{
+}
+
+SmpiLevel::SmpiLevel(const std::vector<std::unique_ptr<Rank>>& ranks, const config::Parameters& parameters, bool mixed)
+    : ranks_(ranks), dispatch_(ranks.size()), mixed_(mixed)
+{
+  if (mixed) {
+    // bxisim measures CPU time at every level of a mixed run (each SMPI call is a simulator call for it).
+    set_default("smpi/simulate-computation", "no");
+    set_default("smpi/host-speed", fmt::format("{}f", ranks.empty() ? 1.0 : ranks.front()->host()->get_speed()));
+    the_level = this;
+    SMPI_init();
+    SMPI_app_instance_register(kInstance, nullptr, static_cast<int>(ranks.size()));
+    mw::set_abort_handler([this](int rank, int code) {
+      if (abort_.rank >= 0)
+        return;
+      abort_ = {rank, code};
+      simgrid::s4u::Actor::kill_all();
+    });
+    return;
+  }
   // CPU time: SMPI's measure replaces bxisim's. cpu.factor (simulated seconds per measured second)
   // is SMPI's smpi/host-speed (flop/s of the machine running the simulation) times the hosts' speed.
   set_default("smpi/simulate-computation", parameters.boolean("cpu.simulate") ? "yes" : "no");
@@ -172,7 +197,8 @@ SmpiLevel::SmpiLevel(const std::vector<std::unique_ptr<Rank>>& ranks, const conf
 SmpiLevel::~SmpiLevel()
 {
   the_level = nullptr;
-  portals::Core::instance().setContextProvider(nullptr);
+  if (not mixed_)
+    portals::Core::instance().setContextProvider(nullptr);
   mw::set_rank_provider(nullptr);
   mw::set_call_hooks(nullptr);
   mw::set_abort_handler(nullptr);

@@ -35,6 +35,12 @@ class SmpiLevel
    * to their SMPI dispatch.
    */
   SmpiLevel(const std::vector<std::unique_ptr<Rank>>& ranks, const config::Parameters& parameters);
+  /**
+   * In a run whose regions switch levels (`mixed`): SMPI is one of each rank's two back ends, and
+   * bxisim measures CPU time at every level (SMPI's measure is off, so nothing is counted twice); the
+   * runtime installs the switching dispatch (Launcher.cpp) over `dispatch(rank)` and `call_hooks()`.
+   */
+  SmpiLevel(const std::vector<std::unique_ptr<Rank>>& ranks, const config::Parameters& parameters, bool mixed);
   ~SmpiLevel();
   SmpiLevel(const SmpiLevel&)            = delete;
   SmpiLevel& operator=(const SmpiLevel&) = delete;
@@ -51,6 +57,9 @@ class SmpiLevel
   const JobAbort& abort_state() const { return abort_; }
   /** The rank the calling actor runs, or nullptr. */
   static Rank* rank_of_calling_actor();
+  /** Rank `rank`'s SMPI dispatch (after load), and what surrounds each SMPI call. */
+  mw::RankMpi* dispatch(int rank) const { return dispatch_.at(static_cast<size_t>(rank)).get(); }
+  static const mw::CallHooks* call_hooks();
 
  private:
   const std::vector<std::unique_ptr<Rank>>& ranks_;
@@ -58,6 +67,7 @@ class SmpiLevel
   std::vector<int> rank_of_actor_;              // by actor pid
   std::vector<mw::RankMpi*> dispatch_of_actor_; // by actor pid
   JobAbort abort_;
+  bool mixed_ = false;
 };
 
 } // namespace bxisim::runtime

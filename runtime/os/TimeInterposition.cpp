@@ -6,8 +6,11 @@
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
 
+#include "runtime/launch/Rank.hpp"
+
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <xbt/log.h>
 
 #include <cerrno>
 #include <cmath>
@@ -15,6 +18,10 @@
 #include <sched.h>
 #include <sys/time.h>
 #include <unistd.h>
+#include <unordered_map>
+
+XBT_LOG_EXTERNAL_CATEGORY(bxisim_runtime);
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_time, bxisim_runtime, "Simulated clocks and sleeps of the ranks");
 
 namespace
 {
@@ -44,13 +51,56 @@ double to_seconds(const timespec& time)
   return static_cast<double>(time.tv_sec) + static_cast<double>(time.tv_nsec) * 1e-9;
 }
 
+// A rank that waits for time to pass by reading the clock, `while (MPI_Wtime() - start < t) work();`
+// (OSU's overlap benchmarks), never ends when its work is not simulated (--no-cpu-simulation, or bursts
+// under cpu.threshold): nothing advances simulated time. After kClockSpinReads reads at one simulated
+// time, each further read costs kClockSpinStep, as every read does in SMPI (its smpi/wtime, 10 ns), and
+// bxisim says so once per rank. Any other advance of time ends this. (SMPI's level has its own.)
+constexpr unsigned long kClockSpinReads = 1000;
+constexpr double kClockSpinStep         = 1e-8;
+
+struct ClockSpin {
+  double time         = -1;
+  unsigned long reads = 0;
+  bool warned         = false;
+};
+std::unordered_map<const bxisim::runtime::Rank*, ClockSpin> clock_spins; // ranks run one at a time
+
+double clock_read_cost(const bxisim::runtime::Rank* rank, double now)
+{
+  ClockSpin& spin = clock_spins[rank];
+  if (now != spin.time) {
+    spin.time  = now;
+    spin.reads = 0;
+    return 0;
+  }
+  if (++spin.reads < kClockSpinReads)
+    return 0;
+  if (not spin.warned) {
+    spin.warned = true;
+    XBT_WARN("rank %d read the clock %lu times at simulated time %g s with nothing advancing it: a loop that waits "
+             "for time to pass cannot end when its work is not simulated (--no-cpu-simulation, or bursts shorter "
+             "than cpu.threshold). Each of its further clock reads takes %g s of simulated time while this lasts.",
+             rank->index(), kClockSpinReads, now, kClockSpinStep);
+  }
+  spin.time = now + kClockSpinStep;
+  return kClockSpinStep;
+}
+
 /** The simulated clock; reading it is a simulator call, so the CPU burst before is simulated first. */
 double simulated_now()
 {
   SimulatorCall call;
   if (const auto* hooks = bxisim::os::clock_hooks())
     return hooks->now();
-  return simgrid::s4u::Engine::get_clock();
+  double now = simgrid::s4u::Engine::get_clock();
+  if (call.rank() != nullptr) {
+    if (double cost = clock_read_cost(call.rank(), now); cost > 0) {
+      simgrid::s4u::this_actor::sleep_for(cost);
+      now = simgrid::s4u::Engine::get_clock();
+    }
+  }
+  return now;
 }
 
 void simulated_sleep(double seconds)

@@ -176,6 +176,18 @@ TEST(BadInput, BadSimGridSetting)
   EXPECT_THAT(result.output, HasSubstr("Did you mean 'network/model'?"));
 }
 
+TEST(BadInput, UnknownLogCategory)
+{
+  auto misspelt = run_bxisim("--log=bxisim_lanch.thres:debug platform show");
+  EXPECT_EQ(misspelt.exit_code, kUsage);
+  EXPECT_THAT(misspelt.output, HasSubstr("there is no log category 'bxisim_lanch'. Did you mean 'bxisim_launch'?"));
+  auto malformed = run_bxisim("--log=bxisim platform show");
+  EXPECT_EQ(malformed.exit_code, kUsage);
+  EXPECT_THAT(malformed.output, HasSubstr("expected CATEGORY.thres:LEVEL"));
+  // Categories of bxisim and of SimGrid, several in one setting, and no_loc are all accepted.
+  EXPECT_EQ(run_bxisim("--log='bxisim.thres:warning ker_engine.thres:info' --log=no_loc platform show").exit_code, 0);
+}
+
 TEST(BadInput, SimGridAbortOnBadModelIsAUsageError)
 {
   auto result = run_bxisim("--cfg network/model:FOO platform show");

@@ -61,10 +61,10 @@ class MessageNicWorld
     portals::Core::instance().setContextProvider([this] {
       int rank = std::stoi(simgrid::s4u::this_actor::get_name());
       portals::ProcessContext context;
-      context.id        = static_cast<uint32_t>(rank);
-      context.nid       = address_of(rank).phys.nid;
-      context.localRank = address_of(rank).phys.pid;
-      context.nic       = model_.get();
+      context.id     = static_cast<uint32_t>(rank);
+      context.nid    = address_of(rank).phys.nid;
+      context.anyPid = address_of(rank).phys.pid;
+      context.nic    = model_.get();
       return context;
     });
     ready_ = simgrid::s4u::Barrier::create(2);

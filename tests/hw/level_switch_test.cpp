@@ -49,10 +49,10 @@ class SwitchWorld
     bxisim::portals::Core::instance().setContextProvider([this] {
       int rank = std::stoi(sg4::this_actor::get_name());
       bxisim::portals::ProcessContext context;
-      context.id        = static_cast<uint32_t>(rank);
-      context.nid       = address_of(rank).phys.nid;
-      context.localRank = address_of(rank).phys.pid;
-      context.nic       = current();
+      context.id     = static_cast<uint32_t>(rank);
+      context.nid    = address_of(rank).phys.nid;
+      context.anyPid = address_of(rank).phys.pid;
+      context.nic    = current();
       return context;
     });
     ready_ = sg4::Barrier::create(2);

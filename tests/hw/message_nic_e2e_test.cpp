@@ -119,5 +119,36 @@ TEST_P(MessageNicE2e, TooManyLossesMakeTheRequestUndeliverable)
   EXPECT_EQ(lost.fail_type, PTL_NI_UNDELIVERABLE);
 }
 
+/** The link a frame between the two ranks crosses: node1's BXI link, or node0's loopback inside a node. */
+std::string crossed_link(Placement placement)
+{
+  return placement == Placement::OneNode ? "node0-nic-loopback" : "node1-bxi";
+}
+
+TEST_P(MessageNicE2e, LinkDownLosesTheRequestUntilItComesBack)
+{
+  // The link is down while the request travels (from 0 to 5 us) and up again before E2E sends it
+  // again, 10 us after it left: the same times as a request lost by nic.drop_frames=1.
+  Outcome lost =
+      put_once({"fault.links=link=" + crossed_link(GetParam()) + ",down=0,up=5us", "nic.e2e_timeout=10us"}, GetParam());
+  const auto& f = lost.figures;
+  EXPECT_EQ(lost.put_events, 1);
+  EXPECT_EQ(lost.ack_events, 1);
+  EXPECT_EQ(lost.fail_type, PTL_NI_OK);
+  EXPECT_NEAR(lost.ack_time,
+              f.pcie(f.nic.command_bytes) + f.tx_hold(8) + f.nic.e2e_timeout + f.wire(8) + f.deposit(8) + f.wire(0),
+              kPicosecond);
+}
+
+TEST_P(MessageNicE2e, LinkThatNeverComesBackMakesTheRequestUndeliverable)
+{
+  Outcome lost = put_once(
+      {"fault.links=link=" + crossed_link(GetParam()) + ",down=0", "nic.e2e_retries=2", "nic.e2e_timeout=10us"},
+      GetParam());
+  EXPECT_EQ(lost.put_events, 0);
+  EXPECT_EQ(lost.ack_events, 1);
+  EXPECT_EQ(lost.fail_type, PTL_NI_UNDELIVERABLE);
+}
+
 INSTANTIATE_TEST_SUITE_P(Placements, MessageNicE2e, testing::Values(Placement::TwoNodes, Placement::OneNode),
                          placement_name);

@@ -9,6 +9,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -90,8 +93,6 @@ TEST_P(PerPlacement, PointToPointEagerAndRendezvous)
 TEST_P(PerPlacement, CommunicatorsGroupsDatatypesOneSided)
 {
   for (const char* mode : {"comms", "datatypes", "rma"}) {
-    if (level() == "message" && std::string(mode) == "rma") // after comms and datatypes have passed
-      GTEST_SKIP() << "open bug: one-sided (osc portals4/pt2pt) crashes rank 1 at --level message";
     auto result = run_mpi(level(), "mpi_suite", 4, ppn(), mode);
     auto fields = check_all_ok(result, 4);
     if (std::string(mode) == "rma") {
@@ -109,14 +110,68 @@ TEST_P(PerPlacement, AProfilingLayerSeesTheProgramsSends)
   EXPECT_EQ(fields[2]["sends_counted"], "0");
 }
 
+// OpenMPI 4.1's op/avx component sums 8- and 16-bit integers with saturating instructions (127 + 1
+// gives 127; open-mpi/ompi#8045, not fixed in 4.1): OSU's osu_allreduce -c failed at 64 B on 16 ranks.
+// bxisim leaves that component out by default (runtime/launch/OpenMpi.cpp).
+TEST_P(PerPlacement, IntegerSumsWrapAround)
+{
+  auto result = run_mpi(level(), "mpi_suite", 4, ppn(), "wrap");
+  auto fields = check_all_ok(result, 4);
+  for (auto& [rank, mine] : fields)
+    EXPECT_EQ(mine["wrong_sums"], "0") << "rank " << rank << "\n" << result.output;
+}
+
 INSTANTIATE_TEST_SUITE_P(Mpi, PerPlacement, testing::Combine(testing::ValuesIn(levels()), testing::Values(1, 2)),
                          placement_name);
+
+namespace
+{
+/** The cm path (pml cm + mtl portals4) at --level message, with Portals' own one-sided and collective
+ * components: osc portals4 (Portals Puts, Gets, atomics and counting events) and coll portals4
+ * (collectives as trees of triggered operations in the NIC). */
+class CmPath : public testing::TestWithParam<int> // ranks per node
+{
+ protected:
+  void SetUp() override
+  {
+    auto all = levels();
+    if (std::find(all.begin(), all.end(), "message") == all.end())
+      GTEST_SKIP() << "this build has no OpenMPI (mpi_patches/build): the message level is not tested";
+  }
+};
+} // namespace
+
+TEST_P(CmPath, OneSidedThroughOscPortals4AndCollectivesThroughCollPortals4)
+{
+  auto rma    = run_mpi("message", "mpi_suite", 4, GetParam(), "rma", "--pml cm --mca osc portals4");
+  auto fields = check_all_ok(rma, 4);
+  EXPECT_EQ(fields[0]["lock_slot1"], "4");
+  // Every rank takes coll portals4 (a rank that left it out would run other algorithms and deadlock).
+  auto collectives =
+      run_mpi("message", "mpi_suite", 8, GetParam(), "collectives", "--pml cm --mca coll_base_verbose 20");
+  check_all_ok(collectives, 8);
+  std::set<int> with_portals4;
+  std::istringstream lines(collectives.output);
+  for (std::string line; std::getline(lines, line);) {
+    int rank = -1;
+    if (line.find("comm_select: component available: portals4") != std::string::npos &&
+        std::sscanf(line.c_str(), "[rank %d]", &rank) == 1)
+      with_portals4.insert(rank);
+  }
+  EXPECT_EQ(with_portals4.size(), 8u) << collectives.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(Mpi, CmPath, testing::Values(1, 2),
+                         [](const testing::TestParamInfo<int>& param) { return "ppn" + std::to_string(param.param); });
 
 TEST_P(PerLevel, CollectivesOnEightRanksOverTwoAndFourNodes)
 {
   for (int ppn : {4, 2}) {
     auto result = run_mpi(level(), "mpi_suite", 8, ppn, "collectives");
     check_all_ok(result, 8);
+    // A frame whose payload is in memory a rounding error after its arrival is not a sleep (at ppn 2
+    // the message model asked SimGrid for sleeps of 1e-19 s, each reported on the user's terminal).
+    EXPECT_THAT(result.output, testing::Not(HasSubstr("numerical accuracy"))) << result.output;
   }
 }
 

@@ -25,11 +25,11 @@ class PortalsWorld : public ::testing::Test
     Core::instance().reset();
     Core::instance().setContextProvider([this] {
       ProcessContext c;
-      c.id        = current;
-      c.nid       = current / kRanksPerNode;
-      c.localRank = current % kRanksPerNode;
-      c.uid       = 1000;
-      c.nic       = &nic;
+      c.id     = current;
+      c.nid    = current / kRanksPerNode;
+      c.anyPid = current % kRanksPerNode;
+      c.uid    = 1000;
+      c.nic    = &nic;
       return c;
     });
   }

@@ -69,11 +69,20 @@ TEST_F(EventsTest, PollTimeoutsAdvanceTimeThroughTheModel)
   std::swap(eqs[0], eqs[1]);
   ASSERT_EQ(PtlEQPoll(eqs, 2, PTL_TIME_FOREVER, &ev, &which), PTL_OK);
   EXPECT_EQ(which, 1u);
-  // An empty PtlEQGet and every PtlCTGet reach the polling hook, so the runtime can let time advance.
+  // An empty PtlEQGet, every PtlCTGet and a PtlEQPoll or PtlCTPoll of timeout 0 that finds nothing
+  // (OpenMPI's Portals BTL and MTL poll so) reach the polling hook, so the runtime can let time advance.
   int before = nic.polls;
   EXPECT_EQ(PtlEQGet(eq1, &ev), PTL_EQ_EMPTY);
   EXPECT_EQ(PtlCTGet(ct, &cev), PTL_OK);
   EXPECT_EQ(nic.polls, before + 2);
+  EXPECT_EQ(PtlEQPoll(eqs, 2, 0, &ev, &which), PTL_EQ_EMPTY);
+  EXPECT_EQ(nic.polls, before + 3);
+  test = 2;
+  EXPECT_EQ(PtlCTPoll(&ct, &test, 1, 0, &cev, &which), PTL_CT_NONE_REACHED);
+  EXPECT_EQ(nic.polls, before + 4);
+  test = 1;
+  EXPECT_EQ(PtlCTPoll(&ct, &test, 1, 0, &cev, &which), PTL_OK); // a poll that finds something: no hook
+  EXPECT_EQ(nic.polls, before + 4);
 }
 
 TEST_F(EventsTest, CtWaitCountsBytesOrOperations)

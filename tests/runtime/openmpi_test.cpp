@@ -49,8 +49,6 @@ class OpenMpiPaths : public testing::TestWithParam<std::tuple<std::string, int>>
 TEST_P(OpenMpiPaths, RingAndAllreduceAcrossAndInsideNodes)
 {
   auto [pml, ppn] = GetParam();
-  if (pml == "cm" && ppn == 2)
-    GTEST_SKIP() << "open bug: pml cm + mtl portals4 with 2 ranks per node hangs after MPI_Init";
   for (const char* bytes : {"8", "65536"}) {
     auto result = run_copy(4, ppn, "--pml " + pml, std::string("ring ") + bytes);
     check_ring(result, 4, ppn);
@@ -60,11 +58,8 @@ TEST_P(OpenMpiPaths, RingAndAllreduceAcrossAndInsideNodes)
 TEST_P(OpenMpiPaths, SimulatedTimesAreTheSameInTwoRuns)
 {
   auto [pml, ppn] = GetParam();
-  if (pml == "cm")
-    GTEST_SKIP() << "open bug: the cm path's ring of 4096 B does not end (with 2 ranks per node it hangs after "
-                    "MPI_Init)";
-  auto first  = run_copy(4, ppn, "--no-cpu-simulation --pml " + pml, "ring 4096");
-  auto second = run_copy(4, ppn, "--no-cpu-simulation --pml " + pml, "ring 4096");
+  auto first      = run_copy(4, ppn, "--no-cpu-simulation --pml " + pml, "ring 4096");
+  auto second     = run_copy(4, ppn, "--no-cpu-simulation --pml " + pml, "ring 4096");
   auto a = check_ring(first, 4, ppn), b = check_ring(second, 4, ppn);
   for (int r = 0; r < 4; ++r) {
     EXPECT_EQ(a[r]["ring_time"], b[r]["ring_time"]) << "rank " << r;

@@ -63,3 +63,23 @@ TEST(SimulatedTime, WithComputationSimulatedTheSleepIsStillThere)
   EXPECT_GE(number(clocks, "monotonic"), 1.5);
   EXPECT_LT(number(clocks, "monotonic"), 1.6);
 }
+
+// `while (now() - start < t) {}` with nothing simulated (OSU's overlap benchmarks do this with
+// MPI_Wtime): after 1000 reads at one simulated time each read costs 10 ns (runtime/os/
+// TimeInterposition.cpp), so the loop ends after t, a few reads late, and bxisim says why.
+TEST(SimulatedTime, AClockBusyWaitEndsWhenNothingIsSimulated)
+{
+  const double wait = 5e-4, read_cost = 1e-8;
+  for (int ppn : {1, 2}) {
+    auto result = run_bxisim("run -n 2 --ppn " + std::to_string(ppn) + " --no-cpu-simulation " +
+                             test_program("clocks") + " spin " + std::to_string(wait));
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    for (int rank : {0, 1}) {
+      EXPECT_THAT(result.output, testing::HasSubstr("rank " + std::to_string(rank) + " read the clock 1000 times"));
+      Fields clocks = fields_by_rank(result.output)[rank];
+      // the loop's last read is at >= wait; the first read after it costs one more read
+      EXPECT_GE(number(clocks, "monotonic"), wait) << result.output;
+      EXPECT_LE(number(clocks, "monotonic"), wait + 3 * read_cost) << result.output;
+    }
+  }
+}

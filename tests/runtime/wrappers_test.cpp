@@ -101,6 +101,44 @@ TEST(Wrappers, PretendCcBuildsAPlainExecutable)
   EXPECT_EQ(run.output, "value=5\n");
 }
 
+// What autoconf's AC_CHECK_FUNC([MPI_Init]) compiles: the function declared by hand, no mpi.h.
+std::string function_check_source(const std::string& function)
+{
+  return write_source("check-" + function + ".c",
+                      "char " + function + " (void);\nint main (void) { return " + function + " (); }\n");
+}
+
+TEST(Wrappers, PretendCcLinksTheMpiFunctionsOfMpiHAndOnlyThose)
+{
+  for (const std::string function : {"MPI_Init", "PMPI_Accumulate", "MPI_Get_accumulate", "MPI_Ineighbor_alltoallw"}) {
+    std::string program = temporary_path("check-" + function);
+    auto build =
+        run_command("BXISIM_PRETEND_CC=1 " + kBxicc + " " + function_check_source(function) + " -o " + program);
+    EXPECT_EQ(build.exit_code, 0) << function << ": " << build.output;
+  }
+  // Functions mpi.h does not declare stay undefined, so configure scripts see what bxisim offers.
+  for (const std::string function : {"MPI_Session_init", "shmem_barrier_all", "upc_memput"}) {
+    auto build = run_command("BXISIM_PRETEND_CC=1 " + kBxicc + " " + function_check_source(function) + " -o " +
+                             temporary_path("check-" + function));
+    EXPECT_NE(build.exit_code, 0) << function;
+    EXPECT_THAT(build.output, HasSubstr(function)) << function;
+  }
+}
+
+TEST(Wrappers, PretendCcProgramThatCallsMpiSaysHowToRunIt)
+{
+  std::string program = temporary_path("pretend-mpi");
+  auto build          = run_command("BXISIM_PRETEND_CC=1 " + kBxicc + " " +
+                                    write_source("pretend-mpi.c", "#include <mpi.h>\nint main(int argc, char** argv) { "
+                                                                           "MPI_Init(&argc, &argv); return MPI_Finalize(); }\n") +
+                                    " -o " + program);
+  ASSERT_EQ(build.exit_code, 0) << build.output;
+  auto run = run_command(program);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.output, HasSubstr("bxisim_MPI_Init called in a program built with BXISIM_PRETEND_CC=1"));
+  EXPECT_THAT(run.output, HasSubstr("bxisim run -n N ./program"));
+}
+
 TEST(Wrappers, CompilerErrorsComeThrough)
 {
   auto result = run_command(kBxicc + " -c " + write_source("broken.c", "int main(void) { return missing; }\n") +

@@ -6,7 +6,8 @@
  * Regions nest; a region given BXISIM_LEVEL_DEFAULT takes the level of the region around it (the
  * run's level, `bxisim run --level`, outside any region). `bxisim run --region solve=smpi` re-maps
  * a region without recompiling. Every rank must cross each boundary (MPI_COMM_WORLD's ranks, in the
- * same order), as for a collective call. The run's summary gives the simulated and wall time spent
+ * same order), as for a collective call: at a boundary that changes level, the ranks meet (in no
+ * simulated time) and the MPI back end and NIC model change for all of them (docs/mpi.md). The run's summary gives the simulated and wall time spent
  * in each region (`--regions-json FILE` writes it as JSON too).
  *
  * Built with another MPI (mpicc, smpicc: their mpi.h does not define BXISIM_MPI), these names are

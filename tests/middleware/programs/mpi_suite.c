@@ -7,6 +7,8 @@
  *   datatypes     contiguous, vector, indexed, struct (and their envelopes)
  *   rma           put, get, accumulate with fence; lock/unlock; window flavour attribute
  *   pmpi          a profiling layer counting MPI_Send calls through PMPI_Send
+ *   wrap          MPI_SUM of 8- and 16-bit integers whose sums wrap around (modulo 2^8, 2^16), on 1 to 4096
+ *                 elements (vectorised reductions take the longer ones)
  */
 #include <mpi.h>
 
@@ -335,6 +337,49 @@ static void rma(void)
   free(memory);
 }
 
+/* Sums that overflow: MPI's integer sum is C's, modulo 2^bits (OSU's validation relies on it). */
+static void wrap(void)
+{
+  int wrong = 0;
+  for (int count = 1; count <= 4096; count *= 4) {
+    unsigned char* u8       = malloc((size_t)count);
+    unsigned char* u8_sum   = malloc((size_t)count);
+    signed char* s8         = malloc((size_t)count);
+    signed char* s8_sum     = malloc((size_t)count);
+    unsigned short* u16     = malloc(sizeof(unsigned short) * (size_t)count);
+    unsigned short* u16_sum = malloc(sizeof(unsigned short) * (size_t)count);
+    for (int i = 0; i < count; ++i) {
+      u8[i]  = (unsigned char)(200 + i % 50);
+      s8[i]  = (signed char)(100 + i % 20);
+      u16[i] = (unsigned short)(60000 + i % 1000);
+    }
+    MPI_Allreduce(u8, u8_sum, count, MPI_UNSIGNED_CHAR, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(s8, s8_sum, count, MPI_SIGNED_CHAR, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(u16, u16_sum, count, MPI_UNSIGNED_SHORT, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < count; ++i) {
+      unsigned expected_u8  = ((unsigned)size * (200u + (unsigned)(i % 50))) % 256u;
+      unsigned expected_u16 = ((unsigned)size * (60000u + (unsigned)(i % 1000))) % 65536u;
+      int expected_s8       = (int)(((unsigned)size * (100u + (unsigned)(i % 20))) % 256u);
+      if (expected_s8 > 127)
+        expected_s8 -= 256;
+      if (u8_sum[i] != expected_u8 || s8_sum[i] != expected_s8 || u16_sum[i] != expected_u16) {
+        if (!wrong)
+          printf("first_wrong_count=%d first_wrong_index=%d u8=%u/%u s8=%d/%d u16=%u/%u\n", count, i, u8_sum[i],
+                 expected_u8, s8_sum[i], expected_s8, u16_sum[i], expected_u16);
+        ++wrong;
+      }
+    }
+    free(u8);
+    free(u8_sum);
+    free(s8);
+    free(s8_sum);
+    free(u16);
+    free(u16_sum);
+  }
+  printf("wrong_sums=%d\n", wrong);
+  CHECK("wrap", wrong == 0);
+}
+
 int main(int argc, char** argv)
 {
   int provided = -1;
@@ -353,6 +398,8 @@ int main(int argc, char** argv)
     datatypes();
   else if (!strcmp(mode, "rma"))
     rma();
+  else if (!strcmp(mode, "wrap"))
+    wrap();
   else if (!strcmp(mode, "pmpi")) {
     int token = rank;
     if (rank + 1 < size)

@@ -1,4 +1,5 @@
-// Sleeps with the function named by argv[1] for argv[2] seconds and prints how far each clock moved.
+// Sleeps with the function named by argv[1] for argv[2] seconds and prints how far each clock moved
+// (spin: reads the clock until that much time has passed).
 #include <bxisim/rank.h>
 
 #include <chrono>
@@ -30,6 +31,12 @@ void sleep_with(const char* how, double duration)
     sleep(static_cast<unsigned>(duration));
   } else if (std::strcmp(how, "chrono") == 0) {
     std::this_thread::sleep_for(std::chrono::duration<double>(duration));
+  } else if (std::strcmp(how, "spin") == 0) { // waits for time to pass by reading the clock, doing nothing else
+    timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    do
+      clock_gettime(CLOCK_MONOTONIC, &now);
+    while (seconds(now) - seconds(start) < duration);
   } else {
     std::fprintf(stderr, "unknown sleep function %s\n", how);
     std::exit(2);

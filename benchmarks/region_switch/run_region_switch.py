@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""The region-switch study (issue 11 item 5): phases.c (ten phases, compute-heavy and communication-
+heavy) at 16 ranks, run all-smpi, all-message, all-cycle, and mixed (everything at smpi but one
+communication phase, --region phase6=cycle). Writes region_switch.csv and region_switch.md (the table
+of simulated time per phase and wall time per run) and checks the issue's targets: the mixed run's
+wall time within 1.5x of all-smpi, its phase 6 within 1% of phase 6 in all-cycle, and the mixed run at
+least 5x faster than all-cycle. Exit code 0 when the runs succeed (the targets are reported, not
+enforced: they depend on the machine's load).
+"""
+import argparse
+import csv
+import os
+import subprocess
+import sys
+import time
+
+RUNS = [
+    ("all-smpi", ["--level", "smpi"]),
+    ("all-message", ["--level", "message"]),
+    ("all-cycle", ["--level", "cycle"]),
+    ("mixed (phase 6 at cycle)", ["--level", "smpi", "--region", "phase6=cycle"]),
+]
+
+
+def run(args, options):
+    command = [args.bxisim, "run", "-n", str(args.ranks), "--ppn", str(args.ppn), "--no-cpu-simulation"] + options
+    command += [args.program, str(args.iterations)]
+    start = time.monotonic()
+    result = subprocess.run(command, capture_output=True, text=True)
+    wall = time.monotonic() - start
+    if result.returncode != 0:
+        sys.exit(f"failed ({result.returncode}): {' '.join(command)}\n{result.stdout}\n{result.stderr}")
+    phases = {}
+    for line in result.stdout.splitlines():
+        position = line.find("phase,")
+        if position >= 0:
+            _, k, seconds = line[position:].split(",")
+            phases[int(k)] = float(seconds)
+    if len(phases) != 10:
+        sys.exit(f"expected 10 phase lines: {' '.join(command)}\n{result.stdout}")
+    return phases, wall
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bxisim", required=True)
+    parser.add_argument("--program", required=True)
+    parser.add_argument("--out", default=".")
+    parser.add_argument("--ranks", type=int, default=16)
+    parser.add_argument("--ppn", type=int, default=1)
+    parser.add_argument("--iterations", type=int, default=32)
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    results = {}
+    for name, options in RUNS:
+        results[name] = run(args, options)
+        print(f"{name}: wall {results[name][1]:.2f} s", flush=True)
+
+    names = [name for name, _ in RUNS]
+    with open(os.path.join(args.out, "region_switch.csv"), "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["run", "wall_s"] + [f"phase{k}_s" for k in range(1, 11)])
+        for name in names:
+            phases, wall = results[name]
+            writer.writerow([name, f"{wall:.3f}"] + [f"{phases[k]:.9f}" for k in range(1, 11)])
+
+    lines = ["| phase | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    kinds = {1: "compute", 2: "allreduce 8 B", 3: "compute", 4: "alltoall 4 KiB", 5: "compute",
+             6: "halo 64 KiB", 7: "compute", 8: "bcast 1 MiB", 9: "compute", 10: "allreduce 256 KiB"}
+    for k in range(1, 11):
+        cells = [f"{results[name][0][k] * 1e6:.3f}" for name in names]
+        lines.append(f"| {k} ({kinds[k]}) | " + " | ".join(cells) + " |")
+    lines.append("| **wall time (s)** | " + " | ".join(f"**{results[name][1]:.2f}**" for name in names) + " |")
+    smpi_wall, cycle_wall = results["all-smpi"][1], results["all-cycle"][1]
+    mixed_name = names[3]
+    mixed_wall = results[mixed_name][1]
+    phase6_error = abs(results[mixed_name][0][6] - results["all-cycle"][0][6]) / results["all-cycle"][0][6]
+    targets = [
+        ("mixed wall / all-smpi wall <= 1.5", mixed_wall / smpi_wall, mixed_wall / smpi_wall <= 1.5),
+        ("phase 6: abs(mixed - all-cycle) / all-cycle <= 1%", phase6_error, phase6_error <= 0.01),
+        ("all-cycle wall / mixed wall >= 5", cycle_wall / mixed_wall, cycle_wall / mixed_wall >= 5),
+    ]
+    lines.append("")
+    lines.append("Simulated microseconds per phase (rank 0, between two barriers), wall seconds per run.")
+    lines.append("")
+    lines.append("| target | measured | met |")
+    lines.append("|---|---|---|")
+    for what, value, met in targets:
+        shown = f"{value * 100:.2f} %" if "%" in what else f"{value:.2f}"
+        lines.append(f"| {what} | {shown} | {'yes' if met else 'no'} |")
+    table = "\n".join(lines) + "\n"
+    with open(os.path.join(args.out, "region_switch.md"), "w") as f:
+        f.write(table)
+    print(table)
+
+
+if __name__ == "__main__":
+    main()

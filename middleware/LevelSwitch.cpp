@@ -1,0 +1,942 @@
+#include "LevelSwitch.hpp"
+
+#include "Entry.hpp"
+#include "OpenMpiAbi.hpp"
+#include "SmpiAbi.hpp"
+#include "SwitchRank.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace bxisim::mw
+{
+
+namespace
+{
+const char* back_end_name(int back_end)
+{
+  return back_end == LevelSwitch::kSmpi ? "smpi" : "openmpi (message, cycle)";
+}
+
+[[noreturn]] void fail(int rank, const std::string& what)
+{
+  std::fprintf(stderr, "bxisim: rank %d: %s\n", rank, what.c_str());
+  std::fflush(stderr);
+  exit_rank(1);
+}
+} // namespace
+
+namespace
+{
+/** Every switching rank, by rank in MPI_COMM_WORLD: the traffic checks read the peers' accounts. */
+std::vector<LevelSwitch*>& registry()
+{
+  static std::vector<LevelSwitch*> ranks;
+  return ranks;
+}
+
+const char* level_word(int back_end)
+{
+  return back_end == LevelSwitch::kSmpi ? "smpi" : "OpenMPI (message or cycle)";
+}
+} // namespace
+
+std::unique_ptr<RankMpi> make_switching_rank(int rank, RankMpi* smpi, const CallHooks* smpi_hooks, RankMpi* openmpi,
+                                             bool start_at_smpi)
+{
+  return std::make_unique<SwitchRank>(rank, smpi, smpi_hooks, openmpi,
+                                      start_at_smpi ? LevelSwitch::kSmpi : LevelSwitch::kOpenMpi);
+}
+
+void set_region_place(RankMpi& rank, const std::string& place)
+{
+  if (auto* level_switch = dynamic_cast<LevelSwitch*>(&rank))
+    level_switch->set_place(place);
+}
+
+int switch_back_end(RankMpi& rank, bool to_smpi, const std::string& place)
+{
+  auto* level_switch = dynamic_cast<LevelSwitch*>(&rank);
+  if (level_switch == nullptr)
+    throw std::logic_error("switch_back_end on a rank without two back ends");
+  level_switch->set_place(place);
+  return level_switch->switch_to(to_smpi ? LevelSwitch::kSmpi : LevelSwitch::kOpenMpi);
+}
+
+LevelSwitch::LevelSwitch(int rank, RankMpi* smpi, const CallHooks* smpi_hooks, RankMpi* openmpi, int start)
+    : MpiInterface(rank), current_(start)
+{
+  slots_[kSmpi].dispatch    = static_cast<MpiInterface*>(smpi);
+  slots_[kSmpi].hooks       = smpi_hooks;
+  slots_[kOpenMpi].dispatch = static_cast<MpiInterface*>(openmpi);
+  if (slots_[kSmpi].dispatch == nullptr || slots_[kOpenMpi].dispatch == nullptr)
+    throw std::logic_error("LevelSwitch needs both back ends");
+  auto index = static_cast<size_t>(rank);
+  if (registry().size() <= index)
+    registry().resize(index + 1, nullptr);
+  registry()[index] = this;
+}
+
+LevelSwitch::~LevelSwitch()
+{
+  auto index = static_cast<size_t>(rank());
+  if (index < registry().size() && registry()[index] == this)
+    registry()[index] = nullptr;
+}
+
+void LevelSwitch::report(const std::string& what)
+{
+  std::fprintf(stderr, "bxisim: rank %d: %s\n", rank(), what.c_str());
+  std::fflush(stderr);
+  abort_job(rank(), 1);
+  if (slots_[kSmpi].initialized && not slots_[kSmpi].finalized) { // SMPI ends the simulation otherwise
+    slots_[kSmpi].finalized = true;
+    Call call(*this, kSmpi);
+    call.target().Finalize();
+  }
+  exit_rank(1);
+}
+
+void LevelSwitch::note_send(int dest, int tag, MPI_Comm comm, int back_end, const char* call)
+{
+  if (comm != MPI_COMM_WORLD || dest < 0)
+    return;
+  auto& sent = traffic_[back_end].sent_to;
+  if (sent.size() <= static_cast<size_t>(dest))
+    sent.resize(static_cast<size_t>(dest) + 1);
+  auto& mine = sent[static_cast<size_t>(dest)];
+  // A receive the destination posted at the other level, that no message sent there can reach any
+  // more, would be this message's match: it can never get it.
+  LevelSwitch* peer = static_cast<size_t>(dest) < registry().size() ? registry()[static_cast<size_t>(dest)] : nullptr;
+  int other         = 1 - back_end;
+  if (peer != nullptr) {
+    const auto& theirs = traffic_[other].sent_to;
+    long delivered =
+        static_cast<size_t>(dest) < theirs.size() ? static_cast<long>(theirs[static_cast<size_t>(dest)].size()) : 0;
+    for (const auto& [request, receive] : peer->receives_)
+      if (peer->owner_of(reinterpret_cast<MPI_Request>(request)) == other && receive.source == rank() &&
+          receive.index >= delivered && (receive.tag == MPI_ANY_TAG || receive.tag == tag))
+        report(std::string(call) + " to rank " + std::to_string(dest) + " (tag " + std::to_string(tag) + ") in " +
+               place_ + " at the " + level_word(back_end) + " level matches the receive rank " + std::to_string(dest) +
+               " posted in " + receive.place + " at the " + level_word(other) +
+               " level, where no message can reach it now: a receive is matched by messages sent at its own level. "
+               "Post the receive and the send at the same level (inside the same region, or complete the receive "
+               "before the boundary). The job ends.");
+  }
+  mine.push_back({tag, call, place_});
+}
+
+int LevelSwitch::receive_route(int source, int tag, MPI_Comm comm)
+{
+  last_receive_index_ = -1;
+  if (comm != MPI_COMM_WORLD || source == MPI_PROC_NULL || source < MPI_ANY_SOURCE)
+    return current_;
+  int back_end  = current_;
+  auto& waiting = traffic_[1 - current_].stranded;
+  for (size_t from = 0; from < waiting.size(); ++from) {
+    if (source != MPI_ANY_SOURCE && static_cast<size_t>(source) != from)
+      continue;
+    auto& queue = waiting[from];
+    for (auto it = queue.begin(); it != queue.end(); ++it)
+      if (tag == MPI_ANY_TAG || it->tag == tag) {
+        queue.erase(it);
+        back_end = 1 - current_; // received where the message waits
+        break;
+      }
+    if (back_end != current_)
+      break;
+  }
+  Traffic& traffic = traffic_[back_end];
+  if (source == MPI_ANY_SOURCE) {
+    ++traffic.posted_any;
+  } else {
+    if (traffic.posted_from.size() <= static_cast<size_t>(source))
+      traffic.posted_from.resize(static_cast<size_t>(source) + 1, 0);
+    last_receive_index_ = traffic.posted_from[static_cast<size_t>(source)]++;
+  }
+  return back_end;
+}
+
+void LevelSwitch::note_receive_request(MPI_Request request, int source, int tag, int back_end)
+{
+  (void)back_end;
+  if (last_receive_index_ >= 0 && reinterpret_cast<uintptr_t>(request) >= kPredefinedLimit)
+    receives_[reinterpret_cast<uintptr_t>(request)] = {source, tag, last_receive_index_, place_};
+}
+
+void LevelSwitch::check_wait(MPI_Request request, const char* call)
+{
+  auto it = receives_.find(reinterpret_cast<uintptr_t>(request));
+  if (it == receives_.end())
+    return;
+  int back_end = owner_of(request);
+  if (back_end == current_)
+    return;
+  const Receive& receive = it->second;
+  LevelSwitch* peer      = static_cast<size_t>(receive.source) < registry().size()
+                               ? registry()[static_cast<size_t>(receive.source)]
+                               : nullptr;
+  if (peer == nullptr)
+    return;
+  const auto& sent = peer->traffic_[back_end].sent_to;
+  long delivered =
+      static_cast<size_t>(rank()) < sent.size() ? static_cast<long>(sent[static_cast<size_t>(rank())].size()) : 0;
+  if (receive.index < delivered)
+    return; // a message sent at its level is there for it
+  report(std::string(call) + " in " + place_ + " waits for the receive from rank " + std::to_string(receive.source) +
+         " posted in " + receive.place + " at the " + level_word(back_end) + " level; rank " +
+         std::to_string(receive.source) + " sent this rank " + std::to_string(delivered) +
+         " message(s) at that level, all for earlier receives, and messages sent at the " + level_word(current_) +
+         " level cannot reach it: it would never complete. Post the receive and the send at the same level. The "
+         "job ends.");
+}
+
+void LevelSwitch::find_stranded(int back_end)
+{
+  Traffic& traffic = traffic_[back_end];
+  traffic.stranded.assign(registry().size(), {});
+  long any = traffic.posted_any; // receives from any source take the earliest messages left
+  for (size_t from = 0; from < registry().size(); ++from) {
+    LevelSwitch* peer = registry()[from];
+    if (peer == nullptr)
+      continue;
+    const auto& sent = peer->traffic_[back_end].sent_to;
+    if (static_cast<size_t>(rank()) >= sent.size())
+      continue;
+    const auto& mine = sent[static_cast<size_t>(rank())];
+    long taken       = from < traffic.posted_from.size() ? traffic.posted_from[from] : 0;
+    for (long i = taken; i < static_cast<long>(mine.size()); ++i) {
+      if (any > 0) {
+        --any;
+        continue;
+      }
+      traffic.stranded[from].push_back(mine[static_cast<size_t>(i)]);
+    }
+  }
+}
+
+const char* LevelSwitch::back_end() const
+{
+  return slots_[current_].dispatch->back_end();
+}
+
+const CallHooks* LevelSwitch::active_call_hooks() const
+{
+  return called_ >= 0 ? slots_[called_].hooks : nullptr;
+}
+
+LevelSwitch::Call::Call(LevelSwitch& owner, int back_end) : owner_(owner), back_end_(back_end), previous_(owner.called_)
+{
+  owner_.called_ = back_end;
+  if (const CallHooks* hooks = owner_.slots_[back_end].hooks)
+    token_ = hooks->enter();
+}
+
+LevelSwitch::Call::~Call()
+{
+  if (const CallHooks* hooks = owner_.slots_[back_end_].hooks)
+    hooks->leave(token_);
+  owner_.called_ = previous_;
+}
+
+uintptr_t LevelSwitch::to_called_value(uintptr_t value, int back_end, const char* kind)
+{
+  if (value < kPredefinedLimit)
+    return value; // predefined and null handles mean the same in both back ends
+  auto it = handles_.find(value);
+  if (it == handles_.end() || it->second.owner == back_end)
+    return value;
+  Handle& handle = it->second;
+  if (handle.mirror == 0 && handle.make) {
+    handle.mirror = handle.make(*this, back_end);
+    if (handle.mirror != 0) {
+      canonical_[handle.mirror] = value;
+      if (handle.committed) {
+        auto mirror = reinterpret_cast<MPI_Datatype>(handle.mirror);
+        Call call(*this, back_end);
+        call.target().Type_commit(&mirror);
+      }
+    }
+  }
+  if (handle.mirror == 0)
+    fail(rank(), std::string("an MPI ") + kind + " made at the " + back_end_name(handle.owner) +
+                     " level is used at the " + back_end_name(back_end) +
+                     " level, where bxisim has no copy of it: bxisim re-creates datatypes, operations and the "
+                     "communicators made by MPI_Comm_dup/split/create in the other level; make this one inside the "
+                     "region that uses it, or run the whole program at one level (bxisim run --level).");
+  return handle.mirror;
+}
+
+uintptr_t LevelSwitch::from_called_value(uintptr_t value, int back_end)
+{
+  if (value < kPredefinedLimit)
+    return value;
+  auto mirrored = canonical_.find(value);
+  if (mirrored != canonical_.end())
+    return mirrored->second;
+  handles_.try_emplace(value, Handle{back_end, 0, nullptr, false});
+  return value;
+}
+
+void LevelSwitch::forget(uintptr_t value)
+{
+  auto it = handles_.find(value);
+  if (it == handles_.end())
+    return;
+  if (it->second.mirror != 0)
+    canonical_.erase(it->second.mirror);
+  handles_.erase(it);
+}
+
+void LevelSwitch::record_local_constructor(uintptr_t made, Maker make)
+{
+  auto it = handles_.find(made);
+  if (it != handles_.end() && it->second.owner == called_)
+    it->second.make = std::move(make);
+}
+
+void LevelSwitch::record_collective_constructor(uintptr_t made, uintptr_t parent, Maker make)
+{
+  collectives_.push_back({called_, made, parent, std::move(make)});
+}
+
+namespace
+{
+template <class H>
+uintptr_t value_of(H handle)
+{
+  return reinterpret_cast<uintptr_t>(handle);
+}
+} // namespace
+
+void LevelSwitch::record_Comm_dup(MPI_Comm comm, MPI_Comm newcomm)
+{
+  record_collective_constructor(value_of(newcomm), value_of(comm), [comm](LevelSwitch& s, int be) {
+    MPI_Comm made = MPI_COMM_NULL;
+    Call call(s, be);
+    call.target().Comm_dup(s.to_called(comm, be), &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm newcomm)
+{
+  record_collective_constructor(value_of(newcomm), value_of(comm), [comm, color, key](LevelSwitch& s, int be) {
+    MPI_Comm made = MPI_COMM_NULL;
+    Call call(s, be);
+    call.target().Comm_split(s.to_called(comm, be), color, key, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm newcomm)
+{
+  record_collective_constructor(value_of(newcomm), value_of(comm), [comm, group](LevelSwitch& s, int be) {
+    MPI_Comm made      = MPI_COMM_NULL;
+    MPI_Group in_group = s.to_called(group, be);
+    Call call(s, be);
+    call.target().Comm_create(s.to_called(comm, be), in_group, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Comm_group(MPI_Comm comm, MPI_Group group)
+{
+  record_local_constructor(value_of(group), [comm](LevelSwitch& s, int be) {
+    MPI_Group made = MPI_GROUP_NULL;
+    MPI_Comm in    = s.to_called(comm, be);
+    Call call(s, be);
+    call.target().Comm_group(in, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Group_incl(MPI_Group group, int n, const int* ranks, MPI_Group newgroup)
+{
+  std::vector<int> kept(ranks, ranks + (n > 0 ? n : 0));
+  record_local_constructor(value_of(newgroup), [group, kept](LevelSwitch& s, int be) {
+    MPI_Group made = MPI_GROUP_NULL;
+    MPI_Group in   = s.to_called(group, be);
+    Call call(s, be);
+    call.target().Group_incl(in, static_cast<int>(kept.size()), kept.data(), &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Op_create(MPI_User_function* function, int commute, MPI_Op op)
+{
+  record_local_constructor(value_of(op), [function, commute](LevelSwitch& s, int be) {
+    MPI_Op made = MPI_OP_NULL;
+    Call call(s, be);
+    call.target().Op_create(function, commute, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Type_commit(MPI_Datatype type)
+{
+  auto it = handles_.find(value_of(type));
+  if (it == handles_.end())
+    return;
+  it->second.committed = true;
+  int other            = 1 - called_;
+  if (it->second.owner == called_ && it->second.mirror != 0) { // a mirror made before the commit
+    auto mirror = reinterpret_cast<MPI_Datatype>(it->second.mirror);
+    Call call(*this, other);
+    call.target().Type_commit(&mirror);
+  }
+}
+
+void LevelSwitch::record_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype newtype)
+{
+  record_local_constructor(value_of(newtype), [count, oldtype](LevelSwitch& s, int be) {
+    MPI_Datatype made = MPI_DATATYPE_NULL;
+    MPI_Datatype in   = s.to_called(oldtype, be);
+    Call call(s, be);
+    call.target().Type_contiguous(count, in, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype newtype)
+{
+  record_local_constructor(value_of(newtype), [count, blocklength, stride, oldtype](LevelSwitch& s, int be) {
+    MPI_Datatype made = MPI_DATATYPE_NULL;
+    MPI_Datatype in   = s.to_called(oldtype, be);
+    Call call(s, be);
+    call.target().Type_vector(count, blocklength, stride, in, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                                             MPI_Datatype newtype)
+{
+  record_local_constructor(value_of(newtype), [count, blocklength, stride, oldtype](LevelSwitch& s, int be) {
+    MPI_Datatype made = MPI_DATATYPE_NULL;
+    MPI_Datatype in   = s.to_called(oldtype, be);
+    Call call(s, be);
+    call.target().Type_create_hvector(count, blocklength, stride, in, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Type_indexed(int count, const int* blocklengths, const int* displacements,
+                                      MPI_Datatype oldtype, MPI_Datatype newtype)
+{
+  std::vector<int> lengths(blocklengths, blocklengths + (count > 0 ? count : 0));
+  std::vector<int> places(displacements, displacements + (count > 0 ? count : 0));
+  record_local_constructor(value_of(newtype), [lengths, places, oldtype](LevelSwitch& s, int be) {
+    MPI_Datatype made = MPI_DATATYPE_NULL;
+    MPI_Datatype in   = s.to_called(oldtype, be);
+    Call call(s, be);
+    call.target().Type_indexed(static_cast<int>(lengths.size()), lengths.data(), places.data(), in, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype newtype)
+{
+  record_local_constructor(value_of(newtype), [oldtype, lb, extent](LevelSwitch& s, int be) {
+    MPI_Datatype made = MPI_DATATYPE_NULL;
+    MPI_Datatype in   = s.to_called(oldtype, be);
+    Call call(s, be);
+    call.target().Type_create_resized(in, lb, extent, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Type_create_struct(int count, const int* blocklengths, const MPI_Aint* displacements,
+                                            const MPI_Datatype* types, MPI_Datatype newtype)
+{
+  size_t n = count > 0 ? static_cast<size_t>(count) : 0;
+  std::vector<int> lengths(blocklengths, blocklengths + n);
+  std::vector<MPI_Aint> places(displacements, displacements + n);
+  std::vector<MPI_Datatype> old(types, types + n);
+  record_local_constructor(value_of(newtype), [lengths, places, old](LevelSwitch& s, int be) {
+    MPI_Datatype made = MPI_DATATYPE_NULL;
+    std::vector<MPI_Datatype> in;
+    for (MPI_Datatype type : old)
+      in.push_back(s.to_called(type, be));
+    Call call(s, be);
+    call.target().Type_create_struct(static_cast<int>(lengths.size()), lengths.data(), places.data(), in.data(), &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Type_dup(MPI_Datatype type, MPI_Datatype newtype)
+{
+  record_local_constructor(value_of(newtype), [type](LevelSwitch& s, int be) {
+    MPI_Datatype made = MPI_DATATYPE_NULL;
+    MPI_Datatype in   = s.to_called(type, be);
+    Call call(s, be);
+    call.target().Type_dup(in, &made);
+    return value_of(made);
+  });
+}
+
+int LevelSwitch::init_back_end(int back_end, int* argc, char*** argv)
+{
+  Call call(*this, back_end);
+  int result = MPI_SUCCESS;
+  if (thread_init_) {
+    int provided = MPI_THREAD_SINGLE;
+    result       = call.target().Init_thread(argc, argv, thread_required_, &provided);
+  } else {
+    result = call.target().Init(argc, argv);
+  }
+  if (result == MPI_SUCCESS)
+    slots_[back_end].initialized = true;
+  return result;
+}
+
+int LevelSwitch::switch_to(int back_end)
+{
+  if (back_end == current_)
+    return MPI_SUCCESS;
+  if (not initialized_ || finalized_)
+    return MPI_SUCCESS; // outside MPI: the level applies from MPI_Init on
+  int result = MPI_SUCCESS;
+  if (not slots_[back_end].initialized) {
+    result = init_back_end(back_end, nullptr, nullptr);
+    if (result != MPI_SUCCESS)
+      return result;
+  }
+  find_stranded(current_);             // messages sent at the level left, for receives at the new one
+  traffic_[back_end].stranded.clear(); // back at their level, messages are matched there
+  current_ = back_end;
+  // Communicators made collectively in the other back end, re-created here in creation order (every
+  // rank crosses this boundary, so each constructor is called by all the ranks that made it). Those
+  // already freed (MPI_Comm_free is collective: on every rank) are left out.
+  for (Collective& made : collectives_) {
+    if (made.owner == back_end || made.replayed)
+      continue;
+    bool parent_alive = made.parent < kPredefinedLimit || handles_.count(made.parent) != 0;
+    bool alive        = made.made == 0 || handles_.count(made.made) != 0;
+    if (not parent_alive || not alive)
+      continue;
+    made.replayed    = true;
+    uintptr_t mirror = made.make(*this, back_end);
+    if (made.made != 0 && mirror >= kPredefinedLimit) {
+      handles_[made.made].mirror = mirror;
+      canonical_[mirror]         = made.made;
+    }
+  }
+  return result;
+}
+
+int LevelSwitch::Init(int* argc, char*** argv)
+{
+  return init_back_end(current_, argc, argv);
+}
+
+int LevelSwitch::Init_thread(int* argc, char*** argv, int required, int* provided)
+{
+  thread_init_     = true;
+  thread_required_ = required;
+  Call call(*this, current_);
+  int result = call.target().Init_thread(argc, argv, required, provided);
+  if (result == MPI_SUCCESS)
+    slots_[current_].initialized = true;
+  return result;
+}
+
+int LevelSwitch::Finalize()
+{
+  int result = MPI_SUCCESS;
+  for (int back_end : {1 - current_, current_})
+    if (slots_[back_end].initialized && not slots_[back_end].finalized) {
+      Call call(*this, back_end);
+      int code = call.target().Finalize();
+      if (code != MPI_SUCCESS && result == MPI_SUCCESS)
+        result = code;
+      slots_[back_end].finalized = true;
+    }
+  return result;
+}
+
+int LevelSwitch::Initialized(int* flag)
+{
+  if (flag == nullptr)
+    return MPI_ERR_ARG;
+  *flag = initialized_ ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Finalized(int* flag)
+{
+  if (flag == nullptr)
+    return MPI_ERR_ARG;
+  *flag = finalized_ ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Query_thread(int* provided)
+{
+  Call call(*this, current_);
+  return call.target().Query_thread(provided);
+}
+
+int LevelSwitch::Is_thread_main(int* flag)
+{
+  Call call(*this, current_);
+  return call.target().Is_thread_main(flag);
+}
+
+bool LevelSwitch::one_owner(int count, const MPI_Request* requests, int& back_end) const
+{
+  back_end = -1;
+  for (int i = 0; i < count; ++i) {
+    if (requests[i] == MPI_REQUEST_NULL)
+      continue;
+    int owner = owner_of(requests[i]);
+    if (back_end >= 0 && owner != back_end)
+      return false;
+    back_end = owner;
+  }
+  if (back_end < 0)
+    back_end = current_;
+  return true;
+}
+
+namespace
+{
+MPI_Status* status_at(MPI_Status* statuses, int i)
+{
+  return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+} // namespace
+
+int LevelSwitch::Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                          void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                          MPI_Status* status)
+{
+  int route = receive_route(source, recvtag, comm);
+  note_send(dest, sendtag, comm, current_, "MPI_Sendrecv");
+  if (route == current_) {
+    Call call(*this, current_);
+    return call.target().Sendrecv(sendbuf, sendcount, to_called(sendtype, current_), dest, sendtag, recvbuf, recvcount,
+                                  to_called(recvtype, current_), source, recvtag, to_called(comm, current_), status);
+  }
+  // The receive takes a message sent at the other level before the boundary: send here, receive there.
+  MPI_Request sent = MPI_REQUEST_NULL;
+  int result       = MPI_SUCCESS;
+  {
+    Call call(*this, current_);
+    result = call.target().Isend(sendbuf, sendcount, to_called(sendtype, current_), dest, sendtag,
+                                 to_called(comm, current_), &sent);
+  }
+  if (result != MPI_SUCCESS)
+    return result;
+  {
+    Call call(*this, route);
+    result = call.target().Recv(recvbuf, recvcount, to_called(recvtype, route), source, recvtag, to_called(comm, route),
+                                status);
+  }
+  Call call(*this, current_);
+  int waited = call.target().Wait(&sent, MPI_STATUS_IGNORE);
+  return result != MPI_SUCCESS ? result : waited;
+}
+
+int LevelSwitch::Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+  int back_end = current_;
+  if (count < 0 || (count > 0 && array_of_requests == nullptr))
+    return MPI_ERR_ARG;
+  for (int i = 0; i < count; ++i)
+    check_wait(array_of_requests[i], "MPI_Waitall");
+  std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
+  int result = MPI_SUCCESS;
+  if (one_owner(count, array_of_requests, back_end)) {
+    Call call(*this, back_end);
+    result = call.target().Waitall(count, array_of_requests, array_of_statuses);
+  } else {
+    // Requests of both back ends: each completes in its own, one after the other (each completes on
+    // its own, so the order changes only when the rank notices completions).
+    bool error = false;
+    for (int i = 0; i < count; ++i) {
+      if (array_of_requests[i] == MPI_REQUEST_NULL)
+        continue;
+      Call call(*this, owner_of(array_of_requests[i]));
+      int code = call.target().Wait(&array_of_requests[i], status_at(array_of_statuses, i));
+      if (code != MPI_SUCCESS) {
+        error = true;
+        if (array_of_statuses != MPI_STATUSES_IGNORE)
+          array_of_statuses[i].MPI_ERROR = code;
+      } else if (array_of_statuses != MPI_STATUSES_IGNORE) {
+        array_of_statuses[i].MPI_ERROR = MPI_SUCCESS;
+      }
+    }
+    result = error ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+  }
+  for (int i = 0; i < count; ++i)
+    after_routed(before[static_cast<size_t>(i)], array_of_requests[i]);
+  return result;
+}
+
+int LevelSwitch::Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
+{
+  int back_end = current_;
+  if (count < 0 || (count > 0 && array_of_requests == nullptr) || flag == nullptr)
+    return MPI_ERR_ARG;
+  if (one_owner(count, array_of_requests, back_end)) {
+    std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
+    Call call(*this, back_end);
+    int result = call.target().Testall(count, array_of_requests, flag, array_of_statuses);
+    for (int i = 0; i < count; ++i)
+      after_routed(before[static_cast<size_t>(i)], array_of_requests[i]);
+    return result;
+  }
+  // Complete none unless all are complete: ask each its state first.
+  *flag = 1;
+  for (int i = 0; i < count && *flag; ++i) {
+    if (array_of_requests[i] == MPI_REQUEST_NULL)
+      continue;
+    int done = 0;
+    Call call(*this, owner_of(array_of_requests[i]));
+    int code = call.target().Request_get_status(array_of_requests[i], &done, MPI_STATUS_IGNORE);
+    if (code != MPI_SUCCESS)
+      return code;
+    *flag = done;
+  }
+  if (not *flag)
+    return MPI_SUCCESS;
+  return Waitall(count, array_of_requests, array_of_statuses);
+}
+
+int LevelSwitch::Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
+{
+  int back_end = current_;
+  if (count < 0 || (count > 0 && array_of_requests == nullptr) || flag == nullptr || index == nullptr)
+    return MPI_ERR_ARG;
+  if (one_owner(count, array_of_requests, back_end)) {
+    std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
+    Call call(*this, back_end);
+    int result = call.target().Testany(count, array_of_requests, index, flag, status);
+    for (int i = 0; i < count; ++i)
+      after_routed(before[static_cast<size_t>(i)], array_of_requests[i]);
+    return result;
+  }
+  *flag  = 0;
+  *index = MPI_UNDEFINED;
+  for (int i = 0; i < count; ++i) {
+    if (array_of_requests[i] == MPI_REQUEST_NULL)
+      continue;
+    MPI_Request before = array_of_requests[i];
+    int done           = 0;
+    Call call(*this, owner_of(before));
+    int code = call.target().Test(&array_of_requests[i], &done, status);
+    after_routed(before, array_of_requests[i]);
+    if (code != MPI_SUCCESS)
+      return code;
+    if (done) {
+      *flag  = 1;
+      *index = i;
+      return MPI_SUCCESS;
+    }
+  }
+  *flag = 1; // no active request: as MPI says
+  for (int i = 0; i < count; ++i)
+    if (array_of_requests[i] != MPI_REQUEST_NULL)
+      *flag = 0;
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
+{
+  int back_end = current_;
+  if (count < 0 || (count > 0 && array_of_requests == nullptr) || index == nullptr)
+    return MPI_ERR_ARG;
+  if (count == 1)
+    check_wait(array_of_requests[0], "MPI_Waitany");
+  if (one_owner(count, array_of_requests, back_end)) {
+    std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
+    Call call(*this, back_end);
+    int result = call.target().Waitany(count, array_of_requests, index, status);
+    for (int i = 0; i < count; ++i)
+      after_routed(before[static_cast<size_t>(i)], array_of_requests[i]);
+    return result;
+  }
+  // Requests of both back ends: test them in turn; each test advances simulated time (SMPI's
+  // smpi/test, OpenMPI's polling delay), so the loop ends when one completes.
+  for (;;) {
+    int flag   = 0;
+    int result = Testany(count, array_of_requests, index, &flag, status);
+    if (result != MPI_SUCCESS || flag)
+      return result;
+  }
+}
+
+int LevelSwitch::Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                          MPI_Status array_of_statuses[])
+{
+  int back_end = current_;
+  if (incount < 0 || (incount > 0 && array_of_requests == nullptr) || outcount == nullptr)
+    return MPI_ERR_ARG;
+  if (one_owner(incount, array_of_requests, back_end)) {
+    std::vector<MPI_Request> before(array_of_requests, array_of_requests + incount);
+    Call call(*this, back_end);
+    int result = call.target().Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    for (int i = 0; i < incount; ++i)
+      after_routed(before[static_cast<size_t>(i)], array_of_requests[i]);
+    return result;
+  }
+  *outcount   = 0;
+  bool active = false;
+  for (int i = 0; i < incount; ++i) {
+    if (array_of_requests[i] == MPI_REQUEST_NULL)
+      continue;
+    active             = true;
+    MPI_Request before = array_of_requests[i];
+    int done           = 0;
+    Call call(*this, owner_of(before));
+    int code = call.target().Test(&array_of_requests[i], &done, status_at(array_of_statuses, *outcount));
+    after_routed(before, array_of_requests[i]);
+    if (code != MPI_SUCCESS)
+      return code;
+    if (done)
+      array_of_indices[(*outcount)++] = i;
+  }
+  if (not active)
+    *outcount = MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                          MPI_Status array_of_statuses[])
+{
+  int back_end = current_;
+  if (incount < 0 || (incount > 0 && array_of_requests == nullptr) || outcount == nullptr)
+    return MPI_ERR_ARG;
+  if (one_owner(incount, array_of_requests, back_end)) {
+    std::vector<MPI_Request> before(array_of_requests, array_of_requests + incount);
+    Call call(*this, back_end);
+    int result = call.target().Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    for (int i = 0; i < incount; ++i)
+      after_routed(before[static_cast<size_t>(i)], array_of_requests[i]);
+    return result;
+  }
+  for (;;) {
+    int result = Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    if (result != MPI_SUCCESS || *outcount != 0)
+      return result;
+  }
+}
+
+int LevelSwitch::Startall(int count, MPI_Request array_of_requests[])
+{
+  int back_end = current_;
+  if (count < 0 || (count > 0 && array_of_requests == nullptr))
+    return MPI_ERR_ARG;
+  if (one_owner(count, array_of_requests, back_end)) {
+    Call call(*this, back_end);
+    return call.target().Startall(count, array_of_requests);
+  }
+  for (int i = 0; i < count; ++i) {
+    Call call(*this, owner_of(array_of_requests[i]));
+    int code = call.target().Start(&array_of_requests[i]);
+    if (code != MPI_SUCCESS)
+      return code;
+  }
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::peer_count(MPI_Comm comm)
+{
+  int inter = 0;
+  int size  = 0;
+  Comm_test_inter(comm, &inter);
+  if (inter)
+    Comm_remote_size(comm, &size);
+  else
+    Comm_size(comm, &size);
+  return size;
+}
+
+int LevelSwitch::in_degree(MPI_Comm comm)
+{
+  int topology = MPI_UNDEFINED;
+  Topo_test(comm, &topology);
+  int in       = 0;
+  int out      = 0;
+  int weighted = 0;
+  if (topology == MPI_CART) {
+    Cartdim_get(comm, &in);
+    return 2 * in;
+  }
+  if (topology == MPI_GRAPH) {
+    int me = 0;
+    Comm_rank(comm, &me);
+    Graph_neighbors_count(comm, me, &in);
+    return in;
+  }
+  if (topology == MPI_DIST_GRAPH)
+    Dist_graph_neighbors_count(comm, &in, &out, &weighted);
+  return in;
+}
+
+int LevelSwitch::out_degree(MPI_Comm comm)
+{
+  int topology = MPI_UNDEFINED;
+  Topo_test(comm, &topology);
+  if (topology != MPI_DIST_GRAPH)
+    return in_degree(comm);
+  int in       = 0;
+  int out      = 0;
+  int weighted = 0;
+  Dist_graph_neighbors_count(comm, &in, &out, &weighted);
+  return out;
+}
+
+const BackEndCallbacks& LevelSwitch::called_callbacks() const
+{
+  int back_end = called_ >= 0 ? called_ : current_;
+  return *dynamic_cast<const BackEndCallbacks*>(static_cast<RankMpi*>(slots_[back_end].dispatch));
+}
+
+MPI_Datatype LevelSwitch::callback_datatype(void* handle) const
+{
+  MPI_Datatype value = called_callbacks().callback_datatype(handle);
+  auto it            = canonical_.find(reinterpret_cast<uintptr_t>(value));
+  return it != canonical_.end() ? reinterpret_cast<MPI_Datatype>(it->second) : value;
+}
+
+MPI_Comm LevelSwitch::callback_comm(void* handle) const
+{
+  MPI_Comm value = called_callbacks().callback_comm(handle);
+  auto it        = canonical_.find(reinterpret_cast<uintptr_t>(value));
+  return it != canonical_.end() ? reinterpret_cast<MPI_Comm>(it->second) : value;
+}
+
+MPI_Win LevelSwitch::callback_win(void* handle) const
+{
+  return called_callbacks().callback_win(handle);
+}
+
+MPI_File LevelSwitch::callback_file(void* handle) const
+{
+  return called_callbacks().callback_file(handle);
+}
+
+int LevelSwitch::callback_errcode(int code) const
+{
+  return called_callbacks().callback_errcode(code);
+}
+
+int LevelSwitch::callback_to_be_errcode(int code) const
+{
+  return called_callbacks().callback_to_be_errcode(code);
+}
+
+int LevelSwitch::callback_keyval(int keyval) const
+{
+  return called_callbacks().callback_keyval(keyval);
+}
+
+void LevelSwitch::callback_to_be_status(const MPI_Status* status, void* be_status) const
+{
+  called_callbacks().callback_to_be_status(status, be_status);
+}
+
+} // namespace bxisim::mw

@@ -1,0 +1,265 @@
+#pragma once
+// The dispatch of a rank whose MPI back end changes at region boundaries (bxisim/region.h): SMPI at
+// the smpi level, the rank's OpenMPI copy at the message and cycle levels. The generated SwitchRank
+// (generate_mpi.py, from mpi_api.list) derives from this class: each MPI call goes to the back end of
+// the rank's current level, except calls on a request or a matched message, which go to the back end
+// that created it (a request is completed where it was started).
+//
+// Handles the program holds are bxisim's: the value the back end that made it handed out (its owner).
+// Predefined handles (MPI_COMM_WORLD, MPI_INT, MPI_SUM, ...) mean the same in both back ends. A handle
+// used in the back end that does not own it is replaced by its mirror there: datatypes and operations
+// are re-created from their recorded constructor the first time they are needed (they are local),
+// communicators made by the collective constructors (dup, split, create) are re-created at the first
+// boundary into the other back end, in creation order, by every rank (a boundary is crossed by all
+// ranks together). A handle that has no mirror (windows, files, ...) fails loudly, naming it.
+
+#include "Callbacks.hpp"
+#include "MpiInterface.hpp"
+#include "middleware/RankMpi.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace bxisim::mw
+{
+
+class LevelSwitch : public MpiInterface, public BackEndCallbacks
+{
+ public:
+  static constexpr int kSmpi    = 0;
+  static constexpr int kOpenMpi = 1;
+
+  /**
+   * `smpi` and `openmpi`: the rank's two dispatches (owned by the runtime); `smpi_hooks`: what
+   * surrounds each SMPI call (its calls are simulator calls); `start`: the back end of the run's level.
+   */
+  LevelSwitch(int rank, RankMpi* smpi, const CallHooks* smpi_hooks, RankMpi* openmpi, int start);
+  ~LevelSwitch() override;
+
+  const char* back_end() const override;
+  const CallHooks* active_call_hooks() const override;
+  int current_back_end() const { return current_; }
+  /**
+   * Makes `back_end` the rank's current one, at a region boundary that every rank crosses: the
+   * first time, the back end is initialised (MPI_Init_thread as the program asked) and the
+   * communicators the program made in the other one are re-created in it. Returns an MPI error code.
+   */
+  int switch_to(int back_end);
+
+  // Used by the generated SwitchRank.
+  /** The scope of one call into a back end (its hooks, the callbacks' back end). */
+  class Call
+  {
+   public:
+    Call(LevelSwitch& owner, int back_end);
+    ~Call();
+    Call(const Call&)            = delete;
+    Call& operator=(const Call&) = delete;
+    MpiInterface& target() const { return *owner_.slots_[back_end_].dispatch; }
+    int back_end() const { return back_end_; }
+
+   private:
+    LevelSwitch& owner_;
+    int back_end_;
+    int previous_;
+    void* token_ = nullptr;
+  };
+
+  template <class H>
+  H to_called(H handle, int back_end)
+  {
+    return reinterpret_cast<H>(to_called_value(reinterpret_cast<uintptr_t>(handle), back_end, kind_name(handle)));
+  }
+  template <class H>
+  H from_called(H handle, int back_end)
+  {
+    return reinterpret_cast<H>(from_called_value(reinterpret_cast<uintptr_t>(handle), back_end));
+  }
+  /** After a call given a handle by reference (free, commit): the program's handle, or the null the call set. */
+  template <class H>
+  H after_inout(H program_value, H called_value, int back_end)
+  {
+    auto called = reinterpret_cast<uintptr_t>(called_value);
+    if (called < kPredefinedLimit) { // freed: its kind's null handle
+      forget(reinterpret_cast<uintptr_t>(program_value));
+      return called_value;
+    }
+    (void)back_end;
+    return program_value;
+  }
+  template <class H>
+  int owner_of(H routed) const
+  {
+    auto it = routed_.find(reinterpret_cast<uintptr_t>(routed));
+    return it != routed_.end() ? it->second : current_;
+  }
+  template <class H>
+  void note_routed(H routed, int back_end)
+  {
+    if (reinterpret_cast<uintptr_t>(routed) >= kPredefinedLimit)
+      routed_[reinterpret_cast<uintptr_t>(routed)] = back_end;
+  }
+  template <class H>
+  void after_routed(H before, H after)
+  {
+    if (before != after)
+      routed_.erase(reinterpret_cast<uintptr_t>(before));
+  }
+  /** A send of the program on MPI_COMM_WORLD, at `back_end` (counted before the call). */
+  void note_send(int dest, int tag, MPI_Comm comm, int back_end, const char* call);
+  /**
+   * The back end a receive goes to: the current one, or the other one when a message sent there
+   * before the last boundary, and taken by no receive there, matches it (it is received where it
+   * waits). Counts the receive.
+   */
+  int receive_route(int source, int tag, MPI_Comm comm);
+  void note_receive_request(MPI_Request request, int source, int tag, int back_end);
+  /** Before waiting for `request`: ends the job with a report when it is a receive that can never complete. */
+  void check_wait(MPI_Request request, const char* call);
+  /** Where the rank is, for reports: "region 'solve' (cycle)". */
+  void set_place(std::string place) { place_ = std::move(place); }
+  int peer_count(MPI_Comm comm);
+  int in_degree(MPI_Comm comm);
+  int out_degree(MPI_Comm comm);
+
+  // After constructors (generate_mpi.py's SWITCH_RECORDED): how to make the same handle in the other back end.
+  void record_Comm_dup(MPI_Comm comm, MPI_Comm newcomm);
+  void record_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm newcomm);
+  void record_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm newcomm);
+  void record_Comm_group(MPI_Comm comm, MPI_Group group);
+  void record_Group_incl(MPI_Group group, int n, const int* ranks, MPI_Group newgroup);
+  void record_Op_create(MPI_User_function* function, int commute, MPI_Op op);
+  void record_Type_commit(MPI_Datatype type);
+  void record_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype newtype);
+  void record_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype newtype);
+  void record_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                                  MPI_Datatype newtype);
+  void record_Type_indexed(int count, const int* blocklengths, const int* displacements, MPI_Datatype oldtype,
+                           MPI_Datatype newtype);
+  void record_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype newtype);
+  void record_Type_create_struct(int count, const int* blocklengths, const MPI_Aint* displacements,
+                                 const MPI_Datatype* types, MPI_Datatype newtype);
+  void record_Type_dup(MPI_Datatype type, MPI_Datatype newtype);
+
+  // Written by hand (LevelSwitch.cpp): start and end, and the calls over arrays of requests.
+  int Init(int* argc, char*** argv) override;
+  int Init_thread(int* argc, char*** argv, int required, int* provided) override;
+  int Finalize() override;
+  int Initialized(int* flag) override;
+  int Finalized(int* flag) override;
+  int Query_thread(int* provided) override;
+  int Is_thread_main(int* flag) override;
+  int Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+               int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+               MPI_Status* status) override;
+  int Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) override;
+  int Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) override;
+  int Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+               MPI_Status array_of_statuses[]) override;
+  int Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) override;
+  int Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) override;
+  int Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+               MPI_Status array_of_statuses[]) override;
+  int Startall(int count, MPI_Request array_of_requests[]) override;
+
+  // BackEndCallbacks: those of the back end being called, with its handles turned into bxisim's.
+  MPI_Datatype callback_datatype(void* handle) const override;
+  MPI_Comm callback_comm(void* handle) const override;
+  MPI_Win callback_win(void* handle) const override;
+  MPI_File callback_file(void* handle) const override;
+  int callback_errcode(int code) const override;
+  int callback_to_be_errcode(int code) const override;
+  int callback_keyval(int keyval) const override;
+  void callback_to_be_status(const MPI_Status* status, void* be_status) const override;
+
+ protected:
+  using Maker = std::function<uintptr_t(LevelSwitch&, int back_end)>;
+  /** Records how to re-create, in another back end, the handle `made` (a datatype, operation or group). */
+  void record_local_constructor(uintptr_t made, Maker make);
+  /**
+   * Records a collective constructor (a communicator, MPI_COMM_NULL on ranks left out), replayed at the
+   * first boundary into the other back end, in creation order, by every rank.
+   */
+  void record_collective_constructor(uintptr_t made, uintptr_t parent, Maker make);
+
+ private:
+  static constexpr uintptr_t kPredefinedLimit = 0x400;
+  struct Slot {
+    MpiInterface* dispatch = nullptr;
+    const CallHooks* hooks = nullptr;
+    bool initialized       = false;
+    bool finalized         = false;
+  };
+  struct Handle {
+    int owner;
+    uintptr_t mirror = 0; // in the other back end; 0: none yet
+    Maker make;           // local constructors only
+    bool committed = false;
+  };
+  struct Collective {
+    int owner;
+    uintptr_t made;   // 0: MPI_COMM_NULL on this rank
+    uintptr_t parent; // the communicator it was made from
+    Maker make;
+    bool replayed = false;
+  };
+
+  static const char* kind_name(MPI_Comm) { return "communicator"; }
+  static const char* kind_name(MPI_Group) { return "group"; }
+  static const char* kind_name(MPI_Datatype) { return "datatype"; }
+  static const char* kind_name(MPI_Op) { return "operation"; }
+  static const char* kind_name(MPI_Win) { return "window"; }
+  static const char* kind_name(MPI_Info) { return "info"; }
+  static const char* kind_name(MPI_Errhandler) { return "error handler"; }
+  static const char* kind_name(MPI_File) { return "file"; }
+  uintptr_t to_called_value(uintptr_t value, int back_end, const char* kind);
+  uintptr_t from_called_value(uintptr_t value, int back_end);
+  void forget(uintptr_t value);
+  const BackEndCallbacks& called_callbacks() const;
+  int init_back_end(int back_end, int* argc, char*** argv);
+  /** Whether the requests (those that are not null) all belong to one back end; which one in `back_end`. */
+  bool one_owner(int count, const MPI_Request* requests, int& back_end) const;
+
+  struct Sent {
+    int tag;
+    const char* call;
+    std::string place;
+  };
+  /** The program's point-to-point traffic on MPI_COMM_WORLD at one back end. */
+  struct Traffic {
+    std::vector<std::vector<Sent>> sent_to;  // per destination: the messages sent, in order
+    std::vector<long> posted_from;           // per source: receives posted naming it
+    long posted_any = 0;                     // receives posted with MPI_ANY_SOURCE
+    std::vector<std::vector<Sent>> stranded; // per source: sent here to this rank, taken by no receive here
+  };
+  struct Receive {
+    int source;
+    int tag;
+    long index; // among the receives naming this source at its back end
+    std::string place;
+  };
+  /** Leaving `back_end` at a boundary (every rank met): the messages sent to this rank there that no receive there
+   * took. */
+  void find_stranded(int back_end);
+  [[noreturn]] void report(const std::string& what);
+
+  Traffic traffic_[2];
+  std::unordered_map<uintptr_t, Receive> receives_; // receive requests on MPI_COMM_WORLD
+  long last_receive_index_ = -1;
+  std::string place_       = "outside any region";
+  Slot slots_[2];
+  int current_;
+  int called_          = -1; // the back end of the call in progress (callbacks), -1 outside calls
+  bool thread_init_    = false;
+  int thread_required_ = MPI_THREAD_SINGLE;
+  std::unordered_map<uintptr_t, Handle> handles_;      // by program value
+  std::unordered_map<uintptr_t, uintptr_t> canonical_; // mirror value -> program value
+  std::vector<Collective> collectives_;                // communicators made collectively, in order
+  std::unordered_map<uintptr_t, int> routed_;          // requests and messages -> their back end
+};
+
+} // namespace bxisim::mw

@@ -1,0 +1,146 @@
+// Switching MPI back ends at region boundaries (middleware/LevelSwitch.hpp): the same program runs
+// all-smpi, all-message, all-cycle and mixed, across nodes (--ppn 1) and inside nodes (--ppn 2). Its
+// phases start at known simulated times, check what they receive, and print their duration per rank.
+// A phase at the smpi level of a mixed run takes exactly the time it takes in the all-smpi run (a
+// mixed run keeps the node model's network model at every level, as the all-smpi run of a program
+// with regions does); a phase at an OpenMPI level takes the time of the same phase in the run at that
+// level but for the state OpenMPI keeps from its earlier phases (its copy starts at the first
+// boundary into it), within 2%.
+
+#include "tests/runtime/RunOutput.hpp"
+#include "tests/support/CommandRunner.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+using namespace bxisim::test;
+using testing::HasSubstr;
+
+namespace
+{
+const std::string kPrograms = BXISIM_MW_TEST_PROGRAMS;
+constexpr int kRanks        = 4;
+
+CommandResult run_switch(const std::string& options, const std::string& mode, int ppn)
+{
+  return run_command("'" BXISIM_BINARY "' run --no-cpu-simulation -n " + std::to_string(kRanks) + " --ppn " +
+                     std::to_string(ppn) + " " + options + " " + kPrograms + "/level_switch " + mode + " 2>&1");
+}
+
+/** Every rank printed ok=1 and finalized=1, and no bad_ check: returns each rank's fields. */
+std::map<int, Fields> check_ok(const CommandResult& result)
+{
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, testing::Not(HasSubstr("bad_"))) << result.output;
+  std::map<int, Fields> fields = fields_by_rank(result.output);
+  EXPECT_EQ(static_cast<int>(fields.size()), kRanks) << result.output;
+  for (auto& [rank, mine] : fields) {
+    EXPECT_EQ(mine["ok"], "1") << "rank " << rank << "\n" << result.output;
+    EXPECT_EQ(mine["finalized"], "1") << "rank " << rank;
+  }
+  return fields;
+}
+
+const char* kAllSmpi    = "--level smpi --region second=smpi --region fourth=smpi";
+const char* kAllMessage = "--level message --region first=message --region third=message";
+const char* kAllCycle   = "--level cycle --region first=cycle --region second=cycle --region third=cycle --region "
+                          "fourth=cycle";
+
+class LevelSwitch : public testing::TestWithParam<int> // ranks per node
+{
+};
+} // namespace
+
+TEST_P(LevelSwitch, SmpiAndMessageAlternateOnTheWorldCommunicator)
+{
+  auto smpi    = check_ok(run_switch(kAllSmpi, "world", GetParam()));
+  auto message = check_ok(run_switch(kAllMessage, "world", GetParam()));
+  auto result  = run_switch("--level smpi", "world", GetParam()); // the code's levels: smpi, message, smpi, message
+  auto mixed   = check_ok(result);
+  EXPECT_THAT(result.output, HasSubstr("levels (4 switches"));
+  for (int rank = 0; rank < kRanks; ++rank)
+    for (int phase : {1, 2, 3, 4}) {
+      std::string key = "phase" + std::to_string(phase);
+      double reference =
+          number(phase % 2 == 1 ? smpi[rank] : message[rank], key); // odd phases at smpi, even at message
+      double measured = number(mixed[rank], key);
+      if (phase % 2 == 1)
+        EXPECT_NEAR(measured, reference, 4e-9) << "rank " << rank << " " << key; // start times are rounded to 1 ns
+      else
+        EXPECT_NEAR(measured, reference, 0.02 * reference) << "rank " << rank << " " << key;
+      EXPECT_GT(measured, 0.0);
+    }
+  // The OpenMPI levels model the NIC and PCIe: slower than SMPI's flows on the same exchange.
+  EXPECT_GT(number(message[0], "phase2"), number(smpi[0], "phase2"));
+}
+
+TEST_P(LevelSwitch, ARegionReMappedToCycleRunsOnTheCycleNic)
+{
+  auto cycle  = check_ok(run_switch(kAllCycle, "world", GetParam()));
+  auto smpi   = check_ok(run_switch(kAllSmpi, "world", GetParam()));
+  auto result = run_switch("--level smpi --region second=cycle --region fourth=smpi", "world", GetParam());
+  auto mixed  = check_ok(result);
+  EXPECT_THAT(result.output, HasSubstr("levels (2 switches"));
+  for (int rank = 0; rank < kRanks; ++rank) {
+    EXPECT_NEAR(number(mixed[rank], "phase2"), number(cycle[rank], "phase2"), 0.02 * number(cycle[rank], "phase2"));
+    for (const char* key : {"phase1", "phase3", "phase4"})
+      EXPECT_NEAR(number(mixed[rank], key), number(smpi[rank], key), 4e-9) << key;
+  }
+}
+
+TEST_P(LevelSwitch, RequestsPendingAtABoundaryCompleteInTheirBackEnd)
+{
+  auto result = run_switch("--level smpi", "pending", GetParam());
+  check_ok(result);
+  EXPECT_THAT(result.output, HasSubstr("levels (2 switches"));
+}
+
+TEST_P(LevelSwitch, NestedRegionsSwitchAndSwitchBack)
+{
+  auto result = run_switch("--level smpi", "nested", GetParam());
+  check_ok(result);
+  // smpi -> message (outer) -> smpi (inner) -> message (outer again) -> smpi (the run's level)
+  EXPECT_THAT(result.output, HasSubstr("levels (4 switches"));
+  auto all_smpi = check_ok(run_switch("--level smpi --region outer=smpi", "nested", GetParam()));
+  auto mixed    = fields_by_rank(result.output);
+  for (int rank = 0; rank < kRanks; ++rank)
+    EXPECT_NEAR(number(mixed[rank], "phase2"), number(all_smpi[rank], "phase2"), 4e-9);
+}
+
+TEST_P(LevelSwitch, HandlesMadeAtOneLevelAreUsableAtTheOther)
+{
+  // Datatypes, a user operation (called with bxisim's datatype handles), a split and a duplicated
+  // communicator made at smpi, used at message and back at smpi; a datatype made at message used at
+  // smpi. Starting from either level, and with cycle as the OpenMPI level.
+  for (const char* options : {"--level smpi", "--level message", "--level cycle --region second=cycle"}) {
+    auto result = run_switch(options, "derived", GetParam());
+    check_ok(result);
+    EXPECT_THAT(result.output,
+                HasSubstr(std::string(options) == "--level smpi" ? "levels (2 switches" : "levels (4 switches"))
+        << options;
+  }
+}
+
+TEST_P(LevelSwitch, MessagesSentBeforeABoundaryAreReceivedAfterIt)
+{
+  // A small Send and a large Isend at smpi, received at message (Recv from any source, Sendrecv):
+  // each receive goes where its message waits; the sender completes its Isend at message.
+  check_ok(run_switch("--level smpi", "cross", GetParam()));
+}
+
+TEST_P(LevelSwitch, AReceiveNoMessageOfItsLevelCanReachIsReported)
+{
+  // Rank 1 posts an Irecv at smpi, rank 0 sends at message: the send is reported, naming both places.
+  auto sent = run_switch("--level smpi", "orphan_send", GetParam());
+  EXPECT_NE(sent.exit_code, 0) << sent.output;
+  EXPECT_THAT(sent.output, HasSubstr("MPI_Send to rank 1 (tag 21) in region 'second' (message)"));
+  EXPECT_THAT(sent.output, HasSubstr("matches the receive rank 1 posted in region 'first' (smpi)"));
+  // Nobody sends: waiting for it at message is reported rather than left to hang.
+  auto waited = run_switch("--level smpi", "orphan_wait", GetParam());
+  EXPECT_NE(waited.exit_code, 0) << waited.output;
+  EXPECT_THAT(waited.output, HasSubstr("MPI_Wait in region 'second' (message) waits for the receive from rank 0 "
+                                       "posted in region 'first' (smpi)"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Placements, LevelSwitch, testing::Values(1, 2),
+                         [](const auto& placement) { return "ppn" + std::to_string(placement.param); });

@@ -1,0 +1,283 @@
+/* Switching MPI back ends at region boundaries (bxisim/region.h). Four phases, each in a region:
+ *   "first" (SMPI), "second" (MESSAGE), "third" (SMPI), "fourth" (MESSAGE); --region re-maps them.
+ * Each phase starts at a known simulated time (k * 0.1 s, all ranks), exchanges on MPI_COMM_WORLD
+ * with predefined datatypes and operations (blocking and non-blocking point-to-point, collectives),
+ * checks what it received; then again from k * 0.1 + 0.05 s, when it prints how long the exchange
+ * took (REPEAT times) on this rank: phase<k>=<seconds> (the first exchange warms the level up).
+ * Mode "pending": an Isend/Irecv pair is started in "first" and completed (Waitall) in "second".
+ * Mode "nested": "outer" (MESSAGE) holds "inner" (SMPI); the exchange runs in both.
+ * Mode "derived": a vector datatype, a user operation (checking the datatype handle it is given),
+ * a communicator split by parity and a duplicate of MPI_COMM_WORLD are made in "first" (SMPI) and
+ * used in "second" (MESSAGE); a datatype made in "second" is used in "third" (SMPI).
+ * Mode "cross": messages sent in "first" (SMPI: a small Send, a large Isend) are received in "second"
+ * (MESSAGE: Recv, Sendrecv), where the sender completes its Isend.
+ * Mode "orphan_send": rank 1 posts an Irecv from rank 0 in "first" (SMPI); rank 0 sends in "second".
+ * Mode "orphan_wait": rank 1 posts an Irecv from rank 0 in "first" and waits for it in "second". */
+#include <bxisim/region.h>
+#include <mpi.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define COUNT 32768 /* 128 KiB messages: above every eager limit */
+#define REPEAT 5
+
+static int rank, size, ok = 1;
+
+static void check(int condition, const char* what, int phase)
+{
+  if (!condition) {
+    printf("rank=%d bad_%s phase=%d\n", rank, what, phase);
+    ok = 0;
+  }
+}
+
+static void sleep_until(double when)
+{
+  double now = MPI_Wtime();
+  if (now < when) {
+    long long ns       = llround((when - now) * 1e9);
+    struct timespec ts = {(time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL)};
+    nanosleep(&ts, NULL);
+  }
+}
+
+static int* make_buffer(int tag)
+{
+  int* buffer = malloc(COUNT * sizeof(int));
+  for (int i = 0; i < COUNT; ++i)
+    buffer[i] = tag * 100000 + i;
+  return buffer;
+}
+
+static void exchange(int phase)
+{
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  /* blocking: ring Sendrecv */
+  int* out = make_buffer(rank + 10 * phase);
+  int* in  = calloc(COUNT, sizeof(int));
+  MPI_Sendrecv(out, COUNT, MPI_INT, right, phase, in, COUNT, MPI_INT, left, phase, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  check(in[7] == (left + 10 * phase) * 100000 + 7, "sendrecv", phase);
+  /* blocking Send/Recv, rank 0 to the last rank */
+  if (rank == 0)
+    MPI_Send(out, 100, MPI_INT, size - 1, 100 + phase, MPI_COMM_WORLD);
+  if (rank == size - 1) {
+    MPI_Status status;
+    int count = 0;
+    MPI_Recv(in, COUNT, MPI_INT, MPI_ANY_SOURCE, 100 + phase, MPI_COMM_WORLD, &status);
+    MPI_Get_count(&status, MPI_INT, &count);
+    check(status.MPI_SOURCE == 0 && status.MPI_TAG == 100 + phase && count == 100 && in[99] == 10 * phase * 100000 + 99,
+          "recv", phase);
+  }
+  /* non-blocking: both ways around the ring */
+  MPI_Request requests[4];
+  int* in2 = calloc(COUNT, sizeof(int));
+  MPI_Irecv(in, COUNT, MPI_INT, left, 200 + phase, MPI_COMM_WORLD, &requests[0]);
+  MPI_Irecv(in2, COUNT, MPI_INT, right, 300 + phase, MPI_COMM_WORLD, &requests[1]);
+  MPI_Isend(out, COUNT, MPI_INT, right, 200 + phase, MPI_COMM_WORLD, &requests[2]);
+  MPI_Isend(out, COUNT, MPI_INT, left, 300 + phase, MPI_COMM_WORLD, &requests[3]);
+  MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
+  check(in[COUNT - 1] == (left + 10 * phase) * 100000 + COUNT - 1 && in2[5] == (right + 10 * phase) * 100000 + 5,
+        "isend", phase);
+  /* collectives */
+  long value = rank + phase, sum = 0;
+  MPI_Allreduce(&value, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  check(sum == (long)size * phase + (long)size * (size - 1) / 2, "allreduce", phase);
+  int root = phase % size, word = rank == root ? 1000 + phase : 0;
+  MPI_Bcast(&word, 1, MPI_INT, root, MPI_COMM_WORLD);
+  check(word == 1000 + phase, "bcast", phase);
+  int* all_out = malloc(size * sizeof(int));
+  int* all_in  = malloc(size * sizeof(int));
+  for (int i = 0; i < size; ++i)
+    all_out[i] = rank * 1000 + i;
+  MPI_Request request;
+  MPI_Ialltoall(all_out, 1, MPI_INT, all_in, 1, MPI_INT, MPI_COMM_WORLD, &request);
+  MPI_Wait(&request, MPI_STATUS_IGNORE);
+  for (int i = 0; i < size; ++i)
+    check(all_in[i] == i * 1000 + rank, "alltoall", phase);
+  MPI_Barrier(MPI_COMM_WORLD);
+  free(out);
+  free(in);
+  free(in2);
+  free(all_out);
+  free(all_in);
+}
+
+static MPI_Datatype pair_type = MPI_DATATYPE_NULL;
+static int op_calls = 0, op_bad_type = 0;
+
+/* Sums pairs of ints (pair_type) or ints (MPI_INT), element-wise. */
+static void pair_sum(void* in, void* inout, int* length, MPI_Datatype* type)
+{
+  ++op_calls;
+  int n = *length;
+  if (*type == pair_type)
+    n *= 2;
+  else if (*type != MPI_INT)
+    op_bad_type = 1;
+  for (int i = 0; i < n; ++i)
+    ((int*)inout)[i] += ((int*)in)[i];
+}
+
+static void derived(void)
+{
+  MPI_Datatype column, triple;
+  MPI_Op op;
+  MPI_Comm half, twin;
+  int matrix[4][4], received[4] = {0, 0, 0, 0};
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j)
+      matrix[i][j] = rank * 100 + i * 10 + j;
+  bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+  MPI_Type_vector(4, 1, 4, MPI_INT, &column); /* one column of a 4x4 matrix */
+  MPI_Type_commit(&column);
+  MPI_Type_contiguous(2, MPI_INT, &pair_type);
+  MPI_Type_commit(&pair_type);
+  MPI_Op_create(pair_sum, 1, &op);
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half); /* reversed order in each half */
+  MPI_Comm_dup(MPI_COMM_WORLD, &twin);
+  bxisim_region_end("first");
+
+  bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+  int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  MPI_Sendrecv(&matrix[0][2], 1, column, right, 1, received, 4, MPI_INT, left, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  for (int i = 0; i < 4; ++i)
+    check(received[i] == left * 100 + i * 10 + 2, "vector", 2);
+  int pairs[2] = {rank, 1}, sums[2] = {0, 0};
+  MPI_Allreduce(pairs, sums, 1, pair_type, op, MPI_COMM_WORLD);
+  check(sums[0] == size * (size - 1) / 2 && sums[1] == size, "user_op", 2);
+  int half_rank = -1, half_size = 0, one = 1, count = 0;
+  MPI_Comm_rank(half, &half_rank);
+  MPI_Comm_size(half, &half_size);
+  check(half_size == (size + 1 - rank % 2) / 2, "split_size", 2);
+  check(half_rank == half_size - 1 - rank / 2, "split_order", 2);
+  MPI_Allreduce(&one, &count, 1, MPI_INT, op, half);
+  check(count == half_size, "split_allreduce", 2);
+  int word = rank == 0 ? 77 : 0;
+  MPI_Bcast(&word, 1, MPI_INT, 0, twin);
+  check(word == 77, "dup_bcast", 2);
+  MPI_Type_contiguous(3, MPI_INT, &triple);
+  MPI_Type_commit(&triple);
+  bxisim_region_end("second");
+
+  bxisim_region_begin("third", BXISIM_LEVEL_SMPI);
+  int three[3] = {rank, rank + 1, rank + 2}, got[3] = {0, 0, 0};
+  MPI_Sendrecv(three, 1, triple, right, 3, got, 1, triple, left, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  check(got[0] == left && got[2] == left + 2, "triple", 3);
+  count = 0;
+  MPI_Allreduce(&one, &count, 1, MPI_INT, op, half); /* the split communicator, back at SMPI */
+  check(count == half_size, "split_back", 3);
+  MPI_Comm_free(&half);
+  MPI_Comm_free(&twin);
+  MPI_Type_free(&triple);
+  MPI_Type_free(&column);
+  MPI_Type_free(&pair_type);
+  MPI_Op_free(&op);
+  bxisim_region_end("third");
+  check(op_calls > 0 && !op_bad_type, "op_datatype", 3);
+}
+
+static void phase(const char* name, int level, int k)
+{
+  bxisim_region_begin(name, level);
+  sleep_until(0.1 * k);
+  exchange(k); /* warms the level up (OpenMPI's first messages to each peer cost more) */
+  sleep_until(0.1 * k + 0.05);
+  double start = MPI_Wtime();
+  for (int i = 0; i < REPEAT; ++i)
+    exchange(k);
+  printf("rank=%d phase%d=%.9f\n", rank, k, MPI_Wtime() - start);
+  bxisim_region_end(name);
+}
+
+int main(int argc, char** argv)
+{
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const char* mode = argc > 1 ? argv[1] : "world";
+  if (!strcmp(mode, "world")) {
+    phase("first", BXISIM_LEVEL_SMPI, 1);
+    phase("second", BXISIM_LEVEL_MESSAGE, 2);
+    phase("third", BXISIM_LEVEL_SMPI, 3);
+    phase("fourth", BXISIM_LEVEL_MESSAGE, 4);
+  } else if (!strcmp(mode, "pending")) {
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int* out = make_buffer(rank);
+    int* in  = calloc(COUNT, sizeof(int));
+    MPI_Request requests[2];
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    MPI_Irecv(in, COUNT, MPI_INT, left, 7, MPI_COMM_WORLD, &requests[0]);
+    MPI_Isend(out, COUNT, MPI_INT, right, 7, MPI_COMM_WORLD, &requests[1]);
+    bxisim_region_end("first");
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    exchange(2); /* traffic of the new level while the old level's requests are pending */
+    MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+    check(in[COUNT - 1] == left * 100000 + COUNT - 1, "pending", 2);
+    bxisim_region_end("second");
+    free(out);
+    free(in);
+  } else if (!strcmp(mode, "cross") && size >= 2) {
+    int small[4] = {1, 2, 3, 4}, got[4] = {0, 0, 0, 0};
+    int* big            = make_buffer(5);
+    int* big_in         = calloc(COUNT, sizeof(int));
+    MPI_Request request = MPI_REQUEST_NULL;
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    if (rank == 0) {
+      MPI_Send(small, 4, MPI_INT, 1, 11, MPI_COMM_WORLD);
+      MPI_Isend(big, COUNT, MPI_INT, 1, 12, MPI_COMM_WORLD, &request);
+    }
+    bxisim_region_end("first");
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    if (rank == 1) {
+      MPI_Status status;
+      MPI_Recv(got, 4, MPI_INT, MPI_ANY_SOURCE, 11, MPI_COMM_WORLD, &status);
+      check(status.MPI_SOURCE == 0 && got[3] == 4, "cross_small", 2);
+      int token = 42, back = 0;
+      MPI_Sendrecv(&token, 1, MPI_INT, 0, 13, big_in, COUNT, MPI_INT, 0, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      check(big_in[COUNT - 1] == 5 * 100000 + COUNT - 1, "cross_big", 2);
+      (void)back;
+    }
+    if (rank == 0) {
+      int token = 0;
+      MPI_Recv(&token, 1, MPI_INT, 1, 13, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* sent at this level */
+      check(token == 42, "cross_token", 2);
+      MPI_Wait(&request, MPI_STATUS_IGNORE); /* the SMPI Isend, completed at SMPI */
+    }
+    exchange(2); /* this level's own traffic still flows */
+    bxisim_region_end("second");
+    free(big);
+    free(big_in);
+  } else if (!strncmp(mode, "orphan", 6) && size >= 2) {
+    int word            = 0;
+    MPI_Request request = MPI_REQUEST_NULL;
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    if (rank == 1)
+      MPI_Irecv(&word, 1, MPI_INT, 0, 21, MPI_COMM_WORLD, &request);
+    bxisim_region_end("first");
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    if (rank == 0 && !strcmp(mode, "orphan_send")) {
+      word = 9;
+      MPI_Send(&word, 1, MPI_INT, 1, 21, MPI_COMM_WORLD);
+    }
+    if (rank == 1)
+      MPI_Wait(&request, MPI_STATUS_IGNORE);
+    bxisim_region_end("second");
+  } else if (!strcmp(mode, "derived")) {
+    derived();
+  } else if (!strcmp(mode, "nested")) {
+    bxisim_region_begin("outer", BXISIM_LEVEL_MESSAGE);
+    exchange(1);
+    phase("inner", BXISIM_LEVEL_SMPI, 2);
+    exchange(3);
+    bxisim_region_end("outer");
+  }
+  int finalized = 0;
+  MPI_Finalize();
+  MPI_Finalized(&finalized);
+  printf("rank=%d ok=%d finalized=%d\n", rank, ok, finalized);
+  return 0;
+}
