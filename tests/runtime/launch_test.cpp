@@ -91,8 +91,8 @@ TEST(Launch, OutputDirHoldsOneFilePerRankAndStream)
   EXPECT_EQ(read("rank-0.stdout"), "rank 0 done\n");
   EXPECT_EQ(read("rank-1.stdout"), "exiting with 3\n");
   EXPECT_EQ(read("rank-0.stderr"), "");
-  EXPECT_NE(read("summary.json"), ""); // the run's summary goes with the outputs
-  EXPECT_EQ(entry_count(folder), 5);
+  EXPECT_EQ(entry_count(folder), 5); // and the run's summary.json (docs/outputs.md)
+  EXPECT_THAT(read("summary.json"), HasSubstr("\"schema\": \"bxisim-run-summary\""));
 }
 
 namespace
