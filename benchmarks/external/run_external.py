@@ -105,6 +105,13 @@ def parse_osu(text):
         if line.startswith("# Size"):
             unit = "MB/s" if "MB/s" in line else ("us" if "(us)" in line else line[6:].strip())
             continue
+        if line.startswith("# Avg Latency(us)"):  # osu_barrier, osu_ibarrier: one figure, no sizes
+            unit = "us"
+            continue
+        m = re.match(r"^\s+([-\d.]+)(?:\s+([-\d.]+)){0,3}\s*(Pass|Fail)?\s*$", line)
+        if m and unit == "us" and not rows:
+            rows.append((0, float(m.group(1))))
+            continue
         m = re.match(r"^(\d+)\s+([-\d.]+)(?:\s+.*?)?\s*(Pass|Fail)?\s*$", line)
         if m and unit:
             rows.append((int(m.group(1)), float(m.group(2))))

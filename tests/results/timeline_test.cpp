@@ -52,8 +52,8 @@ void check_timeline(Path path)
   PingpongFigures f;
   int nid1 = path == Path::Wire ? 1 : 0;
 
-  // Rank lanes: each rank Puts kIterations times to its peer, the size and the peer in the arguments (a
-  // rank's pid is 1 + its local rank, docs/running.md).
+  // Rank lanes: each rank Puts kIterations times to its peer, the size and the peer in the arguments
+  // (a rank's pid is 1 + its local rank, docs/running.md).
   auto calls = events_of(trace, "X", "portals");
   for (int rank = 0; rank < 2; ++rank) {
     int puts = 0;
