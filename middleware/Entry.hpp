@@ -6,6 +6,8 @@
 #include "MpiFunctions.hpp"
 #include "MpiInterface.hpp"
 
+#include <string>
+
 namespace bxisim::mw
 {
 
@@ -34,6 +36,9 @@ class CallScope
       hooks_->leave(token_);
     rank_->leave_call(previous_);
   }
+  /** Whether someone observes this call (the timeline): then the entry point describes it. */
+  bool observed() const { return observer_ != nullptr; }
+  void describe(const std::string& text) const { observer_->describe(rank_->rank(), text.c_str()); }
   CallScope(const CallScope&)            = delete;
   CallScope& operator=(const CallScope&) = delete;
 

@@ -158,6 +158,19 @@ int LevelSwitch::receive_route(int source, int tag, MPI_Comm comm)
   return back_end;
 }
 
+int LevelSwitch::probe_route(int source, int tag, MPI_Comm comm) const
+{
+  if (comm != MPI_COMM_WORLD || source == MPI_PROC_NULL || source < MPI_ANY_SOURCE)
+    return current_;
+  const auto& waiting = traffic_[1 - current_].stranded;
+  for (size_t from = 0; from < waiting.size(); ++from)
+    if (source == MPI_ANY_SOURCE || static_cast<size_t>(source) == from)
+      for (const Sent& sent : waiting[from])
+        if (tag == MPI_ANY_TAG || sent.tag == tag)
+          return 1 - current_;
+  return current_;
+}
+
 void LevelSwitch::note_receive_request(MPI_Request request, int source, int tag, int back_end)
 {
   (void)back_end;
@@ -495,8 +508,12 @@ int LevelSwitch::switch_to(int back_end)
 {
   if (back_end == current_)
     return MPI_SUCCESS;
-  if (not initialized_ || finalized_)
-    return MPI_SUCCESS; // outside MPI: the level applies from MPI_Init on
+  if (finalized_)
+    return MPI_SUCCESS;
+  if (not initialized_) { // before MPI_Init: MPI starts at this level
+    current_ = back_end;
+    return MPI_SUCCESS;
+  }
   int result = MPI_SUCCESS;
   if (not slots_[back_end].initialized) {
     result = init_back_end(back_end, nullptr, nullptr);

@@ -118,6 +118,8 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
    */
   int receive_route(int source, int tag, MPI_Comm comm);
   void note_receive_request(MPI_Request request, int source, int tag, int back_end);
+  /** The back end a probe looks in: where a message it matches waits, as for a receive (nothing counted). */
+  int probe_route(int source, int tag, MPI_Comm comm) const;
   /** Before waiting for `request`: ends the job with a report when it is a receive that can never complete. */
   void check_wait(MPI_Request request, const char* call);
   /** Where the rank is, for reports: "region 'solve' (cycle)". */

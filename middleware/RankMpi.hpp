@@ -107,6 +107,7 @@ const CallHooks* call_hooks();
  */
 struct CallObserver {
   void (*enter)(int rank, const char* name);
+  void (*describe)(int rank, const char* arguments); // after enter: "bytes=8, dest=1"
   void (*leave)(int rank, const char* name);
 };
 void set_call_observer(const CallObserver* observer);

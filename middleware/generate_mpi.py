@@ -189,6 +189,26 @@ class Function:
         return ", ".join(a.name for a in self.arguments)
 
 
+def describe_call(f):
+    """What a timeline shows of a call, when someone observes the calls: the bytes it moves (count x the
+    size of its datatype) and its peers (dest, source, root)."""
+    count = next((a for a in f.arguments if a.name in ("count", "sendcount") and a.ctype == "int"), None)
+    datatype = next((a for a in f.arguments if a.kind == "datatype" and a.name in ("datatype", "sendtype")
+                     and a.length is None and a.direction == "in"), None)
+    peers = [a for a in f.arguments if a.kind == "rank" and a.direction == "in" and a.length is None]
+    parts = []
+    code = ""
+    if count and datatype:
+        code += f"    int size_ = 0;\n    calling_rank_->Type_size({datatype.name}, &size_);\n"
+        parts.append(f'"bytes=" + std::to_string(static_cast<long long>({count.name}) * size_)')
+    for peer in peers:
+        parts.append(f'"{peer.name}=" + std::to_string({peer.name})')
+    if not parts:
+        return ""
+    joined = ' + ", " + '.join(parts)
+    return f"  if (scope_.observed()) {{\n{code}    scope_.describe({joined});\n  }}\n"
+
+
 def split_arguments(text):
     parts, depth, current = [], 0, ""
     for c in text:
@@ -295,6 +315,7 @@ def write_entry_points(functions):
             else:
                 out.append(f"  auto* calling_rank_ = bxisim::mw::enter({fid});\n")
                 out.append(f'  bxisim::mw::CallScope scope_(calling_rank_, "MPI_{f.name}");\n')
+                out.append(describe_call(f))
                 call = f"calling_rank_->{f.name}({f.argument_names()})"
                 if f.has("starts") or f.has("ends"):
                     mark = "mark_initialized" if f.has("starts") else "mark_finalized"
@@ -463,6 +484,7 @@ SWITCH_RECORDED = {"Comm_dup", "Comm_split", "Comm_create", "Comm_group", "Group
 # back end is checked (check_wait).
 SWITCH_SENDS = {"Send", "Ssend", "Bsend", "Rsend", "Isend", "Issend", "Ibsend", "Irsend", "Sendrecv_replace"}
 SWITCH_RECEIVES = {"Recv", "Irecv"}
+SWITCH_PROBES = {"Probe", "Iprobe"}  # look where a matching message sent before the boundary waits
 SWITCH_CUSTOM = {"Sendrecv", "Init", "Init_thread", "Finalize", "Initialized", "Finalized", "Waitall", "Waitany", "Waitsome",
                  "Testall", "Testany", "Testsome", "Startall", "Query_thread", "Is_thread_main"}
 
@@ -532,6 +554,8 @@ def switch_source(functions):
         if f.name in SWITCH_SENDS:
             tag = "sendtag" if f.name == "Sendrecv_replace" else "tag"
             before.insert(0, f"  note_send(dest, {tag}, comm, call_.back_end(), \"MPI_{f.name}\");\n")
+        if f.name in SWITCH_PROBES:
+            route = "probe_route(source, tag, comm)"
         if f.name in SWITCH_RECEIVES:
             route = "receive_route(source, tag, comm)"
             if f.name == "Irecv":

@@ -11,6 +11,9 @@
  *   ct            ptlperf CT mode: Put with a counting ACK, one in flight, completion read on a CT
  *   reply         ptlperf reply mode: Get, one in flight
  *   match         ptlperf match mode: matched Puts, 256 in flight
+ *   pingpong      both ranks: rank 0 Puts SIZE bytes to rank 1, which Puts them back on its PUT event
+ *                 (no ACKs), COUNT round trips; seconds_per_request is the one-way time (half a trip),
+ *                 the exchange of MPI's ping-pong written directly in Portals (benchmarks/mpi_overhead)
  *
  * Rank 0 prints one CSV line per size: mode,size,seconds_per_request,bandwidth_Bps,requests_per_second
  * (simulated time, read with clock_gettime). */
@@ -156,7 +159,46 @@ int main(int argc, char** argv)
   size_t got;
   bxisim_kv_get(key, &peer, sizeof peer, &got);
 
-  if (rank == 1) {
+  if (strcmp(mode, "pingpong") == 0) {
+    /* Both ranks: an entry that posts a PUT event for each arrival, and a descriptor without ACKs. */
+    ptl_me_t entry;
+    memset(&entry, 0, sizeof entry);
+    entry.start             = buffer;
+    entry.length            = largest;
+    entry.ct_handle         = PTL_CT_NONE;
+    entry.uid               = PTL_UID_ANY;
+    entry.options           = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE;
+    entry.match_id.phys.nid = PTL_NID_ANY;
+    entry.match_id.phys.pid = PTL_PID_ANY;
+    entry.match_bits        = MATCH_BITS;
+    ptl_handle_me_t handle;
+    CHECK(PtlMEAppend(ni, pt, &entry, PTL_PRIORITY_LIST, NULL, &handle));
+    ptl_md_t descriptor;
+    memset(&descriptor, 0, sizeof descriptor);
+    descriptor.start     = buffer;
+    descriptor.length    = largest;
+    descriptor.options   = PTL_MD_EVENT_SEND_DISABLE;
+    descriptor.eq_handle = eq;
+    descriptor.ct_handle = PTL_CT_NONE;
+    CHECK(PtlMDBind(ni, &descriptor, &md));
+    bxisim_barrier();
+    for (int i = 3; i < argc; ++i) {
+      size_t size  = (size_t)atol(argv[i]);
+      double start = now();
+      for (long n = 0; n < count; ++n) {
+        if (rank == 0)
+          put(size, PTL_NO_ACK_REQ);
+        wait_events(PTL_EVENT_PUT, 1);
+        if (rank == 1)
+          put(size, PTL_NO_ACK_REQ);
+      }
+      double seconds = now() - start;
+      if (rank == 0)
+        printf("%s,%zu,%.12e,%.12e,%.12e\n", mode, size, seconds / (2.0 * (double)count),
+               (double)size * 2.0 * (double)count / seconds, 2.0 * (double)count / seconds);
+      bxisim_barrier();
+    }
+  } else if (rank == 1) {
     /* The target: one persistent entry for every request, no events of its own. */
     ptl_me_t entry;
     memset(&entry, 0, sizeof entry);

@@ -93,12 +93,24 @@ int main(int argc, char** argv)
     MPI_Barrier(MPI_COMM_WORLD);
     double start = MPI_Wtime();
     switch (k) {
-    case 2: allreduce_small(); break;
-    case 4: alltoall(4096); break;
-    case 6: halo(65536); break;
-    case 8: bcast(1 << 20); break;
-    case 10: allreduce_large(32768); break;
-    default: compute(0.002 * (k + 1)); break;
+    case 2:
+      allreduce_small();
+      break;
+    case 4:
+      alltoall(4096);
+      break;
+    case 6:
+      halo(65536);
+      break;
+    case 8:
+      bcast(1 << 20);
+      break;
+    case 10:
+      allreduce_large(32768);
+      break;
+    default:
+      compute(0.002 * (k + 1));
+      break;
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)

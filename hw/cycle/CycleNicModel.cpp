@@ -345,8 +345,12 @@ void CycleNicModel::notify(uint32_t process_id)
   }
 }
 
-void CycleNicModel::polled(const portals::ProcessContext& context)
+void CycleNicModel::polled(const portals::ProcessContext& context, portals::PollAction action)
 {
+  if (action == portals::PollAction::block) { // Core found it exact: until the process's next event
+    wait(context, std::numeric_limits<double>::infinity());
+    return;
+  }
   Waiter& polling    = waiter(context.id);
   polling.poll_delay = polling.poll_delay == 0.0 ? kPollDelayMin : std::min(2 * polling.poll_delay, kPollDelayMax);
   sg4::this_actor::sleep_for(polling.poll_delay);

@@ -70,7 +70,7 @@ class CycleNicModel : public portals::NicModel
   void submit(std::unique_ptr<portals::Message> message) override;
   portals::WaitStatus wait(const portals::ProcessContext& context, double timeout) override;
   void notify(uint32_t process_id) override;
-  void polled(const portals::ProcessContext& context) override;
+  void polled(const portals::ProcessContext& context, portals::PollAction action) override;
   double now() const override;
 
   const CycleNicConfig& config() const { return config_; }

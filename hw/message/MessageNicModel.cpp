@@ -642,11 +642,12 @@ void MessageNicModel::notify(uint32_t process_id)
   }
 }
 
-void MessageNicModel::polled(const portals::ProcessContext& context)
+void MessageNicModel::polled(const portals::ProcessContext& context, portals::PollAction action)
 {
-  // A loop over PtlEQGet/PtlCTGet must let simulated time advance, and see an event soon after it
-  // comes: sleep a little, longer each time nothing comes (DESIGN.md section 5, "Polling").
-  if (poll_may_block_ && poll_may_block_(context.id)) {
+  // A polling loop must let simulated time advance, and see an event soon after it comes: block until
+  // it (where Core found that exact), else sleep a little, longer each time nothing comes (DESIGN.md
+  // section 5, "Polling").
+  if (action == portals::PollAction::block) {
     wait(context, std::numeric_limits<double>::infinity());
     return;
   }

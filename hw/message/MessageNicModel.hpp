@@ -67,7 +67,7 @@ class MessageNicModel : public portals::NicModel
   void submit(std::unique_ptr<portals::Message> message) override;
   portals::WaitStatus wait(const portals::ProcessContext& context, double timeout) override;
   void notify(uint32_t process_id) override;
-  void polled(const portals::ProcessContext& context) override;
+  void polled(const portals::ProcessContext& context, portals::PollAction action) override;
   double now() const override;
 
   /** Records every wire frame and PCIe transfer into `trace` (owned by the caller) from now on. */
@@ -78,12 +78,6 @@ class MessageNicModel : public portals::NicModel
   uint64_t frames_sent() const { return frames_sent_; }
   const MessageNicConfig& config() const { return config_; }
 
-  /**
-   * Polling policy (DESIGN.md section 5): when `may_block(process id)` is true, a poll that finds
-   * nothing blocks the process until its next Portals event instead of sleeping a growing delay.
-   * Only exact where nothing but Portals can make the process progress; unset: always the delay.
-   */
-  void set_poll_blocking(std::function<bool(uint32_t)> may_block) { poll_may_block_ = std::move(may_block); }
   MessageNicStatistics statistics() const;
   /** Called (in the NIC actor that saw it) when a frame is lost and nothing will ever send it again
    * (E2E off): the operation can never complete. Unset: the loss is only logged. */
@@ -181,7 +175,6 @@ class MessageNicModel : public portals::NicModel
   ProcessDirectory directory_;
   std::vector<Nic> nics_;
   std::map<uint32_t, Waiter> waiters_;
-  std::function<bool(uint32_t)> poll_may_block_;
   std::vector<BackgroundTransfer> background_;
   std::map<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>, RouteFigures> routes_;
   OperationTrace* trace_         = nullptr;

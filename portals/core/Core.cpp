@@ -63,6 +63,7 @@ Core::Core() = default;
 void Core::reset()
 {
   processes_.clear();
+  pollBlocking_ = nullptr;
   processByAddress_.clear();
   nis_.clear();
   eqs_.clear();

@@ -81,6 +81,12 @@ class Core
   {
     return callScope_ ? callScope_(function, arguments) : nullptr;
   }
+  /* Polling: whether an empty poll of process `id` may block it until its next Portals event (the
+   * runtime's word: true only where nothing but Portals can make the process progress, e.g. inside a
+   * blocking MPI wait over OpenMPI's Portals components). Without a rule, an empty poll always lets the
+   * model charge its growing delay. See pollFoundNothing. */
+  using PollBlockingRule = std::function<bool(uint32_t id)>;
+  void setPollBlocking(PollBlockingRule rule) { pollBlocking_ = std::move(rule); }
   /* Forgets every object and process (tests). */
   void reset();
 
@@ -163,6 +169,14 @@ class Core
     bool pidAssigned = false;
     ptl_pid_t pid    = 0;
     std::map<std::pair<ptl_interface_t, unsigned>, ptl_handle_ni_t> nis; // (iface, niKindIndex)
+    // Polling (pollFoundNothing): changes so far (every notify, every event taken, every operation the
+    // process started), and for each polled source (an EQ, a set of EQs or CTs) how long it has been quiet.
+    struct Quiet {
+      uint64_t since = 0; // `changes` when the source was first found empty with nothing changed since
+      unsigned polls = 0; // empty polls of the source since then
+    };
+    uint64_t changes = 0;
+    std::unordered_map<uint64_t, Quiet> emptySince;
   };
 
   Core();
@@ -177,6 +191,12 @@ class Core
    * read yet are copied now and those operations complete; otherwise (the rank ended) they are copied
    * only where its memory is still mapped, and dropped where it is not. */
   void destroyNi(NetworkInterface& ni, bool memoryValid = true);
+
+  // Polling (Waiting.cpp): a poll of `source` by `ps` found nothing; `blockable`: a poll whose caller
+  // checks again after it returns (not PtlCTGet, whose caller judges the value it got).
+  void pollFoundNothing(ProcessState& ps, uint64_t source, bool blockable);
+  bool holdsEvents(const ProcessState& ps);
+  void tookEvent(ProcessState& ps, const ptl_event_t& ev);
 
   // Initiator side (Initiator.cpp)
   int validate(const OperationRequest& req, const ProcessState& ps, ptl_handle_ni_t* niOut);
@@ -249,6 +269,7 @@ class Core
   ContextProvider provider_;
   CallScope callScope_;
   std::unordered_map<uint32_t, ProcessState> processes_;
+  PollBlockingRule pollBlocking_;
   std::unordered_map<uint64_t, uint32_t> processByAddress_; // physKey -> ProcessContext::id
   HandleTable<NetworkInterface> nis_{HandleKind::ni};
   HandleTable<EventQueue> eqs_{HandleKind::eq};

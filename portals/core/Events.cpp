@@ -37,6 +37,8 @@ Core::NotifyBatch::~NotifyBatch()
 
 void Core::notify(uint32_t process)
 {
+  if (ProcessState* ps = this->process(process))
+    ps->changes++; // counted at once, even when the model hears of it at the end of the batch
   if (batchingNotify_) {
     pendingNotify_.push_back(process);
     return;

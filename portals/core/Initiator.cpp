@@ -103,6 +103,8 @@ int Core::start(const OperationRequest& req, ProcessState& ps, bool triggered)
   if (rc != PTL_OK)
     return rc;
   NetworkInterface* ni = nis_.find(niHandle);
+  if (!triggered)
+    ps.changes++; // the process is at work: its polling loop must go round again before it blocks
   if (ps.ctx.nic == nullptr) {
     XBT_ERROR("Ptl%s by process %u: no NIC model is installed to carry it out (the runtime must provide one)",
               toString(req.kind), ps.ctx.id);

@@ -366,12 +366,13 @@ int Core::search(ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec& spec, pt
   if (ni == nullptr || spec.isMe != ni->matching() || pt >= ni->pts.size() || !ni->pts[pt].allocated ||
       op > PTL_SEARCH_DELETE || !validCtOrNone(spec.ct, *ni))
     return PTL_ARG_INVALID;
-  PortalTableEntry& pte = ni->pts[pt];
-  ListEntry probe       = entryFromSpec(spec);
-  probe.ni              = h;
-  probe.ptIndex         = pt;
-  probe.userPtr         = userPtr;
-  bool useOnce          = (spec.options & PTL_ME_USE_ONCE) != 0;
+  PortalTableEntry& pte  = ni->pts[pt];
+  uint64_t changesBefore = ps.changes;
+  ListEntry probe        = entryFromSpec(spec);
+  probe.ni               = h;
+  probe.ptIndex          = pt;
+  probe.userPtr          = userPtr;
+  bool useOnce           = (spec.options & PTL_ME_USE_ONCE) != 0;
   // Counting search (Portals 4.3, as the reference implementation does it): with PTL_ME_EVENT_CT_OVERFLOW,
   // the search entry's CT counts each match in success (bytes with PTL_ME_EVENT_CT_BYTES), and failure is
   // incremented once when the search is over: always for a persistent entry, only without a match for
@@ -413,6 +414,8 @@ int Core::search(ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec& spec, pt
     ct->add({0, 1});
     ctChanged(spec.ct);
   }
+  if (matches.empty()) // a search that found nothing is a poll that found nothing: no change (pollFoundNothing)
+    ps.changes = changesBefore;
   XBT_DEBUG("NI %#x PT %u: search (%s) found %zu unexpected headers", h, pt, op == PTL_SEARCH_ONLY ? "only" : "delete",
             matches.size());
   return PTL_OK;

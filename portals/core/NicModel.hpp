@@ -32,6 +32,11 @@ enum class WaitStatus {
   deadlock // nothing can ever wake this process: the call returns PTL_INTERRUPTED
 };
 
+enum class PollAction {
+  sleep, // a short delay, growing while the process polls in vain (the model's choice of figures)
+  block  // until notify() for the process: Core has checked that nothing it has not seen is pending
+};
+
 class NicModel
 {
  public:
@@ -50,10 +55,15 @@ class NicModel
   /* An EQ or CT of process `processId` changed. */
   virtual void notify(uint32_t processId) = 0;
 
-  /* A PtlEQGet found the queue empty, or a PtlCTGet was made: a program is polling. The runtime may
-   * charge a delay or block until the next event here (DESIGN.md section 5, "Polling"), so that a
-   * polling loop lets simulated time advance. */
-  virtual void polled(const ProcessContext& ctx) { (void)ctx; }
+  /* A poll found nothing (an empty PtlEQGet, a PtlEQPoll/PtlCTPoll of timeout 0 that found nothing) or a
+   * PtlCTGet was made: a program is polling, and simulated time must advance (DESIGN.md section 5,
+   * "Polling"). Core decides how (Core::pollFoundNothing): `sleep` a delay (growing while nothing
+   * comes), or `block` until the process's next notify(). */
+  virtual void polled(const ProcessContext& ctx, PollAction action)
+  {
+    (void)ctx;
+    (void)action;
+  }
 
   /* The current simulated time in seconds (timeouts of PtlEQPoll/PtlCTPoll are measured with it). */
   virtual double now() const = 0;

@@ -169,8 +169,10 @@ int Core::eqGet(ptl_handle_eq_t h, ptl_event_t* ev)
   if (eq == nullptr || ev == nullptr)
     return PTL_ARG_INVALID;
   int rc = eq->get(ev);
-  if (rc == PTL_EQ_EMPTY && ps.ctx.nic != nullptr)
-    ps.ctx.nic->polled(ps.ctx);
+  if (rc == PTL_EQ_EMPTY)
+    pollFoundNothing(ps, h, true);
+  else
+    tookEvent(ps, *ev);
   return rc;
 }
 
@@ -233,8 +235,7 @@ int Core::ctGet(ptl_handle_ct_t h, ptl_ct_event_t* ev)
   if (ct == nullptr || ev == nullptr)
     return PTL_ARG_INVALID;
   *ev = ct->value();
-  if (ps.ctx.nic != nullptr)
-    ps.ctx.nic->polled(ps.ctx);
+  pollFoundNothing(ps, h, false);
   return PTL_OK;
 }
 

@@ -115,6 +115,9 @@ void Core::deliverRequest(Message& msg)
   }
   if (ni == nullptr)
     return fail(msg, PTL_NI_UNDELIVERABLE);
+  // A request reaches the process: even without an event, what it can observe changed (PtlMESearch
+  // finds an unexpected header, memory under an ME holds new data), so a blocked poll must look again.
+  notify(target->ctx.id);
 
   Initiator who;
   who.phys = msg.source;

@@ -15,6 +15,21 @@ namespace
 {
 constexpr double kForever = std::numeric_limits<double>::infinity();
 
+// Empty polls of one source, nothing changing, before a poll may block: OpenMPI's opal_progress runs its
+// low-priority callbacks once every 8 calls (one poll of a source per call), so 9 see one of them run.
+constexpr unsigned kQuietPolls = 9;
+constexpr uint64_t kEqSet      = 1ULL << 62; // source keys: a handle alone is a PtlEQGet's EQ
+constexpr uint64_t kCtSet      = 2ULL << 62;
+
+/** The key of a polled set of handles (FNV-1a), apart from single EQs. */
+uint64_t sourceKey(const uint32_t* handles, unsigned size, uint64_t kind)
+{
+  uint64_t hash = 14695981039346656037ULL;
+  for (unsigned i = 0; i < size; ++i)
+    hash = (hash ^ handles[i]) * 1099511628211ULL;
+  return kind | (hash >> 2);
+}
+
 double deadlineOf(const NicModel* nic, ptl_time_t timeoutMs)
 {
   if (timeoutMs == PTL_TIME_FOREVER || nic == nullptr)
@@ -39,6 +54,55 @@ WaitStatus Core::waitFor(ProcessState& ps, double deadline)
     XBT_ERROR("process %u (node %u, pid %u) waits for a Portals event that can never come: deadlock", ps.ctx.id,
               ps.ctx.nid, ps.pid);
   return st;
+}
+
+void Core::tookEvent(ProcessState& ps, const ptl_event_t& ev)
+{
+  // The process acts on the event: its polling loop may have more to do before it can block. Not on the
+  // result of a search that found nothing (a probe loop polls so, see search).
+  if (!(ev.type == PTL_EVENT_SEARCH && ev.ni_fail_type == PTL_NI_NO_MATCH))
+    ps.changes++;
+}
+
+bool Core::holdsEvents(const ProcessState& ps)
+{
+  for (const auto& entry : ps.nis)
+    if (const NetworkInterface* ni = nis_.find(entry.second))
+      for (ptl_handle_eq_t h : ni->eqs)
+        if (const EventQueue* eq = eqs_.find(h); eq != nullptr && !eq->empty())
+          return true;
+  return false;
+}
+
+void Core::pollFoundNothing(ProcessState& ps, uint64_t source, bool blockable)
+{
+  NicModel* nic = ps.ctx.nic;
+  if (nic == nullptr)
+    return;
+  if (!blockable || !pollBlocking_ || !pollBlocking_(ps.ctx.id)) {
+    nic->polled(ps.ctx, PollAction::sleep);
+    return;
+  }
+  // Blocking until the next change is exact only when the process has seen every change already and
+  // acted on it. A polling loop goes round its sources (OpenMPI's progress callbacks): once this same
+  // source has been found empty kQuietPolls times in a row with nothing changed (no event arrived,
+  // none was taken, no operation started), the loop has been round every other callback since the
+  // last change, those OpenMPI runs only every 8th round included (libnbc's progress, libevent), and
+  // nothing came of it. Until then the poll returns at once, in no simulated time, to look again.
+  ProcessState::Quiet& quiet = ps.emptySince[source];
+  if (quiet.polls == 0 || quiet.since != ps.changes) {
+    quiet.since = ps.changes;
+    quiet.polls = 1;
+    return;
+  }
+  if (++quiet.polls < kQuietPolls)
+    return;
+  // An event waiting in an EQ that this loop does not poll every round (or never): sleep, not block.
+  bool pending = holdsEvents(ps);
+  XBT_DEBUG("process %u: nothing in source %#llx since change %llu: %s", ps.ctx.id,
+            static_cast<unsigned long long>(source), static_cast<unsigned long long>(ps.changes),
+            pending ? "an event waits elsewhere, sleep" : "block until the next change");
+  nic->polled(ps.ctx, pending ? PollAction::sleep : PollAction::block);
 }
 
 int Core::eqWait(ptl_handle_eq_t h, ptl_event_t* ev)
@@ -68,13 +132,12 @@ int Core::eqPoll(const ptl_handle_eq_t* eqs, unsigned size, ptl_time_t timeout, 
       int rc = eq->get(ev);
       if (rc != PTL_EQ_EMPTY) {
         *which = i;
+        tookEvent(ps, *ev);
         return rc;
       }
     }
     if (timeout == 0) {
-      // a poll that found nothing, as an empty PtlEQGet: the model lets simulated time advance
-      if (ps.ctx.nic != nullptr)
-        ps.ctx.nic->polled(ps.ctx);
+      pollFoundNothing(ps, sourceKey(eqs, size, kEqSet), true); // as an empty PtlEQGet
       return PTL_EQ_EMPTY;
     }
     WaitStatus st = waitFor(ps, deadline);
@@ -116,12 +179,12 @@ int Core::ctPoll(const ptl_handle_ct_t* cts, const ptl_size_t* tests, unsigned s
       if (ct->reached(tests[i])) {
         *ev    = ct->value();
         *which = i;
+        ps.changes++;
         return PTL_OK;
       }
     }
     if (timeout == 0) {
-      if (ps.ctx.nic != nullptr)
-        ps.ctx.nic->polled(ps.ctx);
+      pollFoundNothing(ps, sourceKey(cts, size, kCtSet), true);
       return PTL_CT_NONE_REACHED;
     }
     WaitStatus st = waitFor(ps, deadline);

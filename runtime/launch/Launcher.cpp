@@ -197,10 +197,13 @@ void report_deadlock(const std::vector<std::unique_ptr<Rank>>& ranks, const std:
              simgrid::s4u::Engine::get_clock());
   for (const auto& rank : ranks)
     if (rank->state() == RankState::Running) {
-      std::string what = rank->waiting_for();
-      std::string call = mpi_call ? mpi_call(rank->index()) : std::string();
+      std::string what         = rank->waiting_for();
+      std::string call         = mpi_call ? mpi_call(rank->index()) : std::string();
+      const std::string advice = "check that every rank makes the same collective and matching sends";
       if (what.empty() && not call.empty())
-        what = "the end of " + call + " (check that every rank makes the same collective and matching sends)";
+        what = "the end of " + call + " (" + advice + ")";
+      else if (not call.empty() && what.rfind("Ptl", 0) == 0) // OpenMPI's own wait for the NIC, inside the call
+        what = "the end of " + call + " (in " + what + "; " + advice + ")";
       else if (not call.empty())
         what += ", inside " + call;
       fmt::print(out, "bxisim:   rank {} waits for {}\n", rank->index(), what.empty() ? "a simulator operation" : what);

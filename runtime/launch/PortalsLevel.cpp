@@ -166,8 +166,14 @@ void PortalsLevel::start_current()
 PortalsLevel::~PortalsLevel()
 {
   auto& core = portals::Core::instance();
+  core.setPollBlocking(nullptr);
   core.setContextProvider(nullptr);
   core.setCallScope(nullptr);
+}
+
+void PortalsLevel::set_poll_blocking(std::function<bool(uint32_t)> may_block)
+{
+  portals::Core::instance().setPollBlocking(std::move(may_block));
 }
 
 void PortalsLevel::register_rank_actor(long actor_pid, const Rank& rank)

@@ -46,12 +46,8 @@ class PortalsLevel
   void rank_ended(const Rank& rank);
   /** After the run: completes the trace; rethrows an error the cycle model raised. */
   void finish();
-  /** Polling policy of the message model: see hw::message::MessageNicModel::set_poll_blocking. */
-  void set_poll_blocking(std::function<bool(uint32_t)> may_block)
-  {
-    if (message_)
-      message_->set_poll_blocking(std::move(may_block));
-  }
+  /** Polling policy of both NIC models: see portals::Core::setPollBlocking. */
+  void set_poll_blocking(std::function<bool(uint32_t)> may_block);
   /** Prints the counters of the NIC models that ran on stderr ("bxisim: nic ..." lines). */
   void print_statistics() const;
   /** The same counters, per NIC model that ran, by name (for the run summary). */

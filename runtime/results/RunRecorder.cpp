@@ -102,16 +102,27 @@ void RunRecorder::observe_mpi_calls()
   if (not trace_)
     return;
   mpi_start_.assign(rank_end_.size(), 0.0);
+  mpi_arguments_.assign(rank_end_.size(), "");
   static const mw::CallObserver kObserver{
       [](int rank, const char*) {
-        if (current() != nullptr)
+        if (current() != nullptr) {
           current()->mpi_start_.at(static_cast<size_t>(rank)) = simgrid::s4u::Engine::get_clock();
+          current()->mpi_arguments_.at(static_cast<size_t>(rank)).clear();
+        }
+      },
+      [](int rank, const char* arguments) {
+        if (current() != nullptr)
+          current()->mpi_arguments_.at(static_cast<size_t>(rank)) = arguments;
       },
       [](int rank, const char* name) {
-        double start = current() != nullptr ? current()->mpi_start_.at(static_cast<size_t>(rank)) : 0.0;
-        if (current() != nullptr && simgrid::s4u::Engine::get_clock() > start) // instant calls are invisible
-          current()->call(rank, "mpi", name, current()->mpi_start_.at(static_cast<size_t>(rank)),
-                          simgrid::s4u::Engine::get_clock(), "");
+        RunRecorder* recorder = current();
+        if (recorder == nullptr)
+          return;
+        double start                 = recorder->mpi_start_.at(static_cast<size_t>(rank));
+        const std::string& arguments = recorder->mpi_arguments_.at(static_cast<size_t>(rank));
+        // Calls that take no simulated time are invisible, except those that move data (an eager send).
+        if (simgrid::s4u::Engine::get_clock() > start || not arguments.empty())
+          recorder->call(rank, "mpi", name, start, simgrid::s4u::Engine::get_clock(), arguments);
       }};
   mw::set_call_observer(&kObserver);
 }

@@ -89,7 +89,8 @@ class RunRecorder
   std::map<std::string, RegionRecord> regions_;
   // Timeline.
   std::optional<ChromeTrace> trace_;
-  std::vector<double> mpi_start_; // per rank: when its current MPI call started
+  std::vector<double> mpi_start_;          // per rank: when its current MPI call started
+  std::vector<std::string> mpi_arguments_; // per rank: what it moves, to whom
   struct Occupancy {
     double time;
     int node;

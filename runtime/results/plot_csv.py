@@ -4,7 +4,7 @@
 The x axis is the first of size, bytes, pairs, ranks, operations (else the first numeric column);
 one curve per configuration (the text columns, such as level, kind or mode, and small configuration
 numbers such as limit); one panel per measured column (up to four). Axes are logarithmic where the
-values span two decades or more."""
+values span two decades or more. A CSV where no number varies (one row) gets a bar per row."""
 
 import argparse
 import csv
@@ -39,7 +39,7 @@ def plot_file(path, output_dir, plt):
     if x is None:
         x = next((c for c in numeric if len({r[c] for r in rows}) > 1), None)
     if x is None:
-        raise ValueError("no numeric column varies: nothing to put on the x axis")
+        return plot_bars(path, rows, columns, numeric, output_dir, plt)
     groups = [c for c in columns if c != x and (c not in numeric or (c in CONFIG_NAMES and len({r[c] for r in rows}) <= 12))]
     groups = [c for c in groups if len({r[c] for r in rows}) > 1]
     measured = [c for c in numeric if c != x and c not in groups and len({r[c] for r in rows}) > 1][:MAX_PANELS]
@@ -82,6 +82,29 @@ def plot_file(path, output_dir, plt):
     figure.savefig(output, dpi=110)
     plt.close(figure)
     return output, x, measured, len(curves)
+
+
+def plot_bars(path, rows, columns, numeric, output_dir, plt):
+    """A CSV where no number varies along rows (one barrier time, say): one bar per row and measure."""
+    measured = [c for c in numeric if c not in CONFIG_NAMES and c not in X_NAMES][:MAX_PANELS]
+    if not measured:
+        raise ValueError("no numeric column to plot")
+    labels = [", ".join(row[c] for c in columns if c not in numeric) or str(i) for i, row in enumerate(rows)]
+    figure, axes = plt.subplots(1, len(measured), figsize=(3 * len(measured) + 1, 3.6), squeeze=False)
+    for panel, column in enumerate(measured):
+        axis = axes[0][panel]
+        axis.bar(range(len(rows)), [number(r[column]) or 0 for r in rows])
+        axis.set_xticks(range(len(rows)))
+        axis.set_xticklabels(labels, fontsize=7, rotation=30)
+        axis.set_title(column, fontsize=9)
+    figure.suptitle(os.path.basename(path), fontsize=10)
+    figure.tight_layout()
+    folder = output_dir or os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    output = os.path.join(folder, os.path.splitext(os.path.basename(path))[0] + ".png")
+    figure.savefig(output, dpi=110)
+    plt.close(figure)
+    return output, "rows", measured, len(rows)
 
 
 def main():

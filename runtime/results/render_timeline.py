@@ -17,6 +17,7 @@ COLOURS = {
     "pcie": "#9467bd",
     "e2e": "#d62728",
 }
+LEVEL_COLOURS = {"smpi": "#b8e0b8", "message": "#b8cde8", "cycle": "#f0c0c0"}
 SUBLANES = {"mpi": 0, "portals": 1, "compute": 2}
 SUBLANE_NAMES = {0: "MPI", 1: "Portals", 2: "compute"}
 LEGEND = {
@@ -30,13 +31,19 @@ LEGEND = {
 }
 
 
+def fail(message):
+    """Bad input: bxisim's exit code 2 (docs/errors.md)."""
+    print(f"bxisim trace render: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def load(folder):
     path = os.path.join(folder, "trace.json") if os.path.isdir(folder) else folder
     try:
         with open(path) as file:
             return json.load(file)["traceEvents"], path
     except (OSError, ValueError, KeyError) as error:
-        sys.exit(f"bxisim trace render: cannot read {path} ({error}); give the folder of `bxisim run --trace DIR`.")
+        fail(f"cannot read {path} ({error}); give the folder of `bxisim run --trace DIR`.")
 
 
 def main():
@@ -53,7 +60,7 @@ def main():
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
+    from matplotlib.patches import Patch, Rectangle
 
     process_names, thread_names, order = {}, {}, {}
     for event in events:
@@ -81,12 +88,12 @@ def main():
             spans.setdefault((event["pid"], event["tid"], sublane), []).append((start, event["dur"], category,
                                                                                   event["name"]))
         elif phase == "i" and low <= event["ts"] <= high:
-            markers.append((event["pid"], event["tid"], event["ts"], event["name"]))
+            markers.append((event["pid"], event["tid"], event["ts"], event["name"], event.get("args", {})))
         elif phase == "C":
             for series, value in event["args"].items():
                 counters.setdefault((event["pid"], series), []).append((event["ts"], value))
     if not spans:
-        sys.exit(f"bxisim trace render: {path} holds no activity in the window to draw.")
+        fail(f"{path} holds no activity in the window to draw.")
 
     lanes = sorted(spans, key=lambda lane: (order.get(lane[0], lane[0]), lane[0], lane[1], lane[2]))
     split = {(pid, tid) for pid, tid, sublane in lanes if sublane != 0} & {(pid, tid) for pid, tid, s in lanes if s == 0}
@@ -98,8 +105,10 @@ def main():
             labels.append(f"{name} {SUBLANE_NAMES[sublane]}" if (pid, tid) in split or sublane else name)
         else:
             labels.append(f"{group.replace(' NIC', '')} {name}")
-    start = max(low, min(s[0] for lane in spans.values() for s in lane))
-    end = min(high, max(s[0] + s[1] for lane in spans.values() for s in lane))
+    times = [s[0] for lane in spans.values() for s in lane] + [m[2] for m in markers]
+    ends = [s[0] + s[1] for lane in spans.values() for s in lane] + [m[2] for m in markers]
+    start = max(low, min(times))
+    end = min(high, max(ends))
     if end <= start:
         end = start + 1e-3
 
@@ -125,18 +134,41 @@ def main():
                 lanes_axis.text(begin + duration / 2, y, name.replace("MPI_", "").replace("Ptl", ""), ha="center",
                                 va="center", fontsize=7, clip_on=True)
     lane_index = {lane: len(lanes) - 1 - row for row, lane in enumerate(lanes)}
-    for pid, tid, time, name in markers:
-        if (pid, tid, 0) in lane_index:
-            y = lane_index[(pid, tid, 0)]
-            lanes_axis.plot([time, time], [y - 0.48, y + 0.48], color="black", linewidth=1.2)
-            lanes_axis.text(time, y + 0.5, name, fontsize=6, rotation=0, ha="left", va="bottom")
+    # Regions: a band per region a rank is in, coloured by the level it ran at, behind the rank's lanes.
+    open_regions, bands = {}, []
+    for pid, tid, time, name, args in sorted(markers, key=lambda m: m[2]):
+        region, level = args.get("region"), args.get("level", "")
+        if region is None:
+            continue
+        stack = open_regions.setdefault((pid, tid), [])
+        if name.startswith("begin "):
+            stack.append((region, level, time))
+        elif stack:
+            begun = stack.pop()
+            bands.append((pid, tid, begun[0], begun[1], begun[2], time, len(stack)))
+    for (pid, tid), stack in open_regions.items():
+        for depth, (region, level, time) in enumerate(stack):
+            bands.append((pid, tid, region, level, time, end, depth))
+    for pid, tid, region, level, begin, finish, depth in bands:
+        ys = [y for (p, t, _), y in lane_index.items() if (p, t) == (pid, tid)]
+        if not ys:
+            continue
+        bottom, top = min(ys) - 0.5 + 0.06 * depth, max(ys) + 0.5 - 0.06 * depth
+        lanes_axis.add_patch(Rectangle((begin, bottom), finish - begin, top - bottom,
+                                       facecolor=LEVEL_COLOURS.get(level, "#dddddd"), alpha=0.35, edgecolor="black",
+                                       linewidth=0.6, zorder=0))
+        if finish - begin > (end - start) * 0.04:
+            lanes_axis.text(begin + (end - start) * 0.003, top - 0.08 - 0.22 * depth, f"{region} ({level})", fontsize=7,
+                            ha="left", va="top", clip_on=True, zorder=3)
     lanes_axis.set_yticks(range(len(lanes)))
     lanes_axis.set_yticklabels(list(reversed(labels)), fontsize=8)
     lanes_axis.set_xlim(start, end)
     lanes_axis.set_ylim(-0.7, len(lanes) - 0.2)
     lanes_axis.grid(axis="x", linestyle=":", linewidth=0.5)
-    lanes_axis.legend(handles=[Patch(color=COLOURS[c], label=LEGEND[c]) for c in COLOURS if c in used],
-                      loc="upper center", bbox_to_anchor=(0.5, -0.02 if occupancy else -0.08), ncol=4, fontsize=8,
+    levels_used = sorted({band[3] for band in bands})
+    lanes_axis.legend(handles=[Patch(color=COLOURS[c], label=LEGEND[c]) for c in COLOURS if c in used] +
+                      [Patch(color=LEVEL_COLOURS.get(l, "#dddddd"), alpha=0.35, label=f"region at {l}") for l in levels_used],
+                      loc="upper center", bbox_to_anchor=(0.5, -0.02 if occupancy else -0.12), ncol=4, fontsize=8,
                       frameon=False)
     lanes_axis.set_title(arguments.title or f"bxisim timeline: {os.path.abspath(path)}", fontsize=10)
     if occupancy:

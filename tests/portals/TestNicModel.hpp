@@ -24,6 +24,7 @@ class TestNicModel : public NicModel
   double clock            = 0;
   int notifications       = 0;
   int polls               = 0;
+  int blocks              = 0; // polls Core let block
 
   const char* name() const override { return "test-double"; }
   void submit(std::unique_ptr<Message> msg) override
@@ -44,7 +45,12 @@ class TestNicModel : public NicModel
     return WaitStatus::woken;
   }
   void notify(uint32_t) override { notifications++; }
-  void polled(const ProcessContext&) override { polls++; }
+  void polled(const ProcessContext&, PollAction action) override
+  {
+    polls++;
+    if (action == PollAction::block)
+      blocks++;
+  }
   double now() const override { return clock; }
 
   size_t pending() const { return queue_.size(); }

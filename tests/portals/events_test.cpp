@@ -85,6 +85,65 @@ TEST_F(EventsTest, PollTimeoutsAdvanceTimeThroughTheModel)
   EXPECT_EQ(nic.polls, before + 4);
 }
 
+// The polling rule (Core::pollFoundNothing): where the runtime allows it, an empty poll blocks the process
+// only once the same source has been found empty 9 times in a row with nothing changed, and never while
+// an event waits in another EQ of the process, nor in a PtlCTGet.
+TEST_F(EventsTest, EmptyPollsBlockOnlyOnceTheProcessHasSeenEverything)
+{
+  constexpr int kQuietPolls = 9; // OpenMPI runs its low-priority progress callbacks every 8th round
+  bool allowed              = false;
+  Core::instance().setPollBlocking([&allowed](uint32_t id) { return allowed && id == 1; });
+  as(1);
+  ptl_event_t ev;
+  // Not allowed (outside a blocking wait): every empty poll sleeps.
+  EXPECT_EQ(PtlEQGet(eq1, &ev), PTL_EQ_EMPTY);
+  EXPECT_EQ(nic.polls, 1);
+  allowed           = true;
+  auto poll_quietly = [&](int times, ptl_handle_eq_t eq) {
+    for (int i = 0; i < times; ++i)
+      EXPECT_EQ(PtlEQGet(eq, &ev), PTL_EQ_EMPTY);
+  };
+  poll_quietly(kQuietPolls - 1, eq1); // looks again at once, in no simulated time: the model is not called
+  EXPECT_EQ(nic.polls, 1);
+  poll_quietly(1, eq1);
+  EXPECT_EQ(nic.polls, 2);
+  EXPECT_EQ(nic.blocks, 1);
+  // A request arrives (an event, a notification): the count starts again, here on another EQ of the loop.
+  as(3);
+  ptl_handle_md_t md = bindMd(ni0, data, 8);
+  ASSERT_EQ(PtlPut(md, 0, 8, PTL_NO_ACK_REQ, phys(1), pt, 0, 0, nullptr, 0), PTL_OK);
+  nic.run();
+  as(1);
+  ptl_handle_eq_t other = allocEq(ni1);
+  poll_quietly(kQuietPolls - 1, other);
+  EXPECT_EQ(nic.polls, 2);
+  // The event waits in eq1, which this loop does not poll: sleep, never block.
+  poll_quietly(1, other);
+  EXPECT_EQ(nic.polls, 3);
+  EXPECT_EQ(nic.blocks, 1);
+  ASSERT_EQ(PtlEQGet(eq1, &ev), PTL_OK);
+  EXPECT_EQ(ev.type, PTL_EVENT_PUT);
+  // Taking it is a change too (the loop acts on it): nine quiet polls again, then a block.
+  poll_quietly(kQuietPolls, eq1);
+  EXPECT_EQ(nic.polls, 4);
+  EXPECT_EQ(nic.blocks, 2);
+  // A search that finds nothing is a poll that finds nothing: no change.
+  ptl_me_t probe = me(nullptr, 0, 42);
+  ASSERT_EQ(PtlMESearch(ni1, pt, &probe, PTL_SEARCH_ONLY, nullptr), PTL_OK);
+  ASSERT_EQ(PtlEQGet(eq1, &ev), PTL_OK);
+  EXPECT_EQ(ev.type, PTL_EVENT_SEARCH);
+  EXPECT_EQ(ev.ni_fail_type, PTL_NI_NO_MATCH);
+  poll_quietly(1, eq1);
+  EXPECT_EQ(nic.blocks, 3);
+  // PtlCTGet never blocks: its caller judges the value it read.
+  ptl_handle_ct_t ct = allocCt(ni1);
+  ptl_ct_event_t value;
+  for (int i = 0; i < 2 * kQuietPolls; ++i)
+    EXPECT_EQ(PtlCTGet(ct, &value), PTL_OK);
+  EXPECT_EQ(nic.polls, 5 + 2 * kQuietPolls);
+  EXPECT_EQ(nic.blocks, 3);
+}
+
 TEST_F(EventsTest, CtWaitCountsBytesOrOperations)
 {
   as(3);

@@ -53,7 +53,7 @@ TEST(Draw, TimelineOfAPingpongInsideANode)
 TEST(Draw, RenderWithoutATraceSaysWhatIsMissing)
 {
   auto result = run_bxisim("trace render " + temporary_path("nothing-here"));
-  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_THAT(result.output, testing::HasSubstr("give the folder of `bxisim run --trace DIR`"));
 }
 
@@ -73,10 +73,19 @@ TEST(Draw, PlotOfABenchmarkCsvHasOneCurvePerLevel)
   EXPECT_TRUE(is_png(folder + "/latency.png"));
 }
 
+TEST(Draw, PlotOfOneRowIsABarPerMeasure)
+{
+  std::string path = temporary_path("barrier.csv");
+  std::ofstream(path) << "benchmark,ranks,bytes,avg_us,min_us,max_us\nbarrier,8,0,3.1,3.0,3.2\n";
+  auto result = run_bxisim("plot " + path);
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, testing::HasSubstr("barrier.png (avg_us, min_us, max_us against rows, 1 curve(s))"));
+}
+
 TEST(Draw, PlotOfACsvWithNothingToPlotFails)
 {
   std::string path = temporary_path("flat.csv");
-  std::ofstream(path) << "name,value\na,1\n";
+  std::ofstream(path) << "name,kind\na,b\n"; // no number at all
   auto result = run_bxisim("plot " + path);
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_THAT(result.output, testing::HasSubstr("cannot plot " + path));

@@ -43,17 +43,17 @@ std::string schema_errors(const std::string& path)
   return result.exit_code == 0 ? "" : result.output;
 }
 
-void check_pingpong_summary(Path path)
+void check_pingpong_summary(Path path, const std::string& level = "message")
 {
   std::string folder = temporary_path("summary");
   std::filesystem::create_directories(folder);
   std::string config = folder + "/study.toml";
   std::ofstream(config) << "[nic]\nflow_control_nic_limit = 4\n";
   std::string summary_path = folder + "/run.json";
-  auto result              = run_bxisim(std::string("run -n 2 ") + (path == Path::Wire ? "--ppn 1" : "--ppn 2") +
-                                        " --platform single-switch --no-cpu-simulation --config " + config +
-                                        " --set bxi.link_latency=300ns --summary " + summary_path + " " + kPingpong + " " +
-                                        std::to_string(kPayload) + " " + std::to_string(kIterations));
+  auto result = run_bxisim(std::string("run -n 2 ") + (path == Path::Wire ? "--ppn 1" : "--ppn 2") + " --level " +
+                           level + " --platform single-switch --no-cpu-simulation --config " + config +
+                           " --set bxi.link_latency=300ns --summary " + summary_path + " " + kPingpong + " " +
+                           std::to_string(kPayload) + " " + std::to_string(kIterations));
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_EQ(schema_errors(summary_path), "");
   auto s = read_json(summary_path);
@@ -62,7 +62,7 @@ void check_pingpong_summary(Path path)
   EXPECT_THAT(result.output, testing::HasSubstr("bxisim: summary of the run (" + summary_path + ")"));
 
   EXPECT_EQ(s["schema_version"], 1);
-  EXPECT_EQ(s["level"], "message");
+  EXPECT_EQ(s["level"], level);
   EXPECT_EQ(s["exit_code"], 0);
   EXPECT_EQ(s["platform"]["topology"], "single-switch");
   EXPECT_EQ(s["platform"]["nodes_used"], path == Path::Wire ? 2 : 1);
@@ -89,7 +89,7 @@ void check_pingpong_summary(Path path)
     EXPECT_EQ(rank["status"], "exited");
     EXPECT_EQ(rank["exit_code"], 0);
     last = std::max(last, rank["end_time"].get<double>());
-    EXPECT_DOUBLE_EQ(s["levels"]["message"]["simulated_per_rank"][r].get<double>(), rank["end_time"].get<double>());
+    EXPECT_DOUBLE_EQ(s["levels"][level]["simulated_per_rank"][r].get<double>(), rank["end_time"].get<double>());
   }
   EXPECT_DOUBLE_EQ(s["simulated_time"].get<double>(), last);
   EXPECT_EQ(s["levels"].size(), 1U);
@@ -106,9 +106,9 @@ void check_pingpong_summary(Path path)
   EXPECT_EQ(s["traffic"][used]["bytes"].get<double>(), bytes);
   EXPECT_EQ(s["traffic"][unused]["messages"], 0);
   EXPECT_GT(s["traffic"]["pcie"]["messages"].get<double>(), 2.0 * kIterations); // commands, DMA, events
-  EXPECT_EQ(s["nic"]["message"]["frames_sent"].get<double>(), frames);
-  EXPECT_EQ(s["nic"]["message"]["retransmissions"], 0);
-  EXPECT_EQ(s["nic"]["message"]["frames_dropped"], 0);
+  EXPECT_EQ(s["nic"][level]["frames_sent"].get<double>(), frames);
+  EXPECT_EQ(s["nic"][level]["retransmissions"], 0);
+  EXPECT_EQ(s["nic"][level]["frames_dropped"], 0);
   // Simulated time: at least the iterations' half round trips, each a command, a frame and its deposit.
   EXPECT_GT(s["simulated_time"].get<double>(),
             2 * kIterations * (f.command_time(kPayload) + f.frame_time(kPayload, path)));
@@ -125,6 +125,16 @@ TEST(RunSummary, PingpongAcrossNodesFollowsTheSchemaAndCountsWireFrames)
 TEST(RunSummary, PingpongInsideANodeFollowsTheSchemaAndCountsLoopbackFrames)
 {
   check_pingpong_summary(Path::Loopback);
+}
+
+TEST(RunSummary, CycleLevelCountsTheSameFramesAcrossNodes)
+{
+  check_pingpong_summary(Path::Wire, "cycle");
+}
+
+TEST(RunSummary, CycleLevelCountsTheSameFramesInsideANode)
+{
+  check_pingpong_summary(Path::Loopback, "cycle");
 }
 
 TEST(RunSummary, DropsAndRetransmissionsAreCounted)

@@ -52,7 +52,8 @@ void check_timeline(Path path)
   PingpongFigures f;
   int nid1 = path == Path::Wire ? 1 : 0;
 
-  // Rank lanes: each rank Puts kIterations times to its peer, the size and the peer in the arguments.
+  // Rank lanes: each rank Puts kIterations times to its peer, the size and the peer in the arguments
+  // (a rank's pid is 1 + its local rank, docs/running.md).
   auto calls = events_of(trace, "X", "portals");
   for (int rank = 0; rank < 2; ++rank) {
     int puts = 0;
@@ -61,7 +62,7 @@ void check_timeline(Path path)
         ++puts;
         EXPECT_EQ(call["args"]["arguments"], "length=" + std::to_string(kPayload) + ", target=nid " +
                                                  std::to_string(rank == 0 ? nid1 : 0) + " pid " +
-                                                 std::to_string(path == Path::Wire ? 0 : 1 - rank));
+                                                 std::to_string(1 + (path == Path::Wire ? 0 : 1 - rank)));
       }
     EXPECT_EQ(puts, kIterations) << "rank " << rank;
   }

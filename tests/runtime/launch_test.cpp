@@ -91,7 +91,8 @@ TEST(Launch, OutputDirHoldsOneFilePerRankAndStream)
   EXPECT_EQ(read("rank-0.stdout"), "rank 0 done\n");
   EXPECT_EQ(read("rank-1.stdout"), "exiting with 3\n");
   EXPECT_EQ(read("rank-0.stderr"), "");
-  EXPECT_EQ(entry_count(folder), 4);
+  EXPECT_EQ(entry_count(folder), 5); // and the run's summary.json (docs/outputs.md)
+  EXPECT_THAT(read("summary.json"), HasSubstr("\"schema\": \"bxisim-run-summary\""));
 }
 
 namespace

@@ -7,8 +7,8 @@
  * run's level, `bxisim run --level`, outside any region). `bxisim run --region solve=smpi` re-maps
  * a region without recompiling. Every rank must cross each boundary (MPI_COMM_WORLD's ranks, in the
  * same order), as for a collective call: at a boundary that changes level, the ranks meet (in no
- * simulated time) and the MPI back end and NIC model change for all of them (docs/mpi.md). The run's summary gives the simulated and wall time spent
- * in each region (`--regions-json FILE` writes it as JSON too).
+ * simulated time) and the MPI back end and NIC model change for all of them (docs/mpi.md). The run's summary gives the
+ * simulated and wall time spent in each region (`--regions-json FILE` writes it as JSON too).
  *
  * Built with another MPI (mpicc, smpicc: their mpi.h does not define BXISIM_MPI), these names are
  * no-ops, so an annotated program stays portable: copy this header next to it.

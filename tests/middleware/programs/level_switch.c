@@ -9,8 +9,8 @@
  * Mode "derived": a vector datatype, a user operation (checking the datatype handle it is given),
  * a communicator split by parity and a duplicate of MPI_COMM_WORLD are made in "first" (SMPI) and
  * used in "second" (MESSAGE); a datatype made in "second" is used in "third" (SMPI).
- * Mode "cross": messages sent in "first" (SMPI: a small Send, a large Isend) are received in "second"
- * (MESSAGE: Recv, Sendrecv), where the sender completes its Isend.
+ * Mode "cross": messages sent in "first" (SMPI: a small Send, a large Isend) are probed and received
+ * in "second" (MESSAGE: Probe, Iprobe, Recv, Sendrecv), where the sender completes its Isend.
  * Mode "orphan_send": rank 1 posts an Irecv from rank 0 in "first" (SMPI); rank 0 sends in "second".
  * Mode "orphan_wait": rank 1 posts an Irecv from rank 0 in "first" and waits for it in "second". */
 #include <bxisim/region.h>
@@ -86,7 +86,7 @@ static void exchange(int phase)
   long value = rank + phase, sum = 0;
   MPI_Allreduce(&value, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   check(sum == (long)size * phase + (long)size * (size - 1) / 2, "allreduce", phase);
-  int root = phase % size, word = rank == root ? 1000 + phase : 0;
+  int root = 0, word = rank == root ? 1000 + phase : 0; /* the same exchange in every phase: comparable times */
   MPI_Bcast(&word, 1, MPI_INT, root, MPI_COMM_WORLD);
   check(word == 1000 + phase, "bcast", phase);
   int* all_out = malloc(size * sizeof(int));
@@ -234,6 +234,11 @@ int main(int argc, char** argv)
     bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
     if (rank == 1) {
       MPI_Status status;
+      int flag = 0, probed = 0;
+      MPI_Probe(0, 11, MPI_COMM_WORLD, &status); /* finds it where it waits */
+      MPI_Get_count(&status, MPI_INT, &probed);
+      MPI_Iprobe(MPI_ANY_SOURCE, 11, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      check(probed == 4 && flag, "cross_probe", 2);
       MPI_Recv(got, 4, MPI_INT, MPI_ANY_SOURCE, 11, MPI_COMM_WORLD, &status);
       check(status.MPI_SOURCE == 0 && got[3] == 4, "cross_small", 2);
       int token = 42, back = 0;
