@@ -100,6 +100,7 @@ class Rank
   /** exit() in the rank's code jumps here (see RankActor.cpp): set while main runs. */
   std::jmp_buf exit_jump;
   bool exit_jump_armed = false;
+  bool killed_in_libc  = false; // SimGrid killed it in a noexcept libc function: os::leave_killed_rank
 
   static void set_cpu_settings(const CpuSettings& settings);
   static const CpuSettings& cpu_settings();

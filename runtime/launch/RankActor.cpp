@@ -116,6 +116,8 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
     XBT_DEBUG("rank %d runs main of %s on %s", rank.index(), program_copy.c_str(), rank.host()->get_cname());
     start_own_code(rank); // the loader's own work is not the rank's computation
     int code = call_main(rank, main_function, static_cast<int>(argv.size()), pointers.data());
+    if (rank.killed_in_libc) // the kill SimGrid threw in a noexcept libc function, thrown again here
+      throw simgrid::ForcefulKillException("killed while in a libc function of the rank");
     if (rank.state() != RankState::Ended) { // main returned (exit() already ended the rank)
       end_own_code(rank);
       rank.mark_ended(code & 0xff);

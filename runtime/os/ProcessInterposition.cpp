@@ -75,6 +75,16 @@ void bxisim::os::end_rank_by_signal(Rank& rank, int signal_number)
   std::longjmp(rank.exit_jump, 1);
 }
 
+void bxisim::os::leave_killed_rank(Rank& rank)
+{
+  if (not rank.exit_jump_armed)
+    return;
+  set_running_rank(nullptr);
+  rank.killed_in_libc  = true;
+  rank.exit_jump_armed = false;
+  std::longjmp(rank.exit_jump, 1);
+}
+
 extern "C" {
 
 pid_t getpid() noexcept

@@ -17,4 +17,14 @@ namespace bxisim::os
  */
 void end_rank_by_signal(runtime::Rank& rank, int signal_number);
 
+/**
+ * For the libc functions glibc declares noexcept (clock_gettime, gettimeofday, time, sched_yield):
+ * SimGrid kills a rank (the job ends: MPI_Abort, a crash, a limit) by throwing in its actor, and an
+ * exception leaving a noexcept function calls std::terminate, which aborted the whole simulator when
+ * the kill landed while OpenMPI read the clock. Such a function calls this instead, after catching
+ * the kill: the rank jumps back to where its actor called main, which throws the kill again from
+ * there (RankActor.cpp). Returns only when the rank is not inside its main; the caller then rethrows.
+ */
+void leave_killed_rank(runtime::Rank& rank);
+
 } // namespace bxisim::os

@@ -3,11 +3,13 @@
 // ranks' copies of the program and from the libraries they use (std::chrono in libstdc++, say)
 // land here. Calls from the simulator and from threads that are not ranks go on to libc.
 
+#include "RankEnd.hpp"
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
 
 #include "runtime/launch/Rank.hpp"
 
+#include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
@@ -103,6 +105,46 @@ double simulated_now()
   return now;
 }
 
+/**
+ * The same for the functions glibc declares noexcept: a kill of the rank (the job ends) must not
+ * leave through them (std::terminate), see os::leave_killed_rank.
+ */
+double simulated_now_in_noexcept()
+{
+  bxisim::runtime::Rank* rank = running_rank();
+  bool killed                 = false;
+  double now                  = 0;
+  try {
+    now = simulated_now();
+  } catch (const simgrid::ForcefulKillException&) {
+    killed = true;
+  }
+  if (killed) {
+    if (rank != nullptr)
+      bxisim::os::leave_killed_rank(*rank);
+    throw simgrid::ForcefulKillException("killed while reading the clock"); // outside main: as before
+  }
+  return now;
+}
+
+/** sched_yield of a rank: the others run; a kill leaves as in simulated_now_in_noexcept. */
+void simulated_yield()
+{
+  bxisim::runtime::Rank* rank = running_rank();
+  bool killed                 = false;
+  try {
+    SimulatorCall call;
+    simgrid::s4u::this_actor::yield();
+  } catch (const simgrid::ForcefulKillException&) {
+    killed = true;
+  }
+  if (killed) {
+    if (rank != nullptr)
+      bxisim::os::leave_killed_rank(*rank);
+    throw simgrid::ForcefulKillException("killed while yielding"); // outside main: as before
+  }
+}
+
 void simulated_sleep(double seconds)
 {
   SimulatorCall call;
@@ -132,7 +174,7 @@ int clock_gettime(clockid_t clock, timespec* time) noexcept
 {
   if (running_rank() == nullptr || is_cpu_time_clock(clock))
     return BXISIM_REAL(clock_gettime)(clock, time);
-  *time = to_timespec(simulated_now());
+  *time = to_timespec(simulated_now_in_noexcept());
   return 0;
 }
 
@@ -140,7 +182,7 @@ int gettimeofday(timeval* time, void* zone) noexcept
 {
   if (running_rank() == nullptr)
     return BXISIM_REAL(gettimeofday)(time, zone);
-  timespec now  = to_timespec(simulated_now());
+  timespec now  = to_timespec(simulated_now_in_noexcept());
   time->tv_sec  = now.tv_sec;
   time->tv_usec = static_cast<suseconds_t>(now.tv_nsec / 1000);
   if (zone != nullptr) // UTC, as on most clusters
@@ -152,7 +194,7 @@ time_t time(time_t* result) noexcept
 {
   if (running_rank() == nullptr)
     return BXISIM_REAL(time)(result);
-  auto now = static_cast<time_t>(std::floor(simulated_now()));
+  auto now = static_cast<time_t>(std::floor(simulated_now_in_noexcept()));
   if (result != nullptr)
     *result = now;
   return now;
@@ -207,8 +249,7 @@ int sched_yield() noexcept
 {
   if (running_rank() == nullptr)
     return BXISIM_REAL(sched_yield)();
-  SimulatorCall call;
-  simgrid::s4u::this_actor::yield();
+  simulated_yield();
   return 0;
 }
 

@@ -29,12 +29,13 @@ class Progress
 
  private:
   using Clock                           = std::chrono::steady_clock;
-  static constexpr double kFirstAfter   = 2.0;  // wall seconds before the line appears
+  static constexpr double kFirstAfter   = 2.0;  // wall seconds before the line appears (BXISIM_PROGRESS_AFTER)
   static constexpr double kRefreshEvery = 0.25; // wall seconds between two redraws
   const RunRecorder& recorder_;
   int ranks_;
   std::FILE* out_;
   Clock::time_point start_;
+  double first_after_  = kFirstAfter;
   double last_draw_    = 0;
   bool shown_          = false;
   unsigned long calls_ = 0;

@@ -1,6 +1,6 @@
 // The progress line of long runs: shown on a terminal (a pseudo-terminal made by script(1)) once the
-// run has lasted two wall seconds, refreshed in place; absent when stderr is not a terminal, with
-// --quiet and when CI is set. The run is a ping-pong long enough to last several wall seconds.
+// run has lasted two wall seconds (BXISIM_PROGRESS_AFTER=0 here: at once, whatever the machine's
+// speed), refreshed in place; absent when stderr is not a terminal, with --quiet and when CI is set.
 
 #include "RunFigures.hpp"
 
@@ -25,7 +25,7 @@ bxisim::test::CommandResult long_run_on_a_terminal(const std::string& environmen
 
 TEST(Progress, ShownInPlaceOnATerminal)
 {
-  auto result = long_run_on_a_terminal("env -u CI", "");
+  auto result = long_run_on_a_terminal("env -u CI BXISIM_PROGRESS_AFTER=0", "");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_THAT(result.output, testing::HasSubstr("\r\033[Kbxisim: simulated "));
   EXPECT_THAT(result.output, testing::HasSubstr("ranks finished 0/2 | "));
@@ -37,12 +37,14 @@ TEST(Progress, ShownInPlaceOnATerminal)
 
 TEST(Progress, OffWithQuietInCiAndWhenStderrIsNotATerminal)
 {
-  for (const auto& [environment, options] : {std::pair{"env -u CI", "--quiet"}, {"env CI=true", ""}}) {
+  for (const auto& [environment, options] :
+       {std::pair{"env -u CI BXISIM_PROGRESS_AFTER=0", "--quiet"}, {"env CI=true BXISIM_PROGRESS_AFTER=0", ""}}) {
     auto result = long_run_on_a_terminal(environment, options);
     ASSERT_EQ(result.exit_code, 0) << result.output;
     EXPECT_THAT(result.output, testing::Not(testing::HasSubstr("sim/wall"))) << environment << " " << options;
   }
-  auto piped = run_command(std::string("env -u CI ") + BXISIM_BINARY + " run -n 2 --ppn 1 --no-cpu-simulation " +
-                           "--no-summary " + kPingpong + " 8 25000 2>&1 | cat");
+  auto piped =
+      run_command(std::string("env -u CI BXISIM_PROGRESS_AFTER=0 ") + BXISIM_BINARY +
+                  " run -n 2 --ppn 1 --no-cpu-simulation " + "--no-summary " + kPingpong + " 8 25000 2>&1 | cat");
   EXPECT_THAT(piped.output, testing::Not(testing::HasSubstr("sim/wall")));
 }

@@ -71,6 +71,18 @@ TEST(Limits, TheSimulatedTimeLimitStopsRanksThatSleepForever)
                                     last_sleep)));
 }
 
+TEST(Limits, ARankStoppedWhileReadingTheClockEndsCleanly)
+{
+  // The ranks wait for time to pass by reading the clock, each read advancing it (nothing else is
+  // simulated): the limit's kill lands inside clock_gettime, which glibc declares noexcept. It used to
+  // abort the whole simulator (std::terminate); the ranks now leave through their exit jump.
+  auto result = run_bxisim("run -n 2 -q --no-cpu-simulation --sim-time-limit 0.0001 " + test_program("clocks") +
+                           " spin 1");
+  EXPECT_EQ(result.exit_code, kLimit) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("the simulated time limit is reached"));
+  EXPECT_THAT(result.output, Not(HasSubstr("terminate")));
+}
+
 TEST(Limits, TheWallLimitStopsRanksThatSleepForever)
 {
   auto result = run_command(hang("-n 2 --no-cpu-simulation --wall-limit 1", "sleep", "all"));
