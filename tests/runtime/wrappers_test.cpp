@@ -75,6 +75,21 @@ TEST(Wrappers, LinkingGivesASharedObjectThatRunsAsRanks)
   EXPECT_THAT(run.output, HasSubstr("[rank 1] value=42"));
 }
 
+TEST(Wrappers, AProgramStartedDirectlySaysToUseBxisimRun)
+{
+  // Such a program has no dynamic loader to start it: it used to crash (SIGSEGV) when started as ./program.
+  for (const auto& [wrapper, source] :
+       {std::pair{kBxicc, std::string("value.c")}, {kBxicxx, std::string("value.cpp")}}) {
+    std::string program = temporary_path("direct-" + source);
+    auto build          = run_command(wrapper + " -DVALUE=1 " + write_source(source, kValueProgram) + " -o " + program);
+    ASSERT_EQ(build.exit_code, 0) << build.output;
+    auto run = run_command(program + " an-argument");
+    EXPECT_EQ(run.exit_code, 127) << run.output;
+    EXPECT_THAT(run.output, HasSubstr("Start it with `bxisim run -n RANKS ./program [arguments]`"));
+    EXPECT_EQ(run_bxisim("run -n 1 " + program).exit_code, 0); // and it still runs as ranks
+  }
+}
+
 TEST(Wrappers, CompileOnlyThenLinkSeparately)
 {
   std::string object  = temporary_path("value.o");
