@@ -8,9 +8,8 @@
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/Mutex.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
 #include <xbt/log.h>
 
 #include <fmt/format.h>
@@ -134,11 +133,11 @@ std::string openmpi_prefix()
 }
 
 /** The fence of OpenMPI's start-up and end: a barrier of every rank, in no simulated time. */
+// A semaphore, not a mutex and a condition variable: a rank killed while it waits (the job ends)
+// must leave without SimGrid re-locking a mutex during the unwinding, which ended in std::terminate.
 struct OpenMpiJob::FenceState {
-  simgrid::s4u::MutexPtr mutex                   = simgrid::s4u::Mutex::create();
-  simgrid::s4u::ConditionVariablePtr round_ended = simgrid::s4u::ConditionVariable::create();
-  int arrived                                    = 0;
-  long round                                     = 0;
+  simgrid::s4u::SemaphorePtr released = simgrid::s4u::Semaphore::create(0);
+  int arrived                         = 0;
 };
 
 OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const std::vector<McaSetting>& mca,
@@ -170,7 +169,7 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
     set_mca_default("mtl", "portals4");
   }
   set_mca_default("pmix", "isolated");
-  set_mca_default("opal_signal", "");       // bxisim reports crashes itself (CrashReport)
+  set_mca_default("opal_signal", ""); // bxisim reports crashes itself (CrashReport)
   // OpenMPI 4.1's op/avx sums 8- and 16-bit integers with saturating instructions (open-mpi/ompi#8045):
   // sums that should wrap around stop at the type's limit. The base component computes them right.
   set_mca_default("op", "^avx");
@@ -276,26 +275,19 @@ std::function<bool(uint32_t)> OpenMpiJob::poll_blocking_rule()
 void OpenMpiJob::fence(Rank& rank)
 {
   auto& state = *fence_;
-  std::unique_lock lock(*state.mutex);
-  long round = state.round;
-  if (++state.arrived == static_cast<int>(ranks_.size())) {
+  auto ranks  = static_cast<int>(ranks_.size());
+  if (++state.arrived == ranks) { // ranks run one at a time: nothing runs between the count and the releases
     state.arrived = 0;
-    ++state.round;
-    state.round_ended->notify_all();
+    for (int waiting = 1; waiting < ranks; ++waiting)
+      state.released->release(); // each to a rank already waiting in acquire
     return;
   }
-  rank.set_waiting_for([&state, size = ranks_.size()] {
+  rank.set_waiting_for([&state, ranks] {
     return fmt::format("the fence of MPI_Init or MPI_Finalize ({} of {} ranks arrived; a rank that ended without "
                        "MPI_Finalize never arrives)",
-                       state.arrived, size);
+                       state.arrived, ranks);
   });
-  try {
-    while (state.round == round)
-      state.round_ended->wait(lock);
-  } catch (const simgrid::ForcefulKillException&) {
-    lock.release(); // killed while waiting (the job ends): the mutex is not this actor's to unlock
-    throw;
-  }
+  state.released->acquire();
   rank.set_waiting_for(nullptr);
 }
 
