@@ -17,6 +17,8 @@ PayloadPath CommandDecoder::path_of(const portals::Message& message, const Comma
 void CommandDecoder::process(tlm::tlm_generic_payload& command)
 {
   wait(config_.decode);
+  if (config_.tx_extra > sc_core::SC_ZERO_TIME) // cycle.tx_extra_cycles; off by default
+    wait(config_.tx_extra);
   Operation& operation = *frame_of(command).operation;
   operation.path       = path_of(*operation.message, config_);
   ++decoded[static_cast<int>(operation.path)];

@@ -80,10 +80,11 @@ CycleNicConfig CycleNicConfig::from_parameters(const config::Parameters& p, cons
   c.command_bytes       = bytes(p, "nic.command_size");
   c.dma_readers         = count(p, "cycle.dma_readers");
 
-  c.pcie_endpoint   = {cycles("cycle.mmio_cycles"), bytes(p, "nic.pcie_packet"), pcie, model_pcie};
-  c.command_queue   = {count(p, "cycle.command_queue_slots"), cycles("cycle.schedule_cycles")};
-  c.command_decoder = {cycles("cycle.decode_cycles"), bytes(p, "nic.inline_max"), bytes(p, "nic.inline_max_unmatched"),
-                       bytes(p, "nic.pio_max"), bytes(p, "nic.pio_max_unmatched")};
+  c.pcie_endpoint       = {cycles("cycle.mmio_cycles"), bytes(p, "nic.pcie_packet"), pcie, model_pcie};
+  c.command_queue       = {count(p, "cycle.command_queue_slots"), cycles("cycle.schedule_cycles")};
+  c.command_decoder     = {cycles("cycle.decode_cycles"), cycles("cycle.tx_extra_cycles"),
+                           bytes(p, "nic.inline_max"),    bytes(p, "nic.inline_max_unmatched"),
+                           bytes(p, "nic.pio_max"),       bytes(p, "nic.pio_max_unmatched")};
   c.address_translation = {count(p, "cycle.tlb_entries"), bytes(p, "cycle.page_size"), cycles("cycle.tlb_hit_cycles"),
                            cycles("cycle.page_walk_cycles")};
   c.packetizer          = {cycles("cycle.packetize_cycles"), cycles("cycle.packet_cycles"), bytes(p, "nic.wire_packet"),

@@ -39,6 +39,7 @@ struct CommandQueueConfig {
 
 struct CommandDecoderConfig {
   sc_core::sc_time decode;
+  sc_core::sc_time tx_extra;                          // fixed extra TX time per command, after decoding (0: off)
   uint64_t inline_max_matching, inline_max_unmatched; // payload inside the command
   uint64_t pio_max_matching, pio_max_unmatched;       // payload written by the CPU; above: DMA
 };

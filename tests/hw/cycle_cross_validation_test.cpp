@@ -147,6 +147,37 @@ TEST(CycleCrossValidation, PutNoWaitRateAtEightBytesIsSetByThePipeline)
   EXPECT_LT(message.at(8), queue_interval);
 }
 
+// docs/adding-a-nic-feature.md: cycle.tx_extra_cycles holds each command in the decoder. With one
+// Put in flight it adds its cycles once per request (the ACK never goes through the decoder), across
+// nodes and inside a node; the message model's nic.tx_delay is paid by the Put and by its ACK.
+namespace
+{
+void expect_extra_tx_cycles_once_per_put(int ppn)
+{
+  auto p          = bxisim::config::Parameters::defaults();
+  double extra    = 200 / p.real("cycle.clock");
+  auto plain      = run_bench("cycle", "put-waitack", ppn, "", "8 4096", 5);
+  auto slowed     = run_bench("cycle", "put-waitack", ppn, "--set cycle.tx_extra_cycles=200", "8 4096", 5);
+  auto message    = run_bench("message", "put-waitack", ppn, "", "8 4096", 5);
+  auto message_tx = run_bench("message", "put-waitack", ppn, "--set nic.tx_delay=200ns", "8 4096", 5);
+  for (long size : {8L, 4096L}) {
+    ASSERT_TRUE(plain.count(size) && slowed.count(size) && message.count(size) && message_tx.count(size));
+    EXPECT_NEAR(slowed.at(size) - plain.at(size), extra, 1e-12) << size << " B";
+    EXPECT_NEAR(message_tx.at(size) - message.at(size), 2 * 200e-9, 1e-12) << size << " B";
+  }
+}
+} // namespace
+
+TEST(CycleLevel, ExtraTxCyclesOncePerPutAcrossNodes)
+{
+  expect_extra_tx_cycles_once_per_put(1);
+}
+
+TEST(CycleLevel, ExtraTxCyclesOncePerPutInsideANode)
+{
+  expect_extra_tx_cycles_once_per_put(2);
+}
+
 TEST(CycleLevel, SameSimulatedTimesTwice)
 {
   auto first  = run_bench("cycle", "put-waitack", 2, "", "8 65536", 5);

@@ -47,6 +47,28 @@ TEST(CommandDecoder, DecodesEachCommandInItsCyclesAndChoosesThePayloadPath)
   EXPECT_EQ(frame_of(*sink.frames[2]).operation->path, PayloadPath::Dma);
 }
 
+TEST(CommandDecoder, ExtraTxCyclesDelayEachCommandAndBackToBackCommands)
+{
+  EXPECT_EQ(default_cycle_config().command_decoder.tx_extra, sc_core::SC_ZERO_TIME); // off by default
+  auto parameters = bxisim::config::Parameters::defaults();
+  parameters.set("cycle.tx_extra_cycles", "100");
+  auto config = cyc::CycleNicConfig::from_parameters(parameters, {250e-9, 12.5e9}, 12.5e9);
+  ASSERT_EQ(config.command_decoder.tx_extra, config.cycles(100));
+  cyc::FramePool pool;
+  FrameSource source("source");
+  cyc::CommandDecoder decoder("decoder", config.command_decoder);
+  FrameSink sink("sink");
+  source.out.bind(decoder.in);
+  decoder.out.bind(sink.in);
+  for (int i = 0; i < 3; ++i)
+    source.plan.push_back({sc_core::SC_ZERO_TIME, make_request(pool, 8)});
+  sc_core::sc_start();
+  ASSERT_EQ(sink.arrivals.size(), 3U);
+  auto per_command = config.command_decoder.decode + config.command_decoder.tx_extra;
+  for (size_t i = 0; i < 3; ++i) // the extra time holds the decoder: it also spaces the commands
+    EXPECT_EQ(sink.arrivals[i], per_command * static_cast<double>(i + 1));
+}
+
 TEST(AddressTranslation, FirstPageMissWalksThenHits)
 {
   auto config = default_cycle_config();
