@@ -204,6 +204,15 @@ WireFaults::WireFaults(const FaultSpec& spec) : loss_rate_(spec.loss_rate), seed
   }
 }
 
+std::string lost_for_good_message(uint64_t frame, const char* kind, uint64_t operation, int from, int to, double time,
+                                  const std::string& why)
+{
+  return fmt::format("frame {} ({} of operation #{}, from node {} to node {}) was lost on the wire at simulated time "
+                     "{:.9f} s ({}); with E2E off (nic.e2e=false) nothing sends it again, so the operation can never "
+                     "complete. Turn E2E on (--e2e on) to survive losses.",
+                     frame, kind, operation, from, to, time, why);
+}
+
 std::string WireFaults::loss(const std::vector<simgrid::s4u::Link*>& links, uint64_t frame, double sent, double arrived,
                              bool wire) const
 {

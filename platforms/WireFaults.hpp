@@ -48,6 +48,10 @@ struct FaultSpec {
   bool any() const { return loss_rate > 0 || not outages.empty(); }
 };
 
+/** What both NIC models say when a frame is lost and, E2E being off, nothing will send it again. */
+std::string lost_for_good_message(uint64_t frame, const char* kind, uint64_t operation, int from, int to, double time,
+                                  const std::string& why);
+
 class WireFaults
 {
  public:

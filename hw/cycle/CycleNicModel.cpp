@@ -6,7 +6,6 @@
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/config/Parameters.hpp"
 
-#include <fmt/format.h>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
@@ -198,12 +197,9 @@ void CycleNicModel::wire_loop(int node)
                to_string(frame.kind), static_cast<unsigned long>(frame.operation->message->id), frame.from, node,
                lost.c_str());
       if (not config_.e2e.enabled && on_lost_for_good_)
-        on_lost_for_good_(fmt::format("frame {} ({} of operation #{}, from node {} to node {}) was lost on the wire at "
-                                      "simulated time {:.9f} s ({}); with E2E off (nic.e2e=false) nothing sends it "
-                                      "again, so the operation can never complete. Turn E2E on (--e2e on) to survive "
-                                      "losses.",
-                                      frame.ordinal, to_string(frame.kind), frame.operation->message->id, frame.from,
-                                      node, sg4::Engine::get_clock(), lost));
+        on_lost_for_good_(platform::lost_for_good_message(frame.ordinal, to_string(frame.kind),
+                                                          frame.operation->message->id, frame.from, node,
+                                                          sg4::Engine::get_clock(), lost));
       int sender                     = frame.from;
       uint64_t flits                 = chunk->flits;
       tlm::tlm_generic_payload* gone = chunk->frame;

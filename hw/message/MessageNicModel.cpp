@@ -4,7 +4,6 @@
 #include "platforms/Route.hpp"
 #include "portals/core/Core.hpp"
 
-#include <fmt/format.h>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -570,20 +569,13 @@ void MessageNicModel::lose(int node, const WireFrame& frame, const std::string& 
 {
   ++frames_dropped_;
   const InFlight& operation = *frame.operation;
+  bool from_initiator       = frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck;
+  int sender                = from_initiator ? operation.source_node : operation.target_node;
   XBT_VERB("network loses frame %lu (%s #%lu, node %d to node %d): %s", static_cast<unsigned long>(frame.ordinal),
-           kind_name(frame.kind), static_cast<unsigned long>(operation.message->id),
-           frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck ? operation.source_node
-                                                                                    : operation.target_node,
-           node, why.c_str());
+           kind_name(frame.kind), static_cast<unsigned long>(operation.message->id), sender, node, why.c_str());
   if (not config_.e2e && on_lost_for_good_)
-    on_lost_for_good_(fmt::format("frame {} ({} of operation #{}, from node {} to node {}) was lost on the wire at "
-                                  "simulated time {:.9f} s ({}); with E2E off (nic.e2e=false) nothing sends it again, "
-                                  "so the operation can never complete. Turn E2E on (--e2e on) to survive losses.",
-                                  frame.ordinal, kind_name(frame.kind), operation.message->id,
-                                  frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck
-                                      ? operation.source_node
-                                      : operation.target_node,
-                                  node, now(), why));
+    on_lost_for_good_(platform::lost_for_good_message(frame.ordinal, kind_name(frame.kind), operation.message->id,
+                                                      sender, node, now(), why));
 }
 
 void MessageNicModel::e2e_loop(int node)
