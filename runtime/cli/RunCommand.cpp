@@ -47,6 +47,13 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
                    "Write each rank's output to DIR/rank-N.stdout and DIR/rank-N.stderr instead of prefixing it")
       ->check(CLI::ExistingDirectory);
   command
+      ->add_flag_function(
+          "--no-rank-prefix", [options](int64_t) { options->launch.rank_prefix = false; },
+          "Let ranks write to bxisim's stdout and stderr as they are, without the [rank N] prefix, as smpirun and "
+          "mpirun do: no pipe and no check at each switch between ranks (faster for programs that exchange many "
+          "small messages); lines of different ranks may mix")
+      ->excludes("--output-dir");
+  command
       ->add_option(
           "--level", options->launch.level,
           "Accuracy level: smpi (MPI calls to SimGrid's SMPI, any platform, no NIC model), message "

@@ -425,7 +425,9 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     report_deadlock(ranks, mpi_call);
   });
   {
-    OutputRouter router(options.ranks, options.output_dir);
+    std::optional<OutputRouter> router;
+    if (options.rank_prefix || not options.output_dir.empty())
+      router.emplace(options.ranks, options.output_dir);
     send_simulator_logs_to_original_stderr(simulator_options);
     for (size_t i = 0; i < ranks.size(); ++i) {
       Rank* rank = ranks[i].get();

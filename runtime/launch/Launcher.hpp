@@ -20,9 +20,10 @@ struct LaunchOptions {
   std::vector<std::string> command; // the program, then its arguments
   std::vector<std::string> privatized_libraries;
   bool keep_temps = false;
-  std::string output_dir;                               // empty: rank-prefixed lines on stdout/stderr
-  std::string level = "message";                        // accuracy level of the ranks' network operations
-  std::string trace_csv;                                // folder of the S4BXI-compatible trace, empty: no trace
+  std::string output_dir;        // empty: rank-prefixed lines on stdout/stderr
+  bool rank_prefix  = true;      // false: ranks write to bxisim's own stdout/stderr, unrouted (as smpirun)
+  std::string level = "message"; // accuracy level of the ranks' network operations
+  std::string trace_csv;         // folder of the S4BXI-compatible trace, empty: no trace
   std::vector<std::pair<std::string, std::string>> mca; // --mca key value, for OpenMPI
   double watchdog       = 10.0; // wall seconds a rank may run without calling the simulator before a warning; 0: off
   double wall_limit     = 0.0;  // wall seconds after which the run stops (exit code 5); 0: none

@@ -11,7 +11,6 @@
 #include <map>
 #include <poll.h>
 #include <stdexcept>
-#include <sys/ioctl.h>
 #include <thread>
 #include <time.h>
 #include <unistd.h>
@@ -30,16 +29,21 @@ bool active    = false;
 int owner      = -1;
 int saved_out  = -1;
 int saved_err  = -1;
+int out_read   = -1; // the read ends of the pipes, for the switch's check
+int err_read   = -1;
 FILE* err_file = nullptr;
 std::atomic<bool> reader_done{true};
 std::atomic<int> reader_owner{-1};    // the rank the reader gives what it reads to
 std::atomic<bool> reader_busy{false}; // the reader holds bytes it has not given to a rank yet
 
-/** Bytes written into the pipe behind `fd` and not read yet. */
-int unread_bytes(int fd)
+/** Whether either pipe holds bytes not read yet: one poll of both read ends (one system call per
+ *  switch between ranks instead of a FIONREAD per pipe: ranks exchanging small messages switch at
+ *  every call). */
+bool pipes_hold_unread()
 {
-  int count = 0;
-  return ioctl(fd, FIONREAD, &count) == 0 ? count : 0;
+  pollfd fds[2] = {{out_read, POLLIN, 0}, {err_read, POLLIN, 0}};
+  int ready     = poll(fds, 2, 0);
+  return ready > 0 && ((fds[0].revents | fds[1].revents) & POLLIN) != 0;
 }
 
 void write_all(int fd, const char* data, size_t size)
@@ -155,8 +159,10 @@ OutputRouter::OutputRouter(int rank_count, const std::string& output_dir)
     err_file = fdopen(dup(saved_err), "w");
     setvbuf(err_file, nullptr, _IOLBF, BUFSIZ);
   }
-  out_ = std::make_unique<Stream>(out_pipe[0], saved_out, "stdout", output_dir);
-  err_ = std::make_unique<Stream>(err_pipe[0], saved_err, "stderr", output_dir);
+  out_read = out_pipe[0];
+  err_read = err_pipe[0];
+  out_     = std::make_unique<Stream>(out_pipe[0], saved_out, "stdout", output_dir);
+  err_     = std::make_unique<Stream>(err_pipe[0], saved_err, "stderr", output_dir);
   if (not output_dir.empty())
     for (int rank = 0; rank < rank_count; ++rank)
       for (const auto* stream : {out_.get(), err_.get()}) {
@@ -189,6 +195,7 @@ OutputRouter::~OutputRouter()
   reader_.join();
   close(out_->pipe_read);
   close(err_->pipe_read);
+  out_read = err_read = -1;
   close(saved_out);
   close(saved_err);
   saved_out = saved_err = -1;
@@ -235,7 +242,7 @@ void OutputRouter::switch_to(int rank)
   std::fflush(stdout);
   std::fflush(stderr);
   // What the previous rank wrote goes to it: wait until the reader has taken it all.
-  while (unread_bytes(STDOUT_FILENO) > 0 || unread_bytes(STDERR_FILENO) > 0 || reader_busy.load())
+  while (pipes_hold_unread() || reader_busy.load())
     std::this_thread::yield();
   reader_owner.store(rank);
   owner = rank;

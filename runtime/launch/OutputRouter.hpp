@@ -7,7 +7,7 @@
 // resumes, the stdio buffers are flushed (so what they hold goes to the rank that wrote it), and if
 // anything the previous rank wrote is still in a pipe or being read, the switch waits until the
 // reader has given it to that rank; then the reader gives what comes next to the new rank. A switch
-// after which nothing was written costs no system call but two FIONREAD queries (writing a marker
+// after which nothing was written costs one system call, a poll of both pipes (writing a marker
 // into both pipes at every switch woke the reader each time: ranks exchanging small MPI messages
 // ran at half speed). The simulator's own messages (SimGrid's
 // logs, bxisim's reports) go to the original descriptors, never into the pipes.

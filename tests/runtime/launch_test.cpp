@@ -67,6 +67,23 @@ TEST(Launch, EveryOutputLineIsPrefixedByItsRank)
                 HasSubstr("[rank " + std::to_string(rank) + "] rank " + std::to_string(rank) + " done\n"));
 }
 
+TEST(Launch, NoRankPrefixLeavesTheRanksOutputAsWritten)
+{
+  auto result = run_bxisim("run -n 3 --no-rank-prefix " + test_program("ends") + " return all 0");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  for (int rank = 0; rank < 3; ++rank)
+    EXPECT_THAT(result.output, HasSubstr("rank " + std::to_string(rank) + " done\n"));
+  EXPECT_THAT(result.output, Not(HasSubstr("[rank")));
+}
+
+TEST(Launch, NoRankPrefixAndOutputDirExcludeEachOther)
+{
+  auto result = run_bxisim("run -n 2 --no-rank-prefix --output-dir " + fresh_folder("outputs") + " " +
+                           test_program("ends") + " return all 0");
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("--output-dir excludes --no-rank-prefix"));
+}
+
 TEST(Launch, OptionsAfterTheProgramBelongToTheProgram)
 {
   // clocks rejects an unknown sleep function with exit code 2: bxisim reports the rank, not a usage error.
