@@ -4,6 +4,7 @@
 #include "ExitCodes.hpp"
 #include "OpenMpi.hpp"
 #include "OutputRouter.hpp"
+#include "Pmi.hpp"
 #include "PortalsLevel.hpp"
 #include "ProgramCopies.hpp"
 #include "RankActor.hpp"
@@ -416,6 +417,7 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
         });
   mw::set_wtime_function(&os::rank_clock);
   prepare_rank_services();
+  prepare_pmi(ranks);
   install_crash_report(folder);
   RunSupervisor supervisor({options.watchdog, options.wall_limit}, ranks, folder);
   bool deadlock      = false;
@@ -466,6 +468,8 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   JobAbort abort = mpi ? mpi->abort_state() : (smpi ? smpi->abort_state() : JobAbort{});
   if (mixed && abort.rank < 0)
     abort = smpi->abort_state();
+  if (abort.rank < 0)
+    abort = pmi_abort_state();
   bool lost_frame = portals && not portals->lost_for_good().empty(); // said when it happened
   int code        = summarize(ranks, deadlock || lost_frame, limit_reached, abort);
   if (not regions.finish(options.regions_json, simgrid::s4u::Engine::get_clock()) && code == 0)

@@ -8,9 +8,8 @@
 #include <bxisim/rank.h>
 
 #include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/Mutex.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
 #include <xbt/log.h>
 
 #include <fmt/format.h>
@@ -18,7 +17,6 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_services, bxisim_runtime, "bxisim/rank.h: key/value store and barrier");
@@ -37,20 +35,28 @@ Rank* calling_rank(const SimulatorCall& call, const char* function)
   return call.rank();
 }
 
-/** Shared by all ranks; SimGrid's mutex and condition variable block in simulated time. */
+// Ranks run one at a time (SimGrid's actors): nothing runs between reading and updating this state.
+// Waits are on SimGrid semaphores, which a killed rank leaves cleanly (the job ends: MPI_Abort,
+// PMI_Abort, a limit); a condition variable's wait re-locks its mutex while the kill unwinds, which
+// aborted the simulator.
 struct KeyValueStore {
-  simgrid::s4u::MutexPtr mutex                  = simgrid::s4u::Mutex::create();
-  simgrid::s4u::ConditionVariablePtr put_signal = simgrid::s4u::ConditionVariable::create();
   std::map<std::string, std::vector<char>, std::less<>> values;
+  std::multimap<std::string, simgrid::s4u::SemaphorePtr, std::less<>> waiting; // bxisim_kv_get of absent keys
+
+  void wake_waiters_of(const std::string& key)
+  {
+    auto [first, last] = waiting.equal_range(key);
+    for (auto waiter = first; waiter != last; ++waiter)
+      waiter->second->release();
+    waiting.erase(first, last);
+  }
 };
 
 std::unique_ptr<KeyValueStore> the_store;
 
 struct Barrier {
-  simgrid::s4u::MutexPtr mutex                   = simgrid::s4u::Mutex::create();
-  simgrid::s4u::ConditionVariablePtr round_ended = simgrid::s4u::ConditionVariable::create();
-  int arrived                                    = 0;
-  long round                                     = 0;
+  simgrid::s4u::SemaphorePtr released = simgrid::s4u::Semaphore::create(0);
+  int arrived                         = 0;
 };
 
 std::unique_ptr<Barrier> the_barrier;
@@ -65,9 +71,8 @@ void bxisim::runtime::prepare_rank_services()
 void bxisim::runtime::kv_store_set(const std::string& key, std::vector<char> value)
 {
   auto& kv = *the_store;
-  std::unique_lock lock(*kv.mutex);
   kv.values.insert_or_assign(key, std::move(value));
-  kv.put_signal->notify_all();
+  kv.wake_waiters_of(key);
 }
 
 const std::vector<char>* bxisim::runtime::kv_store_find(const std::string& key)
@@ -114,14 +119,13 @@ int bxisim_kv_put(const char* key, const void* value, size_t size)
   Rank* rank = calling_rank(call, "bxisim_kv_put");
   if (rank == nullptr || key == nullptr || (value == nullptr && size > 0))
     return BXISIM_ERR_ARG;
-  auto& kv = *the_store;
-  std::unique_lock lock(*kv.mutex);
+  auto& kv                  = *the_store;
   const auto* bytes         = static_cast<const char*>(value);
   auto [position, inserted] = kv.values.try_emplace(key, bytes, bytes + size);
   if (not inserted)
     return BXISIM_ERR_EXIST;
   XBT_DEBUG("rank %d put '%s' (%zu bytes)", rank->index(), key, size);
-  kv.put_signal->notify_all();
+  kv.wake_waiters_of(key);
   return BXISIM_SUCCESS;
 }
 
@@ -131,16 +135,17 @@ int bxisim_kv_get(const char* key, void* buffer, size_t capacity, size_t* size)
   Rank* rank = calling_rank(call, "bxisim_kv_get");
   if (rank == nullptr || key == nullptr || (buffer == nullptr && capacity > 0))
     return BXISIM_ERR_ARG;
-  auto& kv = *the_store;
-  std::unique_lock lock(*kv.mutex);
+  auto& kv           = *the_store;
   std::string wanted = key;
-  rank->set_waiting_for([wanted] { return fmt::format("bxisim_kv_get of key '{}', which no rank put", wanted); });
-  auto found = kv.values.find(wanted);
-  while (found == kv.values.end()) {
-    kv.put_signal->wait(lock);
+  auto found         = kv.values.find(wanted);
+  if (found == kv.values.end()) {
+    rank->set_waiting_for([wanted] { return fmt::format("bxisim_kv_get of key '{}', which no rank put", wanted); });
+    auto put = simgrid::s4u::Semaphore::create(0);
+    kv.waiting.emplace(wanted, put);
+    put->acquire();
+    rank->set_waiting_for(nullptr);
     found = kv.values.find(wanted);
   }
-  rank->set_waiting_for(nullptr);
   const std::vector<char>& value = found->second;
   if (size != nullptr)
     *size = value.size();
@@ -155,19 +160,16 @@ void bxisim_barrier(void)
   if (rank == nullptr)
     return;
   auto& state = *the_barrier;
-  std::unique_lock lock(*state.mutex);
-  long round = state.round;
   if (++state.arrived == rank->size()) {
     state.arrived = 0;
-    ++state.round;
-    state.round_ended->notify_all();
+    for (int waiting = 1; waiting < rank->size(); ++waiting)
+      state.released->release(); // each to a rank already waiting in acquire
     return;
   }
   rank->set_waiting_for([&state, size = rank->size()] {
     return fmt::format("bxisim_barrier ({} of {} ranks arrived)", state.arrived, size);
   });
-  while (state.round == round)
-    state.round_ended->wait(lock);
+  state.released->acquire();
   rank->set_waiting_for(nullptr);
 }
 
