@@ -58,6 +58,21 @@ OperationRequest fetchRequest(OpKind kind, ptl_handle_md_t getMd, ptl_size_t get
   return r;
 }
 
+/** The operation with its memory descriptors named by their handles inside (Core::globalHandle). */
+int issueInside(Core& core, OperationRequest request)
+{
+  request.putMd = core.globalHandle(request.putMd);
+  request.getMd = core.globalHandle(request.getMd);
+  return core.issue(request);
+}
+
+int issueTriggeredInside(Core& core, OperationRequest request, ptl_handle_ct_t trigger, ptl_size_t threshold)
+{
+  request.putMd = core.globalHandle(request.putMd);
+  request.getMd = core.globalHandle(request.getMd);
+  return core.issueTriggered(request, core.globalHandle(trigger), threshold);
+}
+
 /** What a timeline shows of a data movement: its size and its target. */
 Core::CallArguments describe(ptl_size_t length, ptl_process_t target)
 {
@@ -76,8 +91,8 @@ int PtlPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length
            void* user_ptr, ptl_hdr_data_t hdr_data)
 {
   return guarded("PtlPut", describe(length, target_id), [&](Core& c) {
-    return c.issue(putRequest(OpKind::put, md_handle, local_offset, length, ack_req, target_id, pt_index, match_bits,
-                              remote_offset, user_ptr, hdr_data));
+    return issueInside(c, putRequest(OpKind::put, md_handle, local_offset, length, ack_req, target_id, pt_index,
+                                     match_bits, remote_offset, user_ptr, hdr_data));
   });
 }
 
@@ -85,8 +100,8 @@ int PtlGet(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length
            ptl_pt_index_t pt_index, ptl_match_bits_t match_bits, ptl_size_t remote_offset, void* user_ptr)
 {
   return guarded("PtlGet", describe(length, target_id), [&](Core& c) {
-    return c.issue(
-        getRequest(md_handle, local_offset, length, target_id, pt_index, match_bits, remote_offset, user_ptr));
+    return issueInside(
+        c, getRequest(md_handle, local_offset, length, target_id, pt_index, match_bits, remote_offset, user_ptr));
   });
 }
 
@@ -99,7 +114,7 @@ int PtlAtomic(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t len
                                     match_bits, remote_offset, user_ptr, hdr_data);
     r.atomicOp         = operation;
     r.atomicType       = datatype;
-    return c.issue(r);
+    return issueInside(c, r);
   });
 }
 
@@ -109,9 +124,9 @@ int PtlFetchAtomic(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset, p
                    ptl_op_t operation, ptl_datatype_t datatype)
 {
   return guarded("PtlFetchAtomic", describe(length, target_id), [&](Core& c) {
-    return c.issue(fetchRequest(OpKind::fetchAtomic, get_md_handle, local_get_offset, put_md_handle, local_put_offset,
-                                length, target_id, pt_index, match_bits, remote_offset, user_ptr, hdr_data, nullptr,
-                                operation, datatype));
+    return issueInside(c, fetchRequest(OpKind::fetchAtomic, get_md_handle, local_get_offset, put_md_handle,
+                                       local_put_offset, length, target_id, pt_index, match_bits, remote_offset,
+                                       user_ptr, hdr_data, nullptr, operation, datatype));
   });
 }
 
@@ -121,9 +136,9 @@ int PtlSwap(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset, ptl_hand
             const void* operand, ptl_op_t operation, ptl_datatype_t datatype)
 {
   return guarded("PtlSwap", describe(length, target_id), [&](Core& c) {
-    return c.issue(fetchRequest(OpKind::swap, get_md_handle, local_get_offset, put_md_handle, local_put_offset, length,
-                                target_id, pt_index, match_bits, remote_offset, user_ptr, hdr_data, operand, operation,
-                                datatype));
+    return issueInside(c, fetchRequest(OpKind::swap, get_md_handle, local_get_offset, put_md_handle, local_put_offset,
+                                       length, target_id, pt_index, match_bits, remote_offset, user_ptr, hdr_data,
+                                       operand, operation, datatype));
   });
 }
 
@@ -138,9 +153,10 @@ int PtlTriggeredPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size
                     ptl_size_t threshold)
 {
   return guarded("PtlTriggeredPut", [&](Core& c) {
-    return c.issueTriggered(putRequest(OpKind::put, md_handle, local_offset, length, ack_req, target_id, pt_index,
-                                       match_bits, remote_offset, user_ptr, hdr_data),
-                            trig_ct_handle, threshold);
+    return issueTriggeredInside(c,
+                                putRequest(OpKind::put, md_handle, local_offset, length, ack_req, target_id, pt_index,
+                                           match_bits, remote_offset, user_ptr, hdr_data),
+                                trig_ct_handle, threshold);
   });
 }
 
@@ -149,8 +165,8 @@ int PtlTriggeredGet(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size
                     ptl_handle_ct_t trig_ct_handle, ptl_size_t threshold)
 {
   return guarded("PtlTriggeredGet", [&](Core& c) {
-    return c.issueTriggered(
-        getRequest(md_handle, local_offset, length, target_id, pt_index, match_bits, remote_offset, user_ptr),
+    return issueTriggeredInside(
+        c, getRequest(md_handle, local_offset, length, target_id, pt_index, match_bits, remote_offset, user_ptr),
         trig_ct_handle, threshold);
   });
 }
@@ -165,7 +181,7 @@ int PtlTriggeredAtomic(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_s
                                     match_bits, remote_offset, user_ptr, hdr_data);
     r.atomicOp         = operation;
     r.atomicType       = datatype;
-    return c.issueTriggered(r, trig_ct_handle, threshold);
+    return issueTriggeredInside(c, r, trig_ct_handle, threshold);
   });
 }
 
@@ -176,10 +192,11 @@ int PtlTriggeredFetchAtomic(ptl_handle_md_t get_md_handle, ptl_size_t local_get_
                             ptl_handle_ct_t trig_ct_handle, ptl_size_t threshold)
 {
   return guarded("PtlTriggeredFetchAtomic", [&](Core& c) {
-    return c.issueTriggered(fetchRequest(OpKind::fetchAtomic, get_md_handle, local_get_offset, put_md_handle,
-                                         local_put_offset, length, target_id, pt_index, match_bits, remote_offset,
-                                         user_ptr, hdr_data, nullptr, operation, datatype),
-                            trig_ct_handle, threshold);
+    return issueTriggeredInside(c,
+                                fetchRequest(OpKind::fetchAtomic, get_md_handle, local_get_offset, put_md_handle,
+                                             local_put_offset, length, target_id, pt_index, match_bits, remote_offset,
+                                             user_ptr, hdr_data, nullptr, operation, datatype),
+                                trig_ct_handle, threshold);
   });
 }
 
@@ -190,25 +207,28 @@ int PtlTriggeredSwap(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset,
                      ptl_size_t threshold)
 {
   return guarded("PtlTriggeredSwap", [&](Core& c) {
-    return c.issueTriggered(fetchRequest(OpKind::swap, get_md_handle, local_get_offset, put_md_handle, local_put_offset,
-                                         length, target_id, pt_index, match_bits, remote_offset, user_ptr, hdr_data,
-                                         operand, operation, datatype),
-                            trig_ct_handle, threshold);
+    return issueTriggeredInside(c,
+                                fetchRequest(OpKind::swap, get_md_handle, local_get_offset, put_md_handle,
+                                             local_put_offset, length, target_id, pt_index, match_bits, remote_offset,
+                                             user_ptr, hdr_data, operand, operation, datatype),
+                                trig_ct_handle, threshold);
   });
 }
 
 int PtlTriggeredCTInc(ptl_handle_ct_t ct_handle, ptl_ct_event_t increment, ptl_handle_ct_t trig_ct_handle,
                       ptl_size_t threshold)
 {
-  return guarded("PtlTriggeredCTInc",
-                 [&](Core& c) { return c.triggeredCt(ct_handle, increment, true, trig_ct_handle, threshold); });
+  return guarded("PtlTriggeredCTInc", [&](Core& c) {
+    return c.triggeredCt(c.globalHandle(ct_handle), increment, true, c.globalHandle(trig_ct_handle), threshold);
+  });
 }
 
 int PtlTriggeredCTSet(ptl_handle_ct_t ct_handle, ptl_ct_event_t new_ct, ptl_handle_ct_t trig_ct_handle,
                       ptl_size_t threshold)
 {
-  return guarded("PtlTriggeredCTSet",
-                 [&](Core& c) { return c.triggeredCt(ct_handle, new_ct, false, trig_ct_handle, threshold); });
+  return guarded("PtlTriggeredCTSet", [&](Core& c) {
+    return c.triggeredCt(c.globalHandle(ct_handle), new_ct, false, c.globalHandle(trig_ct_handle), threshold);
+  });
 }
 
 } // extern "C"

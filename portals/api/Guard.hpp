@@ -18,6 +18,15 @@ namespace bxisim::portals
 void logApiFailure(const char* function, const char* what);
 
 /* `arguments` describes the call's arguments, for the blocking calls (see Core::setCallScope). */
+/* A call that made an object: its handle, written in `*handle` by Core, becomes the calling process's
+ * own number for it (Core::localHandle). */
+inline int returningHandle(Core& core, int rc, ptl_handle_any_t* handle)
+{
+  if (rc == PTL_OK && handle != nullptr)
+    *handle = core.localHandle(*handle);
+  return rc;
+}
+
 template <typename F>
 int guarded(const char* function, const Core::CallArguments& arguments, F&& body)
 {

@@ -3,9 +3,11 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 using bxisim::portals::Core;
 using bxisim::portals::guarded;
+using bxisim::portals::returningHandle;
 
 namespace
 {
@@ -36,55 +38,65 @@ extern "C" {
 int PtlPTAlloc(ptl_handle_ni_t ni_handle, unsigned int options, ptl_handle_eq_t eq_handle, ptl_pt_index_t pt_index_req,
                ptl_pt_index_t* pt_index)
 {
-  return guarded("PtlPTAlloc",
-                 [&](Core& c) { return c.ptAlloc(ni_handle, options, eq_handle, pt_index_req, pt_index); });
+  return guarded("PtlPTAlloc", [&](Core& c) {
+    return c.ptAlloc(c.globalHandle(ni_handle), options, c.globalHandle(eq_handle), pt_index_req, pt_index);
+  });
 }
 
 int PtlPTFree(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index)
 {
-  return guarded("PtlPTFree", [&](Core& c) { return c.ptFree(ni_handle, pt_index); });
+  return guarded("PtlPTFree", [&](Core& c) { return c.ptFree(c.globalHandle(ni_handle), pt_index); });
 }
 
 int PtlPTDisable(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index)
 {
-  return guarded("PtlPTDisable", [&](Core& c) { return c.ptEnable(ni_handle, pt_index, false); });
+  return guarded("PtlPTDisable", [&](Core& c) { return c.ptEnable(c.globalHandle(ni_handle), pt_index, false); });
 }
 
 int PtlPTEnable(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index)
 {
-  return guarded("PtlPTEnable", [&](Core& c) { return c.ptEnable(ni_handle, pt_index, true); });
+  return guarded("PtlPTEnable", [&](Core& c) { return c.ptEnable(c.globalHandle(ni_handle), pt_index, true); });
 }
 
 int PtlMDBind(ptl_handle_ni_t ni_handle, const ptl_md_t* md, ptl_handle_md_t* md_handle)
 {
-  return guarded("PtlMDBind", [&](Core& c) { return c.mdBind(ni_handle, md, md_handle); });
+  return guarded("PtlMDBind", [&](Core& c) {
+    if (md == nullptr)
+      return c.mdBind(c.globalHandle(ni_handle), md, md_handle);
+    ptl_md_t inside  = *md;
+    inside.eq_handle = c.globalHandle(md->eq_handle);
+    inside.ct_handle = c.globalHandle(md->ct_handle);
+    return returningHandle(c, c.mdBind(c.globalHandle(ni_handle), &inside, md_handle), md_handle);
+  });
 }
 
 int PtlMDRelease(ptl_handle_md_t md_handle)
 {
-  return guarded("PtlMDRelease", [&](Core& c) { return c.mdRelease(md_handle); });
+  return guarded("PtlMDRelease", [&](Core& c) { return c.mdRelease(c.globalHandle(md_handle)); });
 }
 
 int PtlEQAlloc(ptl_handle_ni_t ni_handle, ptl_size_t count, ptl_handle_eq_t* eq_handle)
 {
-  return guarded("PtlEQAlloc", [&](Core& c) { return c.eqAlloc(ni_handle, count, eq_handle); });
+  return guarded("PtlEQAlloc", [&](Core& c) {
+    return returningHandle(c, c.eqAlloc(c.globalHandle(ni_handle), count, eq_handle), eq_handle);
+  });
 }
 
 int PtlEQFree(ptl_handle_eq_t eq_handle)
 {
-  return guarded("PtlEQFree", [&](Core& c) { return c.eqFree(eq_handle); });
+  return guarded("PtlEQFree", [&](Core& c) { return c.eqFree(c.globalHandle(eq_handle)); });
 }
 
 int PtlEQGet(ptl_handle_eq_t eq_handle, ptl_event_t* event)
 {
-  return guarded("PtlEQGet", [&](Core& c) { return c.eqGet(eq_handle, event); });
+  return guarded("PtlEQGet", [&](Core& c) { return c.eqGet(c.globalHandle(eq_handle), event); });
 }
 
 int PtlEQWait(ptl_handle_eq_t eq_handle, ptl_event_t* event)
 {
   return guarded(
       "PtlEQWait", [&] { return "eq_handle=" + handleText(eq_handle); },
-      [&](Core& c) { return c.eqWait(eq_handle, event); });
+      [&](Core& c) { return c.eqWait(c.globalHandle(eq_handle), event); });
 }
 
 int PtlEQPoll(const ptl_handle_eq_t* eq_handles, unsigned int size, ptl_time_t timeout, ptl_event_t* event,
@@ -92,34 +104,41 @@ int PtlEQPoll(const ptl_handle_eq_t* eq_handles, unsigned int size, ptl_time_t t
 {
   return guarded(
       "PtlEQPoll", [&] { return "eq_handles=" + handleList(eq_handles, size) + ", timeout=" + timeoutText(timeout); },
-      [&](Core& c) { return c.eqPoll(eq_handles, size, timeout, event, which); });
+      [&](Core& c) {
+        std::vector<ptl_handle_eq_t> inside(eq_handles != nullptr ? size : 0);
+        for (size_t i = 0; i < inside.size(); ++i)
+          inside[i] = c.globalHandle(eq_handles[i]);
+        return c.eqPoll(eq_handles != nullptr ? inside.data() : nullptr, size, timeout, event, which);
+      });
 }
 
 int PtlCTAlloc(ptl_handle_ni_t ni_handle, ptl_handle_ct_t* ct_handle)
 {
-  return guarded("PtlCTAlloc", [&](Core& c) { return c.ctAlloc(ni_handle, ct_handle); });
+  return guarded("PtlCTAlloc", [&](Core& c) {
+    return returningHandle(c, c.ctAlloc(c.globalHandle(ni_handle), ct_handle), ct_handle);
+  });
 }
 
 int PtlCTFree(ptl_handle_ct_t ct_handle)
 {
-  return guarded("PtlCTFree", [&](Core& c) { return c.ctFree(ct_handle); });
+  return guarded("PtlCTFree", [&](Core& c) { return c.ctFree(c.globalHandle(ct_handle)); });
 }
 
 int PtlCTCancelTriggered(ptl_handle_ct_t ct_handle)
 {
-  return guarded("PtlCTCancelTriggered", [&](Core& c) { return c.ctCancelTriggered(ct_handle); });
+  return guarded("PtlCTCancelTriggered", [&](Core& c) { return c.ctCancelTriggered(c.globalHandle(ct_handle)); });
 }
 
 int PtlCTGet(ptl_handle_ct_t ct_handle, ptl_ct_event_t* event)
 {
-  return guarded("PtlCTGet", [&](Core& c) { return c.ctGet(ct_handle, event); });
+  return guarded("PtlCTGet", [&](Core& c) { return c.ctGet(c.globalHandle(ct_handle), event); });
 }
 
 int PtlCTWait(ptl_handle_ct_t ct_handle, ptl_size_t test, ptl_ct_event_t* event)
 {
   return guarded(
       "PtlCTWait", [&] { return "ct_handle=" + handleText(ct_handle) + ", test=" + std::to_string(test); },
-      [&](Core& c) { return c.ctWait(ct_handle, test, event); });
+      [&](Core& c) { return c.ctWait(c.globalHandle(ct_handle), test, event); });
 }
 
 int PtlCTPoll(const ptl_handle_ct_t* ct_handles, const ptl_size_t* tests, unsigned int size, ptl_time_t timeout,
@@ -133,17 +152,22 @@ int PtlCTPoll(const ptl_handle_ct_t* ct_handles, const ptl_size_t* tests, unsign
           text += (i > 0 ? "," : "") + std::to_string(tests[i]);
         return text + ", timeout=" + timeoutText(timeout);
       },
-      [&](Core& c) { return c.ctPoll(ct_handles, tests, size, timeout, event, which); });
+      [&](Core& c) {
+        std::vector<ptl_handle_ct_t> inside(ct_handles != nullptr ? size : 0);
+        for (size_t i = 0; i < inside.size(); ++i)
+          inside[i] = c.globalHandle(ct_handles[i]);
+        return c.ctPoll(ct_handles != nullptr ? inside.data() : nullptr, tests, size, timeout, event, which);
+      });
 }
 
 int PtlCTSet(ptl_handle_ct_t ct_handle, ptl_ct_event_t new_ct)
 {
-  return guarded("PtlCTSet", [&](Core& c) { return c.ctSet(ct_handle, new_ct); });
+  return guarded("PtlCTSet", [&](Core& c) { return c.ctSet(c.globalHandle(ct_handle), new_ct); });
 }
 
 int PtlCTInc(ptl_handle_ct_t ct_handle, ptl_ct_event_t increment)
 {
-  return guarded("PtlCTInc", [&](Core& c) { return c.ctInc(ct_handle, increment); });
+  return guarded("PtlCTInc", [&](Core& c) { return c.ctInc(c.globalHandle(ct_handle), increment); });
 }
 
 } // extern "C"

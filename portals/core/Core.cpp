@@ -58,11 +58,83 @@ Core& Core::instance()
   return core;
 }
 
-Core::Core() = default;
+Core::Core()
+{
+  auto forget = [this](ptl_handle_any_t h) { forgetLocalName(h); };
+  nis_.setEraseObserver(forget);
+  eqs_.setEraseObserver(forget);
+  cts_.setEraseObserver(forget);
+  mds_.setEraseObserver(forget);
+  mes_.setEraseObserver(forget);
+  les_.setEraseObserver(forget);
+}
+
+namespace
+{
+/* PTL_INVALID_HANDLE, PTL_EQ_NONE, PTL_CT_NONE and anything of no kind: the same in every numbering. */
+bool isSpecialHandle(ptl_handle_any_t h)
+{
+  auto kind = static_cast<uint32_t>(handleKind(h));
+  return handleIndex(h) == kMaxIndex || kind < static_cast<uint32_t>(HandleKind::ni) ||
+         kind > static_cast<uint32_t>(HandleKind::le);
+}
+} // namespace
+
+ptl_handle_any_t Core::globalHandle(ptl_handle_any_t local)
+{
+  if (isSpecialHandle(local))
+    return local;
+  ProcessState& ps = current();
+  auto kind        = static_cast<uint32_t>(handleKind(local));
+  auto& slots      = ps.localSlots[kind];
+  uint32_t index   = handleIndex(local);
+  if (index >= slots.size() || slots[index].global == PTL_INVALID_HANDLE ||
+      slots[index].generation != handleGeneration(local))
+    return encodeHandle(handleKind(local), kMaxIndex - 1, 0); // names no object: the call says PTL_ARG_INVALID
+  return slots[index].global;
+}
+
+ptl_handle_any_t Core::localHandle(ptl_handle_any_t global)
+{
+  if (isSpecialHandle(global))
+    return global;
+  ProcessState& ps = current();
+  auto kind        = static_cast<uint32_t>(handleKind(global));
+  auto& slots      = ps.localSlots[kind];
+  if (auto known = localNames_.find(global); known != localNames_.end() && known->second.process == ps.ctx.id)
+    return encodeHandle(handleKind(global), known->second.index, slots[known->second.index].generation);
+  uint32_t index;
+  if (auto& free = ps.freeLocalSlots[kind]; not free.empty()) {
+    index = free.back();
+    free.pop_back();
+  } else {
+    index = static_cast<uint32_t>(slots.size());
+    slots.emplace_back();
+  }
+  slots[index].global = global;
+  localNames_[global] = {ps.ctx.id, index};
+  return encodeHandle(handleKind(global), index, slots[index].generation);
+}
+
+void Core::forgetLocalName(ptl_handle_any_t global)
+{
+  auto known = localNames_.find(global);
+  if (known == localNames_.end())
+    return;
+  if (ProcessState* owner = process(known->second.process)) {
+    auto kind       = static_cast<uint32_t>(handleKind(global));
+    auto& slot      = owner->localSlots[kind][known->second.index];
+    slot.global     = PTL_INVALID_HANDLE;
+    slot.generation = (slot.generation + 1) & 0xffu;
+    owner->freeLocalSlots[kind].push_back(known->second.index);
+  }
+  localNames_.erase(known);
+}
 
 void Core::reset()
 {
   processes_.clear();
+  localNames_.clear();
   pollBlocking_ = nullptr;
   processByAddress_.clear();
   nis_.clear();
@@ -451,9 +523,9 @@ int Core::bundle(ptl_handle_ni_t h)
   return ownedNi(h, ps) == nullptr ? PTL_ARG_INVALID : PTL_OK;
 }
 
-size_t Core::unexpectedCount(ptl_handle_ni_t h, ptl_pt_index_t pt) const
+size_t Core::unexpectedCount(ptl_handle_ni_t h, ptl_pt_index_t pt)
 {
-  const NetworkInterface* ni = nis_.find(h);
+  const NetworkInterface* ni = nis_.find(globalHandle(h));
   if (ni == nullptr || pt >= ni->pts.size())
     return 0;
   return ni->pts[pt].unexpected.size();

@@ -13,6 +13,7 @@
 #include "portals/core/NicModel.hpp"
 #include "portals/core/ProcessContext.hpp"
 
+#include <array>
 #include <deque>
 #include <functional>
 #include <map>
@@ -90,6 +91,14 @@ class Core
   /* Forgets every object and process (tests). */
   void reset();
 
+  /* Handles as programs see them. Inside, a handle names one object of the whole simulation; each
+   * process sees its own numbering, from 0 like a process of a real Portals implementation (the
+   * reference implementation's tests build PMI keys from their NI handle and expect every process to
+   * have the same one). The C API translates every handle it takes (globalHandle) and returns
+   * (localHandle), for the calling process; PTL_INVALID_HANDLE, PTL_EQ_NONE and PTL_CT_NONE pass. */
+  ptl_handle_any_t globalHandle(ptl_handle_any_t local);
+  ptl_handle_any_t localHandle(ptl_handle_any_t global);
+
   // ---- The API, on behalf of the current process ----
   int init();
   void fini();
@@ -158,8 +167,9 @@ class Core
   void completeResponse(Message& msg);
 
   // ---- Introspection (tests, traces) ----
-  const NetworkInterface* findNi(ptl_handle_ni_t h) const { return nis_.find(h); }
-  size_t unexpectedCount(ptl_handle_ni_t ni, ptl_pt_index_t pt) const;
+  /* For tests, with the calling process's handle (as the API returned it). */
+  const NetworkInterface* findNi(ptl_handle_ni_t h) { return nis_.find(globalHandle(h)); }
+  size_t unexpectedCount(ptl_handle_ni_t ni, ptl_pt_index_t pt);
 
  private:
   struct ProcessState {
@@ -177,6 +187,13 @@ class Core
     };
     uint64_t changes = 0;
     std::unordered_map<uint64_t, Quiet> emptySince;
+    // The process's own numbering of its handles (globalHandle, localHandle), per handle kind.
+    struct LocalSlot {
+      ptl_handle_any_t global = PTL_INVALID_HANDLE;
+      uint32_t generation     = 0;
+    };
+    std::array<std::vector<LocalSlot>, 8> localSlots;
+    std::array<std::vector<uint32_t>, 8> freeLocalSlots;
   };
 
   Core();
@@ -277,6 +294,12 @@ class Core
   HandleTable<MemoryDescriptor> mds_{HandleKind::md};
   HandleTable<ListEntry> mes_{HandleKind::me};
   HandleTable<ListEntry> les_{HandleKind::le};
+  struct LocalName {
+    uint32_t process; // ProcessContext::id of the owner
+    uint32_t index;   // in its localSlots of the handle's kind
+  };
+  std::unordered_map<ptl_handle_any_t, LocalName> localNames_; // global handle -> its owner's number
+  void forgetLocalName(ptl_handle_any_t global);
   uint64_t nextMessageId_ = 1;
   std::unordered_map<uint64_t, Message*> unfinished_; // submitted, not finished, not destroyed: by id
   std::deque<ptl_handle_ct_t> ctWork_;

@@ -12,6 +12,7 @@
 #include <portals4.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -48,6 +49,9 @@ class HandleTable
 {
  public:
   explicit HandleTable(HandleKind kind) : kind_(kind) {}
+
+  /* Called with every handle erase() makes stale (Core frees the owner's own number of it). */
+  void setEraseObserver(std::function<void(ptl_handle_any_t)> observer) { eraseObserver_ = std::move(observer); }
 
   /* Stores obj and returns its new handle, or PTL_INVALID_HANDLE when the table is full. */
   ptl_handle_any_t insert(std::shared_ptr<T> obj)
@@ -94,6 +98,8 @@ class HandleTable
     s.object.reset();
     s.generation = (s.generation + 1) & 0xffu;
     free_.push_back(handleIndex(h));
+    if (eraseObserver_)
+      eraseObserver_(h);
   }
 
   void clear()
@@ -110,6 +116,7 @@ class HandleTable
   HandleKind kind_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;
+  std::function<void(ptl_handle_any_t)> eraseObserver_;
 };
 
 } // namespace bxisim::portals

@@ -94,10 +94,15 @@ TEST_F(TriggeredTest, CtIncAndCtSetChains)
   EXPECT_EQ(value(0, a).success, 11u);
   EXPECT_EQ(value(0, b).success, 5u);
   EXPECT_EQ(value(0, c).success, 42u);
-  // The same NI only.
-  as(1);
-  ptl_handle_ct_t other = allocCt(ni[1]);
+  // The same NI only: a counting event of the process's other NI cannot trigger.
+  ptl_handle_ni_t second;
+  ASSERT_EQ(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_NO_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, nullptr, nullptr, &second),
+            PTL_OK);
+  ptl_handle_ct_t other = allocCt(second);
   EXPECT_EQ(PtlTriggeredCTInc(other, {1, 0}, a, 1), PTL_ARG_INVALID);
+  // A handle of another process names nothing here (handles are numbered per process).
+  as(1);
+  EXPECT_EQ(PtlTriggeredCTInc(c, {1, 0}, c, 1), PTL_ARG_INVALID);
 }
 
 TEST_F(TriggeredTest, TriggeredAtomicFetchAndSwapCarryTheirOperands)
