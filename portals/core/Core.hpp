@@ -221,6 +221,8 @@ class Core
   void finishIfDone(Message& msg);
   friend struct Message;
   void untrack(Message& msg);
+  /* Whether the ack of `msg` is recorded by its put MD (its EQ for a full ack, its CT with PTL_MD_EVENT_CT_ACK). */
+  bool ackReachesPutMd(const Message& msg);
   void releaseMds(Message& msg, bool put, bool get);
 
   // Target side (Target.cpp, MatchList.cpp, FlowControl.cpp)

@@ -236,6 +236,15 @@ int Core::triggeredCt(ptl_handle_ct_t h, ptl_ct_event_t value, bool increment, p
   return PTL_OK;
 }
 
+bool Core::ackReachesPutMd(const Message& msg)
+{
+  const MemoryDescriptor* md = mds_.find(msg.putMd);
+  if (md == nullptr)
+    return false;
+  bool full_ack = msg.ackReq == PTL_ACK_REQ || msg.ackReq == PTL_OC_ACK_REQ;
+  return (full_ack && md->eq != PTL_EQ_NONE) || (md->ct != PTL_CT_NONE && (md->options & PTL_MD_EVENT_CT_ACK));
+}
+
 void Core::releaseMds(Message& msg, bool put, bool get)
 {
   if (put && !msg.putMdReleased && msg.putMd != PTL_INVALID_HANDLE) {
@@ -288,9 +297,11 @@ void Core::completeSend(Message& msg)
     // A request that never reached its target is reported on the SEND event too (as the reference
     // implementation does), and counted as a failure.
     ptl_ni_fail_t fail = msg.delivered && msg.failType == PTL_NI_UNDELIVERABLE ? PTL_NI_UNDELIVERABLE : PTL_NI_OK;
-    // Without an ack to wait for, SEND is the last the initiator hears of its put MD. Released before
-    // the event is posted: posting wakes the program up, and SimGrid may run it before this returns.
-    if (msg.ackReq == PTL_NO_ACK_REQ)
+    // Without an ack that the put MD records (no ack requested, or one that neither its EQ nor its
+    // counting event takes), SEND is the last the initiator hears of the MD: PtlMDRelease may free it
+    // now, as the reference implementation allows. Released before the event is posted: posting wakes
+    // the program up, and SimGrid may run it before this returns.
+    if (msg.ackReq == PTL_NO_ACK_REQ || !ackReachesPutMd(msg))
       releaseMds(msg, true, false);
     if (const MemoryDescriptor* found = mds_.find(msg.putMd)) {
       MemoryDescriptor md = *found; // posting lets the program run, which may release it
