@@ -629,8 +629,10 @@ void MessageNicModel::e2e_loop(int node)
 {
   // One timer: the actor sleeps until the deadline of the oldest unacknowledged frame (the timeout is
   // constant: deadlines come in sending order). A frame acknowledged meanwhile is already gone; the
-  // actor then sleeps on until the next one's deadline. Deadline - now is exact (Sterbenz: now is a
-  // deadline or a sending time, at least half the deadline), so the wake-up dates are the deadlines.
+  // actor then sleeps on until the next one's deadline. Wake-up dates are the deadlines to the bit:
+  // a sleep starts either when a frame is sent to an empty list (as the per-frame actor's did), or
+  // at an earlier deadline D, which is at least the timeout while the next deadline is at most
+  // D + timeout, so next - D is exact (Sterbenz) and D + (next - D) == next.
   Nic& here = nic(node);
   for (;;) {
     if (here.e2e.empty()) {
