@@ -40,6 +40,10 @@ struct InFlight {
   bool holds_command_slot    = false; // posted by the rank: frees a slot of its command queue once TX takes it
   bool holds_response_slot   = false; // its response waits in the target NIC's response queue
   bool holds_flow_credit     = false; // counted by the initiator NIC's flow control until acknowledged
+  // E2E: the number of the entry watching the request (on the initiator NIC) and the response (on the
+  // target NIC) in their NIC's E2E list; 0: none.
+  uint64_t request_e2e  = 0;
+  uint64_t response_e2e = 0;
 };
 
 struct WireFrame {

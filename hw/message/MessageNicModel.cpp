@@ -91,6 +91,7 @@ MessageNicModel::MessageNicModel(const platform::Machine& machine, const Message
 
 void MessageNicModel::start()
 {
+  precision_ = simgrid::config::get_value<double>("surf/precision");
   for (int node = 0; node < static_cast<int>(nics_.size()); ++node) {
     sg4::Host* host = nic(node).host;
     for (int network = 0; network < kNetworks; ++network) {
@@ -154,6 +155,23 @@ void MessageNicModel::write_to_memory(const char* operation, int node, sg4::Host
   nic(node).writes_ready->release();
 }
 
+void MessageNicModel::start_write(int node, const PendingWrite& write)
+{
+  // Started as Comm::sendto_async does; kept only to be traced once over (flush_trace), else detached
+  // so that s4u forgets it (SimGrid's kernel keeps it until it ends either way).
+  sg4::CommPtr comm = sg4::Comm::sendto_init();
+  comm->set_payload_size(write.bytes);
+  if (trace_ == nullptr)
+    comm->detach(); // nothing starts yet: no destination
+  comm->set_source(nic(node).host)->set_destination(write.memory);
+  TrafficCounters::count(LinkClass::Pcie, write.bytes);
+  if (trace_ != nullptr) {
+    if (background_.size() >= 64)
+      flush_trace();
+    background_.push_back({write.operation, node, std::move(comm)});
+  }
+}
+
 void MessageNicModel::write_loop(int node)
 {
   Nic& here = nic(node);
@@ -161,10 +179,7 @@ void MessageNicModel::write_loop(int node)
     here.writes_ready->acquire();
     PendingWrite write = here.writes.front();
     here.writes.pop_front();
-    if (background_.size() >= 64)
-      flush_trace();
-    background_.push_back({write.operation, node, sg4::Comm::sendto_async(here.host, write.memory, write.bytes)});
-    TrafficCounters::count(LinkClass::Pcie, write.bytes);
+    start_write(node, write);
     sg4::this_actor::sleep_for(serialization(here.host, write.memory, write.bytes));
   }
 }
@@ -343,10 +358,8 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
   // The E2E timer starts once the frame's last packet has left: a 16 MiB frame is not late for
   // taking the 1.3 ms it needs on the wire.
   bool reliable = frame.kind == FrameKind::Request || frame.kind == FrameKind::Response;
-  if (config_.e2e && reliable) {
-    nic(node).e2e.emplace_back(now() + config_.e2e_timeout, frame);
-    nic(node).e2e_ready->release();
-  }
+  if (config_.e2e && reliable)
+    e2e_watch(node, frame);
   if (read) {
     read->wait();
     if (trace_ != nullptr)
@@ -411,9 +424,11 @@ void MessageNicModel::rx_loop(int node, Network network)
       operation.request_acknowledged = true;
       complete_send_once(operation);
       return_flow_credit(operation);
+      e2e_forget(operation, FrameKind::Request);
       break;
     case FrameKind::ResponseAck:
       operation.response_acknowledged = true;
+      e2e_forget(operation, FrameKind::Response);
       break;
     }
   }
@@ -432,7 +447,7 @@ void MessageNicModel::matching_loop(int node, Network network)
     // (thesis figure 4.10): one packet after arrival, as the write is pipelined with the wire.
     // ready_at is a sum of delays: it may exceed now() by a rounding error, which SimGrid would
     // report ("smaller than the SimGrid numerical accuracy") at every such frame.
-    if (frame.ready_at - now() >= simgrid::config::get_value<double>("surf/precision"))
+    if (frame.ready_at - now() >= precision_)
       sg4::this_actor::sleep_until(frame.ready_at);
     if (frame.kind == FrameKind::Request)
       on_request(node, frame);
@@ -472,6 +487,7 @@ void MessageNicModel::on_request(int node, const WireFrame& frame)
     return_flow_credit(operation);
     complete_send_once(operation);
     portals::Core::instance().completeResponse(received);
+    e2e_forget(operation, FrameKind::Request);
     return;
   }
   enqueue(node, kResponses, {FrameKind::Response, frame.operation});
@@ -488,6 +504,7 @@ void MessageNicModel::on_response(int node, const WireFrame& frame)
     write_to_memory("PCI_EVENT", node, operation.source_core, config_.event_bytes);
   complete_send_once(operation);
   portals::Core::instance().completeResponse(received);
+  e2e_forget(operation, FrameKind::Request);
 }
 
 void MessageNicModel::take_flow_credit(int node, InFlight& operation)
@@ -557,8 +574,12 @@ void MessageNicModel::give_up(InFlight& operation, FrameKind kind)
     complete_send_once(operation);
     operation.given_up = true;
     portals::Core::instance().completeResponse(*operation.message);
+    e2e_forget(operation, FrameKind::Request);
+    e2e_forget(operation, FrameKind::Response);
   } else {
     operation.given_up = true;
+    e2e_forget(operation, FrameKind::Request);
+    e2e_forget(operation, FrameKind::Response);
     XBT_WARN("%s #%lu was not acknowledged after %d sends: E2E gives up on it (its initiator may not see the "
              "operation end; a longer nic.e2e_timeout avoids this under heavy load)",
              kind_name(kind), static_cast<unsigned long>(operation.message->id), config_.e2e_retries + 1);
@@ -578,15 +599,59 @@ void MessageNicModel::lose(int node, const WireFrame& frame, const std::string& 
                                                       sender, node, now(), why));
 }
 
-void MessageNicModel::e2e_loop(int node)
+void MessageNicModel::e2e_watch(int node, const WireFrame& frame)
 {
   Nic& here = nic(node);
-  for (;;) {
-    here.e2e_ready->acquire();
-    auto [deadline, frame] = std::move(here.e2e.front());
+  here.e2e.push_back({now() + config_.e2e_timeout, frame});
+  uint64_t number = here.e2e_first + here.e2e.size() - 1;
+  (frame.kind == FrameKind::Request ? frame.operation->request_e2e : frame.operation->response_e2e) = number;
+  if (here.e2e_idle) {
+    here.e2e_idle = false;
+    here.e2e_ready->release();
+  }
+}
+
+void MessageNicModel::e2e_forget(InFlight& operation, FrameKind kind)
+{
+  uint64_t& number = kind == FrameKind::Request ? operation.request_e2e : operation.response_e2e;
+  if (number == 0)
+    return;
+  Nic& here = nic(kind == FrameKind::Request ? operation.source_node : operation.target_node);
+  here.e2e.at(number - here.e2e_first).frame.reset(); // the caller holds the operation still
+  number = 0;
+  while (not here.e2e.empty() && not here.e2e.front().frame) {
     here.e2e.pop_front();
-    if (deadline > now())
-      sg4::this_actor::sleep_until(deadline); // the timeout is constant: deadlines come in order
+    ++here.e2e_first;
+  }
+}
+
+void MessageNicModel::e2e_loop(int node)
+{
+  // One timer: the actor sleeps until the deadline of the oldest unacknowledged frame (the timeout is
+  // constant: deadlines come in sending order). A frame acknowledged meanwhile is already gone; the
+  // actor then sleeps on until the next one's deadline. Wake-up dates are the deadlines to the bit:
+  // a sleep starts either when a frame is sent to an empty list (as the per-frame actor's did), or
+  // at an earlier deadline D, which is at least the timeout while the next deadline is at most
+  // D + timeout, so next - D is exact (Sterbenz) and D + (next - D) == next.
+  Nic& here = nic(node);
+  for (;;) {
+    if (here.e2e.empty()) {
+      here.e2e_idle = true; // nothing yields before the acquire: e2e_watch sees it right
+      here.e2e_ready->acquire();
+      continue;
+    }
+    if (here.e2e.front().deadline > now()) {
+      sg4::this_actor::sleep_until(here.e2e.front().deadline);
+      continue;
+    }
+    WireFrame frame = std::move(*here.e2e.front().frame);
+    here.e2e.pop_front();
+    ++here.e2e_first;
+    (frame.kind == FrameKind::Request ? frame.operation->request_e2e : frame.operation->response_e2e) = 0;
+    while (not here.e2e.empty() && not here.e2e.front().frame) {
+      here.e2e.pop_front();
+      ++here.e2e_first;
+    }
     InFlight& operation = *frame.operation;
     bool request        = frame.kind == FrameKind::Request;
     bool acknowledged   = request ? operation.request_acknowledged : operation.response_acknowledged;

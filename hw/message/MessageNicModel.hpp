@@ -35,6 +35,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <vector>
 
 namespace bxisim::hw::message
@@ -90,6 +91,10 @@ class MessageNicModel : public portals::NicModel
     std::deque<WireFrame> frames;
     simgrid::s4u::SemaphorePtr ready;
   };
+  struct E2eEntry {
+    double deadline;
+    std::optional<WireFrame> frame; // empty once acknowledged
+  };
   struct PendingWrite {
     const char* operation;
     simgrid::s4u::Host* memory;
@@ -99,7 +104,12 @@ class MessageNicModel : public portals::NicModel
     simgrid::s4u::Host* host;
     TxQueue tx[kNetworks];
     simgrid::s4u::Mailbox* rx[kNetworks];
-    std::deque<std::pair<double, WireFrame>> e2e; // (deadline, frame), deadlines in sending order
+    // E2E: one timer per NIC, armed on the oldest unacknowledged frame. Entries are in sending order
+    // (the timeout is constant, so deadlines are too); an acknowledged frame is released at once and
+    // its entry dropped when it reaches the front. e2e_first numbers e2e.front() (InFlight::*_e2e).
+    std::deque<E2eEntry> e2e;
+    uint64_t e2e_first = 1;
+    bool e2e_idle      = false; // the E2E actor waits on e2e_ready for a first entry
     simgrid::s4u::SemaphorePtr e2e_ready;
     simgrid::s4u::SemaphorePtr response_slots; // back-pressure: matching waits while the responses pile up
     // Arrived frames per network: requests for the list matching engine, responses for the initiator
@@ -146,6 +156,11 @@ class MessageNicModel : public portals::NicModel
   void take_flow_credit(int node, InFlight& operation);
   void return_flow_credit(InFlight& operation);
   void give_up(InFlight& operation, FrameKind kind);
+  /** E2E: `frame` has left NIC `node`; its timer runs from now. */
+  void e2e_watch(int node, const WireFrame& frame);
+  /** E2E: the request (or response) of `operation` needs no retransmission any more: release it. */
+  void e2e_forget(InFlight& operation, FrameKind kind);
+  void start_write(int node, const PendingWrite& write);
   /** The network lost `frame` on its way to NIC `node` (`why`): E2E will send it again, if on. */
   void lose(int node, const WireFrame& frame, const std::string& why);
 
@@ -178,6 +193,7 @@ class MessageNicModel : public portals::NicModel
   std::vector<BackgroundTransfer> background_;
   std::map<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>, RouteFigures> routes_;
   OperationTrace* trace_         = nullptr;
+  double precision_              = 0; // SimGrid's surf/precision, read at start()
   uint64_t frames_sent_          = 0;
   uint64_t command_queue_stalls_ = 0, retransmissions_ = 0, frames_dropped_ = 0;
   platform::WireFaults faults_;
