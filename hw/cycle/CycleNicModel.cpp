@@ -202,9 +202,10 @@ void CycleNicModel::wire_loop(int node)
                                                           sg4::Engine::get_clock(), lost));
       int sender                     = frame.from;
       uint64_t flits                 = chunk->flits;
+      unsigned network               = frame.network();
       tlm::tlm_generic_payload* gone = chunk->frame;
-      bridge_->submit([this, sender, flits, gone] {
-        nic(sender).credits_returned(flits);
+      bridge_->submit([this, sender, flits, network, gone] {
+        nic(sender).credits_returned(flits, network);
         gone->release();
       });
       continue;
@@ -303,7 +304,7 @@ void CycleNicModel::carry_out(OutboxRequest& request)
     core.completeResponse(*request.operation->message);
     break;
   case OutboxRequest::Kind::CreditReturn:
-    nic(request.node).credits_returned(request.flits);
+    nic(request.node).credits_returned(request.flits, request.network);
     break;
   case OutboxRequest::Kind::FlowCreditReturn:
     nic(request.node).return_flow_credit(*request.operation);

@@ -5,8 +5,8 @@ namespace bxisim::hw::cycle
 
 ListMatchingEngine::ListMatchingEngine(sc_core::sc_module_name name, const ListMatchingEngineConfig& config, int node,
                                        Outbox& outbox, CommitOrder& order)
-    : sc_core::sc_module(name), headers("headers"), out("out"), config_(config), node_(node), outbox_(outbox),
-      order_(order)
+    : sc_core::sc_module(name), headers("headers"), out("out"), slots("slots"), config_(config), node_(node),
+      outbox_(outbox), order_(order)
 {
   SC_HAS_PROCESS(ListMatchingEngine);
   SC_THREAD(run);
@@ -23,9 +23,12 @@ void ListMatchingEngine::run()
     order_.wait_turn(ticket);
     if (sc_core::sc_time_stamp() < frame.in_memory_at)
       wait(frame.in_memory_at - sc_core::sc_time_stamp());
+    slots->acquire();
     outbox_.post({OutboxRequest::Kind::Deliver, node_, payload, frame.operation});
     while (not frame.delivered_by_core)
       wait(order_.delivered);
+    if (frame.operation->message->response == portals::ResponseKind::none)
+      slots->release(); // no response: the event engine will not pass it on
     ++matched;
     busy = 0;
     out->push_back(payload); // before the commit: the DMA writer sees headers in order

@@ -16,12 +16,14 @@ void ResponseGenerator::process(tlm::tlm_generic_payload& request)
     outbox_.post({OutboxRequest::Kind::FlowCreditReturn, operation.source_node, nullptr, frame.operation});
     complete_send_once(frame.operation, node_, outbox_);
     outbox_.post({OutboxRequest::Kind::CompleteResponse, node_, nullptr, frame.operation});
+    slots->release();
     return;
   }
   tlm::tlm_generic_payload* response = pool_.allocate(FrameKind::Response, frame.operation, node_, frame.from);
   frame_of(*response).payload        = operation.message->responseBytes();
   forward(out, *response);
   response->release();
+  slots->release();
 }
 
 } // namespace bxisim::hw::cycle
