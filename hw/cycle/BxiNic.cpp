@@ -20,6 +20,9 @@ BxiNic::BxiNic(sc_core::sc_module_name name, const CycleNicConfig& config, int n
       headers_("headers", 64), writes_("writes", 16),
       response_slots_("response_slots", config.response_generator.depth), commit_order_("commit_order")
 {
+  wire_arbiter.trace_as(node);
+  headers_.trace_as(node, "LME header queue");
+  writes_.trace_as(node, "DMA write queue");
   // TX
   pcie_endpoint.commands.bind(command_queue.in);
   command_queue.out.bind(command_decoder.in);

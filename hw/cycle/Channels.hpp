@@ -3,6 +3,7 @@
 // the in-order commit point of the list matching engines, and the flow-control credit interface.
 
 #include "Frame.hpp"
+#include "StageTrace.hpp"
 
 #include <systemc>
 
@@ -59,6 +60,8 @@ class FrameQueue : public sc_core::sc_prim_channel, public FrameQueueIf
     frames_.pop_front();
     read_.notify(sc_core::SC_ZERO_TIME);
     occupancy = static_cast<int>(frames_.size());
+    if (tracing_stages() && counter_ != nullptr)
+      trace_counter(node_, counter_, occupancy);
     return frame; // the caller takes over the queue's reference and releases it when done
   }
   tlm::tlm_generic_payload* front() const override { return frames_.empty() ? nullptr : frames_.front(); }
@@ -68,13 +71,23 @@ class FrameQueue : public sc_core::sc_prim_channel, public FrameQueueIf
   const sc_core::sc_event& read() const override { return read_; }
 
   int occupancy = 0; // for VCD traces
+  /** Reports the occupancy as counter `counter` of NIC `node` on the timeline (with --trace). */
+  void trace_as(int node, const char* counter)
+  {
+    node_    = node;
+    counter_ = counter;
+  }
 
  private:
   void changed()
   {
     occupancy = static_cast<int>(frames_.size());
     written_.notify(sc_core::SC_ZERO_TIME);
+    if (tracing_stages() && counter_ != nullptr)
+      trace_counter(node_, counter_, occupancy);
   }
+  int node_            = 0;
+  const char* counter_ = nullptr;
   size_t capacity_;
   std::deque<tlm::tlm_generic_payload*> frames_;
   sc_core::sc_event written_, read_;

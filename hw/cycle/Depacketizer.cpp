@@ -41,7 +41,10 @@ void Depacketizer::run()
     back.flits   = frame.last_flits;
     back.network = frame.network();
     outbox_.post(back);
+    sc_core::sc_time start = sc_core::sc_time_stamp();
     wait(config_.depacketize);
+    if (tracing_stages())
+      trace_stage(node_, "depacketizer", frame_label(frame) + " from nid " + std::to_string(frame.from), start);
     ++frames;
     forward(to_e2e, *payload);
     Operation& operation = *frame.operation;

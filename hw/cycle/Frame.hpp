@@ -50,6 +50,7 @@ struct Operation {
   bool given_up              = false;
   bool send_completed        = false;
   bool holds_flow_credit     = false; // counted in the initiator NIC's flow-control window
+  double command_posted_at   = 0;     // when the CPU wrote the command (S4BXI trace's PCI_COMMAND)
 };
 
 /** The BXI fields of a frame (TLM extension of the generic payload). */

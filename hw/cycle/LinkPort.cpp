@@ -1,5 +1,7 @@
 #include "LinkPort.hpp"
 
+#include "StageTrace.hpp"
+
 #include <algorithm>
 
 namespace bxisim::hw::cycle
@@ -15,6 +17,8 @@ LinkPort::LinkPort(sc_core::sc_module_name name, const LinkPortConfig& config, i
   received.bind(rx_buffer_);
   received_responses.bind(rx_responses_);
   ready.bind(*this);
+  rx_buffer_.trace_as(node, "receive buffer (requests)");
+  rx_responses_.trace_as(node, "receive buffer (responses)");
 }
 
 void LinkPort::chunk_arrived(tlm::tlm_generic_payload* frame, uint64_t flits, bool last)
@@ -38,6 +42,9 @@ void LinkPort::credits_returned(uint64_t flits, unsigned network)
 {
   credits_of[network] += static_cast<int>(flits);
   changed_.notify(sc_core::SC_ZERO_TIME);
+  if (tracing_stages())
+    trace_counter(node_, network == kComputeRequest ? "link credits (requests)" : "link credits (responses)",
+                  credits_of[network]);
 }
 
 void LinkPort::process(tlm::tlm_generic_payload& payload)
@@ -59,6 +66,9 @@ void LinkPort::process(tlm::tlm_generic_payload& payload)
     }
     uint64_t chunk = std::min({remaining, static_cast<uint64_t>(credits) / fpp, chunk_max});
     credits -= static_cast<int>(chunk * fpp);
+    if (tracing_stages())
+      trace_counter(node_, frame.network() == kComputeRequest ? "link credits (requests)" : "link credits (responses)",
+                    credits);
     remaining -= chunk;
     uint64_t bytes = chunk * config_.wire_packet;
     ++chunks_sent;
@@ -75,6 +85,10 @@ void LinkPort::process(tlm::tlm_generic_payload& payload)
   }
   ++frames_sent;
   sending = 0;
+  if (tracing_stages())
+    trace_stage(node_, "link port",
+                frame_label(frame) + (frame.to == node_ ? " (loopback)" : " to nid " + std::to_string(frame.to)),
+                frame.sent_at);
   // The NIC needs the whole payload before it may drop its copy (E2E); the read usually ended long ago.
   if (frame.read_pending) {
     payload.set_command(tlm::TLM_IGNORE_COMMAND);

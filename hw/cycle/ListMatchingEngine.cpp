@@ -1,5 +1,7 @@
 #include "ListMatchingEngine.hpp"
 
+#include "StageTrace.hpp"
+
 namespace bxisim::hw::cycle
 {
 
@@ -8,6 +10,10 @@ ListMatchingEngine::ListMatchingEngine(sc_core::sc_module_name name, const ListM
     : sc_core::sc_module(name), headers("headers"), out("out"), slots("slots"), config_(config), node_(node),
       outbox_(outbox), order_(order)
 {
+  std::string base = basename(); // lmeN
+  lane_ =
+      "LME " + base.substr(base.find_first_of("0123456789") == std::string::npos ? base.size()
+                                                                                 : base.find_first_of("0123456789"));
   SC_HAS_PROCESS(ListMatchingEngine);
   SC_THREAD(run);
 }
@@ -19,6 +25,7 @@ void ListMatchingEngine::run()
     uint64_t ticket                   = order_.take_ticket();
     FrameExtension& frame             = frame_of(*payload);
     busy                              = 1;
+    sc_core::sc_time start            = sc_core::sc_time_stamp();
     wait(config_.match);
     order_.wait_turn(ticket);
     if (sc_core::sc_time_stamp() < frame.in_memory_at)
@@ -34,6 +41,8 @@ void ListMatchingEngine::run()
     out->push_back(payload); // before the commit: the DMA writer sees headers in order
     payload->release();
     order_.commit();
+    if (tracing_stages())
+      trace_stage(node_, lane_.c_str(), frame_label(frame) + " from nid " + std::to_string(frame.from), start);
   }
 }
 

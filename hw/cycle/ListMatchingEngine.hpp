@@ -11,6 +11,8 @@
 #include "CycleNicConfig.hpp"
 #include "Outbox.hpp"
 
+#include <string>
+
 namespace bxisim::hw::cycle
 {
 
@@ -34,6 +36,7 @@ class ListMatchingEngine : public sc_core::sc_module
   int node_;
   Outbox& outbox_;
   CommitOrder& order_;
+  std::string lane_; // its timeline lane: "LME 0", ...
 };
 
 } // namespace bxisim::hw::cycle

@@ -1,16 +1,23 @@
 #include "ResponseGenerator.hpp"
 
 #include "EventEngine.hpp"
+#include "StageTrace.hpp"
 
 namespace bxisim::hw::cycle
 {
 
 void ResponseGenerator::process(tlm::tlm_generic_payload& request)
 {
-  FrameExtension& frame = frame_of(request);
-  Operation& operation  = *frame.operation;
+  FrameExtension& frame  = frame_of(request);
+  Operation& operation   = *frame.operation;
+  sc_core::sc_time start = sc_core::sc_time_stamp();
   wait(config_.generate);
   ++responses;
+  if (tracing_stages())
+    trace_stage(node_, "response generator",
+                std::string(operation.message->kind == portals::OpKind::get ? "REPLY" : "ACK") + " for nid " +
+                    std::to_string(frame.from),
+                start);
   if (config_.quick_acks && operation.message->response == portals::ResponseKind::ack) {
     operation.request_acknowledged = operation.response_acknowledged = true;
     outbox_.post({OutboxRequest::Kind::FlowCreditReturn, operation.source_node, nullptr, frame.operation});

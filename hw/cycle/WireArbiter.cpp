@@ -51,6 +51,8 @@ void WireArbiter::return_credit(Operation& operation)
   --per_process_[process_of(operation)];
   --in_flight;
   credit_back_.notify(sc_core::SC_ZERO_TIME);
+  if (tracing_stages())
+    trace_counter(operation.source_node, "flow-control requests in flight", in_flight);
 }
 
 int WireArbiter::pick(bool& flow_stalled, bool& link_stalled) const
@@ -92,6 +94,7 @@ void WireArbiter::arbiter()
       }
       continue;
     }
+    sc_core::sc_time decided_from = sc_core::sc_time_stamp();
     wait(config_.arbitrate); // the decision, while the port may still send the previous frame
     while (link->busy())
       wait(link->changed());
@@ -106,7 +109,12 @@ void WireArbiter::arbiter()
       ++per_nic_[extension.to];
       ++per_process_[process_of(*extension.operation)];
       ++in_flight;
+      if (tracing_stages())
+        trace_counter(extension.from, "flow-control requests in flight", in_flight);
     }
+    if (tracing_stages())
+      trace_stage(extension.from, "wire arbiter", frame_label(extension) + " (vn" + std::to_string(chosen) + ")",
+                  decided_from);
     forward(out, *frame); // the port is free: it takes the frame at once
     ++frames;
     frame->release();

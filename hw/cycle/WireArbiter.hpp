@@ -35,6 +35,15 @@ class WireArbiter : public sc_core::sc_module, public FlowCreditIf
 
   void return_credit(Operation& operation) override;
   const FrameQueue& queue(unsigned network) const { return *queues_[network]; }
+  /** Reports the queues' occupancy on the timeline as NIC `node`'s (with --trace). */
+  void trace_as(int node)
+  {
+    static const char* const kNames[kVirtualNetworks] = {"vn0 queue (requests)", "vn1 queue (responses)",
+                                                         "vn2 queue (service requests)",
+                                                         "vn3 queue (service responses)"};
+    for (unsigned network = 0; network < kVirtualNetworks; ++network)
+      queues_[network]->trace_as(node, kNames[network]);
+  }
 
   uint64_t frames      = 0;
   uint64_t link_stalls = 0;           // times every waiting network lacked link credits

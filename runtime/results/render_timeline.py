@@ -16,6 +16,10 @@ COLOURS = {
     "rx": "#98df8a",
     "pcie": "#9467bd",
     "e2e": "#d62728",
+    "match": "#e377c2",
+    "stage-tx": "#bcbd22",
+    "stage-rx": "#17becf",
+    "stage-response": "#8c564b",
 }
 LEVEL_COLOURS = {"smpi": "#b8e0b8", "message": "#b8cde8", "cycle": "#f0c0c0"}
 SUBLANES = {"mpi": 0, "portals": 1, "compute": 2}
@@ -27,7 +31,11 @@ LEGEND = {
     "tx": "frame sent (wire/loopback)",
     "rx": "frame received",
     "pcie": "PCIe transfer (command, DMA, event)",
-    "e2e": "BXI ACK (E2E)",
+    "e2e": "BXI ACK (E2E) / E2E engine",
+    "match": "matching (LMEs)",
+    "stage-tx": "cycle TX stage",
+    "stage-rx": "cycle RX stage",
+    "stage-response": "cycle response stage",
 }
 
 

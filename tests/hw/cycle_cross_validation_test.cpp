@@ -260,15 +260,6 @@ TEST(CycleLevel, VcdNeedsTheCycleLevel)
   EXPECT_NE(result.output.find("--vcd traces signals of the cycle NIC model"), std::string::npos) << result.output;
 }
 
-TEST(CycleLevel, TraceCsvIsRefusedAtTheCycleLevel)
-{
-  auto result = run_bxisim("run -n 2 --level cycle --trace-csv " + bxisim::test::temporary_path("cycle-trace") + " " +
-                           kBench + " put-nowait 1 8");
-  EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.output.find("--trace-csv is recorded by the message NIC model only"), std::string::npos)
-      << result.output;
-}
-
 TEST(CycleLevel, NicStatisticsAtTheEnd)
 {
   auto p      = bxisim::config::Parameters::defaults();
