@@ -86,6 +86,23 @@ TEST(Draw, TimelineOfACyclePingpongHasALanePerBusyStage)
   EXPECT_TRUE(is_png(png));
 }
 
+TEST(Draw, LanesKeepsTheMatchingLanesOnly)
+{
+  std::string folder = temporary_path("render-lanes");
+  auto run = run_bxisim("run -n 2 --ppn 1 --platform single-switch --no-cpu-simulation -q --no-summary --trace " +
+                        folder + " " + kPingpong + " 1000 2");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  auto ranks = run_bxisim("trace render " + folder + " -o " + folder + "/ranks.png --lanes '^rank'");
+  ASSERT_EQ(ranks.exit_code, 0) << ranks.output;
+  EXPECT_THAT(ranks.output, testing::HasSubstr("(2 lanes, ")); // the two ranks' Portals lanes
+  auto node1 = run_bxisim("trace render " + folder + " -o " + folder + "/node1.png --lanes '^node1 '");
+  ASSERT_EQ(node1.exit_code, 0) << node1.output;
+  EXPECT_THAT(node1.output, testing::HasSubstr("(5 lanes, ")); // TX, RX, PCIe, E2E, matching
+  auto none = run_bxisim("trace render " + folder + " -o " + folder + "/none.png --lanes nothing-like-this");
+  EXPECT_EQ(none.exit_code, 2) << none.output;
+  EXPECT_THAT(none.output, testing::HasSubstr("no lane matches --lanes"));
+}
+
 TEST(Draw, RenderWithoutATraceSaysWhatIsMissing)
 {
   auto result = run_bxisim("trace render " + temporary_path("nothing-here"));
