@@ -1,5 +1,7 @@
 #include "AddressTranslation.hpp"
 
+#include "StageTrace.hpp"
+
 namespace bxisim::hw::cycle
 {
 
@@ -31,7 +33,10 @@ void AddressTranslation::process(tlm::tlm_generic_payload& command)
     bool hit         = look_up({process, first});
     for (uint64_t page = first + 1; page <= last; ++page)
       look_up({process, page}); // walked while the earlier pages move
+    sc_core::sc_time start = sc_core::sc_time_stamp();
     wait(hit ? config_.hit : config_.hit + config_.walk);
+    if (tracing_stages())
+      trace_stage(frame_of(command).from, "address translation", hit ? "TLB hit" : "TLB miss, page walk", start);
   }
   forward(out, command);
 }

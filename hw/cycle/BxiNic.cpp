@@ -17,8 +17,12 @@ BxiNic::BxiNic(sc_core::sc_module_name name, const CycleNicConfig& config, int n
       event_engine("event_engine", config.event_engine, node, outbox),
       response_generator("response_generator", config.response_generator, node, outbox, pool),
       e2e_engine("e2e_engine", config.e2e, config.link_port.early_send_max, node, outbox, pool), node_(node),
-      headers_("headers", 64), writes_("writes", 16), commit_order_("commit_order")
+      headers_("headers", 64), writes_("writes", 16),
+      response_slots_("response_slots", config.response_generator.depth), commit_order_("commit_order")
 {
+  wire_arbiter.trace_as(node);
+  headers_.trace_as(node, "LME header queue");
+  writes_.trace_as(node, "DMA write queue");
   // TX
   pcie_endpoint.commands.bind(command_queue.in);
   command_queue.out.bind(command_decoder.in);
@@ -29,10 +33,12 @@ BxiNic::BxiNic(sc_core::sc_module_name name, const CycleNicConfig& config, int n
   request_packetizer.out.bind(wire_arbiter.vn[kComputeRequest]);
   response_packetizer.out.bind(wire_arbiter.vn[kComputeResponse]);
   wire_arbiter.out.bind(link_port.in);
+  wire_arbiter.link.bind(link_port.ready);
   link_port.dma.bind(pcie_endpoint.dma);
   link_port.to_e2e.bind(e2e_engine.sent);
   // RX
   depacketizer.in.bind(link_port.received);
+  depacketizer.in_responses.bind(link_port.received_responses);
   depacketizer.to_e2e.bind(e2e_engine.arrived);
   depacketizer.headers.bind(headers_);
   depacketizer.responses.bind(writes_);
@@ -41,6 +47,7 @@ BxiNic::BxiNic(sc_core::sc_module_name name, const CycleNicConfig& config, int n
         ("lme" + std::to_string(i)).c_str(), config.list_matching, node, outbox, commit_order_));
     list_matching_engines.back()->headers.bind(headers_);
     list_matching_engines.back()->out.bind(writes_);
+    list_matching_engines.back()->slots.bind(response_slots_);
   }
   dma_writer.in.bind(writes_);
   dma_writer.dma.bind(pcie_endpoint.dma);
@@ -48,6 +55,7 @@ BxiNic::BxiNic(sc_core::sc_module_name name, const CycleNicConfig& config, int n
   event_engine.dma.bind(pcie_endpoint.dma);
   event_engine.to_response.bind(response_generator.in);
   response_generator.out.bind(response_packetizer.in);
+  response_generator.slots.bind(response_slots_);
   // E2E
   e2e_engine.resend_request.bind(request_packetizer.in);
   e2e_engine.resend_response.bind(response_packetizer.in);
@@ -66,8 +74,9 @@ void BxiNic::trace(sc_core::sc_trace_file* file, const std::string& pattern) con
   for (unsigned network = 0; network < kVirtualNetworks; ++network)
     add(wire_arbiter.queue(network).occupancy, "wire_arbiter.vn" + std::to_string(network) + ".occupancy");
   add(wire_arbiter.in_flight, "wire_arbiter.flow_in_flight");
-  add(link_port.credits, "link_port.credits");
-  add(link_port.busy, "link_port.busy");
+  add(link_port.credits_of[kComputeRequest], "link_port.credits");
+  add(link_port.credits_of[kComputeResponse], "link_port.response_credits");
+  add(link_port.sending, "link_port.busy");
   for (size_t i = 0; i < list_matching_engines.size(); ++i)
     add(list_matching_engines[i]->busy, "lme" + std::to_string(i) + ".busy");
   add(e2e_engine.pending, "e2e_engine.pending");

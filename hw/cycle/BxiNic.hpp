@@ -43,7 +43,7 @@ class BxiNic : public sc_core::sc_module
   {
     link_port.chunk_arrived(frame, flits, last);
   }
-  void credits_returned(uint64_t flits) { link_port.credits_returned(flits); }
+  void credits_returned(uint64_t flits, unsigned network) { link_port.credits_returned(flits, network); }
   void delivered() { commit_order_.delivered.notify(sc_core::SC_ZERO_TIME); }
   void return_flow_credit(Operation& operation) { wire_arbiter.return_credit(operation); }
 
@@ -71,6 +71,7 @@ class BxiNic : public sc_core::sc_module
   int node_;
   FrameQueue headers_; // incoming headers, for the LMEs
   FrameQueue writes_;  // to the DMA writer, from the LMEs and the depacketizer
+  ResponseSlots response_slots_;
   CommitOrder commit_order_;
 };
 

@@ -3,6 +3,7 @@
 // the in-order commit point of the list matching engines, and the flow-control credit interface.
 
 #include "Frame.hpp"
+#include "StageTrace.hpp"
 
 #include <systemc>
 
@@ -23,7 +24,10 @@ class FrameQueueIf : public virtual sc_core::sc_interface
   virtual tlm::tlm_generic_payload* pop()          = 0;
   virtual tlm::tlm_generic_payload* front() const  = 0;
   virtual size_t size() const                      = 0;
+  virtual bool full() const                        = 0;
   virtual const sc_core::sc_event& written() const = 0;
+  /** Notified when a frame leaves the queue (room for another). */
+  virtual const sc_core::sc_event& read() const = 0;
 };
 
 /** A FIFO of frames (the frames are acquired while queued). Occupancy is traced for VCD. */
@@ -56,20 +60,34 @@ class FrameQueue : public sc_core::sc_prim_channel, public FrameQueueIf
     frames_.pop_front();
     read_.notify(sc_core::SC_ZERO_TIME);
     occupancy = static_cast<int>(frames_.size());
+    if (tracing_stages() && counter_ != nullptr)
+      trace_counter(node_, counter_, occupancy);
     return frame; // the caller takes over the queue's reference and releases it when done
   }
   tlm::tlm_generic_payload* front() const override { return frames_.empty() ? nullptr : frames_.front(); }
   size_t size() const override { return frames_.size(); }
+  bool full() const override { return frames_.size() >= capacity_; }
   const sc_core::sc_event& written() const override { return written_; }
+  const sc_core::sc_event& read() const override { return read_; }
 
   int occupancy = 0; // for VCD traces
+  /** Reports the occupancy as counter `counter` of NIC `node` on the timeline (with --trace). */
+  void trace_as(int node, const char* counter)
+  {
+    node_    = node;
+    counter_ = counter;
+  }
 
  private:
   void changed()
   {
     occupancy = static_cast<int>(frames_.size());
     written_.notify(sc_core::SC_ZERO_TIME);
+    if (tracing_stages() && counter_ != nullptr)
+      trace_counter(node_, counter_, occupancy);
   }
+  int node_            = 0;
+  const char* counter_ = nullptr;
   size_t capacity_;
   std::deque<tlm::tlm_generic_payload*> frames_;
   sc_core::sc_event written_, read_;
@@ -80,6 +98,52 @@ class FlowCreditIf : public virtual sc_core::sc_interface
 {
  public:
   virtual void return_credit(Operation& operation) = 0;
+};
+
+/** What the wire arbiter asks the link port before it hands it a frame of a virtual network: the
+ * port is free and the peer's receive buffer of that network has room for one packet. A frame that
+ * starts so always finishes: the credits of its own earlier chunks come back as they arrive. */
+class LinkReadyIf : public virtual sc_core::sc_interface
+{
+ public:
+  virtual bool busy() const                        = 0;
+  virtual bool has_credits(unsigned network) const = 0;
+  /** Notified when the port becomes free or credits come back. */
+  virtual const sc_core::sc_event& changed() const = 0;
+};
+
+/** The response generator's slots (nic.response_queue_depth): a list matching engine takes one before
+ * it commits a request, the response generator gives it back once the response has gone to the
+ * packetizer (at once when no response is due). So the stages between the LMEs and the response
+ * generator never wait for it: arrived responses, which share them, always drain (the target's
+ * back-pressure stops at the LMEs, as in the message model). */
+class ResponseSlotsIf : public virtual sc_core::sc_interface
+{
+ public:
+  virtual void acquire() = 0; // blocks (in a thread) while none is free
+  virtual void release() = 0;
+};
+
+class ResponseSlots : public sc_core::sc_prim_channel, public ResponseSlotsIf
+{
+ public:
+  ResponseSlots(const char* name, unsigned slots) : sc_core::sc_prim_channel(name), free_(slots) {}
+  void acquire() override
+  {
+    while (free_ == 0)
+      sc_core::wait(released_);
+    --free_;
+  }
+  void release() override
+  {
+    ++free_;
+    released_.notify(sc_core::SC_ZERO_TIME);
+  }
+  unsigned free() const { return free_; }
+
+ private:
+  unsigned free_;
+  sc_core::sc_event released_;
 };
 
 /** The list matching engines work in parallel, but the semantics layer sees headers in arrival order:

@@ -1,5 +1,7 @@
 #include "CommandQueue.hpp"
 
+#include "StageTrace.hpp"
+
 #include <stdexcept>
 
 namespace bxisim::hw::cycle
@@ -28,6 +30,8 @@ void CommandQueue::accept(tlm::tlm_generic_payload& command, sc_core::sc_time& d
   ++occupancy;
   arrived_.notify(sc_core::SC_ZERO_TIME);
   command.set_response_status(tlm::TLM_OK_RESPONSE);
+  if (tracing_stages())
+    trace_counter(node_, "command queue", occupancy);
 }
 
 void CommandQueue::triggered(tlm::tlm_generic_payload* command)
@@ -35,6 +39,8 @@ void CommandQueue::triggered(tlm::tlm_generic_payload* command)
   triggered_.push_back(command);
   ++occupancy;
   arrived_.notify(sc_core::SC_ZERO_TIME);
+  if (tracing_stages())
+    trace_counter(node_, "command queue", occupancy);
 }
 
 void CommandQueue::scheduler()
@@ -63,6 +69,8 @@ void CommandQueue::scheduler()
     }
     --occupancy;
     ++taken;
+    if (tracing_stages())
+      trace_counter(node_, "command queue", occupancy);
     if (from_queue) {
       OutboxRequest slot{OutboxRequest::Kind::CommandTaken, node_};
       slot.process = last_process_;

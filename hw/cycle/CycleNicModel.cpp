@@ -1,5 +1,7 @@
 #include "CycleNicModel.hpp"
 
+#include "StageTrace.hpp"
+
 #include "hw/trace/TrafficCounters.hpp"
 #include "platforms/Route.hpp"
 #include "portals/core/Core.hpp"
@@ -64,8 +66,26 @@ CycleNicModel::CycleNicModel(const platform::Machine& machine, const config::Par
   bridge_ = std::make_unique<Bridge>([this] { drain(); });
 }
 
+void CycleNicModel::set_trace(OperationTrace* trace)
+{
+  trace_      = trace;
+  stage_trace = trace != nullptr && trace->wants_stages() ? trace : nullptr;
+}
+
+void CycleNicModel::flush_trace()
+{
+  auto finished = std::stable_partition(traced_writes_.begin(), traced_writes_.end(),
+                                        [](const TracedWrite& write) { return write.comm->get_finish_time() < 0; });
+  if (trace_ != nullptr)
+    for (auto it = finished; it != traced_writes_.end(); ++it)
+      trace_->record(it->operation, it->node, it->node, it->comm->get_start_time(), it->comm->get_finish_time());
+  traced_writes_.erase(finished, traced_writes_.end());
+}
+
 CycleNicModel::~CycleNicModel()
 {
+  if (stage_trace == trace_)
+    stage_trace = nullptr;
   if (vcd_ != nullptr)
     sc_core::sc_close_vcd_trace_file(vcd_);
 }
@@ -156,9 +176,10 @@ void CycleNicModel::submit(std::unique_ptr<portals::Message> message)
     return;
   }
   // A posted PCIe write (with its payload when PIO): the rank goes on once its stores have drained.
-  sg4::Host* core  = directory_.core_of_process(posted.sourceProcess);
-  PayloadPath path = CommandDecoder::path_of(posted, config_.command_decoder);
-  uint64_t bytes   = config_.command_bytes + (path == PayloadPath::Pio ? posted.requestBytes() : 0);
+  operation->command_posted_at = sg4::Engine::get_clock();
+  sg4::Host* core              = directory_.core_of_process(posted.sourceProcess);
+  PayloadPath path             = CommandDecoder::path_of(posted, config_.command_decoder);
+  uint64_t bytes               = config_.command_bytes + (path == PayloadPath::Pio ? posted.requestBytes() : 0);
   hosts_[node].mmio->put_init(command, bytes)->detach();
   TrafficCounters::count(LinkClass::Pcie, bytes);
   sg4::this_actor::sleep_for(serialization(core, hosts_[node].host, bytes));
@@ -168,6 +189,9 @@ void CycleNicModel::mmio_loop(int node)
 {
   for (;;) {
     auto* command = hosts_[node].mmio->get<tlm::tlm_generic_payload>();
+    if (trace_ != nullptr)
+      trace_->record("PCI_COMMAND", node, node, frame_of(*command).operation->command_posted_at,
+                     sg4::Engine::get_clock());
     bridge_->submit([this, node, command] { nic(node).command_arrived(command); });
   }
 }
@@ -190,7 +214,9 @@ void CycleNicModel::wire_loop(int node)
   for (;;) {
     std::unique_ptr<Chunk> chunk(hosts_[node].wire->get<Chunk>());
     FrameExtension& frame = frame_of(*chunk->frame);
-    std::string lost      = chunk->last ? loss_of(node, frame) : std::string();
+    if (chunk->last && trace_ != nullptr) // as the message model: every frame that reached the NIC, lost or not
+      trace_->record(s4bxi_name(frame), frame.from, node, frame.sent_at.to_seconds(), sg4::Engine::get_clock());
+    std::string lost = chunk->last ? loss_of(node, frame) : std::string();
     if (not lost.empty()) {
       ++frames_dropped_;
       XBT_VERB("network loses frame %lu (%s #%lu, node %d to node %d): %s", static_cast<unsigned long>(frame.ordinal),
@@ -202,9 +228,10 @@ void CycleNicModel::wire_loop(int node)
                                                           sg4::Engine::get_clock(), lost));
       int sender                     = frame.from;
       uint64_t flits                 = chunk->flits;
+      unsigned network               = frame.network();
       tlm::tlm_generic_payload* gone = chunk->frame;
-      bridge_->submit([this, sender, flits, gone] {
-        nic(sender).credits_returned(flits);
+      bridge_->submit([this, sender, flits, network, gone] {
+        nic(sender).credits_returned(flits, network);
         gone->release();
       });
       continue;
@@ -236,7 +263,10 @@ void CycleNicModel::read_loop(int node)
     Read read = here.reads.front();
     here.reads.pop_front();
     TrafficCounters::count(LinkClass::Pcie, read.bytes);
-    sg4::Comm::sendto_async(read.memory, here.host, read.bytes)->wait();
+    sg4::CommPtr transfer = sg4::Comm::sendto_async(read.memory, here.host, read.bytes);
+    transfer->wait();
+    if (trace_ != nullptr)
+      trace_->record("PCI_DMA_READ", node, node, transfer->get_start_time(), transfer->get_finish_time());
     tlm::tlm_generic_payload* frame = read.frame;
     bridge_->submit([this, node, frame] {
       nic(node).read_finished(*frame);
@@ -272,6 +302,11 @@ void CycleNicModel::carry_out(OutboxRequest& request)
     sg4::Host* memory = memory_of(*request.operation, request.initiator_memory);
     writes_.push_back(sg4::Comm::sendto_async(hosts_[request.node].host, memory, request.bytes));
     TrafficCounters::count(LinkClass::Pcie, request.bytes);
+    if (trace_ != nullptr) {
+      if (traced_writes_.size() >= 64)
+        flush_trace();
+      traced_writes_.push_back({request.trace_name, request.node, writes_.back()});
+    }
     break;
   }
   case OutboxRequest::Kind::WireSend:
@@ -303,7 +338,7 @@ void CycleNicModel::carry_out(OutboxRequest& request)
     core.completeResponse(*request.operation->message);
     break;
   case OutboxRequest::Kind::CreditReturn:
-    nic(request.node).credits_returned(request.flits);
+    nic(request.node).credits_returned(request.flits, request.network);
     break;
   case OutboxRequest::Kind::FlowCreditReturn:
     nic(request.node).return_flow_credit(*request.operation);

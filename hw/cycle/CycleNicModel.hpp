@@ -14,6 +14,7 @@
 #include "BxiNic.hpp"
 #include "CycleNicConfig.hpp"
 
+#include "hw/trace/OperationTrace.hpp"
 #include "platforms/Machine.hpp"
 #include "platforms/WireFaults.hpp"
 #include "portals/core/NicModel.hpp"
@@ -76,6 +77,11 @@ class CycleNicModel : public portals::NicModel
   const CycleNicConfig& config() const { return config_; }
   BxiNic& nic(int node) { return *nics_.at(static_cast<size_t>(node)); }
   CycleNicStatistics statistics() const;
+  /** Records every wire frame and PCIe transfer into `trace` (owned by the caller; the S4BXI CSV, as the
+   * message model does) and, when it has stage observers, what each stage did (the timeline). */
+  void set_trace(OperationTrace* trace);
+  /** Records the PCIe writes that have finished (they are posted: nobody waits for them). */
+  void flush_trace();
   /** As hw::message::MessageNicModel::set_on_lost_for_good: a frame lost with E2E off. */
   void set_on_lost_for_good(std::function<void(const std::string&)> handler) { on_lost_for_good_ = std::move(handler); }
 
@@ -136,7 +142,14 @@ class CycleNicModel : public portals::NicModel
   uint64_t command_queue_stalls_ = 0, frames_dropped_ = 0;
   uint64_t frames_sent_        = 0;
   sc_core::sc_trace_file* vcd_ = nullptr;
-  bool started_                = false;
+  OperationTrace* trace_       = nullptr;
+  struct TracedWrite {
+    const char* operation;
+    int node;
+    simgrid::s4u::CommPtr comm;
+  };
+  std::vector<TracedWrite> traced_writes_; // posted writes not finished yet, for the trace
+  bool started_ = false;
 };
 
 } // namespace bxisim::hw::cycle

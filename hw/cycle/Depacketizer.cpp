@@ -6,8 +6,8 @@ namespace bxisim::hw::cycle
 {
 
 Depacketizer::Depacketizer(sc_core::sc_module_name name, const DepacketizerConfig& config, int node, Outbox& outbox)
-    : sc_core::sc_module(name), in("in"), to_e2e("to_e2e"), headers("headers"), responses("responses"), config_(config),
-      node_(node), outbox_(outbox)
+    : sc_core::sc_module(name), in("in"), in_responses("in_responses"), to_e2e("to_e2e"), headers("headers"),
+      responses("responses"), config_(config), node_(node), outbox_(outbox)
 {
   SC_HAS_PROCESS(Depacketizer);
   SC_THREAD(run);
@@ -21,15 +21,30 @@ sc_core::sc_time Depacketizer::deposit(uint64_t bytes) const
                     static_cast<double>(std::min(bytes, config_.pcie_packet)) / config_.pcie.bandwidth);
 }
 
+tlm::tlm_generic_payload* Depacketizer::next()
+{
+  for (;;) {
+    if (in_responses->size() > 0)
+      return in_responses->pop();
+    if (in->size() > 0 && not headers->full())
+      return in->pop();
+    wait(in_responses->written() | in->written() | headers->read());
+  }
+}
+
 void Depacketizer::run()
 {
   for (;;) {
-    tlm::tlm_generic_payload* payload = in->pop();
+    tlm::tlm_generic_payload* payload = next();
     FrameExtension& frame             = frame_of(*payload);
     OutboxRequest back{OutboxRequest::Kind::CreditReturn, frame.from};
-    back.flits = frame.last_flits;
+    back.flits   = frame.last_flits;
+    back.network = frame.network();
     outbox_.post(back);
+    sc_core::sc_time start = sc_core::sc_time_stamp();
     wait(config_.depacketize);
+    if (tracing_stages())
+      trace_stage(node_, "depacketizer", frame_label(frame) + " from nid " + std::to_string(frame.from), start);
     ++frames;
     forward(to_e2e, *payload);
     Operation& operation = *frame.operation;

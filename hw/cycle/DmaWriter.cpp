@@ -1,5 +1,7 @@
 #include "DmaWriter.hpp"
 
+#include "StageTrace.hpp"
+
 namespace bxisim::hw::cycle
 {
 
@@ -32,6 +34,9 @@ void DmaWriter::run()
         ++writes;
         bytes += size;
         engine_free_at_ = sc_core::sc_time_stamp() + to_sc_time(static_cast<double>(size) / config_.pcie.bandwidth);
+        if (tracing_stages())
+          trace_stage_until(frame.to, "DMA writer", frame_label(frame) + ": " + std::to_string(size) + " B to memory",
+                            sc_core::sc_time_stamp(), engine_free_at_);
       }
     }
     forward(out, *payload);

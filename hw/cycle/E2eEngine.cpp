@@ -2,6 +2,7 @@
 
 #include "EventEngine.hpp"
 #include "Stage.hpp"
+#include "StageTrace.hpp"
 
 #include <xbt/log.h>
 
@@ -49,12 +50,18 @@ void E2eEngine::on_sent(tlm::tlm_generic_payload& payload, sc_core::sc_time& del
     table_.emplace_back(sc_core::sc_time_stamp() + config_.timeout, &payload);
     ++pending;
     registered_.notify(sc_core::SC_ZERO_TIME);
+    if (tracing_stages())
+      trace_counter(node_, "E2E frames awaiting an ACK", pending);
   }
 }
 
 void E2eEngine::acknowledge(const FrameExtension& frame, FrameKind kind)
 {
+  sc_core::sc_time start = sc_core::sc_time_stamp();
   wait(config_.process);
+  if (tracing_stages())
+    trace_stage(node_, "E2E engine", "BXI_ACK of " + frame_label(frame) + " to nid " + std::to_string(frame.from),
+                start);
   tlm::tlm_generic_payload* ack = pool_.allocate(kind, frame.operation, node_, frame.from);
   acks->push_front(ack);
   ack->release();
@@ -80,18 +87,28 @@ void E2eEngine::on_arrived(tlm::tlm_generic_payload& payload, sc_core::sc_time& 
     flow->return_credit(operation);
     acknowledged_.notify(sc_core::SC_ZERO_TIME);
     break;
-  case FrameKind::RequestAck:
+  case FrameKind::RequestAck: {
+    sc_core::sc_time start = sc_core::sc_time_stamp();
     wait(config_.process);
+    if (tracing_stages())
+      trace_stage(node_, "E2E engine", "BXI_ACK from nid " + std::to_string(frame.from) + " (request acknowledged)",
+                  start);
     operation.request_acknowledged = true;
     complete_send_once(frame.operation, node_, outbox_);
     flow->return_credit(operation);
     acknowledged_.notify(sc_core::SC_ZERO_TIME);
     break;
-  case FrameKind::ResponseAck:
+  }
+  case FrameKind::ResponseAck: {
+    sc_core::sc_time start = sc_core::sc_time_stamp();
     wait(config_.process);
+    if (tracing_stages())
+      trace_stage(node_, "E2E engine", "BXI_ACK from nid " + std::to_string(frame.from) + " (response acknowledged)",
+                  start);
     operation.response_acknowledged = true;
     acknowledged_.notify(sc_core::SC_ZERO_TIME);
     break;
+  }
   }
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
@@ -129,12 +146,16 @@ void E2eEngine::timer()
     }
     table_.pop_front();
     --pending;
+    if (tracing_stages())
+      trace_counter(node_, "E2E frames awaiting an ACK", pending);
     if (not acknowledged(frame)) {
       int sends = frame.kind == FrameKind::Request ? frame.operation->request_sends : frame.operation->response_sends;
       if (sends > config_.retries) {
         give_up(frame);
       } else {
         ++retransmissions;
+        if (tracing_stages())
+          trace_stage(node_, "E2E engine", "timeout: resend " + frame_label(frame), sc_core::sc_time_stamp());
         XBT_VERB("E2E timeout: %s #%lu sent again (attempt %d)", to_string(frame.kind),
                  static_cast<unsigned long>(frame.operation->message->id), sends + 1);
         forward(frame.kind == FrameKind::Request ? resend_request : resend_response, *payload);

@@ -1,5 +1,7 @@
 #include "EventEngine.hpp"
 
+#include "StageTrace.hpp"
+
 namespace bxisim::hw::cycle
 {
 
@@ -13,12 +15,18 @@ void complete_send_once(const std::shared_ptr<Operation>& operation, int node, O
 
 void EventEngine::process(tlm::tlm_generic_payload& payload)
 {
-  FrameExtension& frame = frame_of(payload);
-  Operation& operation  = *frame.operation;
+  FrameExtension& frame  = frame_of(payload);
+  Operation& operation   = *frame.operation;
+  sc_core::sc_time start = sc_core::sc_time_stamp();
   wait(config_.event);
   if (frame.kind == FrameKind::Response && sc_core::sc_time_stamp() < frame.in_memory_at)
     wait(frame.in_memory_at - sc_core::sc_time_stamp());
   ++events;
+  if (tracing_stages())
+    trace_stage(node_, "event engine",
+                std::string(frame.kind == FrameKind::Request ? "target event: " : "initiator event: ") +
+                    frame_label(frame),
+                start);
   if (config_.write_events)
     post_write(dma, payload, config_.event_bytes,
                kWriteEvent | (frame.kind == FrameKind::Response ? kWriteToInitiator : 0));

@@ -50,6 +50,7 @@ struct Operation {
   bool given_up              = false;
   bool send_completed        = false;
   bool holds_flow_credit     = false; // counted in the initiator NIC's flow-control window
+  double command_posted_at   = 0;     // when the CPU wrote the command (S4BXI trace's PCI_COMMAND)
 };
 
 /** The BXI fields of a frame (TLM extension of the generic payload). */
@@ -73,6 +74,9 @@ struct FrameExtension : tlm::tlm_extension<FrameExtension> {
   /** Request frames go towards the target, as do BXI ACKs of responses. */
   bool towards_target() const { return kind == FrameKind::Request || kind == FrameKind::ResponseAck; }
   bool reliable() const { return kind == FrameKind::Request || kind == FrameKind::Response; }
+  /** The virtual network it travels on: requests on the request network, everything else (responses,
+   * BXI ACKs) on the response network. Each has its own link credits and receive buffer. */
+  unsigned network() const { return kind == FrameKind::Request ? kComputeRequest : kComputeResponse; }
 };
 
 /** Recycles generic payloads (each with its FrameExtension); a payload returns here when its last

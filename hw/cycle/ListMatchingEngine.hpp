@@ -3,11 +3,15 @@
 // in arrival order (CommitOrder): once its payload is in memory, the semantics layer of portals/
 // matches and deposits it (the bridge calls portals::Core::deliverRequest, never a copy of the
 // rules), and the header goes on to the DMA writer. Several LMEs share one header FIFO and work in
-// parallel: the message rate of the receive side is engines / match.
+// parallel: the message rate of the receive side is engines / match. An engine takes a slot of the
+// response generator before it commits (nic.response_queue_depth, the target's back-pressure), given
+// back at once when the request needs no response.
 
 #include "Channels.hpp"
 #include "CycleNicConfig.hpp"
 #include "Outbox.hpp"
+
+#include <string>
 
 namespace bxisim::hw::cycle
 {
@@ -16,7 +20,8 @@ class ListMatchingEngine : public sc_core::sc_module
 {
  public:
   sc_core::sc_port<FrameQueueIf> headers;
-  sc_core::sc_port<FrameQueueIf> out; // to the DMA writer
+  sc_core::sc_port<FrameQueueIf> out;      // to the DMA writer
+  sc_core::sc_port<ResponseSlotsIf> slots; // the response generator's
 
   ListMatchingEngine(sc_core::sc_module_name name, const ListMatchingEngineConfig& config, int node, Outbox& outbox,
                      CommitOrder& order);
@@ -31,6 +36,7 @@ class ListMatchingEngine : public sc_core::sc_module
   int node_;
   Outbox& outbox_;
   CommitOrder& order_;
+  std::string lane_; // its timeline lane: "LME 0", ...
 };
 
 } // namespace bxisim::hw::cycle

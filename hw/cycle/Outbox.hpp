@@ -31,6 +31,7 @@ struct OutboxRequest {
   bool initiator_memory                = true; // DMA: the initiator's memory (else the target's)
   uint64_t bytes                       = 0;
   uint64_t flits                       = 0; // WireSend: link credits the chunk holds
+  unsigned network                     = 0; // WireSend, CreditReturn: the virtual network of those credits
   bool last                            = true;
   const char* trace_name               = "";
 };

@@ -1,5 +1,7 @@
 #include "Packetizer.hpp"
 
+#include "StageTrace.hpp"
+
 namespace bxisim::hw::cycle
 {
 
@@ -23,6 +25,9 @@ void Packetizer::process(tlm::tlm_generic_payload& payload)
   sc_core::sc_time busy_until = start + config_.per_packet * static_cast<double>(frame.packets);
   if (sc_core::sc_time_stamp() < busy_until)
     wait(busy_until - sc_core::sc_time_stamp());
+  if (tracing_stages())
+    trace_stage(frame.from, frame.kind == FrameKind::Request ? "packetizer (requests)" : "packetizer (responses)",
+                frame_label(frame) + " (" + std::to_string(frame.packets) + " packets)", start);
 }
 
 } // namespace bxisim::hw::cycle

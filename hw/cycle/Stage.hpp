@@ -24,6 +24,10 @@ class Stage : public sc_core::sc_module
   }
   /** Frames waiting in the input FIFO (for VCD traces and tests). */
   int waiting() const { return queue_.num_available(); }
+  /** Frames accepted and not yet processed (counted from the moment `in` takes them). */
+  int held() const { return held_; }
+  /** Notified each time the stage has processed a frame. */
+  const sc_core::sc_event& processed() const { return processed_; }
 
  protected:
   /** Spends the stage's time on `frame` and hands it on; called in the stage's thread. */
@@ -36,6 +40,7 @@ class Stage : public sc_core::sc_module
       wait(delay);
     delay = sc_core::SC_ZERO_TIME;
     frame.acquire();
+    ++held_;
     queue_.write(&frame);
     frame.set_response_status(tlm::TLM_OK_RESPONSE);
   }
@@ -45,9 +50,13 @@ class Stage : public sc_core::sc_module
       tlm::tlm_generic_payload* frame = queue_.read();
       process(*frame);
       frame->release();
+      --held_;
+      processed_.notify(sc_core::SC_ZERO_TIME);
     }
   }
   sc_core::sc_fifo<tlm::tlm_generic_payload*> queue_;
+  int held_ = 0;
+  sc_core::sc_event processed_;
 };
 
 /** Hands `frame` to the target bound to `socket`, now. */

@@ -51,37 +51,56 @@ void WireArbiter::return_credit(Operation& operation)
   --per_process_[process_of(operation)];
   --in_flight;
   credit_back_.notify(sc_core::SC_ZERO_TIME);
+  if (tracing_stages())
+    trace_counter(operation.source_node, "flow-control requests in flight", in_flight);
+}
+
+int WireArbiter::pick(bool& flow_stalled, bool& link_stalled) const
+{
+  flow_stalled = link_stalled = false;
+  for (unsigned i = 1; i <= kVirtualNetworks; ++i) {
+    unsigned network = (last_ + i) % kVirtualNetworks;
+    if (queues_[network]->size() == 0)
+      continue;
+    if (not may_go(*queues_[network]->front()))
+      flow_stalled = true;
+    else if (not link->has_credits(frame_of(*queues_[network]->front()).network()))
+      link_stalled = true;
+    else
+      return static_cast<int>(network);
+  }
+  return -1;
 }
 
 void WireArbiter::arbiter()
 {
   bool flow_control = config_.nic_limit > 0 || config_.process_limit > 0;
   for (;;) {
-    int chosen   = -1;
-    bool stalled = false;
-    for (unsigned i = 1; i <= kVirtualNetworks && chosen < 0; ++i) {
-      unsigned network = (last_ + i) % kVirtualNetworks;
-      if (queues_[network]->size() == 0)
-        continue;
-      if (may_go(*queues_[network]->front()))
-        chosen = static_cast<int>(network);
-      else
-        stalled = true;
-    }
-    if (chosen < 0) {
+    bool flow_stalled, link_stalled;
+    if (pick(flow_stalled, link_stalled) < 0) {
       sc_core::sc_event_or_list any;
       for (auto& queue : queues_)
         any |= queue->written();
-      if (stalled) {
+      if (link_stalled) // credits coming back wake it (an idle NIC's arbiter sleeps on its queues only)
+        any |= link->changed();
+      if (flow_stalled) {
         ++flow_stalls;
         sc_core::sc_time since = sc_core::sc_time_stamp();
         wait(any | credit_back_);
         flow_stalled_time += sc_core::sc_time_stamp() - since;
       } else {
+        link_stalls += link_stalled ? 1 : 0;
         wait(any);
       }
       continue;
     }
+    sc_core::sc_time decided_from = sc_core::sc_time_stamp();
+    wait(config_.arbitrate); // the decision, while the port may still send the previous frame
+    while (link->busy())
+      wait(link->changed());
+    int chosen = pick(flow_stalled, link_stalled); // credits may have gone to the previous frame
+    if (chosen < 0)
+      continue;
     last_                           = static_cast<unsigned>(chosen);
     tlm::tlm_generic_payload* frame = queues_[chosen]->pop();
     FrameExtension& extension       = frame_of(*frame);
@@ -90,9 +109,13 @@ void WireArbiter::arbiter()
       ++per_nic_[extension.to];
       ++per_process_[process_of(*extension.operation)];
       ++in_flight;
+      if (tracing_stages())
+        trace_counter(extension.from, "flow-control requests in flight", in_flight);
     }
-    wait(config_.arbitrate);
-    forward(out, *frame); // blocks while the link port is busy with the previous frame
+    if (tracing_stages())
+      trace_stage(extension.from, "wire arbiter", frame_label(extension) + " (vn" + std::to_string(chosen) + ")",
+                  decided_from);
+    forward(out, *frame); // the port is free: it takes the frame at once
     ++frames;
     frame->release();
   }

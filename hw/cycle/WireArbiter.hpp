@@ -1,7 +1,10 @@
 #pragma once
 // Wire arbiter: four virtual network queues progressing independently, one link. It picks the next
 // frame round robin among the networks whose head may go, and hands whole frames to the link port,
-// so packets of different messages are never interleaved on the wire.
+// so packets of different messages are never interleaved on the wire. It hands the link port a frame
+// only when the port is free and the frame's network has link credits for a packet (it decides on the
+// next frame while the port sends the previous one, then checks again when the port is free): a
+// request waiting for credits never holds the wire against the responses that would free them.
 //
 // NIC flow control (thesis 7.1, off by default): a request may enter the wire only while the NIC has
 // fewer than `nic_limit` requests in flight towards its destination NIC and fewer than
@@ -26,13 +29,24 @@ class WireArbiter : public sc_core::sc_module, public FlowCreditIf
   tlm_utils::simple_initiator_socket<WireArbiter> out; // to the link port
   sc_core::sc_export<FrameQueueIf> vn[kVirtualNetworks];
   sc_core::sc_export<FlowCreditIf> credits;
+  sc_core::sc_port<LinkReadyIf> link; // the link port: free, and credits per network
 
   WireArbiter(sc_core::sc_module_name name, const WireArbiterConfig& config);
 
   void return_credit(Operation& operation) override;
   const FrameQueue& queue(unsigned network) const { return *queues_[network]; }
+  /** Reports the queues' occupancy on the timeline as NIC `node`'s (with --trace). */
+  void trace_as(int node)
+  {
+    static const char* const kNames[kVirtualNetworks] = {"vn0 queue (requests)", "vn1 queue (responses)",
+                                                         "vn2 queue (service requests)",
+                                                         "vn3 queue (service responses)"};
+    for (unsigned network = 0; network < kVirtualNetworks; ++network)
+      queues_[network]->trace_as(node, kNames[network]);
+  }
 
   uint64_t frames      = 0;
+  uint64_t link_stalls = 0;           // times every waiting network lacked link credits
   uint64_t flow_stalls = 0;           // times a request waited for a flow-control credit
   sc_core::sc_time flow_stalled_time; // total time requests waited for one
   int in_flight = 0;                  // requests holding a credit (VCD)
@@ -40,6 +54,8 @@ class WireArbiter : public sc_core::sc_module, public FlowCreditIf
  private:
   void arbiter();
   bool may_go(tlm::tlm_generic_payload& frame) const;
+  /** The next network whose head may go (round robin), or -1; says why others wait. */
+  int pick(bool& flow_stalled, bool& link_stalled) const;
   static std::pair<ptl_nid_t, ptl_pid_t> process_of(const Operation& operation);
 
   WireArbiterConfig config_;

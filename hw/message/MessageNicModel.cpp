@@ -441,6 +441,7 @@ void MessageNicModel::matching_loop(int node, Network network)
     here.matching_ready[network]->acquire();
     WireFrame frame = std::move(here.matching[network].front());
     here.matching[network].pop_front();
+    double taken = now(); // the timeline's matching lane: from here to the delivery
     if (config_.rx_delay > 0)
       sg4::this_actor::sleep_for(config_.rx_delay);
     // Events and acknowledgements wait for the last PCIe packet of the payload to be in memory
@@ -453,6 +454,11 @@ void MessageNicModel::matching_loop(int node, Network network)
       on_request(node, frame);
     else
       on_response(node, frame);
+    if (frame.kind == FrameKind::Request && trace_ != nullptr && trace_->wants_stages())
+      trace_->stage(node, "matching",
+                    std::string(frame_name(frame.kind, frame.operation->message->kind)) + " from nid " +
+                        std::to_string(frame.operation->source_node),
+                    taken, now());
   }
 }
 

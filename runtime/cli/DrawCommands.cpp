@@ -16,7 +16,7 @@ void add_trace_command(CLI::App& app, int& exit_code)
   struct Options {
     std::string folder;
     std::string output = "timeline.png";
-    std::string from, to, title;
+    std::string from, to, title, lanes;
   };
   auto options = std::make_shared<Options>();
   auto* render = trace->add_subcommand(
@@ -26,10 +26,14 @@ void add_trace_command(CLI::App& app, int& exit_code)
   render->add_option("--from-us", options->from, "Start of the time window, in simulated microseconds");
   render->add_option("--to-us", options->to, "End of the time window, in simulated microseconds");
   render->add_option("--title", options->title, "Title of the picture");
+  render->add_option("--lanes", options->lanes,
+                     "Draw only the lanes whose label matches this regular expression (e.g. 'node1 ')");
   render->callback([options, &exit_code] {
     std::vector<std::string> arguments{options->folder, "-o", options->output};
-    for (const auto& [flag, value] :
-         {std::pair{"--from-us", options->from}, {"--to-us", options->to}, {"--title", options->title}})
+    for (const auto& [flag, value] : {std::pair{"--from-us", options->from},
+                                      {"--to-us", options->to},
+                                      {"--title", options->title},
+                                      {"--lanes", options->lanes}})
       if (not value.empty())
         arguments.insert(arguments.end(), {flag, value});
     exit_code = run_python_script("render_timeline.py", arguments);

@@ -488,8 +488,8 @@ const std::vector<ParameterSpec> kTable = {
      T::Integer,
      "flits",
      "4096",
-     "Link-level credits: flits of the peer's receive buffer; the link port stops when they are used up and goes on "
-     "as the receiver drains them",
+     "Link-level credits: flits of the peer's receive buffer, per virtual network; the link port stops when they are "
+     "used up and goes on as the receiver drains them",
      "bxisim choice: above the bandwidth-delay product of a link round trip, so credits limit only under congestion",
      {},
      kAtLeastOne},

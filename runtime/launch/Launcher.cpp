@@ -414,6 +414,12 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     portals->observe_operations(
         [&recorder](const char* operation, int initiator, int target, double start, double end) {
           recorder.nic_operation(operation, initiator, target, start, end);
+        },
+        [&recorder](int node, const char* lane, const std::string& name, double start, double end) {
+          recorder.nic_stage(node, lane, name, start, end);
+        },
+        [&recorder](int node, const char* counter, double time, double value) {
+          recorder.nic_counter(node, counter, time, value);
         });
   mw::set_wtime_function(&os::rank_clock);
   prepare_rank_services();

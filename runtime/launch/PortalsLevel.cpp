@@ -71,9 +71,6 @@ PortalsLevel::PortalsLevel(const std::string& level, const platform::Machine& ma
                                           level));
   if (not vcd_file.empty() && level != "cycle")
     throw config::ConfigError("--vcd traces signals of the cycle NIC model: add --level cycle.");
-  if (not trace_folder.empty() && level == "cycle")
-    throw config::ConfigError("--trace-csv is recorded by the message NIC model only, not yet by the cycle model: "
-                              "use --level message for the CSV trace, or --vcd FILE for the cycle model's signals.");
   for (const auto& rank : ranks_) {
     core_of_address_[{static_cast<ptl_nid_t>(rank->placement().node), pid_of(*rank)}] = rank->host();
   }
@@ -129,6 +126,7 @@ void PortalsLevel::enable_level(const std::string& level)
         machine_, parameters_, hw::cycle::ProcessDirectory{directory.core_of_process, directory.core_of_address},
         vcd_file_, vcd_signals_);
     cycle_->set_on_lost_for_good([this](const std::string& why) { stop_on_lost_frame(why); });
+    cycle_->set_trace(trace_.get());
   }
 }
 
@@ -275,20 +273,27 @@ std::vector<std::pair<std::string, std::vector<std::pair<std::string, double>>>>
   return models;
 }
 
-void PortalsLevel::observe_operations(hw::OperationTrace::Observer observer)
+void PortalsLevel::observe_operations(hw::OperationTrace::Observer observer, hw::OperationTrace::StageObserver stage,
+                                      hw::OperationTrace::CounterObserver counter)
 {
-  if (not trace_) {
+  if (not trace_)
     trace_ = hw::OperationTrace::open("");
-    if (message_)
-      message_->set_trace(trace_.get());
-  }
   trace_->set_observer(std::move(observer));
+  trace_->set_stage_observers(std::move(stage), std::move(counter));
+  if (message_)
+    message_->set_trace(trace_.get());
+  if (cycle_)
+    cycle_->set_trace(trace_.get()); // its stages report once the trace has observers
 }
 
 void PortalsLevel::finish()
 {
   if (message_)
     message_->flush_trace();
+  if (cycle_) {
+    cycle_->flush_trace();
+    cycle_->set_trace(nullptr);
+  }
   trace_.reset();
   if (message_) {
     const auto& dropped = message_->config().dropped_frames;

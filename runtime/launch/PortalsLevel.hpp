@@ -52,8 +52,10 @@ class PortalsLevel
   void print_statistics() const;
   /** The same counters, per NIC model that ran, by name (for the run summary). */
   std::vector<std::pair<std::string, std::vector<std::pair<std::string, double>>>> statistics() const;
-  /** Hands every NIC transfer of the S4BXI trace to `observer` too (message level; the timeline). */
-  void observe_operations(hw::OperationTrace::Observer observer);
+  /** Hands every NIC transfer of the S4BXI trace to `observer` too, and what the NICs' stages did to
+   * `stage` and `counter` (both levels; the timeline). */
+  void observe_operations(hw::OperationTrace::Observer observer, hw::OperationTrace::StageObserver stage = nullptr,
+                          hw::OperationTrace::CounterObserver counter = nullptr);
   /** The NIC model new Portals commands go to ("message" or "cycle"). Switching keeps all Portals
    * state (it lives in portals/core); operations in flight finish in the model that started them.
    * Both models must have been built (the constructor builds the start level's; `enable_level`

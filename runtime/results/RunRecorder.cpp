@@ -198,6 +198,73 @@ void RunRecorder::nic_operation(const char* operation, int initiator, int target
   occupancy_.push_back({end, initiator, link, -1});
 }
 
+namespace
+{
+/** The NIC stages' lanes, in pipeline order (TX, then RX, then responses and E2E), and their categories. */
+struct StageLane {
+  const char* name;
+  int lane;
+  const char* category;
+};
+constexpr StageLane kStageLanes[] = {
+    {"matching", 4, "match"},
+    {"command decoder", 10, "stage-tx"},
+    {"address translation", 11, "stage-tx"},
+    {"packetizer (requests)", 12, "stage-tx"},
+    {"wire arbiter", 13, "stage-tx"},
+    {"link port", 14, "stage-tx"},
+    {"depacketizer", 15, "stage-rx"},
+    {"LME 0", 16, "match"},
+    {"LME 1", 17, "match"},
+    {"LME 2", 18, "match"},
+    {"LME 3", 19, "match"},
+    {"LME 4", 20, "match"},
+    {"LME 5", 21, "match"},
+    {"LME 6", 22, "match"},
+    {"LME 7", 23, "match"},
+    {"DMA writer", 24, "stage-rx"},
+    {"event engine", 25, "stage-rx"},
+    {"response generator", 26, "stage-response"},
+    {"packetizer (responses)", 27, "stage-response"},
+    {"E2E engine", 28, "e2e"},
+};
+constexpr int kFirstExtraLane = 40;
+} // namespace
+
+std::pair<int, const char*> RunRecorder::stage_lane(int node, const char* lane)
+{
+  auto key = std::make_pair(node, std::string(lane));
+  auto it  = stage_lanes_.find(key);
+  if (it != stage_lanes_.end())
+    return it->second;
+  std::pair<int, const char*> found{-1, "stage"};
+  for (const auto& known : kStageLanes)
+    if (key.second == known.name)
+      found = {known.lane, known.category};
+  if (found.first < 0) {
+    auto extra  = extra_lanes_.emplace(key.second, kFirstExtraLane + static_cast<int>(extra_lanes_.size())).first;
+    found.first = extra->second;
+  }
+  int process = kFirstNicProcess + node;
+  trace_->name_lane(process, "", found.first, key.second, process);
+  return stage_lanes_.emplace(key, found).first->second;
+}
+
+void RunRecorder::nic_stage(int node, const char* lane, const std::string& name, double start, double end)
+{
+  if (not trace_)
+    return;
+  auto [thread, category] = stage_lane(node, lane);
+  trace_->span(kFirstNicProcess + node, thread, category, name, start, end);
+}
+
+void RunRecorder::nic_counter(int node, const char* counter, double time, double value)
+{
+  if (not trace_)
+    return;
+  trace_->counter(kFirstNicProcess + node, counter, counter, time, value);
+}
+
 std::string RunRecorder::finish_timeline()
 {
   if (not trace_)

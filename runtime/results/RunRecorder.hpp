@@ -59,6 +59,10 @@ class RunRecorder
   void observe_mpi_calls();
   /** A NIC transfer as the S4BXI trace lists it (wire frames between nids, PCIe transfers of a nid). */
   void nic_operation(const char* operation, int initiator, int target, double start, double end);
+  /** What stage `lane` of NIC `node` did (the message model's matching engine, each stage of the cycle model). */
+  void nic_stage(int node, const char* lane, const std::string& name, double start, double end);
+  /** A NIC counter (link credits, queue occupancy) took `value` at `time`. */
+  void nic_counter(int node, const char* counter, double time, double value);
 
   // Read by the summary.
   const ActivityCounts& activities() const { return activities_; }
@@ -74,6 +78,10 @@ class RunRecorder
   static constexpr int kRanksProcess    = 1;
   static constexpr int kFirstNicProcess = 100;
   enum NicLane { kTx, kRx, kPcie, kE2e };
+  /** The lane (thread id) and category of a NIC stage, by the name the models give it; named on first use. */
+  std::pair<int, const char*> stage_lane(int node, const char* lane);
+  std::map<std::pair<int, std::string>, std::pair<int, const char*>> stage_lanes_;
+  std::map<std::string, int> extra_lanes_; // stages the table below does not know, in order of first use
 
   void charge_level(int rank, double time);
 

@@ -16,6 +16,10 @@ COLOURS = {
     "rx": "#98df8a",
     "pcie": "#9467bd",
     "e2e": "#d62728",
+    "match": "#e377c2",
+    "stage-tx": "#bcbd22",
+    "stage-rx": "#17becf",
+    "stage-response": "#8c564b",
 }
 LEVEL_COLOURS = {"smpi": "#b8e0b8", "message": "#b8cde8", "cycle": "#f0c0c0"}
 SUBLANES = {"mpi": 0, "portals": 1, "compute": 2}
@@ -27,7 +31,11 @@ LEGEND = {
     "tx": "frame sent (wire/loopback)",
     "rx": "frame received",
     "pcie": "PCIe transfer (command, DMA, event)",
-    "e2e": "BXI ACK (E2E)",
+    "e2e": "BXI ACK (E2E) / E2E engine",
+    "match": "matching (engine, LMEs)",
+    "stage-tx": "cycle TX stage",
+    "stage-rx": "cycle RX stage",
+    "stage-response": "cycle response stage",
 }
 
 
@@ -53,6 +61,8 @@ def main():
     parser.add_argument("--from-us", type=float, default=None, help="start of the time window, simulated us")
     parser.add_argument("--to-us", type=float, default=None, help="end of the time window, simulated us")
     parser.add_argument("--title", default=None)
+    parser.add_argument("--lanes", default=None,
+                        help="draw only the lanes whose label matches this regular expression (e.g. 'node[01] ')")
     arguments = parser.parse_args()
     events, path = load(arguments.folder)
 
@@ -105,6 +115,15 @@ def main():
             labels.append(f"{name} {SUBLANE_NAMES[sublane]}" if (pid, tid) in split or sublane else name)
         else:
             labels.append(f"{group.replace(' NIC', '')} {name}")
+    if arguments.lanes is not None:
+        import re
+
+        pattern = re.compile(arguments.lanes)
+        kept = [(lane, label) for lane, label in zip(lanes, labels) if pattern.search(label)]
+        if not kept:
+            fail(f"no lane matches --lanes '{arguments.lanes}'.")
+        lanes, labels = [lane for lane, _ in kept], [label for _, label in kept]
+        spans = {lane: spans[lane] for lane in lanes}
     times = [s[0] for lane in spans.values() for s in lane] + [m[2] for m in markers]
     ends = [s[0] + s[1] for lane in spans.values() for s in lane] + [m[2] for m in markers]
     start = max(low, min(times))
@@ -112,12 +131,19 @@ def main():
     if end <= start:
         end = start + 1e-3
 
-    # Wire/loopback occupancy per NIC, as a step curve under the lanes.
-    occupancy = {key: values for key, values in counters.items() if key[1] in ("wire", "loopback")}
-    rows = 2 if occupancy else 1
+    # Wire/loopback occupancy per NIC, as a step curve under the lanes; at the cycle level the link
+    # credits each NIC has left towards its peers' request buffers, in a panel of their own. With
+    # --lanes, only the NICs whose lanes are drawn.
+    drawn = {pid for pid, _, _ in lanes}
+    occupancy = {key: values for key, values in counters.items()
+                 if key[1] in ("wire", "loopback") and (arguments.lanes is None or key[0] in drawn)}
+    credits = {key: values for key, values in counters.items()
+               if key[1] == "link credits (requests)" and (arguments.lanes is None or key[0] in drawn)}
+    panels = [panel for panel in (occupancy, credits) if panel]
+    rows = 1 + len(panels)
     height = max(2.5, 0.42 * len(lanes) + 1.5)
-    figure, axes = plt.subplots(rows, 1, figsize=(14, height + (2.2 if occupancy else 0)), sharex=True,
-                                gridspec_kw={"height_ratios": [height, 2.2]} if occupancy else None, squeeze=False)
+    figure, axes = plt.subplots(rows, 1, figsize=(14, height + 2.2 * len(panels)), sharex=True,
+                                gridspec_kw={"height_ratios": [height] + [2.2] * len(panels)}, squeeze=False)
     lanes_axis = axes[0][0]
     used = set()
     for row, lane in enumerate(lanes):
@@ -168,16 +194,23 @@ def main():
     levels_used = sorted({band[3] for band in bands})
     lanes_axis.legend(handles=[Patch(color=COLOURS[c], label=LEGEND[c]) for c in COLOURS if c in used] +
                       [Patch(color=LEVEL_COLOURS.get(l, "#dddddd"), alpha=0.35, label=f"region at {l}") for l in levels_used],
-                      loc="upper center", bbox_to_anchor=(0.5, -0.02 if occupancy else -0.12), ncol=4, fontsize=8,
+                      loc="upper center", bbox_to_anchor=(0.5, -0.02 if panels else -0.12), ncol=4, fontsize=8,
                       frameon=False)
     lanes_axis.set_title(arguments.title or f"bxisim timeline: {os.path.abspath(path)}", fontsize=10)
-    if occupancy:
-        axis = axes[1][0]
-        for (pid, series), values in sorted(occupancy.items()):
-            times = [t for t, _ in values]
-            counts = [v for _, v in values]
-            axis.step(times, counts, where="post", label=f"{process_names.get(pid, pid).replace(' NIC', '')} {series}")
-        axis.set_ylabel("frames in flight\n(per NIC, out)", fontsize=8)
+    ylabels = {id(occupancy): "frames in flight\n(per NIC, out)", id(credits): "link credits left\n(request network, flits)"}
+    for row, panel in enumerate(panels, start=1):
+        axis = axes[row][0]
+        for (pid, series), values in sorted(panel.items()):
+            # The value before the window holds at its start: keep the last point before it.
+            before = [point for point in values if point[0] < start]
+            values = ([(start, before[-1][1])] if before else []) + [point for point in values if start <= point[0] <= end]
+            if not values:
+                continue
+            times = [t for t, _ in values] + [end]
+            counts = [v for _, v in values] + [values[-1][1]]
+            name = series.replace("link credits (requests)", "credits")
+            axis.step(times, counts, where="post", label=f"{process_names.get(pid, pid).replace(' NIC', '')} {name}")
+        axis.set_ylabel(ylabels[id(panel)], fontsize=8)
         axis.legend(fontsize=7, ncol=4, loc="upper right")
         axis.grid(linestyle=":", linewidth=0.5)
         axis.set_xlim(start, end)

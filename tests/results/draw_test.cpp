@@ -8,8 +8,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 using bxisim::test::kPingpong;
 using bxisim::test::run_bxisim;
@@ -34,7 +38,7 @@ void check_render(const char* placement, int lanes)
   std::string png = folder + "/timeline.png";
   auto result     = run_bxisim("trace render " + folder + " -o " + png);
   ASSERT_EQ(result.exit_code, 0) << result.output;
-  // Two rank lanes; per NIC that worked: TX, RX, PCIe, E2E.
+  // Two rank lanes; per NIC that worked: TX, RX, PCIe, E2E, matching (each NIC receives Puts).
   EXPECT_THAT(result.output, testing::HasSubstr("(" + std::to_string(lanes) + " lanes, 0.000-"));
   EXPECT_TRUE(is_png(png));
 }
@@ -42,12 +46,61 @@ void check_render(const char* placement, int lanes)
 
 TEST(Draw, TimelineOfAPingpongAcrossNodes)
 {
-  check_render("--ppn 1", 2 + 2 * 4);
+  check_render("--ppn 1", 2 + 2 * 5);
 }
 
 TEST(Draw, TimelineOfAPingpongInsideANode)
 {
-  check_render("--ppn 2", 2 + 4);
+  check_render("--ppn 2", 2 + 5);
+}
+
+TEST(Draw, TimelineOfACyclePingpongHasALanePerBusyStage)
+{
+  std::string folder = temporary_path("render-cycle");
+  auto run = run_bxisim("run -n 2 --ppn 1 --level cycle --platform single-switch --no-cpu-simulation -q --no-summary "
+                        "--trace " +
+                        folder + " " + kPingpong + " 1000 2");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  // The lanes the renderer must draw: every (group, lane) that holds a span (rank lanes are one kind here).
+  std::ifstream file(folder + "/trace.json");
+  auto trace = nlohmann::json::parse(file, nullptr, false);
+  ASSERT_TRUE(trace.is_object());
+  std::set<std::pair<int, int>> busy;
+  std::set<std::string> stages;
+  std::map<std::pair<int, int>, std::string> names;
+  for (const auto& event : trace["traceEvents"])
+    if (event["ph"] == "M" && event["name"] == "thread_name")
+      names[{event["pid"].get<int>(), event["tid"].get<int>()}] = event["args"]["name"];
+  for (const auto& event : trace["traceEvents"])
+    if (event["ph"] == "X") {
+      busy.insert({event["pid"].get<int>(), event["tid"].get<int>()});
+      stages.insert(names[{event["pid"].get<int>(), event["tid"].get<int>()}]);
+    }
+  for (const char* stage : {"command decoder", "address translation", "packetizer (requests)", "wire arbiter",
+                            "link port", "depacketizer", "DMA writer", "event engine", "E2E engine"})
+    EXPECT_EQ(stages.count(stage), 1U) << stage;
+  std::string png = folder + "/timeline.png";
+  auto result     = run_bxisim("trace render " + folder + " -o " + png);
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, testing::HasSubstr("(" + std::to_string(busy.size()) + " lanes, 0.000-"));
+  EXPECT_TRUE(is_png(png));
+}
+
+TEST(Draw, LanesKeepsTheMatchingLanesOnly)
+{
+  std::string folder = temporary_path("render-lanes");
+  auto run = run_bxisim("run -n 2 --ppn 1 --platform single-switch --no-cpu-simulation -q --no-summary --trace " +
+                        folder + " " + kPingpong + " 1000 2");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  auto ranks = run_bxisim("trace render " + folder + " -o " + folder + "/ranks.png --lanes '^rank'");
+  ASSERT_EQ(ranks.exit_code, 0) << ranks.output;
+  EXPECT_THAT(ranks.output, testing::HasSubstr("(2 lanes, ")); // the two ranks' Portals lanes
+  auto node1 = run_bxisim("trace render " + folder + " -o " + folder + "/node1.png --lanes '^node1 '");
+  ASSERT_EQ(node1.exit_code, 0) << node1.output;
+  EXPECT_THAT(node1.output, testing::HasSubstr("(5 lanes, ")); // TX, RX, PCIe, E2E, matching
+  auto none = run_bxisim("trace render " + folder + " -o " + folder + "/none.png --lanes nothing-like-this");
+  EXPECT_EQ(none.exit_code, 2) << none.output;
+  EXPECT_THAT(none.output, testing::HasSubstr("no lane matches --lanes"));
 }
 
 TEST(Draw, RenderWithoutATraceSaysWhatIsMissing)

@@ -86,6 +86,19 @@ void check_timeline(Path path)
   for (size_t i = 0; i + 1 < sent.size(); ++i)
     EXPECT_GT(sent[i + 1]["ts"].get<double>(), sent[i]["ts"].get<double>() + sent[i]["dur"].get<double>());
   EXPECT_EQ(events_of(trace, "X", "e2e").size(), 2 * sent.size()); // each BXI ACK, on both NICs' E2E lanes
+  // The matching lane: each Put from its arrival until the semantics delivered it, which waits for the
+  // payload's last PCIe packet in memory (one PCIe packet after arrival, pipelined with the wire).
+  auto matched = events_of(trace, "X", "match");
+  ASSERT_EQ(matched.size(), sent.size());
+  double pcie_bandwidth = std::min(f.p.real("pcie.transfer_bandwidth"), f.p.real("pcie.bus_bandwidth"));
+  double deposit        = f.p.real("pcie.transfer_latency") + f.p.real("pcie.bus_latency") +
+                   std::min<double>(kPayload, f.p.real("nic.pcie_packet")) / pcie_bandwidth;
+  for (size_t i = 0; i < matched.size(); ++i) {
+    EXPECT_THAT(matched[i]["name"].get<std::string>(), testing::StartsWith("PUT from nid "));
+    EXPECT_NEAR(matched[i]["ts"].get<double>(), received[i]["ts"].get<double>() + received[i]["dur"].get<double>(),
+                kTolerance);
+    EXPECT_NEAR(matched[i]["dur"].get<double>(), deposit * kUs, kTolerance);
+  }
 
   // Link occupancy counters: on the link class used, at most a Put and a BXI ACK at a time (two virtual
   // networks), back to 0 at the end.

@@ -189,6 +189,63 @@ struct VnFeeder : sc_core::sc_module {
 };
 } // namespace
 
+namespace
+{
+/** Stands for the link port in front of the wire arbiter: never busy, credits per network as set. */
+struct LinkStub : sc_core::sc_prim_channel, cyc::LinkReadyIf {
+  bool credits[cyc::kVirtualNetworks] = {true, true, true, true};
+  sc_core::sc_event changed_event;
+  LinkStub() : sc_core::sc_prim_channel("link_stub") {}
+  bool busy() const override { return false; }
+  bool has_credits(unsigned network) const override { return credits[network]; }
+  const sc_core::sc_event& changed() const override { return changed_event; }
+};
+} // namespace
+
+TEST(WireArbiter, ARequestWithoutLinkCreditsLetsResponsesGoAndLeavesWhenCreditsReturn)
+{
+  auto config = default_cycle_config();
+  cyc::FramePool pool;
+  cyc::WireArbiter arbiter("arbiter", config.wire_arbiter);
+  FrameSink link("link");
+  LinkStub credits;
+  credits.credits[cyc::kComputeRequest] = false; // the peer's request buffer is full
+  VnFeeder feeder("feeder");
+  arbiter.out.bind(link.in);
+  arbiter.link.bind(credits);
+  feeder.requests.bind(arbiter.vn[cyc::kComputeRequest]);
+  feeder.responses.bind(arbiter.vn[cyc::kComputeResponse]);
+  feeder.credits.bind(arbiter.credits);
+  auto* request       = make_request(pool, 8, 1);
+  auto* answer        = pool.allocate(cyc::FrameKind::Response, frame_of(*request).operation, 0, 1);
+  feeder.to_requests  = {request};
+  feeder.to_responses = {answer};
+  feeder.credit_at    = ns(50); // unused (flow control is off); the feeder's thread ends there
+  feeder.credited     = frame_of(*request).operation.get();
+  struct Returner : sc_core::sc_module {
+    LinkStub& stub;
+    Returner(sc_core::sc_module_name name, LinkStub& s) : sc_core::sc_module(name), stub(s)
+    {
+      SC_HAS_PROCESS(Returner);
+      SC_THREAD(run);
+    }
+    void run()
+    {
+      wait(ns(40));
+      stub.credits[cyc::kComputeRequest] = true;
+      stub.changed_event.notify(sc_core::SC_ZERO_TIME);
+    }
+  } returner("returner", credits);
+  sc_core::sc_start();
+  const auto a = config.wire_arbiter.arbitrate;
+  ASSERT_EQ(link.arrivals.size(), 2U);
+  EXPECT_EQ(link.frames[0], answer); // the response does not wait behind the request
+  EXPECT_EQ(link.arrivals[0], ns(1) + a);
+  EXPECT_EQ(link.frames[1], request);
+  EXPECT_EQ(link.arrivals[1], ns(40) + a);
+  EXPECT_GE(arbiter.link_stalls, 1U);
+}
+
 TEST(WireArbiter, NicFlowControlHoldsRequestsUntilACreditReturns)
 {
   auto config                   = default_cycle_config();
@@ -197,7 +254,9 @@ TEST(WireArbiter, NicFlowControlHoldsRequestsUntilACreditReturns)
   cyc::WireArbiter arbiter("arbiter", config.wire_arbiter);
   FrameSink link("link");
   VnFeeder feeder("feeder");
+  LinkStub ready;
   arbiter.out.bind(link.in);
+  arbiter.link.bind(ready);
   feeder.requests.bind(arbiter.vn[cyc::kComputeRequest]);
   feeder.responses.bind(arbiter.vn[cyc::kComputeResponse]);
   feeder.credits.bind(arbiter.credits);
@@ -321,9 +380,11 @@ TEST(ListMatchingEngine, EnginesMatchInParallelAndCommitInArrivalOrder)
   cyc::ListMatchingEngine lme1("lme1", config.list_matching, 1, outbox, order);
   QueueDrain writer("writer");
   FakeBridge bridge("bridge");
+  cyc::ResponseSlots slots("slots", 1);
   for (auto* lme : {&lme0, &lme1}) {
     lme->headers.bind(headers);
     lme->out.bind(out);
+    lme->slots.bind(slots);
   }
   writer.in.bind(out);
   bridge.outbox = &outbox;
@@ -346,6 +407,7 @@ TEST(ListMatchingEngine, EnginesMatchInParallelAndCommitInArrivalOrder)
   EXPECT_EQ(bridge.delivered[1], m);
   EXPECT_EQ(bridge.delivered[2], 2.0 * m);
   EXPECT_EQ(lme0.matched + lme1.matched, 3U);
+  EXPECT_EQ(slots.free(), 1U); // Puts without an ACK: each gave its response slot back at delivery
 }
 
 namespace
@@ -501,11 +563,12 @@ TEST(Depacketizer, ReturnsCreditsDispatchesAndDropsDuplicates)
   auto config = default_cycle_config();
   cyc::FramePool pool;
   cyc::Outbox outbox;
-  cyc::FrameQueue rx("rx"), headers("headers"), responses("responses");
+  cyc::FrameQueue rx("rx"), rx_responses("rx_responses"), headers("headers"), responses("responses");
   cyc::Depacketizer depacketizer("depacketizer", config.depacketizer, 1, outbox);
   FrameSink e2e("e2e");
   QueueDrain matched("matched"), replies("replies");
   depacketizer.in.bind(rx);
+  depacketizer.in_responses.bind(rx_responses);
   depacketizer.to_e2e.bind(e2e.in);
   depacketizer.headers.bind(headers);
   depacketizer.responses.bind(responses);
@@ -525,14 +588,16 @@ TEST(Depacketizer, ReturnsCreditsDispatchesAndDropsDuplicates)
   unsigned flits               = 7;
   for (auto* frame : {request, copy, reply})
     frame_of(*frame).last_flits = flits;
-  QueueFeeder feeder("feeder", rx, {request, copy, reply});
+  QueueFeeder feeder("feeder", rx, {request, copy});
+  QueueFeeder response_feeder("response_feeder", rx_responses, {reply});
   sc_core::sc_start();
   const auto& c = config.depacketizer;
   ASSERT_EQ(e2e.arrivals.size(), 3U); // every frame, one per depacketize time
   for (size_t i = 0; i < 3; ++i)
     EXPECT_EQ(e2e.arrivals[i], c.depacketize * static_cast<double>(i + 1));
+  EXPECT_EQ(e2e.frames[0], reply);      // the response network's buffer goes first
   ASSERT_EQ(matched.frames.size(), 1U); // the copy is dropped
-  EXPECT_EQ(matched.arrivals[0], c.depacketize);
+  EXPECT_EQ(matched.arrivals[0], c.depacketize * 2.0);
   EXPECT_EQ(depacketizer.duplicates, 1U);
   // The payload's last PCIe packet is in memory one packet after arrival (at 0 here).
   auto deposit = [&](uint64_t bytes) {
@@ -540,7 +605,7 @@ TEST(Depacketizer, ReturnsCreditsDispatchesAndDropsDuplicates)
   };
   EXPECT_EQ(frame_of(*matched.frames[0]).in_memory_at, deposit(size));
   ASSERT_EQ(replies.frames.size(), 1U);
-  EXPECT_EQ(replies.arrivals[0], c.depacketize * 3.0);
+  EXPECT_EQ(replies.arrivals[0], c.depacketize);
   EXPECT_EQ(frame_of(*replies.frames[0]).in_memory_at, deposit(100));
   // Each frame's credits go back to its sender at once.
   std::map<int, uint64_t> credits;
@@ -575,6 +640,8 @@ TEST(ResponseGenerator, BuildsAnAckAndAReplyOneAfterTheOther)
   FrameSink sink("sink");
   source.out.bind(generator.in);
   generator.out.bind(sink.in);
+  cyc::ResponseSlots slots("slots", 0); // the LMEs took them
+  generator.slots.bind(slots);
   const uint64_t size = 2048;
   source.plan         = {
               {sc_core::SC_ZERO_TIME, delivered(pool, bxisim::portals::OpKind::put, bxisim::portals::ResponseKind::ack, size)},
@@ -592,6 +659,7 @@ TEST(ResponseGenerator, BuildsAnAckAndAReplyOneAfterTheOther)
   EXPECT_EQ(frame_of(*sink.frames[0]).payload, 0U);   // an ACK carries no payload
   EXPECT_EQ(frame_of(*sink.frames[1]).payload, size); // a reply carries the matched bytes
   EXPECT_TRUE(outbox.empty());
+  EXPECT_EQ(slots.free(), 2U); // each response on its way gave its slot back
 }
 
 TEST(ResponseGenerator, QuickAcksCompleteAtOnceWithoutAFrame)
@@ -605,6 +673,8 @@ TEST(ResponseGenerator, QuickAcksCompleteAtOnceWithoutAFrame)
   FrameSink sink("sink");
   source.out.bind(generator.in);
   generator.out.bind(sink.in);
+  cyc::ResponseSlots slots("slots", 0); // the LMEs took them
+  generator.slots.bind(slots);
   source.plan = {
       {sc_core::SC_ZERO_TIME, delivered(pool, bxisim::portals::OpKind::put, bxisim::portals::ResponseKind::ack, 8)}};
   sc_core::sc_start();
@@ -615,6 +685,7 @@ TEST(ResponseGenerator, QuickAcksCompleteAtOnceWithoutAFrame)
   EXPECT_EQ(kinds,
             (std::vector<OutboxRequest::Kind>{OutboxRequest::Kind::FlowCreditReturn, OutboxRequest::Kind::CompleteSend,
                                               OutboxRequest::Kind::CompleteResponse}));
+  EXPECT_EQ(slots.free(), 1U);
 }
 
 namespace
