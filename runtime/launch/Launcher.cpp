@@ -18,6 +18,7 @@
 #include "platforms/Topologies.hpp"
 #include "platforms/WireFaults.hpp"
 #include "runtime/config/ConfigError.hpp"
+#include "runtime/os/CodePages.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include "runtime/results/Progress.hpp"
 #include "runtime/results/RunSummary.hpp"
@@ -448,6 +449,8 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
       simgrid::s4u::Actor::create("sim-time-limit", ranks.front()->host(), [&] {
         stop_at_simulated_time(options.sim_time_limit, ranks, limit_reached);
       })->daemonize();
+    if (Rank::cpu_settings().simulate && Rank::cpu_settings().measure)
+      os::populate_loaded_code(); // the first call of each bxisim entry point is not a rank's computation
     std::optional<Progress> progress;
     if (Progress::wanted(options.quiet, OutputRouter::original_stderr()))
       progress.emplace(recorder, options.ranks, OutputRouter::original_stderr());

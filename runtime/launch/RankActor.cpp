@@ -1,6 +1,7 @@
 #include "RankActor.hpp"
 
 #include "OutputRouter.hpp"
+#include "runtime/os/CodePages.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 
 #include <simgrid/Exception.hpp>
@@ -66,16 +67,17 @@ void start_own_code(Rank& rank)
 {
   OutputRouter::switch_to(rank.index());
   rank.process_state().restore_globals();
-  rank.start_burst();
   os::set_running_rank(&rank);
+  rank.start_burst(); // last: what comes before is the simulator's
 }
 
 /** Back to the simulator: the rank's last burst is simulated. */
 void end_own_code(Rank& rank)
 {
+  double burst = rank.end_burst(); // first: what comes after is the simulator's
   os::set_running_rank(nullptr);
   rank.process_state().save_globals();
-  rank.simulate_burst(rank.end_burst());
+  rank.simulate_burst(burst);
 }
 } // namespace
 
@@ -113,6 +115,8 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
       rank.mark_load_failed();
       return;
     }
+    if (Rank::cpu_settings().simulate && Rank::cpu_settings().measure)
+      os::populate_code_of(handle); // its first pass through each page of code is not its computation
     XBT_DEBUG("rank %d runs main of %s on %s", rank.index(), program_copy.c_str(), rank.host()->get_cname());
     start_own_code(rank); // the loader's own work is not the rank's computation
     int code = call_main(rank, main_function, static_cast<int>(argv.size()), pointers.data());
