@@ -14,6 +14,7 @@
 
 #include <csetjmp>
 #include <cstdlib>
+#include <ctime>
 #include <cxxabi.h>
 #include <exception>
 #include <filesystem>
@@ -71,6 +72,15 @@ void start_own_code(Rank& rank)
   rank.start_burst(); // last: what comes before is the simulator's
 }
 
+double loading_cpu = 0;
+
+double process_cpu_seconds()
+{
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now); // a CPU-time clock: bxisim's interposer passes it through
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
 /** Back to the simulator: the rank's last burst is simulated. */
 void end_own_code(Rank& rank)
 {
@@ -80,6 +90,11 @@ void end_own_code(Rank& rank)
   rank.simulate_burst(burst);
 }
 } // namespace
+
+double loading_cpu_seconds()
+{
+  return loading_cpu;
+}
 
 void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::string> argv,
               const std::function<bool(Rank&)>& load_first, const std::function<int(Rank&, int)>& after_main)
@@ -100,7 +115,8 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
       rank.mark_ended(127);
       return;
     }
-    void* handle = dlopen(program_copy.c_str(), RTLD_NOW | RTLD_LOCAL);
+    double load_start = process_cpu_seconds();
+    void* handle      = dlopen(program_copy.c_str(), RTLD_NOW | RTLD_LOCAL);
     os::set_running_rank(nullptr);
     if (handle == nullptr) {
       XBT_ERROR("rank %d cannot load %s: %s. Build the program with bxicc or bxicxx.", rank.index(),
@@ -117,6 +133,7 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
     }
     if (Rank::cpu_settings().simulate && Rank::cpu_settings().measure)
       os::populate_code_of(handle); // its first pass through each page of code is not its computation
+    loading_cpu += process_cpu_seconds() - load_start;
     XBT_DEBUG("rank %d runs main of %s on %s", rank.index(), program_copy.c_str(), rank.host()->get_cname());
     start_own_code(rank); // the loader's own work is not the rank's computation
     int code = call_main(rank, main_function, static_cast<int>(argv.size()), pointers.data());
