@@ -17,6 +17,24 @@ namespace bxisim::portals
 
 void logApiFailure(const char* function, const char* what);
 
+/* The edges of an API call (Core::CallEdges): the first object built, the last destroyed. */
+class CallEdge
+{
+ public:
+  CallEdge()
+  {
+    if (auto enter = Core::callEdges().enter)
+      enter();
+  }
+  ~CallEdge()
+  {
+    if (auto leave = Core::callEdges().leave)
+      leave();
+  }
+  CallEdge(const CallEdge&)            = delete;
+  CallEdge& operator=(const CallEdge&) = delete;
+};
+
 /* `arguments` describes the call's arguments, for the blocking calls (see Core::setCallScope). */
 /* A call that made an object: its handle, written in `*handle` by Core, becomes the calling process's
  * own number for it (Core::localHandle). */
@@ -30,6 +48,7 @@ inline int returningHandle(Core& core, int rc, ptl_handle_any_t* handle)
 template <typename F>
 int guarded(const char* function, const Core::CallArguments& arguments, F&& body)
 {
+  CallEdge edge;
   try {
     auto scope = Core::instance().openCallScope(function, arguments);
     return body(Core::instance());

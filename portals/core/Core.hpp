@@ -63,6 +63,12 @@ EntrySpec toSpec(const ptl_le_t& le);
 /* The NI limits bxisim offers (what PtlNIInit returns without `desired`). */
 ptl_ni_limits_t defaultLimits();
 
+/* See Core::setCallEdges. */
+struct CoreCallEdges {
+  void (*enter)() = nullptr;
+  void (*leave)() = nullptr;
+};
+
 class Core
 {
  public:
@@ -82,6 +88,13 @@ class Core
   {
     return callScope_ ? callScope_(function, arguments) : nullptr;
   }
+  /* Called first and last by every API entry point (guarded(), api/Guard.hpp), around the call scope:
+   * plain functions, so that nothing of the simulator runs before the first nor after the last. The
+   * runtime ends the calling rank's CPU burst at `enter` and starts the next at `leave`, so that the
+   * entry point's own code is the simulator's, not the rank's computation. */
+  using CallEdges = CoreCallEdges;
+  static void setCallEdges(CallEdges edges) { callEdges_ = edges; }
+  static const CallEdges& callEdges() { return callEdges_; }
   /* Polling: whether an empty poll of process `id` may block it until its next Portals event (the
    * runtime's word: true only where nothing but Portals can make the process progress, e.g. inside a
    * blocking MPI wait over OpenMPI's Portals components). Without a rule, an empty poll always lets the
@@ -287,6 +300,7 @@ class Core
 
   ContextProvider provider_;
   CallScope callScope_;
+  inline static CallEdges callEdges_;
   std::unordered_map<uint32_t, ProcessState> processes_;
   PollBlockingRule pollBlocking_;
   std::unordered_map<uint64_t, uint32_t> processByAddress_; // physKey -> ProcessContext::id

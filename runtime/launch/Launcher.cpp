@@ -19,6 +19,7 @@
 #include "platforms/Topologies.hpp"
 #include "platforms/WireFaults.hpp"
 #include "runtime/config/ConfigError.hpp"
+#include "runtime/os/CodePages.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include "runtime/results/Progress.hpp"
 #include "runtime/results/RunSummary.hpp"
@@ -34,6 +35,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <ctime>
 #include <elf.h>
 #include <filesystem>
 #include <fstream>
@@ -150,24 +152,73 @@ void check_simulator_settings(const platform::SimulatorOptions& options)
 }
 
 /**
+ * Memory mappings of one loaded copy of the ELF file `path`: one per loadable segment, one more for
+ * its RELRO part (made read-only after relocation), one more for a .bss that extends past the file.
+ * 5 when the file cannot be read (a small program linked with the usual separate code segment).
+ */
+long mappings_of_copy(const std::string& path)
+{
+  std::ifstream file(path, std::ios::binary);
+  std::string image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  Elf64_Ehdr header{};
+  if (not read_at(image, 0, header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
+    return 5;
+  long count = 0;
+  for (int i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr segment{};
+    if (not read_at(image, header.e_phoff + static_cast<uint64_t>(i) * header.e_phentsize, segment))
+      return 5;
+    if (segment.p_type == PT_LOAD) {
+      ++count;
+      constexpr uint64_t kPage = 4096;
+      uint64_t file_end        = (segment.p_vaddr + segment.p_filesz + kPage - 1) / kPage;
+      uint64_t memory_end      = (segment.p_vaddr + segment.p_memsz + kPage - 1) / kPage;
+      count += memory_end > file_end; // anonymous pages of .bss beyond the file's last page
+    } else if (segment.p_type == PT_GNU_RELRO) {
+      ++count;
+    }
+  }
+  return count;
+}
+
+/**
  * Each rank maps its own copy of the program (and of each privatized library) and an actor stack:
  * a run of many ranks can exceed the system's limit on memory mappings, and fail half-way with an
- * obscure message. Measured: 7 mappings per rank (5 for a copy of a small program, 2 for its stack),
- * about 5 per copy of a library, 2 per NIC actor stack, a few hundred for bxisim itself.
+ * obscure message. Counted: the copies' mappings from their ELF headers (5 for a small program linked
+ * as usual, 2 when built by bxicc), 2 per actor stack (the stack and its guard page; without guard
+ * pages, SimGrid's stacks are adjacent anonymous mappings the kernel merges), 2 per NIC actor stack
+ * (8 per node), a few hundred for bxisim itself. When only the guard pages are in the way, they are
+ * left out, with a note.
  */
-void check_system_limits(int ranks, size_t nodes, size_t libraries, uintmax_t copy_bytes)
+void check_system_limits(int ranks, size_t nodes, const std::string& program,
+                         const std::vector<PrivatizedLibrary>& libraries, uintmax_t copy_bytes)
 {
-  constexpr long kMapsPerRank = 7, kMapsPerLibrary = 5, kMapsPerNode = 2 * 8, kMapsBase = 400;
-  long per_rank = kMapsPerRank + kMapsPerLibrary * static_cast<long>(libraries);
-  long needed   = kMapsBase + kMapsPerNode * static_cast<long>(nodes) + per_rank * ranks;
-  long limit    = 0;
-  if (std::ifstream("/proc/sys/vm/max_map_count") >> limit; limit > 0 && needed > limit)
-    throw config::ConfigError(fmt::format(
-        "-n {} needs about {} memory mappings ({} per rank: its copies of the program and libraries, its stack), "
-        "more than this system allows (vm.max_map_count = {}); about {} ranks fit. Raise the limit (as root: sysctl "
-        "-w vm.max_map_count={}) or run fewer ranks.",
-        ranks, needed, per_rank, limit,
-        std::max(0L, (limit - kMapsBase - kMapsPerNode * static_cast<long>(nodes)) / per_rank), needed * 2));
+  constexpr long kMapsPerStack = 2, kMapsPerNode = kMapsPerStack * 8, kMapsBase = 400;
+  long copies = mappings_of_copy(program);
+  for (const auto& library : libraries)
+    copies += mappings_of_copy(library.path);
+  long fixed         = kMapsBase + kMapsPerNode * static_cast<long>(nodes);
+  long per_rank      = copies + kMapsPerStack;
+  long needed        = fixed + per_rank * ranks;
+  long without_guard = kMapsBase + copies * ranks;
+  long limit         = 0;
+  if (std::ifstream("/proc/sys/vm/max_map_count") >> limit; limit > 0 && needed > limit) {
+    if (without_guard <= limit * 9 / 10) {
+      simgrid::s4u::Engine::set_config("contexts/guard-size:0");
+      XBT_INFO("-n %d needs about %ld memory mappings with a guard page below each actor stack, more than this "
+               "system allows (vm.max_map_count = %ld): the stacks are made without guard pages (about %ld "
+               "mappings), so a stack overflow in a rank is not caught. Raise the limit (as root: sysctl -w "
+               "vm.max_map_count=%ld) to keep them.",
+               ranks, needed, limit, without_guard, needed * 2);
+    } else {
+      throw config::ConfigError(fmt::format(
+          "-n {} needs about {} memory mappings ({} per rank: its copies of the program and libraries, its stack), "
+          "more than this system allows (vm.max_map_count = {}); about {} ranks fit. Raise the limit (as root: "
+          "sysctl -w vm.max_map_count={}) or run fewer ranks.",
+          ranks, needed, per_rank, limit, std::max(0L, (limit * 9 / 10 - kMapsBase) / std::max(1L, copies)),
+          needed * 2));
+    }
+  }
   std::error_code error;
   auto space = std::filesystem::space(std::filesystem::temp_directory_path(error), error);
   if (not error && copy_bytes * static_cast<uintmax_t>(ranks) > space.available)
@@ -303,19 +354,26 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   uintmax_t copy_bytes = std::filesystem::file_size(program);
   for (const auto& library : libraries)
     copy_bytes += std::filesystem::file_size(library.path);
-  check_system_limits(options.ranks, machine->nodes().size(), libraries.size(), copy_bytes);
+  check_system_limits(options.ranks, machine->nodes().size(), program, libraries, copy_bytes);
 
   RunFolder folder(options.keep_temps);
   RunSupervisor::block_stop_signals(); // a Ctrl-C while the copies are made waits for the supervisor
   std::vector<std::unique_ptr<Rank>> ranks;
   std::vector<std::string> copies;
+  timespec copies_start{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &copies_start);
   for (const auto& placement : placements) {
     const auto& node = machine->nodes()[static_cast<size_t>(placement.node)];
     ranks.push_back(
         std::make_unique<Rank>(placement, options.ranks, node.cores[static_cast<size_t>(placement.core)], node.name));
     copies.push_back(make_rank_copies(folder, placement.rank, program, libraries));
   }
-  XBT_VERB("%d rank(s) of %s, copies in %s", options.ranks, program.c_str(), folder.path().c_str());
+  timespec copies_end{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &copies_end);
+  double copies_cpu = static_cast<double>(copies_end.tv_sec - copies_start.tv_sec) +
+                      static_cast<double>(copies_end.tv_nsec - copies_start.tv_nsec) * 1e-9;
+  XBT_VERB("%d rank(s) of %s, copies in %s, made in %.3f s of CPU (%.1f us per rank)", options.ranks, program.c_str(),
+           folder.path().c_str(), copies_cpu, copies_cpu / options.ranks * 1e6);
 
   bool uses_mpi = program_uses_mpi(program) || std::any_of(libraries.begin(), libraries.end(), [](const auto& library) {
                     return program_uses_mpi(library.path);
@@ -458,12 +516,15 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
       simgrid::s4u::Actor::create("sim-time-limit", ranks.front()->host(), [&] {
         stop_at_simulated_time(options.sim_time_limit, ranks, limit_reached);
       })->daemonize();
+    if (Rank::cpu_settings().simulate && Rank::cpu_settings().measure)
+      os::populate_loaded_code(); // the first call of each bxisim entry point is not a rank's computation
     std::optional<Progress> progress;
     if (Progress::wanted(options.quiet, OutputRouter::original_stderr()))
       progress.emplace(recorder, options.ranks, OutputRouter::original_stderr());
     engine->run();
   }
-  XBT_VERB("simulation ended at %.9f s", simgrid::s4u::Engine::get_clock());
+  XBT_VERB("simulation ended at %.9f s; loading the ranks' copies took %.3f s of CPU (%.1f us per rank)",
+           simgrid::s4u::Engine::get_clock(), loading_cpu_seconds(), loading_cpu_seconds() / options.ranks * 1e6);
   if (portals) {
     portals->finish();
     if (options.nic_stats)

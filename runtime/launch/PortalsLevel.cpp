@@ -80,6 +80,7 @@ PortalsLevel::PortalsLevel(const std::string& level, const platform::Machine& ma
   switch_level(level);
 
   auto& core = portals::Core::instance();
+  portals::Core::setCallEdges({&os::enter_call_edge, &os::leave_call_edge});
   core.setContextProvider([this] { return context_of_caller(); });
   core.setCallScope([](const char* function, const portals::Core::CallArguments& arguments) {
     auto call = std::make_shared<PortalsCall>();
@@ -167,6 +168,7 @@ PortalsLevel::~PortalsLevel()
   core.setPollBlocking(nullptr);
   core.setContextProvider(nullptr);
   core.setCallScope(nullptr);
+  portals::Core::setCallEdges({});
 }
 
 void PortalsLevel::set_poll_blocking(std::function<bool(uint32_t)> may_block)

@@ -21,22 +21,39 @@ double thread_cpu_seconds()
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
-/**
- * CPU time a burst measures when the rank does nothing: the clock reads themselves. Where the thread
- * CPU clock is a system call (1.4 us on some virtual machines) it is above cpu.threshold and would
- * turn every call into simulated computation. The smallest of many back-to-back reads estimates it.
- */
-double clock_read_cost()
+/** The real monotonic clock: no system call (the vDSO), about 0.1 us even on a virtual machine. */
+double wall_seconds()
 {
-  static const double cost = [] {
-    double smallest = 1.0;
+  timespec now{};
+  BXISIM_REAL(clock_gettime)(CLOCK_MONOTONIC, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+/**
+ * What a burst measures when the rank does nothing, on each clock: the reads themselves, in the order
+ * start_burst() and end_burst() make them. The thread CPU clock is a system call (1.2 to 1.5 us on
+ * some virtual machines, above cpu.threshold). The smallest of many back-to-back measures estimates it.
+ */
+struct ReadCosts {
+  double wall = 0; // start_burst's wall read to end_burst's
+  double cpu  = 0; // start_burst's CPU read to end_burst's, through both wall reads
+};
+
+const ReadCosts& read_costs()
+{
+  static const ReadCosts costs = [] {
+    ReadCosts smallest{1.0, 1.0};
     for (int i = 0; i < 200; ++i) {
-      double first = thread_cpu_seconds();
-      smallest     = std::min(smallest, thread_cpu_seconds() - first);
+      double cpu_start  = thread_cpu_seconds();
+      double wall_start = wall_seconds();
+      double wall_end   = wall_seconds();
+      double cpu_end    = thread_cpu_seconds();
+      smallest.wall     = std::min(smallest.wall, wall_end - wall_start);
+      smallest.cpu      = std::min(smallest.cpu, cpu_end - cpu_start);
     }
     return smallest;
   }();
-  return cost;
+  return costs;
 }
 } // namespace
 
@@ -45,19 +62,32 @@ Rank::Rank(const RankPlacement& placement, int size, simgrid::s4u::Host* host, s
 {
 }
 
-// Without CPU simulation (or when SMPI measures CPU time itself) nothing uses the bursts: the thread CPU clock (a
-// system call) is not read, so a simulator call costs no system call at all.
+// Without CPU simulation (or when SMPI measures CPU time itself) nothing uses the bursts: no clock is
+// read, so a simulator call costs no system call at all. With it, one: the thread CPU clock as the call
+// returns to the rank. The burst is first timed on the wall clock, read without a system call: a
+// burst shorter than cpu.threshold on that clock is shorter on the CPU clock too (one thread), and the
+// CPU clock is read again only for the others. So the variable cost of a system call (and the
+// interrupts that land during it) stays out of the short bursts between two calls, which the threshold
+// then drops; the CPU clock leaves out the time the thread was not running in the long ones.
 void Rank::start_burst()
 {
-  if (settings.simulate && settings.measure)
-    burst_start_ = thread_cpu_seconds();
+  if (not settings.simulate || not settings.measure)
+    return;
+  burst_cpu_start_  = thread_cpu_seconds();
+  burst_wall_start_ = wall_seconds(); // last: the burst starts as the simulator returns to the rank
 }
 
 double Rank::end_burst()
 {
   if (not settings.simulate || not settings.measure)
     return 0.0;
-  return std::max(0.0, thread_cpu_seconds() - burst_start_ - clock_read_cost());
+  double wall_end        = wall_seconds(); // first: what comes after is the simulator's
+  const ReadCosts& costs = read_costs();
+  double wall            = wall_end - burst_wall_start_ - costs.wall;
+  if (wall < settings.threshold)
+    return std::max(0.0, wall);
+  double cpu = thread_cpu_seconds() - burst_cpu_start_ - costs.cpu;
+  return std::max(0.0, std::min(wall, cpu));
 }
 
 bool Rank::simulate_burst(double seconds)
@@ -90,6 +120,8 @@ void Rank::mark_killed_by(int signal_number)
 void Rank::set_cpu_settings(const CpuSettings& new_settings)
 {
   settings = new_settings;
+  if (settings.simulate && settings.measure)
+    read_costs(); // measured now, not in a rank's first burst
 }
 
 const CpuSettings& Rank::cpu_settings()

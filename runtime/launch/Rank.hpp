@@ -48,8 +48,37 @@ class Rank
 
   /** The rank's own code starts (or resumes) running on this thread: its CPU burst starts. */
   void start_burst();
-  /** Thread CPU seconds spent since start_burst(), less the cost of reading the clock. */
+  /**
+   * CPU seconds the rank's code spent since start_burst(), less the cost of reading the clocks: the
+   * wall time when it is below cpu.threshold, else the thread CPU time (at most the wall time).
+   */
   double end_burst();
+  /**
+   * The edges of a Portals call (portals::Core::CallEdges): the burst ends at the entry point's first
+   * instruction and the next starts at its last, so the SimulatorCall inside takes the burst ended
+   * there (take_burst) and leaves the start to the exit edge.
+   */
+  void end_burst_at_edge()
+  {
+    edge_burst_ = end_burst();
+    at_edge_    = true;
+  }
+  /** The burst ended at the entry edge if there was one, else end_burst(); tells which. */
+  double take_burst(bool& at_edge)
+  {
+    at_edge  = at_edge_;
+    at_edge_ = false;
+    return at_edge ? edge_burst_ : end_burst();
+  }
+  /** Whether the exit edge starts the next burst (the SimulatorCall taken at the entry edge has ended). */
+  void defer_burst_start() { start_deferred_ = true; }
+  bool take_deferred_start()
+  {
+    at_edge_        = false;
+    bool deferred   = start_deferred_;
+    start_deferred_ = false;
+    return deferred;
+  }
   /**
    * Simulates a burst measured by end_burst(), scaled by the CPU factor, when computation is
    * simulated and the burst is not below the threshold; returns whether it did.
@@ -112,13 +141,17 @@ class Rank
   int size_;
   simgrid::s4u::Host* host_;
   std::string node_name_;
-  RankState state_       = RankState::NotStarted;
-  int exit_code_         = 0;
-  int end_signal_        = 0;
-  double last_call_time_ = 0.0;
-  bool crashed_          = false;
-  bool load_failed_      = false;
-  double burst_start_    = 0.0;
+  RankState state_         = RankState::NotStarted;
+  int exit_code_           = 0;
+  int end_signal_          = 0;
+  double last_call_time_   = 0.0;
+  bool crashed_            = false;
+  bool load_failed_        = false;
+  double edge_burst_       = 0.0;
+  bool at_edge_            = false;
+  bool start_deferred_     = false;
+  double burst_cpu_start_  = 0.0; // thread CPU clock at start_burst()
+  double burst_wall_start_ = 0.0; // monotonic clock at start_burst()
   std::function<std::string()> waiting_for_;
   os::ProcessState process_state_;
 };

@@ -1,6 +1,7 @@
 #include "RankActor.hpp"
 
 #include "OutputRouter.hpp"
+#include "runtime/os/CodePages.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 
 #include <simgrid/Exception.hpp>
@@ -13,6 +14,7 @@
 
 #include <csetjmp>
 #include <cstdlib>
+#include <ctime>
 #include <cxxabi.h>
 #include <exception>
 #include <filesystem>
@@ -66,18 +68,33 @@ void start_own_code(Rank& rank)
 {
   OutputRouter::switch_to(rank.index());
   rank.process_state().restore_globals();
-  rank.start_burst();
   os::set_running_rank(&rank);
+  rank.start_burst(); // last: what comes before is the simulator's
+}
+
+double loading_cpu = 0;
+
+double process_cpu_seconds()
+{
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now); // a CPU-time clock: bxisim's interposer passes it through
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
 /** Back to the simulator: the rank's last burst is simulated. */
 void end_own_code(Rank& rank)
 {
+  double burst = rank.end_burst(); // first: what comes after is the simulator's
   os::set_running_rank(nullptr);
   rank.process_state().save_globals();
-  rank.simulate_burst(rank.end_burst());
+  rank.simulate_burst(burst);
 }
 } // namespace
+
+double loading_cpu_seconds()
+{
+  return loading_cpu;
+}
 
 void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::string> argv,
               const std::function<bool(Rank&)>& load_first, const std::function<int(Rank&, int)>& after_main)
@@ -98,7 +115,8 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
       rank.mark_ended(127);
       return;
     }
-    void* handle = dlopen(program_copy.c_str(), RTLD_NOW | RTLD_LOCAL);
+    double load_start = process_cpu_seconds();
+    void* handle      = dlopen(program_copy.c_str(), RTLD_NOW | RTLD_LOCAL);
     os::set_running_rank(nullptr);
     if (handle == nullptr) {
       XBT_ERROR("rank %d cannot load %s: %s. Build the program with bxicc or bxicxx.", rank.index(),
@@ -113,6 +131,9 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
       rank.mark_load_failed();
       return;
     }
+    if (Rank::cpu_settings().simulate && Rank::cpu_settings().measure)
+      os::populate_code_of(handle); // its first pass through each page of code is not its computation
+    loading_cpu += process_cpu_seconds() - load_start;
     XBT_DEBUG("rank %d runs main of %s on %s", rank.index(), program_copy.c_str(), rank.host()->get_cname());
     start_own_code(rank); // the loader's own work is not the rank's computation
     int code = call_main(rank, main_function, static_cast<int>(argv.size()), pointers.data());

@@ -17,6 +17,9 @@ namespace bxisim::runtime
  * when it returns false the rank ends with code 127. `after_main`, if set, turns the code main
  * returned into the rank's exit code (checks of the MPI library's state).
  */
+/** CPU seconds the simulator's thread spent loading the ranks' copies (dlopen: mapping, relocating, constructors). */
+double loading_cpu_seconds();
+
 void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::string> argv,
               const std::function<bool(Rank&)>& load_first     = nullptr,
               const std::function<int(Rank&, int)>& after_main = nullptr);

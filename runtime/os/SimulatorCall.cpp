@@ -64,7 +64,7 @@ SimulatorCall::SimulatorCall() : rank_(running)
   if (rank_ == nullptr)
     return;
   // The burst ends first: the bookkeeping below is the simulator's, not the program's computation.
-  burst_  = rank_->end_burst();
+  burst_  = rank_->take_burst(at_edge_);
   running = nullptr;
   note_transition(nullptr);
   rank_->note_simulator_call(simgrid::s4u::Engine::get_clock());
@@ -79,9 +79,24 @@ SimulatorCall::~SimulatorCall()
   runtime::OutputRouter::switch_to(rank_->index());
   rank_->note_simulator_call(simgrid::s4u::Engine::get_clock()); // back in its own code since then
   rank_->process_state().restore_globals();
-  rank_->start_burst();
   running = rank_;
   note_transition(rank_);
+  if (at_edge_)
+    rank_->defer_burst_start(); // at the call's exit edge, after the rest of the entry point
+  else
+    rank_->start_burst(); // last: the rank's burst starts as the call returns to its code
+}
+
+void enter_call_edge()
+{
+  if (running != nullptr)
+    running->end_burst_at_edge();
+}
+
+void leave_call_edge()
+{
+  if (running != nullptr && running->take_deferred_start())
+    running->start_burst();
 }
 
 } // namespace bxisim::os

@@ -46,6 +46,14 @@ double rank_clock();
 double rank_clock_exact();
 const ClockHooks* clock_hooks();
 
+/**
+ * portals::Core::CallEdges: the first and last thing a Portals entry point runs. The calling rank's
+ * burst ends at the first and the next starts at the last, so that none of the entry point's own
+ * code (its arguments, its call scope) is measured as the rank's computation.
+ */
+void enter_call_edge();
+void leave_call_edge();
+
 class SimulatorCall
 {
  public:
@@ -65,6 +73,7 @@ class SimulatorCall
   runtime::Rank* rank_;
   double burst_         = 0.0;
   bool burst_simulated_ = false;
+  bool at_edge_         = false; // the burst ended at a call edge: the exit edge starts the next
 };
 
 } // namespace bxisim::os

@@ -170,11 +170,15 @@ double bxisim::os::rank_clock_exact()
 
 extern "C" {
 
+// The clock reads end the rank's burst as they start and start the next as they return (call edges,
+// see SimulatorCall.hpp), so that their conversions are not the rank's computation.
 int clock_gettime(clockid_t clock, timespec* time) noexcept
 {
   if (running_rank() == nullptr || is_cpu_time_clock(clock))
     return BXISIM_REAL(clock_gettime)(clock, time);
+  bxisim::os::enter_call_edge();
   *time = to_timespec(simulated_now_in_noexcept());
+  bxisim::os::leave_call_edge();
   return 0;
 }
 
@@ -182,11 +186,13 @@ int gettimeofday(timeval* time, void* zone) noexcept
 {
   if (running_rank() == nullptr)
     return BXISIM_REAL(gettimeofday)(time, zone);
+  bxisim::os::enter_call_edge();
   timespec now  = to_timespec(simulated_now_in_noexcept());
   time->tv_sec  = now.tv_sec;
   time->tv_usec = static_cast<suseconds_t>(now.tv_nsec / 1000);
   if (zone != nullptr) // UTC, as on most clusters
     *static_cast<struct timezone*>(zone) = {0, 0};
+  bxisim::os::leave_call_edge();
   return 0;
 }
 
@@ -194,9 +200,11 @@ time_t time(time_t* result) noexcept
 {
   if (running_rank() == nullptr)
     return BXISIM_REAL(time)(result);
+  bxisim::os::enter_call_edge();
   auto now = static_cast<time_t>(std::floor(simulated_now_in_noexcept()));
   if (result != nullptr)
     *result = now;
+  bxisim::os::leave_call_edge();
   return now;
 }
 

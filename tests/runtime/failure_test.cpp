@@ -218,7 +218,9 @@ TEST(BadRunCommandLine, MoreRanksThanTheSystemsMemoryMappingsAllow)
   std::ifstream("/proc/sys/vm/max_map_count") >> limit;
   ASSERT_GT(limit, 0);
   constexpr int kCores = 16;
-  int ranks            = static_cast<int>(limit / 7) + 1000; // docs/running.md: about 7 mappings per rank
+  // A copy of a program built by bxicc is 2 mappings; more ranks than that allows fail even without
+  // the stacks' guard pages (which bxisim leaves out when only they are in the way).
+  int ranks           = static_cast<int>(limit / 2) + 1000;
   std::string command = fmt::format("run -n {} --platform single-switch --set platform.nodes={} --set node.cores={} {} "
                                     "return all",
                                     ranks, (ranks + kCores - 1) / kCores, kCores, test_program("ends"));

@@ -1,0 +1,19 @@
+#pragma once
+// First-touch costs kept out of the ranks' measured CPU time (docs/running.md, "Computation").
+//
+// The first time a process executes a page of code the kernel maps it (a page fault: several
+// microseconds on a virtual machine). Code run between a rank's simulator calls is measured as the
+// rank's computation, so the first call of every bxisim entry point, and the first pass through each
+// page of a rank's private copy of the program, would be charged to the rank (a first Put 2 to 3 times
+// as long as the second). These functions map those pages ahead, outside any measured burst.
+
+namespace bxisim::os
+{
+
+/** Maps the read-only (code and constant) pages of every object loaded so far: bxisim and its libraries. */
+void populate_loaded_code();
+
+/** The same for one object loaded with dlopen (a rank's copy of the program). */
+void populate_code_of(void* handle);
+
+} // namespace bxisim::os
