@@ -19,8 +19,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -106,10 +109,20 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   template <class H>
   void after_routed(H before, H after)
   {
-    if (before != after)
+    if (before != after) {
       routed_.erase(reinterpret_cast<uintptr_t>(before));
+      if constexpr (std::is_same_v<H, MPI_Request>)
+        receives_.erase(reinterpret_cast<uintptr_t>(before));
+    }
   }
-  /** A send of the program on MPI_COMM_WORLD, at `back_end` (counted before the call). */
+  /**
+   * The back end a send goes to, counted there: the current one, or the other one when the
+   * destination has a receive pending there (posted before the last boundary, on the same
+   * communicator, naming this rank, with a matching tag) that no message sent there can take any
+   * more: the message is forwarded to the receive that waits for it.
+   */
+  int send_route(int dest, int tag, MPI_Comm comm, const char* call);
+  /** A send counted at the current back end (MPI_Sendrecv_replace, which both sends and receives). */
   void note_send(int dest, int tag, MPI_Comm comm, int back_end, const char* call);
   /**
    * The back end a receive goes to: the current one, or the other one when a message sent there
@@ -119,11 +132,16 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   int receive_route(int source, int tag, MPI_Comm comm);
   void note_receive_request(MPI_Request request, int source, int tag, int back_end);
   /** The back end a probe looks in: where a message it matches waits, as for a receive (nothing counted). */
-  int probe_route(int source, int tag, MPI_Comm comm) const;
-  /** Before waiting for `request`: ends the job with a report when it is a receive that can never complete. */
+  int probe_route(int source, int tag, MPI_Comm comm);
+  /** Before waiting for `request`: a receive of the other level is noted for the deadlock report. */
   void check_wait(MPI_Request request, const char* call);
+  void note_wait(MPI_Request request, const char* call); // the same, among others (Waitall)
+  /** The receive of the other level the rank waits for (wait_detail_), for a deadlock report. */
+  const std::string& wait_detail() const { return wait_detail_; }
   /** Where the rank is, for reports: "region 'solve' (cycle)". */
   void set_place(std::string place) { place_ = std::move(place); }
+  /** Messages this rank sent to a receive pending at the other level (forwarded). */
+  long forwarded() const { return forwarded_; }
   int peer_count(MPI_Comm comm);
   int in_degree(MPI_Comm comm);
   int out_degree(MPI_Comm comm);
@@ -231,28 +249,51 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
     const char* call;
     std::string place;
   };
-  /** The program's point-to-point traffic on MPI_COMM_WORLD at one back end. */
+  /**
+   * A communicator whose point-to-point traffic the switch follows: MPI_COMM_WORLD and those made from
+   * a followed one by MPI_Comm_dup/split/create. `id` is the same on every rank (the path of
+   * constructors from MPI_COMM_WORLD); `world` gives the MPI_COMM_WORLD rank of each of its ranks.
+   */
+  struct Followed {
+    int id;
+    std::string path;
+    std::vector<int> world;
+    int children = 0; // collective constructors called on it so far
+    std::string name() const;
+  };
+  /** (communicator id, peer's MPI_COMM_WORLD rank, tag): messages match receives in order on one channel. */
+  using Channel = std::tuple<int, int, int>;
+  using Peer    = std::pair<int, int>; // (communicator id, peer's MPI_COMM_WORLD rank)
+  /** The program's point-to-point traffic on the followed communicators at one back end. */
   struct Traffic {
-    std::vector<std::vector<Sent>> sent_to;  // per destination: the messages sent, in order
-    std::vector<long> posted_from;           // per source: receives posted naming it
-    long posted_any = 0;                     // receives posted with MPI_ANY_SOURCE
-    std::vector<std::vector<Sent>> stranded; // per source: sent here to this rank, taken by no receive here
+    std::map<Channel, std::vector<Sent>> sent_to;  // per destination and tag: the messages sent, in order
+    std::map<Channel, long> posted_from;           // per source and tag: receives posted naming both
+    std::map<Peer, long> posted_any_tag;           // per source: receives posted with MPI_ANY_TAG
+    std::map<int, long> posted_any;                // per communicator: receives posted with MPI_ANY_SOURCE
+    std::map<Channel, std::vector<Sent>> stranded; // per source and tag: sent here to this rank, taken by no receive
   };
   struct Receive {
-    int source;
-    int tag;
-    long index; // among the receives naming this source at its back end
+    Channel channel; // the communicator, the source's MPI_COMM_WORLD rank, the tag
+    long index;      // among the receives of this channel at its back end
     std::string place;
   };
+  /** The followed communicator `comm` (nullptr: not followed). */
+  Followed* followed(MPI_Comm comm);
+  /** After a collective constructor on `parent` made `made` (MPI_COMM_NULL on ranks left out), in back end `be`. */
+  void follow(MPI_Comm parent, MPI_Comm made, int be);
   /** Leaving `back_end` at a boundary (every rank met): the messages sent to this rank there that no receive there
    * took. */
   void find_stranded(int back_end);
   [[noreturn]] void report(const std::string& what);
 
   Traffic traffic_[2];
-  std::unordered_map<uintptr_t, Receive> receives_; // receive requests on MPI_COMM_WORLD
+  std::unordered_map<uintptr_t, Receive> receives_;  // pending receive requests on followed communicators
+  std::unordered_map<uintptr_t, Followed> followed_; // by program handle (MPI_COMM_WORLD included)
   long last_receive_index_ = -1;
-  std::string place_       = "outside any region";
+  long forwarded_          = 0; // messages sent to a receive of the other level
+  std::string wait_detail_;
+  Channel last_receive_channel_{-1, -1, -1};
+  std::string place_ = "outside any region";
   Slot slots_[2];
   int current_;
   int called_          = -1; // the back end of the call in progress (callbacks), -1 outside calls

@@ -478,10 +478,10 @@ SWITCH_ROUTED = {"request", "message"}
 SWITCH_RECORDED = {"Comm_dup", "Comm_split", "Comm_create", "Comm_group", "Group_incl", "Op_create", "Type_commit",
                    "Type_contiguous", "Type_vector", "Type_create_hvector", "Type_indexed", "Type_create_resized",
                    "Type_create_struct", "Type_dup"}
-# Point-to-point traffic on MPI_COMM_WORLD, which the switch follows to handle messages that cross a
-# boundary (LevelSwitch.hpp): sends are counted (note_send), receives may go to the back end where a
-# message sent before the boundary waits for them (receive_route), and a wait on a receive of the other
-# back end is checked (check_wait).
+# Point-to-point traffic on MPI_COMM_WORLD and the communicators made from it, which the switch follows
+# to handle messages that cross a boundary (LevelSwitch.hpp): a send goes to the back end of a receive
+# pending for it at the other level, or to the current one (send_route); a receive goes to the back end
+# where a message sent before the boundary waits for it (receive_route).
 SWITCH_SENDS = {"Send", "Ssend", "Bsend", "Rsend", "Isend", "Issend", "Ibsend", "Irsend", "Sendrecv_replace"}
 SWITCH_RECEIVES = {"Recv", "Irecv"}
 SWITCH_PROBES = {"Probe", "Iprobe"}  # look where a matching message sent before the boundary waits
@@ -551,9 +551,10 @@ def switch_source(functions):
             else:
                 args.append(n)
                 after.append(f"  if (result_ == MPI_SUCCESS)\n    *{n} = from_called(*{n}, call_.back_end());\n")
-        if f.name in SWITCH_SENDS:
-            tag = "sendtag" if f.name == "Sendrecv_replace" else "tag"
-            before.insert(0, f"  note_send(dest, {tag}, comm, call_.back_end(), \"MPI_{f.name}\");\n")
+        if f.name == "Sendrecv_replace":
+            before.insert(0, f"  note_send(dest, sendtag, comm, call_.back_end(), \"MPI_{f.name}\");\n")
+        elif f.name in SWITCH_SENDS:
+            route = f"send_route(dest, tag, comm, \"MPI_{f.name}\")"
         if f.name in SWITCH_PROBES:
             route = "probe_route(source, tag, comm)"
         if f.name in SWITCH_RECEIVES:

@@ -11,8 +11,17 @@
  * used in "second" (MESSAGE); a datatype made in "second" is used in "third" (SMPI).
  * Mode "cross": messages sent in "first" (SMPI: a small Send, a large Isend) are probed and received
  * in "second" (MESSAGE: Probe, Iprobe, Recv, Sendrecv), where the sender completes its Isend.
- * Mode "orphan_send": rank 1 posts an Irecv from rank 0 in "first" (SMPI); rank 0 sends in "second".
- * Mode "orphan_wait": rank 1 posts an Irecv from rank 0 in "first" and waits for it in "second". */
+ * Mode "orphan_send": rank 1 posts an Irecv from rank 0 in "first" (SMPI); rank 0 sends in "second":
+ *   the message is forwarded to the receive (checked).
+ * Mode "forward": on a duplicate of MPI_COMM_WORLD and on a split of it (both made in "first"), each
+ *   rank posts receives in "first" and its neighbour sends to them in "second" (forwarded to the
+ *   back end of the receive); a message sent in "first" on the duplicate is received in "second";
+ *   the receive is tested in a loop (as Quicksilver does), posted again in "second" and matched
+ *   there by a second message. --region re-maps the levels (the same checks either way round).
+ * Mode "orphan_wait": rank 1 posts an Irecv from rank 0 in "first" and waits for it in "second".
+ * Mode "abort_at_boundary": rank 0 calls MPI_Abort(MPI_COMM_WORLD, 43) at 1 ms, in "first" (SMPI) or,
+ *   with argument "message", in "second" (MESSAGE), while the other ranks wait at the boundary that
+ *   ends the region. */
 #include <bxisim/region.h>
 #include <mpi.h>
 
@@ -268,9 +277,65 @@ int main(int argc, char** argv)
       word = 9;
       MPI_Send(&word, 1, MPI_INT, 1, 21, MPI_COMM_WORLD);
     }
-    if (rank == 1)
+    if (rank == 1) {
       MPI_Wait(&request, MPI_STATUS_IGNORE);
+      check(word == 9, "forwarded", 2);
+    }
     bxisim_region_end("second");
+  } else if (!strcmp(mode, "forward")) {
+    MPI_Comm twin, half;
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int half_rank = 0, half_size = 0;
+    int from_left = -1, from_half = -1, early = -1, again = -1, done = 0, tests = 0;
+    MPI_Request receive, half_receive, early_send;
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    MPI_Comm_dup(MPI_COMM_WORLD, &twin);
+    /* Reversed order in each half. (With the ranks' own order as keys, SMPI's MPI_Comm_split never
+     * returned on rank 2 in a run that switches levels, in SimGrid 3.32; not investigated.) */
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half);
+    MPI_Comm_rank(half, &half_rank);
+    MPI_Comm_size(half, &half_size);
+    int half_right = (half_rank + 1) % half_size, half_left = (half_rank + half_size - 1) % half_size;
+    MPI_Irecv(&from_left, 1, MPI_INT, left, 5, twin, &receive);
+    MPI_Irecv(&from_half, 1, MPI_INT, half_left, 6, half, &half_receive);
+    int mine = 1000 + rank;
+    MPI_Isend(&mine, 1, MPI_INT, right, 7, twin, &early_send); /* received in "second" */
+    bxisim_region_end("first");
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    int word = 100 + rank, half_word = 200 + rank, second = 300 + rank;
+    MPI_Send(&word, 1, MPI_INT, right, 5, twin);           /* to the receive posted in "first" */
+    MPI_Send(&half_word, 1, MPI_INT, half_right, 6, half); /* the same on the split communicator */
+    MPI_Recv(&early, 1, MPI_INT, left, 7, twin, MPI_STATUS_IGNORE);
+    while (!done) { /* tested in a loop, then posted again at this level */
+      MPI_Test(&receive, &done, MPI_STATUS_IGNORE);
+      ++tests;
+    }
+    check(from_left == 100 + left && early == 1000 + left && tests > 0, "forward_twin", 2);
+    MPI_Irecv(&again, 1, MPI_INT, left, 5, twin, &receive);
+    MPI_Send(&second, 1, MPI_INT, right, 5, twin);
+    MPI_Wait(&receive, MPI_STATUS_IGNORE);
+    MPI_Wait(&half_receive, MPI_STATUS_IGNORE);
+    MPI_Wait(&early_send, MPI_STATUS_IGNORE);
+    check(again == 300 + left, "forward_again", 2);
+    check(from_half == 200 + ((half_size - 1 - half_left) * 2 + rank % 2), "forward_half", 2);
+    MPI_Comm_free(&twin);
+    MPI_Comm_free(&half);
+    bxisim_region_end("second");
+  } else if (!strcmp(mode, "abort_at_boundary")) {
+    int in_second = argc > 2 && !strcmp(argv[2], "message");
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    if (in_second) {
+      bxisim_region_end("first");
+      bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    }
+    if (rank == 0) {
+      sleep_until(0.001);
+      MPI_Abort(MPI_COMM_WORLD, 43);
+    }
+    if (in_second)
+      bxisim_region_end("second");
+    else
+      bxisim_region_end("first");
   } else if (!strcmp(mode, "derived")) {
     derived();
   } else if (!strcmp(mode, "nested")) {
