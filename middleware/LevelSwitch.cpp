@@ -5,6 +5,8 @@
 #include "SmpiAbi.hpp"
 #include "SwitchRank.hpp"
 
+#include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -372,6 +374,17 @@ uintptr_t LevelSwitch::from_called_value(uintptr_t value, int back_end)
 
 void LevelSwitch::forget(uintptr_t value)
 {
+  // Freed: its attributes are deleted (their keyvals' delete functions called), its error handler
+  // and info entries dropped.
+  for (auto attribute = attributes_.lower_bound({value, INT_MIN});
+       attribute != attributes_.end() && attribute->first.first == value;) {
+    auto keyval = keyvals_.find(attribute->first.second);
+    if (keyval != keyvals_.end())
+      call_delete(keyval->second, value, attribute->first.second, attribute->second);
+    attribute = attributes_.erase(attribute);
+  }
+  errhandlers_.erase(value);
+  info_entries_.erase(value);
   auto it = handles_.find(value);
   if (it == handles_.end())
     return;
@@ -404,6 +417,7 @@ uintptr_t value_of(H handle)
 void LevelSwitch::record_Comm_dup(MPI_Comm comm, MPI_Comm newcomm)
 {
   follow(comm, newcomm, called_);
+  copy_attributes(AttributeKind::Comm, value_of(comm), value_of(newcomm));
   record_collective_constructor(value_of(newcomm), value_of(comm), [comm](LevelSwitch& s, int be) {
     MPI_Comm made = MPI_COMM_NULL;
     Call call(s, be);
@@ -561,6 +575,7 @@ void LevelSwitch::record_Type_create_struct(int count, const int* blocklengths, 
 
 void LevelSwitch::record_Type_dup(MPI_Datatype type, MPI_Datatype newtype)
 {
+  copy_attributes(AttributeKind::Type, value_of(type), value_of(newtype));
   record_local_constructor(value_of(newtype), [type](LevelSwitch& s, int be) {
     MPI_Datatype made = MPI_DATATYPE_NULL;
     MPI_Datatype in   = s.to_called(type, be);
@@ -568,6 +583,362 @@ void LevelSwitch::record_Type_dup(MPI_Datatype type, MPI_Datatype newtype)
     call.target().Type_dup(in, &made);
     return value_of(made);
   });
+}
+
+void LevelSwitch::record_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler errhandler)
+{
+  record_local_constructor(value_of(errhandler), [function](LevelSwitch& s, int be) {
+    MPI_Errhandler made = MPI_ERRHANDLER_NULL;
+    Call call(s, be);
+    call.target().Comm_create_errhandler(function, &made);
+    return value_of(made);
+  });
+}
+
+namespace
+{
+/** An info made in `be` with the program's entries, in order. */
+uintptr_t make_info(LevelSwitch& s, int be, const std::vector<std::pair<std::string, std::string>>& entries)
+{
+  MPI_Info made = MPI_INFO_NULL;
+  LevelSwitch::Call call(s, be);
+  call.target().Info_create(&made);
+  for (const auto& [key, value] : entries)
+    call.target().Info_set(made, key.c_str(), value.c_str());
+  return value_of(made);
+}
+} // namespace
+
+void LevelSwitch::record_Info_create(MPI_Info info)
+{
+  uintptr_t made = value_of(info);
+  info_entries_[made].clear();
+  record_local_constructor(made, [made](LevelSwitch& s, int be) { return make_info(s, be, s.info_entries_[made]); });
+}
+
+void LevelSwitch::record_Info_dup(MPI_Info info, MPI_Info newinfo)
+{
+  uintptr_t made      = value_of(newinfo);
+  info_entries_[made] = info_entries_[value_of(info)];
+  record_local_constructor(made, [made](LevelSwitch& s, int be) { return make_info(s, be, s.info_entries_[made]); });
+}
+
+bool LevelSwitch::present_in(uintptr_t value, int back_end) const
+{
+  if (value < kPredefinedLimit)
+    return true;
+  auto it = handles_.find(value);
+  return it != handles_.end() && (it->second.owner == back_end || it->second.mirror != 0);
+}
+
+void LevelSwitch::record_Info_set(MPI_Info info, const char* key, const char* value)
+{
+  auto& entries = info_entries_[value_of(info)];
+  auto same     = std::find_if(entries.begin(), entries.end(), [key](const auto& entry) { return entry.first == key; });
+  if (same != entries.end())
+    same->second = value;
+  else
+    entries.emplace_back(key, value);
+  int other = 1 - called_;
+  if (value_of(info) >= kPredefinedLimit && present_in(value_of(info), other)) { // its copy there follows
+    MPI_Info there = to_called(info, other);
+    Call call(*this, other);
+    call.target().Info_set(there, key, value);
+  }
+}
+
+void LevelSwitch::record_Info_delete(MPI_Info info, const char* key)
+{
+  auto& entries = info_entries_[value_of(info)];
+  entries.erase(std::remove_if(entries.begin(), entries.end(), [key](const auto& entry) { return entry.first == key; }),
+                entries.end());
+  int other = 1 - called_;
+  if (value_of(info) >= kPredefinedLimit && present_in(value_of(info), other)) {
+    MPI_Info there = to_called(info, other);
+    Call call(*this, other);
+    call.target().Info_delete(there, key);
+  }
+}
+
+int LevelSwitch::Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+  Call call(*this, current_);
+  int result = call.target().Comm_set_errhandler(to_called(comm, current_), to_called(errhandler, current_));
+  if (result == MPI_SUCCESS)
+    errhandlers_[value_of(comm)] = value_of(errhandler);
+  return result;
+}
+
+void LevelSwitch::apply_errhandlers(int back_end)
+{
+  for (const auto& [comm, errhandler] : errhandlers_)
+    if (present_in(comm, back_end)) {
+      MPI_Comm there    = to_called(reinterpret_cast<MPI_Comm>(comm), back_end);
+      MPI_Errhandler eh = to_called(reinterpret_cast<MPI_Errhandler>(errhandler), back_end);
+      Call call(*this, back_end);
+      call.target().Comm_set_errhandler(there, eh);
+    }
+}
+
+// --- Keyvals and attributes ------------------------------------------------------------------------
+
+int LevelSwitch::create_keyval(AttributeKind kind, void* copy, void* remove, int* keyval, void* extra_state)
+{
+  if (keyval == nullptr)
+    return MPI_ERR_ARG;
+  *keyval           = next_keyval_++;
+  keyvals_[*keyval] = {kind, copy, remove, extra_state, false};
+  return MPI_SUCCESS;
+}
+
+const LevelSwitch::Keyval* LevelSwitch::user_keyval(AttributeKind kind, int keyval) const
+{
+  auto it = keyvals_.find(keyval);
+  return it != keyvals_.end() && it->second.kind == kind ? &it->second : nullptr;
+}
+
+int LevelSwitch::free_keyval(AttributeKind kind, int* keyval)
+{
+  if (keyval == nullptr || user_keyval(kind, *keyval) == nullptr)
+    return MPI_ERR_KEYVAL;
+  bool used = false;
+  for (const auto& [key, value] : attributes_)
+    used = used || key.second == *keyval;
+  if (used)
+    keyvals_[*keyval].freed = true; // kept until its last attribute is deleted
+  else
+    keyvals_.erase(*keyval);
+  *keyval = MPI_KEYVAL_INVALID;
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::call_delete(const Keyval& keyval, uintptr_t object, int key, void* value) const
+{
+  if (keyval.remove == nullptr)
+    return MPI_SUCCESS;
+  switch (keyval.kind) {
+  case AttributeKind::Comm:
+    return reinterpret_cast<MPI_Comm_delete_attr_function*>(keyval.remove)(reinterpret_cast<MPI_Comm>(object), key,
+                                                                           value, keyval.extra_state);
+  case AttributeKind::Type:
+    return reinterpret_cast<MPI_Type_delete_attr_function*>(keyval.remove)(reinterpret_cast<MPI_Datatype>(object), key,
+                                                                           value, keyval.extra_state);
+  case AttributeKind::Win:
+    return reinterpret_cast<MPI_Win_delete_attr_function*>(keyval.remove)(reinterpret_cast<MPI_Win>(object), key, value,
+                                                                          keyval.extra_state);
+  }
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::set_attribute(AttributeKind kind, uintptr_t object, int keyval, void* value)
+{
+  const Keyval* key = user_keyval(kind, keyval);
+  if (key == nullptr || key->freed)
+    return MPI_ERR_KEYVAL;
+  auto it = attributes_.find({object, keyval});
+  if (it != attributes_.end()) { // replaced: the old value is deleted first
+    int code = call_delete(*key, object, keyval, it->second);
+    if (code != MPI_SUCCESS)
+      return code;
+  }
+  attributes_[{object, keyval}] = value;
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::get_attribute(uintptr_t object, int keyval, void* value, int* flag) const
+{
+  if (value == nullptr || flag == nullptr)
+    return MPI_ERR_ARG;
+  auto it = attributes_.find({object, keyval});
+  *flag   = it != attributes_.end() ? 1 : 0;
+  if (*flag)
+    *static_cast<void**>(value) = it->second;
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::delete_attribute(AttributeKind kind, uintptr_t object, int keyval)
+{
+  const Keyval* key = user_keyval(kind, keyval);
+  if (key == nullptr)
+    return MPI_ERR_KEYVAL;
+  auto it = attributes_.find({object, keyval});
+  if (it == attributes_.end())
+    return MPI_ERR_ARG;
+  int code = call_delete(*key, object, keyval, it->second);
+  if (code != MPI_SUCCESS)
+    return code;
+  attributes_.erase(it);
+  if (key->freed) {
+    bool used = false;
+    for (const auto& [entry, value] : attributes_)
+      used = used || entry.second == keyval;
+    if (not used)
+      keyvals_.erase(keyval);
+  }
+  return MPI_SUCCESS;
+}
+
+void LevelSwitch::copy_attributes(AttributeKind kind, uintptr_t from, uintptr_t to)
+{
+  std::vector<std::pair<int, void*>> copied;
+  for (auto it = attributes_.lower_bound({from, INT_MIN}); it != attributes_.end() && it->first.first == from; ++it) {
+    const Keyval* key = user_keyval(kind, it->first.second);
+    if (key == nullptr || key->copy == nullptr)
+      continue; // MPI_*_NULL_COPY_FN
+    void* out = nullptr;
+    int flag  = 0;
+    if (key->copy == reinterpret_cast<void*>(1)) { // MPI_*_DUP_FN
+      out  = it->second;
+      flag = 1;
+    } else if (kind == AttributeKind::Comm) {
+      reinterpret_cast<MPI_Comm_copy_attr_function*>(key->copy)(reinterpret_cast<MPI_Comm>(from), it->first.second,
+                                                                key->extra_state, it->second, &out, &flag);
+    } else if (kind == AttributeKind::Type) {
+      reinterpret_cast<MPI_Type_copy_attr_function*>(key->copy)(reinterpret_cast<MPI_Datatype>(from), it->first.second,
+                                                                key->extra_state, it->second, &out, &flag);
+    }
+    if (flag)
+      copied.emplace_back(it->first.second, out);
+  }
+  for (const auto& [keyval, value] : copied)
+    attributes_[{to, keyval}] = value;
+}
+
+int LevelSwitch::Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval,
+                               void* extra_state)
+{
+  return create_keyval(AttributeKind::Comm, reinterpret_cast<void*>(copy_fn), reinterpret_cast<void*>(delete_fn),
+                       keyval, extra_state);
+}
+
+int LevelSwitch::Keyval_free(int* keyval)
+{
+  return free_keyval(AttributeKind::Comm, keyval);
+}
+
+int LevelSwitch::Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
+{
+  return Comm_set_attr(comm, keyval, attribute_val);
+}
+
+int LevelSwitch::Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
+{
+  return Comm_get_attr(comm, keyval, attribute_val, flag);
+}
+
+int LevelSwitch::Attr_delete(MPI_Comm comm, int keyval)
+{
+  return Comm_delete_attr(comm, keyval);
+}
+
+int LevelSwitch::Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
+                                    MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval,
+                                    void* extra_state)
+{
+  return create_keyval(AttributeKind::Comm, reinterpret_cast<void*>(comm_copy_attr_fn),
+                       reinterpret_cast<void*>(comm_delete_attr_fn), comm_keyval, extra_state);
+}
+
+int LevelSwitch::Comm_free_keyval(int* comm_keyval)
+{
+  return free_keyval(AttributeKind::Comm, comm_keyval);
+}
+
+int LevelSwitch::Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
+{
+  if (keyvals_.count(comm_keyval) != 0)
+    return set_attribute(AttributeKind::Comm, value_of(comm), comm_keyval, attribute_val);
+  Call call(*this, current_);
+  return call.target().Comm_set_attr(to_called(comm, current_), comm_keyval, attribute_val);
+}
+
+int LevelSwitch::Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag)
+{
+  if (keyvals_.count(comm_keyval) != 0)
+    return get_attribute(value_of(comm), comm_keyval, attribute_val, flag);
+  Call call(*this, current_); // a predefined attribute: the current level's value
+  return call.target().Comm_get_attr(to_called(comm, current_), comm_keyval, attribute_val, flag);
+}
+
+int LevelSwitch::Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+{
+  if (keyvals_.count(comm_keyval) != 0)
+    return delete_attribute(AttributeKind::Comm, value_of(comm), comm_keyval);
+  Call call(*this, current_);
+  return call.target().Comm_delete_attr(to_called(comm, current_), comm_keyval);
+}
+
+int LevelSwitch::Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
+                                    MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval,
+                                    void* extra_state)
+{
+  return create_keyval(AttributeKind::Type, reinterpret_cast<void*>(type_copy_attr_fn),
+                       reinterpret_cast<void*>(type_delete_attr_fn), type_keyval, extra_state);
+}
+
+int LevelSwitch::Type_free_keyval(int* type_keyval)
+{
+  return free_keyval(AttributeKind::Type, type_keyval);
+}
+
+int LevelSwitch::Type_set_attr(MPI_Datatype type, int type_keyval, void* attr_val)
+{
+  if (keyvals_.count(type_keyval) != 0)
+    return set_attribute(AttributeKind::Type, value_of(type), type_keyval, attr_val);
+  Call call(*this, current_);
+  return call.target().Type_set_attr(to_called(type, current_), type_keyval, attr_val);
+}
+
+int LevelSwitch::Type_get_attr(MPI_Datatype type, int type_keyval, void* attribute_val, int* flag)
+{
+  if (keyvals_.count(type_keyval) != 0)
+    return get_attribute(value_of(type), type_keyval, attribute_val, flag);
+  Call call(*this, current_);
+  return call.target().Type_get_attr(to_called(type, current_), type_keyval, attribute_val, flag);
+}
+
+int LevelSwitch::Type_delete_attr(MPI_Datatype type, int type_keyval)
+{
+  if (keyvals_.count(type_keyval) != 0)
+    return delete_attribute(AttributeKind::Type, value_of(type), type_keyval);
+  Call call(*this, current_);
+  return call.target().Type_delete_attr(to_called(type, current_), type_keyval);
+}
+
+int LevelSwitch::Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn,
+                                   MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state)
+{
+  return create_keyval(AttributeKind::Win, reinterpret_cast<void*>(win_copy_attr_fn),
+                       reinterpret_cast<void*>(win_delete_attr_fn), win_keyval, extra_state);
+}
+
+int LevelSwitch::Win_free_keyval(int* win_keyval)
+{
+  return free_keyval(AttributeKind::Win, win_keyval);
+}
+
+int LevelSwitch::Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
+{
+  if (keyvals_.count(win_keyval) != 0)
+    return set_attribute(AttributeKind::Win, value_of(win), win_keyval, attribute_val);
+  Call call(*this, current_);
+  return call.target().Win_set_attr(to_called(win, current_), win_keyval, attribute_val);
+}
+
+int LevelSwitch::Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag)
+{
+  if (keyvals_.count(win_keyval) != 0)
+    return get_attribute(value_of(win), win_keyval, attribute_val, flag);
+  Call call(*this, current_); // MPI_WIN_BASE, MPI_WIN_SIZE, ...: the window's back end (it has no mirror)
+  return call.target().Win_get_attr(to_called(win, current_), win_keyval, attribute_val, flag);
+}
+
+int LevelSwitch::Win_delete_attr(MPI_Win win, int win_keyval)
+{
+  if (keyvals_.count(win_keyval) != 0)
+    return delete_attribute(AttributeKind::Win, value_of(win), win_keyval);
+  Call call(*this, current_);
+  return call.target().Win_delete_attr(to_called(win, current_), win_keyval);
 }
 
 int LevelSwitch::init_back_end(int back_end, int* argc, char*** argv)
@@ -621,6 +992,7 @@ int LevelSwitch::switch_to(int back_end)
       canonical_[mirror]         = made.made;
     }
   }
+  apply_errhandlers(back_end);
   return result;
 }
 

@@ -164,6 +164,11 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   void record_Type_create_struct(int count, const int* blocklengths, const MPI_Aint* displacements,
                                  const MPI_Datatype* types, MPI_Datatype newtype);
   void record_Type_dup(MPI_Datatype type, MPI_Datatype newtype);
+  void record_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler errhandler);
+  void record_Info_create(MPI_Info info);
+  void record_Info_dup(MPI_Info info, MPI_Info newinfo);
+  void record_Info_set(MPI_Info info, const char* key, const char* value);
+  void record_Info_delete(MPI_Info info, const char* key);
 
   // Written by hand (LevelSwitch.cpp): start and end, and the calls over arrays of requests.
   int Init(int* argc, char*** argv) override;
@@ -185,6 +190,37 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   int Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                MPI_Status array_of_statuses[]) override;
   int Startall(int count, MPI_Request array_of_requests[]) override;
+  // Keyvals and attributes: bxisim keeps those of the program's keyvals (the same at every level);
+  // predefined attributes (MPI_TAG_UB, MPI_UNIVERSE_SIZE, MPI_WTIME_IS_GLOBAL, MPI_WIN_BASE, ...) are
+  // asked of the current back end.
+  int Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval,
+                    void* extra_state) override;
+  int Keyval_free(int* keyval) override;
+  int Attr_put(MPI_Comm comm, int keyval, void* attribute_val) override;
+  int Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) override;
+  int Attr_delete(MPI_Comm comm, int keyval) override;
+  int Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
+                         MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval,
+                         void* extra_state) override;
+  int Comm_free_keyval(int* comm_keyval) override;
+  int Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) override;
+  int Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) override;
+  int Comm_delete_attr(MPI_Comm comm, int comm_keyval) override;
+  int Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
+                         MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval,
+                         void* extra_state) override;
+  int Type_free_keyval(int* type_keyval) override;
+  int Type_set_attr(MPI_Datatype type, int type_keyval, void* attr_val) override;
+  int Type_get_attr(MPI_Datatype type, int type_keyval, void* attribute_val, int* flag) override;
+  int Type_delete_attr(MPI_Datatype type, int type_keyval) override;
+  int Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_delete_attr_function* win_delete_attr_fn,
+                        int* win_keyval, void* extra_state) override;
+  int Win_free_keyval(int* win_keyval) override;
+  int Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) override;
+  int Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) override;
+  int Win_delete_attr(MPI_Win win, int win_keyval) override;
+  /** Set in the current back end, and in the other one at each boundary into it (MPI_ERRORS_RETURN stays). */
+  int Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) override;
 
   // BackEndCallbacks: those of the back end being called, with its handles turned into bxisim's.
   MPI_Datatype callback_datatype(void* handle) const override;
@@ -286,6 +322,34 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   void find_stranded(int back_end);
   [[noreturn]] void report(const std::string& what);
 
+  enum class AttributeKind { Comm, Type, Win };
+  struct Keyval {
+    AttributeKind kind;
+    void* copy; // 0: none (NULL_COPY_FN), 1: DUP_FN, else the program's function
+    void* remove;
+    void* extra_state;
+    bool freed = false;
+  };
+  static constexpr int kFirstKeyval = 0x10000; // above every predefined attribute key
+  int create_keyval(AttributeKind kind, void* copy, void* remove, int* keyval, void* extra_state);
+  int free_keyval(AttributeKind kind, int* keyval);
+  const Keyval* user_keyval(AttributeKind kind, int keyval) const;
+  int set_attribute(AttributeKind kind, uintptr_t object, int keyval, void* value);
+  int get_attribute(uintptr_t object, int keyval, void* value, int* flag) const;
+  int delete_attribute(AttributeKind kind, uintptr_t object, int keyval);
+  int call_delete(const Keyval& keyval, uintptr_t object, int key, void* value) const;
+  /** After a duplication (Comm_dup, Type_dup): the attributes whose keyval copies them. */
+  void copy_attributes(AttributeKind kind, uintptr_t from, uintptr_t to);
+  /** At a boundary into `back_end`: the error handlers the program set, set there too. */
+  void apply_errhandlers(int back_end);
+  /** Whether `value` (a program handle) has a value in `back_end` without making one. */
+  bool present_in(uintptr_t value, int back_end) const;
+
+  std::map<int, Keyval> keyvals_;
+  int next_keyval_ = kFirstKeyval;
+  std::map<std::pair<uintptr_t, int>, void*> attributes_; // (object, keyval) -> value
+  std::unordered_map<uintptr_t, uintptr_t> errhandlers_;  // communicator -> error handler the program set
+  std::unordered_map<uintptr_t, std::vector<std::pair<std::string, std::string>>> info_entries_; // in order
   Traffic traffic_[2];
   std::unordered_map<uintptr_t, Receive> receives_;  // pending receive requests on followed communicators
   std::unordered_map<uintptr_t, Followed> followed_; // by program handle (MPI_COMM_WORLD included)

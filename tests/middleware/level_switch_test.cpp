@@ -119,6 +119,19 @@ TEST_P(LevelSwitch, HandlesMadeAtOneLevelAreUsableAtTheOther)
   }
 }
 
+TEST_P(LevelSwitch, AttributesErrorHandlersAndInfosCarryAcrossBoundaries)
+{
+  // Keyvals, attributes (copied by a dup at either level, deleted with their delete function),
+  // predefined attributes, MPI_ERRORS_RETURN and a user error handler, an info's entries: made in
+  // "first", used in "second" and "third" at the other level and back. From either level.
+  for (const char* options :
+       {"--level smpi", "--level message --region first=message --region second=smpi --region third=message"}) {
+    auto result = run_switch(options, "attributes", GetParam());
+    check_ok(result);
+    EXPECT_THAT(result.output, HasSubstr("levels (2 switches")) << options;
+  }
+}
+
 TEST_P(LevelSwitch, MessagesSentBeforeABoundaryAreReceivedAfterIt)
 {
   // A small Send and a large Isend at smpi, received at message (Recv from any source, Sendrecv):
