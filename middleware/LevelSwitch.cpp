@@ -89,19 +89,6 @@ LevelSwitch::~LevelSwitch()
     registry()[index] = nullptr;
 }
 
-void LevelSwitch::report(const std::string& what)
-{
-  std::fprintf(stderr, "bxisim: rank %d: %s\n", rank(), what.c_str());
-  std::fflush(stderr);
-  abort_job(rank(), 1);
-  if (slots_[kSmpi].initialized && not slots_[kSmpi].finalized) { // SMPI ends the simulation otherwise
-    slots_[kSmpi].finalized = true;
-    Call call(*this, kSmpi);
-    call.target().Finalize();
-  }
-  exit_rank(1);
-}
-
 namespace
 {
 /** The id of a followed communicator, the same on every rank: by its path of constructors. */

@@ -320,7 +320,6 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   /** Leaving `back_end` at a boundary (every rank met): the messages sent to this rank there that no receive there
    * took. */
   void find_stranded(int back_end);
-  [[noreturn]] void report(const std::string& what);
 
   enum class AttributeKind { Comm, Type, Win };
   struct Keyval {
