@@ -5,6 +5,8 @@
 #include "SmpiAbi.hpp"
 #include "SwitchRank.hpp"
 
+#include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -36,10 +38,6 @@ std::vector<LevelSwitch*>& registry()
   return ranks;
 }
 
-const char* level_word(int back_end)
-{
-  return back_end == LevelSwitch::kSmpi ? "smpi" : "OpenMPI (message or cycle)";
-}
 } // namespace
 
 std::unique_ptr<RankMpi> make_switching_rank(int rank, RankMpi* smpi, const CallHooks* smpi_hooks, RankMpi* openmpi,
@@ -47,6 +45,12 @@ std::unique_ptr<RankMpi> make_switching_rank(int rank, RankMpi* smpi, const Call
 {
   return std::make_unique<SwitchRank>(rank, smpi, smpi_hooks, openmpi,
                                       start_at_smpi ? LevelSwitch::kSmpi : LevelSwitch::kOpenMpi);
+}
+
+std::string switch_wait_detail(const RankMpi& rank)
+{
+  const auto* level_switch = dynamic_cast<const LevelSwitch*>(&rank);
+  return level_switch != nullptr ? level_switch->wait_detail() : std::string();
 }
 
 void set_region_place(RankMpi& rank, const std::string& place)
@@ -85,146 +89,209 @@ LevelSwitch::~LevelSwitch()
     registry()[index] = nullptr;
 }
 
-void LevelSwitch::report(const std::string& what)
+namespace
 {
-  std::fprintf(stderr, "bxisim: rank %d: %s\n", rank(), what.c_str());
-  std::fflush(stderr);
-  abort_job(rank(), 1);
-  if (slots_[kSmpi].initialized && not slots_[kSmpi].finalized) { // SMPI ends the simulation otherwise
-    slots_[kSmpi].finalized = true;
-    Call call(*this, kSmpi);
-    call.target().Finalize();
-  }
-  exit_rank(1);
+/** The id of a followed communicator, the same on every rank: by its path of constructors. */
+int communicator_id(const std::string& path)
+{
+  static std::map<std::string, int> ids;
+  return ids.try_emplace(path, static_cast<int>(ids.size())).first->second;
+}
+} // namespace
+
+std::string LevelSwitch::Followed::name() const
+{
+  return path == "world" ? "MPI_COMM_WORLD" : "the communicator made by " + path;
+}
+
+LevelSwitch::Followed* LevelSwitch::followed(MPI_Comm comm)
+{
+  auto it = followed_.find(reinterpret_cast<uintptr_t>(comm));
+  if (it != followed_.end())
+    return &it->second;
+  if (comm != MPI_COMM_WORLD)
+    return nullptr;
+  std::vector<int> world(registry().size()); // every rank is registered before the simulation starts
+  for (size_t i = 0; i < world.size(); ++i)
+    world[i] = static_cast<int>(i);
+  return &(followed_[reinterpret_cast<uintptr_t>(comm)] = {communicator_id("world"), "world", std::move(world), 0});
+}
+
+void LevelSwitch::follow(MPI_Comm parent, MPI_Comm made, int be)
+{
+  Followed* from = followed(parent);
+  if (from == nullptr)
+    return;
+  std::string path = from->path + "/" + std::to_string(from->children++);
+  if (made == MPI_COMM_NULL)
+    return;
+  // Its ranks in MPI_COMM_WORLD, asked of the back end that made it.
+  MPI_Comm in     = to_called(made, be);
+  MPI_Group group = MPI_GROUP_NULL;
+  MPI_Group world = MPI_GROUP_NULL;
+  int size        = 0;
+  Call call(*this, be);
+  MpiInterface& mpi = call.target();
+  mpi.Comm_size(in, &size);
+  mpi.Comm_group(in, &group);
+  mpi.Comm_group(MPI_COMM_WORLD, &world);
+  std::vector<int> ranks(static_cast<size_t>(size));
+  std::vector<int> world_ranks(static_cast<size_t>(size), MPI_UNDEFINED);
+  for (int i = 0; i < size; ++i)
+    ranks[static_cast<size_t>(i)] = i;
+  mpi.Group_translate_ranks(group, size, ranks.data(), world, world_ranks.data());
+  mpi.Group_free(&group);
+  mpi.Group_free(&world);
+  followed_[reinterpret_cast<uintptr_t>(made)] = {communicator_id(path), path, std::move(world_ranks), 0};
 }
 
 void LevelSwitch::note_send(int dest, int tag, MPI_Comm comm, int back_end, const char* call)
 {
-  if (comm != MPI_COMM_WORLD || dest < 0)
+  const Followed* on = followed(comm);
+  if (on == nullptr || dest < 0 || static_cast<size_t>(dest) >= on->world.size())
     return;
-  auto& sent = traffic_[back_end].sent_to;
-  if (sent.size() <= static_cast<size_t>(dest))
-    sent.resize(static_cast<size_t>(dest) + 1);
-  auto& mine = sent[static_cast<size_t>(dest)];
-  // A receive the destination posted at the other level, that no message sent there can reach any
-  // more, would be this message's match: it can never get it.
-  LevelSwitch* peer = static_cast<size_t>(dest) < registry().size() ? registry()[static_cast<size_t>(dest)] : nullptr;
-  int other         = 1 - back_end;
-  if (peer != nullptr) {
-    const auto& theirs = traffic_[other].sent_to;
-    long delivered =
-        static_cast<size_t>(dest) < theirs.size() ? static_cast<long>(theirs[static_cast<size_t>(dest)].size()) : 0;
+  traffic_[back_end].sent_to[{on->id, on->world[static_cast<size_t>(dest)], tag}].push_back({tag, call, place_});
+}
+
+int LevelSwitch::send_route(int dest, int tag, MPI_Comm comm, const char* call)
+{
+  const Followed* on = followed(comm);
+  if (on == nullptr || dest < 0 || static_cast<size_t>(dest) >= on->world.size())
+    return current_;
+  int to            = on->world[static_cast<size_t>(dest)];
+  Channel channel   = {on->id, to, tag};
+  LevelSwitch* peer = static_cast<size_t>(to) < registry().size() ? registry()[static_cast<size_t>(to)] : nullptr;
+  int other         = 1 - current_;
+  int route         = current_;
+  if (peer != nullptr && slots_[other].initialized && not slots_[other].finalized) {
+    // A receive the destination posted at the other level, that no message sent there can take any
+    // more, is this message's match: the message goes to it, in the other back end.
+    auto sent     = traffic_[other].sent_to.find(channel);
+    long reaching = sent != traffic_[other].sent_to.end() ? static_cast<long>(sent->second.size()) : 0;
+    Channel mine  = {on->id, rank(), tag};
     for (const auto& [request, receive] : peer->receives_)
-      if (peer->owner_of(reinterpret_cast<MPI_Request>(request)) == other && receive.source == rank() &&
-          receive.index >= delivered && (receive.tag == MPI_ANY_TAG || receive.tag == tag))
-        report(std::string(call) + " to rank " + std::to_string(dest) + " (tag " + std::to_string(tag) + ") in " +
-               place_ + " at the " + level_word(back_end) + " level matches the receive rank " + std::to_string(dest) +
-               " posted in " + receive.place + " at the " + level_word(other) +
-               " level, where no message can reach it now: a receive is matched by messages sent at its own level. "
-               "Post the receive and the send at the same level (inside the same region, or complete the receive "
-               "before the boundary). The job ends.");
+      if (receive.channel == mine && receive.index >= reaching &&
+          peer->owner_of(reinterpret_cast<MPI_Request>(request)) == other) {
+        route = other;
+        ++forwarded_;
+        break;
+      }
   }
-  mine.push_back({tag, call, place_});
+  traffic_[route].sent_to[channel].push_back({tag, call, place_});
+  return route;
 }
 
 int LevelSwitch::receive_route(int source, int tag, MPI_Comm comm)
 {
   last_receive_index_ = -1;
-  if (comm != MPI_COMM_WORLD || source == MPI_PROC_NULL || source < MPI_ANY_SOURCE)
+  const Followed* on  = followed(comm);
+  if (on == nullptr || source == MPI_PROC_NULL || source < MPI_ANY_SOURCE ||
+      (source >= 0 && static_cast<size_t>(source) >= on->world.size()))
     return current_;
+  int from      = source == MPI_ANY_SOURCE ? -1 : on->world[static_cast<size_t>(source)];
   int back_end  = current_;
   auto& waiting = traffic_[1 - current_].stranded;
-  for (size_t from = 0; from < waiting.size(); ++from) {
-    if (source != MPI_ANY_SOURCE && static_cast<size_t>(source) != from)
+  for (auto& [channel, queue] : waiting) {
+    if (std::get<0>(channel) != on->id || (from >= 0 && std::get<1>(channel) != from) ||
+        (tag != MPI_ANY_TAG && std::get<2>(channel) != tag) || queue.empty())
       continue;
-    auto& queue = waiting[from];
-    for (auto it = queue.begin(); it != queue.end(); ++it)
-      if (tag == MPI_ANY_TAG || it->tag == tag) {
-        queue.erase(it);
-        back_end = 1 - current_; // received where the message waits
-        break;
-      }
-    if (back_end != current_)
-      break;
+    queue.erase(queue.begin());
+    back_end = 1 - current_; // received where the message waits
+    break;
   }
   Traffic& traffic = traffic_[back_end];
-  if (source == MPI_ANY_SOURCE) {
-    ++traffic.posted_any;
+  if (from < 0) {
+    ++traffic.posted_any[on->id];
+  } else if (tag == MPI_ANY_TAG) {
+    ++traffic.posted_any_tag[{on->id, from}];
   } else {
-    if (traffic.posted_from.size() <= static_cast<size_t>(source))
-      traffic.posted_from.resize(static_cast<size_t>(source) + 1, 0);
-    last_receive_index_ = traffic.posted_from[static_cast<size_t>(source)]++;
+    last_receive_channel_ = {on->id, from, tag};
+    last_receive_index_   = traffic.posted_from[last_receive_channel_]++;
   }
   return back_end;
 }
 
-int LevelSwitch::probe_route(int source, int tag, MPI_Comm comm) const
+int LevelSwitch::probe_route(int source, int tag, MPI_Comm comm)
 {
-  if (comm != MPI_COMM_WORLD || source == MPI_PROC_NULL || source < MPI_ANY_SOURCE)
+  const Followed* on = followed(comm);
+  if (on == nullptr || source == MPI_PROC_NULL || source < MPI_ANY_SOURCE ||
+      (source >= 0 && static_cast<size_t>(source) >= on->world.size()))
     return current_;
-  const auto& waiting = traffic_[1 - current_].stranded;
-  for (size_t from = 0; from < waiting.size(); ++from)
-    if (source == MPI_ANY_SOURCE || static_cast<size_t>(source) == from)
-      for (const Sent& sent : waiting[from])
-        if (tag == MPI_ANY_TAG || sent.tag == tag)
-          return 1 - current_;
+  int from = source == MPI_ANY_SOURCE ? -1 : on->world[static_cast<size_t>(source)];
+  for (const auto& [channel, messages] : traffic_[1 - current_].stranded)
+    if (std::get<0>(channel) == on->id && (from < 0 || std::get<1>(channel) == from) &&
+        (tag == MPI_ANY_TAG || std::get<2>(channel) == tag) && not messages.empty())
+      return 1 - current_;
   return current_;
 }
 
 void LevelSwitch::note_receive_request(MPI_Request request, int source, int tag, int back_end)
 {
+  (void)source;
+  (void)tag;
   (void)back_end;
   if (last_receive_index_ >= 0 && reinterpret_cast<uintptr_t>(request) >= kPredefinedLimit)
-    receives_[reinterpret_cast<uintptr_t>(request)] = {source, tag, last_receive_index_, place_};
+    receives_[reinterpret_cast<uintptr_t>(request)] = {last_receive_channel_, last_receive_index_, place_};
 }
 
 void LevelSwitch::check_wait(MPI_Request request, const char* call)
 {
+  // A receive of the other level completes when its message comes: one sent there before the
+  // boundary, or one sent now and forwarded to it (send_route). A receive nothing is ever sent to
+  // is a deadlock, which the run reports (every rank waiting, with its MPI call and this detail).
+  wait_detail_.clear();
+  note_wait(request, call);
+}
+
+void LevelSwitch::note_wait(MPI_Request request, const char* call)
+{
   auto it = receives_.find(reinterpret_cast<uintptr_t>(request));
-  if (it == receives_.end())
-    return;
-  int back_end = owner_of(request);
-  if (back_end == current_)
+  if (not wait_detail_.empty() || it == receives_.end() || owner_of(request) == current_)
     return;
   const Receive& receive = it->second;
-  LevelSwitch* peer      = static_cast<size_t>(receive.source) < registry().size()
-                               ? registry()[static_cast<size_t>(receive.source)]
-                               : nullptr;
-  if (peer == nullptr)
-    return;
-  const auto& sent = peer->traffic_[back_end].sent_to;
-  long delivered =
-      static_cast<size_t>(rank()) < sent.size() ? static_cast<long>(sent[static_cast<size_t>(rank())].size()) : 0;
-  if (receive.index < delivered)
-    return; // a message sent at its level is there for it
-  report(std::string(call) + " in " + place_ + " waits for the receive from rank " + std::to_string(receive.source) +
-         " posted in " + receive.place + " at the " + level_word(back_end) + " level; rank " +
-         std::to_string(receive.source) + " sent this rank " + std::to_string(delivered) +
-         " message(s) at that level, all for earlier receives, and messages sent at the " + level_word(current_) +
-         " level cannot reach it: it would never complete. Post the receive and the send at the same level. The "
-         "job ends.");
+  std::string on         = "MPI_COMM_WORLD";
+  for (const auto& [handle, followed] : followed_)
+    if (followed.id == std::get<0>(receive.channel))
+      on = followed.name();
+  wait_detail_ = std::string(call) + " in " + place_ + " for the receive from rank " +
+                 std::to_string(std::get<1>(receive.channel)) + " (MPI_COMM_WORLD rank), tag " +
+                 std::to_string(std::get<2>(receive.channel)) + ", on " + on + ", posted in " + receive.place +
+                 " at the " + back_end_name(owner_of(request)) +
+                 " level: a message sent to it at either level completes it (one sent at this level is forwarded "
+                 "to it); none came";
 }
 
 void LevelSwitch::find_stranded(int back_end)
 {
   Traffic& traffic = traffic_[back_end];
-  traffic.stranded.assign(registry().size(), {});
-  long any = traffic.posted_any; // receives from any source take the earliest messages left
+  traffic.stranded.clear();
+  // Receives from any source or with any tag take the earliest messages left (an approximation of
+  // MPI's matching, exact when each channel has receives of one kind).
+  std::map<int, long> any      = traffic.posted_any;
+  std::map<Peer, long> any_tag = traffic.posted_any_tag;
   for (size_t from = 0; from < registry().size(); ++from) {
     LevelSwitch* peer = registry()[from];
     if (peer == nullptr)
       continue;
-    const auto& sent = peer->traffic_[back_end].sent_to;
-    if (static_cast<size_t>(rank()) >= sent.size())
-      continue;
-    const auto& mine = sent[static_cast<size_t>(rank())];
-    long taken       = from < traffic.posted_from.size() ? traffic.posted_from[from] : 0;
-    for (long i = taken; i < static_cast<long>(mine.size()); ++i) {
-      if (any > 0) {
-        --any;
+    for (const auto& [channel, messages] : peer->traffic_[back_end].sent_to) {
+      if (std::get<1>(channel) != rank())
         continue;
+      Channel mine = {std::get<0>(channel), static_cast<int>(from), std::get<2>(channel)};
+      auto posted  = traffic.posted_from.find(mine);
+      long taken   = posted != traffic.posted_from.end() ? posted->second : 0;
+      for (long i = taken; i < static_cast<long>(messages.size()); ++i) {
+        long& from_any = any_tag[{std::get<0>(channel), static_cast<int>(from)}];
+        long& any_left = any[std::get<0>(channel)];
+        if (from_any > 0) {
+          --from_any;
+          continue;
+        }
+        if (any_left > 0) {
+          --any_left;
+          continue;
+        }
+        traffic.stranded[mine].push_back(messages[static_cast<size_t>(i)]);
       }
-      traffic.stranded[from].push_back(mine[static_cast<size_t>(i)]);
     }
   }
 }
@@ -294,6 +361,17 @@ uintptr_t LevelSwitch::from_called_value(uintptr_t value, int back_end)
 
 void LevelSwitch::forget(uintptr_t value)
 {
+  // Freed: its attributes are deleted (their keyvals' delete functions called), its error handler
+  // and info entries dropped.
+  for (auto attribute = attributes_.lower_bound({value, INT_MIN});
+       attribute != attributes_.end() && attribute->first.first == value;) {
+    auto keyval = keyvals_.find(attribute->first.second);
+    if (keyval != keyvals_.end())
+      call_delete(keyval->second, value, attribute->first.second, attribute->second);
+    attribute = attributes_.erase(attribute);
+  }
+  errhandlers_.erase(value);
+  info_entries_.erase(value);
   auto it = handles_.find(value);
   if (it == handles_.end())
     return;
@@ -325,6 +403,8 @@ uintptr_t value_of(H handle)
 
 void LevelSwitch::record_Comm_dup(MPI_Comm comm, MPI_Comm newcomm)
 {
+  follow(comm, newcomm, called_);
+  copy_attributes(AttributeKind::Comm, value_of(comm), value_of(newcomm));
   record_collective_constructor(value_of(newcomm), value_of(comm), [comm](LevelSwitch& s, int be) {
     MPI_Comm made = MPI_COMM_NULL;
     Call call(s, be);
@@ -335,6 +415,7 @@ void LevelSwitch::record_Comm_dup(MPI_Comm comm, MPI_Comm newcomm)
 
 void LevelSwitch::record_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm newcomm)
 {
+  follow(comm, newcomm, called_);
   record_collective_constructor(value_of(newcomm), value_of(comm), [comm, color, key](LevelSwitch& s, int be) {
     MPI_Comm made = MPI_COMM_NULL;
     Call call(s, be);
@@ -345,6 +426,7 @@ void LevelSwitch::record_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm 
 
 void LevelSwitch::record_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm newcomm)
 {
+  follow(comm, newcomm, called_);
   record_collective_constructor(value_of(newcomm), value_of(comm), [comm, group](LevelSwitch& s, int be) {
     MPI_Comm made      = MPI_COMM_NULL;
     MPI_Group in_group = s.to_called(group, be);
@@ -480,6 +562,7 @@ void LevelSwitch::record_Type_create_struct(int count, const int* blocklengths, 
 
 void LevelSwitch::record_Type_dup(MPI_Datatype type, MPI_Datatype newtype)
 {
+  copy_attributes(AttributeKind::Type, value_of(type), value_of(newtype));
   record_local_constructor(value_of(newtype), [type](LevelSwitch& s, int be) {
     MPI_Datatype made = MPI_DATATYPE_NULL;
     MPI_Datatype in   = s.to_called(type, be);
@@ -487,6 +570,362 @@ void LevelSwitch::record_Type_dup(MPI_Datatype type, MPI_Datatype newtype)
     call.target().Type_dup(in, &made);
     return value_of(made);
   });
+}
+
+void LevelSwitch::record_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler errhandler)
+{
+  record_local_constructor(value_of(errhandler), [function](LevelSwitch& s, int be) {
+    MPI_Errhandler made = MPI_ERRHANDLER_NULL;
+    Call call(s, be);
+    call.target().Comm_create_errhandler(function, &made);
+    return value_of(made);
+  });
+}
+
+namespace
+{
+/** An info made in `be` with the program's entries, in order. */
+uintptr_t make_info(LevelSwitch& s, int be, const std::vector<std::pair<std::string, std::string>>& entries)
+{
+  MPI_Info made = MPI_INFO_NULL;
+  LevelSwitch::Call call(s, be);
+  call.target().Info_create(&made);
+  for (const auto& [key, value] : entries)
+    call.target().Info_set(made, key.c_str(), value.c_str());
+  return value_of(made);
+}
+} // namespace
+
+void LevelSwitch::record_Info_create(MPI_Info info)
+{
+  uintptr_t made = value_of(info);
+  info_entries_[made].clear();
+  record_local_constructor(made, [made](LevelSwitch& s, int be) { return make_info(s, be, s.info_entries_[made]); });
+}
+
+void LevelSwitch::record_Info_dup(MPI_Info info, MPI_Info newinfo)
+{
+  uintptr_t made      = value_of(newinfo);
+  info_entries_[made] = info_entries_[value_of(info)];
+  record_local_constructor(made, [made](LevelSwitch& s, int be) { return make_info(s, be, s.info_entries_[made]); });
+}
+
+bool LevelSwitch::present_in(uintptr_t value, int back_end) const
+{
+  if (value < kPredefinedLimit)
+    return true;
+  auto it = handles_.find(value);
+  return it != handles_.end() && (it->second.owner == back_end || it->second.mirror != 0);
+}
+
+void LevelSwitch::record_Info_set(MPI_Info info, const char* key, const char* value)
+{
+  auto& entries = info_entries_[value_of(info)];
+  auto same     = std::find_if(entries.begin(), entries.end(), [key](const auto& entry) { return entry.first == key; });
+  if (same != entries.end())
+    same->second = value;
+  else
+    entries.emplace_back(key, value);
+  int other = 1 - called_;
+  if (value_of(info) >= kPredefinedLimit && present_in(value_of(info), other)) { // its copy there follows
+    MPI_Info there = to_called(info, other);
+    Call call(*this, other);
+    call.target().Info_set(there, key, value);
+  }
+}
+
+void LevelSwitch::record_Info_delete(MPI_Info info, const char* key)
+{
+  auto& entries = info_entries_[value_of(info)];
+  entries.erase(std::remove_if(entries.begin(), entries.end(), [key](const auto& entry) { return entry.first == key; }),
+                entries.end());
+  int other = 1 - called_;
+  if (value_of(info) >= kPredefinedLimit && present_in(value_of(info), other)) {
+    MPI_Info there = to_called(info, other);
+    Call call(*this, other);
+    call.target().Info_delete(there, key);
+  }
+}
+
+int LevelSwitch::Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+  Call call(*this, current_);
+  int result = call.target().Comm_set_errhandler(to_called(comm, current_), to_called(errhandler, current_));
+  if (result == MPI_SUCCESS)
+    errhandlers_[value_of(comm)] = value_of(errhandler);
+  return result;
+}
+
+void LevelSwitch::apply_errhandlers(int back_end)
+{
+  for (const auto& [comm, errhandler] : errhandlers_)
+    if (present_in(comm, back_end)) {
+      MPI_Comm there    = to_called(reinterpret_cast<MPI_Comm>(comm), back_end);
+      MPI_Errhandler eh = to_called(reinterpret_cast<MPI_Errhandler>(errhandler), back_end);
+      Call call(*this, back_end);
+      call.target().Comm_set_errhandler(there, eh);
+    }
+}
+
+// --- Keyvals and attributes ------------------------------------------------------------------------
+
+int LevelSwitch::create_keyval(AttributeKind kind, void* copy, void* remove, int* keyval, void* extra_state)
+{
+  if (keyval == nullptr)
+    return MPI_ERR_ARG;
+  *keyval           = next_keyval_++;
+  keyvals_[*keyval] = {kind, copy, remove, extra_state, false};
+  return MPI_SUCCESS;
+}
+
+const LevelSwitch::Keyval* LevelSwitch::user_keyval(AttributeKind kind, int keyval) const
+{
+  auto it = keyvals_.find(keyval);
+  return it != keyvals_.end() && it->second.kind == kind ? &it->second : nullptr;
+}
+
+int LevelSwitch::free_keyval(AttributeKind kind, int* keyval)
+{
+  if (keyval == nullptr || user_keyval(kind, *keyval) == nullptr)
+    return MPI_ERR_KEYVAL;
+  bool used = false;
+  for (const auto& [key, value] : attributes_)
+    used = used || key.second == *keyval;
+  if (used)
+    keyvals_[*keyval].freed = true; // kept until its last attribute is deleted
+  else
+    keyvals_.erase(*keyval);
+  *keyval = MPI_KEYVAL_INVALID;
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::call_delete(const Keyval& keyval, uintptr_t object, int key, void* value) const
+{
+  if (keyval.remove == nullptr)
+    return MPI_SUCCESS;
+  switch (keyval.kind) {
+  case AttributeKind::Comm:
+    return reinterpret_cast<MPI_Comm_delete_attr_function*>(keyval.remove)(reinterpret_cast<MPI_Comm>(object), key,
+                                                                           value, keyval.extra_state);
+  case AttributeKind::Type:
+    return reinterpret_cast<MPI_Type_delete_attr_function*>(keyval.remove)(reinterpret_cast<MPI_Datatype>(object), key,
+                                                                           value, keyval.extra_state);
+  case AttributeKind::Win:
+    return reinterpret_cast<MPI_Win_delete_attr_function*>(keyval.remove)(reinterpret_cast<MPI_Win>(object), key, value,
+                                                                          keyval.extra_state);
+  }
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::set_attribute(AttributeKind kind, uintptr_t object, int keyval, void* value)
+{
+  const Keyval* key = user_keyval(kind, keyval);
+  if (key == nullptr || key->freed)
+    return MPI_ERR_KEYVAL;
+  auto it = attributes_.find({object, keyval});
+  if (it != attributes_.end()) { // replaced: the old value is deleted first
+    int code = call_delete(*key, object, keyval, it->second);
+    if (code != MPI_SUCCESS)
+      return code;
+  }
+  attributes_[{object, keyval}] = value;
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::get_attribute(uintptr_t object, int keyval, void* value, int* flag) const
+{
+  if (value == nullptr || flag == nullptr)
+    return MPI_ERR_ARG;
+  auto it = attributes_.find({object, keyval});
+  *flag   = it != attributes_.end() ? 1 : 0;
+  if (*flag)
+    *static_cast<void**>(value) = it->second;
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::delete_attribute(AttributeKind kind, uintptr_t object, int keyval)
+{
+  const Keyval* key = user_keyval(kind, keyval);
+  if (key == nullptr)
+    return MPI_ERR_KEYVAL;
+  auto it = attributes_.find({object, keyval});
+  if (it == attributes_.end())
+    return MPI_ERR_ARG;
+  int code = call_delete(*key, object, keyval, it->second);
+  if (code != MPI_SUCCESS)
+    return code;
+  attributes_.erase(it);
+  if (key->freed) {
+    bool used = false;
+    for (const auto& [entry, value] : attributes_)
+      used = used || entry.second == keyval;
+    if (not used)
+      keyvals_.erase(keyval);
+  }
+  return MPI_SUCCESS;
+}
+
+void LevelSwitch::copy_attributes(AttributeKind kind, uintptr_t from, uintptr_t to)
+{
+  std::vector<std::pair<int, void*>> copied;
+  for (auto it = attributes_.lower_bound({from, INT_MIN}); it != attributes_.end() && it->first.first == from; ++it) {
+    const Keyval* key = user_keyval(kind, it->first.second);
+    if (key == nullptr || key->copy == nullptr)
+      continue; // MPI_*_NULL_COPY_FN
+    void* out = nullptr;
+    int flag  = 0;
+    if (key->copy == reinterpret_cast<void*>(1)) { // MPI_*_DUP_FN
+      out  = it->second;
+      flag = 1;
+    } else if (kind == AttributeKind::Comm) {
+      reinterpret_cast<MPI_Comm_copy_attr_function*>(key->copy)(reinterpret_cast<MPI_Comm>(from), it->first.second,
+                                                                key->extra_state, it->second, &out, &flag);
+    } else if (kind == AttributeKind::Type) {
+      reinterpret_cast<MPI_Type_copy_attr_function*>(key->copy)(reinterpret_cast<MPI_Datatype>(from), it->first.second,
+                                                                key->extra_state, it->second, &out, &flag);
+    }
+    if (flag)
+      copied.emplace_back(it->first.second, out);
+  }
+  for (const auto& [keyval, value] : copied)
+    attributes_[{to, keyval}] = value;
+}
+
+int LevelSwitch::Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval,
+                               void* extra_state)
+{
+  return create_keyval(AttributeKind::Comm, reinterpret_cast<void*>(copy_fn), reinterpret_cast<void*>(delete_fn),
+                       keyval, extra_state);
+}
+
+int LevelSwitch::Keyval_free(int* keyval)
+{
+  return free_keyval(AttributeKind::Comm, keyval);
+}
+
+int LevelSwitch::Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
+{
+  return Comm_set_attr(comm, keyval, attribute_val);
+}
+
+int LevelSwitch::Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
+{
+  return Comm_get_attr(comm, keyval, attribute_val, flag);
+}
+
+int LevelSwitch::Attr_delete(MPI_Comm comm, int keyval)
+{
+  return Comm_delete_attr(comm, keyval);
+}
+
+int LevelSwitch::Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
+                                    MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval,
+                                    void* extra_state)
+{
+  return create_keyval(AttributeKind::Comm, reinterpret_cast<void*>(comm_copy_attr_fn),
+                       reinterpret_cast<void*>(comm_delete_attr_fn), comm_keyval, extra_state);
+}
+
+int LevelSwitch::Comm_free_keyval(int* comm_keyval)
+{
+  return free_keyval(AttributeKind::Comm, comm_keyval);
+}
+
+int LevelSwitch::Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
+{
+  if (keyvals_.count(comm_keyval) != 0)
+    return set_attribute(AttributeKind::Comm, value_of(comm), comm_keyval, attribute_val);
+  Call call(*this, current_);
+  return call.target().Comm_set_attr(to_called(comm, current_), comm_keyval, attribute_val);
+}
+
+int LevelSwitch::Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag)
+{
+  if (keyvals_.count(comm_keyval) != 0)
+    return get_attribute(value_of(comm), comm_keyval, attribute_val, flag);
+  Call call(*this, current_); // a predefined attribute: the current level's value
+  return call.target().Comm_get_attr(to_called(comm, current_), comm_keyval, attribute_val, flag);
+}
+
+int LevelSwitch::Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+{
+  if (keyvals_.count(comm_keyval) != 0)
+    return delete_attribute(AttributeKind::Comm, value_of(comm), comm_keyval);
+  Call call(*this, current_);
+  return call.target().Comm_delete_attr(to_called(comm, current_), comm_keyval);
+}
+
+int LevelSwitch::Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
+                                    MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval,
+                                    void* extra_state)
+{
+  return create_keyval(AttributeKind::Type, reinterpret_cast<void*>(type_copy_attr_fn),
+                       reinterpret_cast<void*>(type_delete_attr_fn), type_keyval, extra_state);
+}
+
+int LevelSwitch::Type_free_keyval(int* type_keyval)
+{
+  return free_keyval(AttributeKind::Type, type_keyval);
+}
+
+int LevelSwitch::Type_set_attr(MPI_Datatype type, int type_keyval, void* attr_val)
+{
+  if (keyvals_.count(type_keyval) != 0)
+    return set_attribute(AttributeKind::Type, value_of(type), type_keyval, attr_val);
+  Call call(*this, current_);
+  return call.target().Type_set_attr(to_called(type, current_), type_keyval, attr_val);
+}
+
+int LevelSwitch::Type_get_attr(MPI_Datatype type, int type_keyval, void* attribute_val, int* flag)
+{
+  if (keyvals_.count(type_keyval) != 0)
+    return get_attribute(value_of(type), type_keyval, attribute_val, flag);
+  Call call(*this, current_);
+  return call.target().Type_get_attr(to_called(type, current_), type_keyval, attribute_val, flag);
+}
+
+int LevelSwitch::Type_delete_attr(MPI_Datatype type, int type_keyval)
+{
+  if (keyvals_.count(type_keyval) != 0)
+    return delete_attribute(AttributeKind::Type, value_of(type), type_keyval);
+  Call call(*this, current_);
+  return call.target().Type_delete_attr(to_called(type, current_), type_keyval);
+}
+
+int LevelSwitch::Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn,
+                                   MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state)
+{
+  return create_keyval(AttributeKind::Win, reinterpret_cast<void*>(win_copy_attr_fn),
+                       reinterpret_cast<void*>(win_delete_attr_fn), win_keyval, extra_state);
+}
+
+int LevelSwitch::Win_free_keyval(int* win_keyval)
+{
+  return free_keyval(AttributeKind::Win, win_keyval);
+}
+
+int LevelSwitch::Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
+{
+  if (keyvals_.count(win_keyval) != 0)
+    return set_attribute(AttributeKind::Win, value_of(win), win_keyval, attribute_val);
+  Call call(*this, current_);
+  return call.target().Win_set_attr(to_called(win, current_), win_keyval, attribute_val);
+}
+
+int LevelSwitch::Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag)
+{
+  if (keyvals_.count(win_keyval) != 0)
+    return get_attribute(value_of(win), win_keyval, attribute_val, flag);
+  Call call(*this, current_); // MPI_WIN_BASE, MPI_WIN_SIZE, ...: the window's back end (it has no mirror)
+  return call.target().Win_get_attr(to_called(win, current_), win_keyval, attribute_val, flag);
+}
+
+int LevelSwitch::Win_delete_attr(MPI_Win win, int win_keyval)
+{
+  if (keyvals_.count(win_keyval) != 0)
+    return delete_attribute(AttributeKind::Win, value_of(win), win_keyval);
+  Call call(*this, current_);
+  return call.target().Win_delete_attr(to_called(win, current_), win_keyval);
 }
 
 int LevelSwitch::init_back_end(int back_end, int* argc, char*** argv)
@@ -540,6 +979,7 @@ int LevelSwitch::switch_to(int back_end)
       canonical_[mirror]         = made.made;
     }
   }
+  apply_errhandlers(back_end);
   return result;
 }
 
@@ -629,20 +1069,21 @@ int LevelSwitch::Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendt
                           void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                           MPI_Status* status)
 {
-  int route = receive_route(source, recvtag, comm);
-  note_send(dest, sendtag, comm, current_, "MPI_Sendrecv");
-  if (route == current_) {
-    Call call(*this, current_);
-    return call.target().Sendrecv(sendbuf, sendcount, to_called(sendtype, current_), dest, sendtag, recvbuf, recvcount,
-                                  to_called(recvtype, current_), source, recvtag, to_called(comm, current_), status);
+  int route   = receive_route(source, recvtag, comm);
+  int sent_at = send_route(dest, sendtag, comm, "MPI_Sendrecv");
+  if (route == sent_at) {
+    Call call(*this, route);
+    return call.target().Sendrecv(sendbuf, sendcount, to_called(sendtype, route), dest, sendtag, recvbuf, recvcount,
+                                  to_called(recvtype, route), source, recvtag, to_called(comm, route), status);
   }
-  // The receive takes a message sent at the other level before the boundary: send here, receive there.
+  // The receive takes a message sent at the other level before the boundary, or the send goes to a
+  // receive posted there: send in one back end, receive in the other.
   MPI_Request sent = MPI_REQUEST_NULL;
   int result       = MPI_SUCCESS;
   {
-    Call call(*this, current_);
-    result = call.target().Isend(sendbuf, sendcount, to_called(sendtype, current_), dest, sendtag,
-                                 to_called(comm, current_), &sent);
+    Call call(*this, sent_at);
+    result = call.target().Isend(sendbuf, sendcount, to_called(sendtype, sent_at), dest, sendtag,
+                                 to_called(comm, sent_at), &sent);
   }
   if (result != MPI_SUCCESS)
     return result;
@@ -651,7 +1092,7 @@ int LevelSwitch::Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendt
     result = call.target().Recv(recvbuf, recvcount, to_called(recvtype, route), source, recvtag, to_called(comm, route),
                                 status);
   }
-  Call call(*this, current_);
+  Call call(*this, sent_at);
   int waited = call.target().Wait(&sent, MPI_STATUS_IGNORE);
   return result != MPI_SUCCESS ? result : waited;
 }
@@ -661,8 +1102,9 @@ int LevelSwitch::Waitall(int count, MPI_Request array_of_requests[], MPI_Status 
   int back_end = current_;
   if (count < 0 || (count > 0 && array_of_requests == nullptr))
     return MPI_ERR_ARG;
+  wait_detail_.clear();
   for (int i = 0; i < count; ++i)
-    check_wait(array_of_requests[i], "MPI_Waitall");
+    note_wait(array_of_requests[i], "MPI_Waitall");
   std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
   int result = MPI_SUCCESS;
   if (one_owner(count, array_of_requests, back_end)) {

@@ -19,8 +19,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -106,10 +109,20 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   template <class H>
   void after_routed(H before, H after)
   {
-    if (before != after)
+    if (before != after) {
       routed_.erase(reinterpret_cast<uintptr_t>(before));
+      if constexpr (std::is_same_v<H, MPI_Request>)
+        receives_.erase(reinterpret_cast<uintptr_t>(before));
+    }
   }
-  /** A send of the program on MPI_COMM_WORLD, at `back_end` (counted before the call). */
+  /**
+   * The back end a send goes to, counted there: the current one, or the other one when the
+   * destination has a receive pending there (posted before the last boundary, on the same
+   * communicator, naming this rank, with a matching tag) that no message sent there can take any
+   * more: the message is forwarded to the receive that waits for it.
+   */
+  int send_route(int dest, int tag, MPI_Comm comm, const char* call);
+  /** A send counted at the current back end (MPI_Sendrecv_replace, which both sends and receives). */
   void note_send(int dest, int tag, MPI_Comm comm, int back_end, const char* call);
   /**
    * The back end a receive goes to: the current one, or the other one when a message sent there
@@ -119,11 +132,16 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   int receive_route(int source, int tag, MPI_Comm comm);
   void note_receive_request(MPI_Request request, int source, int tag, int back_end);
   /** The back end a probe looks in: where a message it matches waits, as for a receive (nothing counted). */
-  int probe_route(int source, int tag, MPI_Comm comm) const;
-  /** Before waiting for `request`: ends the job with a report when it is a receive that can never complete. */
+  int probe_route(int source, int tag, MPI_Comm comm);
+  /** Before waiting for `request`: a receive of the other level is noted for the deadlock report. */
   void check_wait(MPI_Request request, const char* call);
+  void note_wait(MPI_Request request, const char* call); // the same, among others (Waitall)
+  /** The receive of the other level the rank waits for (wait_detail_), for a deadlock report. */
+  const std::string& wait_detail() const { return wait_detail_; }
   /** Where the rank is, for reports: "region 'solve' (cycle)". */
   void set_place(std::string place) { place_ = std::move(place); }
+  /** Messages this rank sent to a receive pending at the other level (forwarded). */
+  long forwarded() const { return forwarded_; }
   int peer_count(MPI_Comm comm);
   int in_degree(MPI_Comm comm);
   int out_degree(MPI_Comm comm);
@@ -146,6 +164,11 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   void record_Type_create_struct(int count, const int* blocklengths, const MPI_Aint* displacements,
                                  const MPI_Datatype* types, MPI_Datatype newtype);
   void record_Type_dup(MPI_Datatype type, MPI_Datatype newtype);
+  void record_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler errhandler);
+  void record_Info_create(MPI_Info info);
+  void record_Info_dup(MPI_Info info, MPI_Info newinfo);
+  void record_Info_set(MPI_Info info, const char* key, const char* value);
+  void record_Info_delete(MPI_Info info, const char* key);
 
   // Written by hand (LevelSwitch.cpp): start and end, and the calls over arrays of requests.
   int Init(int* argc, char*** argv) override;
@@ -167,6 +190,37 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   int Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                MPI_Status array_of_statuses[]) override;
   int Startall(int count, MPI_Request array_of_requests[]) override;
+  // Keyvals and attributes: bxisim keeps those of the program's keyvals (the same at every level);
+  // predefined attributes (MPI_TAG_UB, MPI_UNIVERSE_SIZE, MPI_WTIME_IS_GLOBAL, MPI_WIN_BASE, ...) are
+  // asked of the current back end.
+  int Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval,
+                    void* extra_state) override;
+  int Keyval_free(int* keyval) override;
+  int Attr_put(MPI_Comm comm, int keyval, void* attribute_val) override;
+  int Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) override;
+  int Attr_delete(MPI_Comm comm, int keyval) override;
+  int Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
+                         MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval,
+                         void* extra_state) override;
+  int Comm_free_keyval(int* comm_keyval) override;
+  int Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) override;
+  int Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) override;
+  int Comm_delete_attr(MPI_Comm comm, int comm_keyval) override;
+  int Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
+                         MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval,
+                         void* extra_state) override;
+  int Type_free_keyval(int* type_keyval) override;
+  int Type_set_attr(MPI_Datatype type, int type_keyval, void* attr_val) override;
+  int Type_get_attr(MPI_Datatype type, int type_keyval, void* attribute_val, int* flag) override;
+  int Type_delete_attr(MPI_Datatype type, int type_keyval) override;
+  int Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_delete_attr_function* win_delete_attr_fn,
+                        int* win_keyval, void* extra_state) override;
+  int Win_free_keyval(int* win_keyval) override;
+  int Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) override;
+  int Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) override;
+  int Win_delete_attr(MPI_Win win, int win_keyval) override;
+  /** Set in the current back end, and in the other one at each boundary into it (MPI_ERRORS_RETURN stays). */
+  int Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) override;
 
   // BackEndCallbacks: those of the back end being called, with its handles turned into bxisim's.
   MPI_Datatype callback_datatype(void* handle) const override;
@@ -231,28 +285,78 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
     const char* call;
     std::string place;
   };
-  /** The program's point-to-point traffic on MPI_COMM_WORLD at one back end. */
+  /**
+   * A communicator whose point-to-point traffic the switch follows: MPI_COMM_WORLD and those made from
+   * a followed one by MPI_Comm_dup/split/create. `id` is the same on every rank (the path of
+   * constructors from MPI_COMM_WORLD); `world` gives the MPI_COMM_WORLD rank of each of its ranks.
+   */
+  struct Followed {
+    int id;
+    std::string path;
+    std::vector<int> world;
+    int children = 0; // collective constructors called on it so far
+    std::string name() const;
+  };
+  /** (communicator id, peer's MPI_COMM_WORLD rank, tag): messages match receives in order on one channel. */
+  using Channel = std::tuple<int, int, int>;
+  using Peer    = std::pair<int, int>; // (communicator id, peer's MPI_COMM_WORLD rank)
+  /** The program's point-to-point traffic on the followed communicators at one back end. */
   struct Traffic {
-    std::vector<std::vector<Sent>> sent_to;  // per destination: the messages sent, in order
-    std::vector<long> posted_from;           // per source: receives posted naming it
-    long posted_any = 0;                     // receives posted with MPI_ANY_SOURCE
-    std::vector<std::vector<Sent>> stranded; // per source: sent here to this rank, taken by no receive here
+    std::map<Channel, std::vector<Sent>> sent_to;  // per destination and tag: the messages sent, in order
+    std::map<Channel, long> posted_from;           // per source and tag: receives posted naming both
+    std::map<Peer, long> posted_any_tag;           // per source: receives posted with MPI_ANY_TAG
+    std::map<int, long> posted_any;                // per communicator: receives posted with MPI_ANY_SOURCE
+    std::map<Channel, std::vector<Sent>> stranded; // per source and tag: sent here to this rank, taken by no receive
   };
   struct Receive {
-    int source;
-    int tag;
-    long index; // among the receives naming this source at its back end
+    Channel channel; // the communicator, the source's MPI_COMM_WORLD rank, the tag
+    long index;      // among the receives of this channel at its back end
     std::string place;
   };
+  /** The followed communicator `comm` (nullptr: not followed). */
+  Followed* followed(MPI_Comm comm);
+  /** After a collective constructor on `parent` made `made` (MPI_COMM_NULL on ranks left out), in back end `be`. */
+  void follow(MPI_Comm parent, MPI_Comm made, int be);
   /** Leaving `back_end` at a boundary (every rank met): the messages sent to this rank there that no receive there
    * took. */
   void find_stranded(int back_end);
-  [[noreturn]] void report(const std::string& what);
 
+  enum class AttributeKind { Comm, Type, Win };
+  struct Keyval {
+    AttributeKind kind;
+    void* copy; // 0: none (NULL_COPY_FN), 1: DUP_FN, else the program's function
+    void* remove;
+    void* extra_state;
+    bool freed = false;
+  };
+  static constexpr int kFirstKeyval = 0x10000; // above every predefined attribute key
+  int create_keyval(AttributeKind kind, void* copy, void* remove, int* keyval, void* extra_state);
+  int free_keyval(AttributeKind kind, int* keyval);
+  const Keyval* user_keyval(AttributeKind kind, int keyval) const;
+  int set_attribute(AttributeKind kind, uintptr_t object, int keyval, void* value);
+  int get_attribute(uintptr_t object, int keyval, void* value, int* flag) const;
+  int delete_attribute(AttributeKind kind, uintptr_t object, int keyval);
+  int call_delete(const Keyval& keyval, uintptr_t object, int key, void* value) const;
+  /** After a duplication (Comm_dup, Type_dup): the attributes whose keyval copies them. */
+  void copy_attributes(AttributeKind kind, uintptr_t from, uintptr_t to);
+  /** At a boundary into `back_end`: the error handlers the program set, set there too. */
+  void apply_errhandlers(int back_end);
+  /** Whether `value` (a program handle) has a value in `back_end` without making one. */
+  bool present_in(uintptr_t value, int back_end) const;
+
+  std::map<int, Keyval> keyvals_;
+  int next_keyval_ = kFirstKeyval;
+  std::map<std::pair<uintptr_t, int>, void*> attributes_; // (object, keyval) -> value
+  std::unordered_map<uintptr_t, uintptr_t> errhandlers_;  // communicator -> error handler the program set
+  std::unordered_map<uintptr_t, std::vector<std::pair<std::string, std::string>>> info_entries_; // in order
   Traffic traffic_[2];
-  std::unordered_map<uintptr_t, Receive> receives_; // receive requests on MPI_COMM_WORLD
+  std::unordered_map<uintptr_t, Receive> receives_;  // pending receive requests on followed communicators
+  std::unordered_map<uintptr_t, Followed> followed_; // by program handle (MPI_COMM_WORLD included)
   long last_receive_index_ = -1;
-  std::string place_       = "outside any region";
+  long forwarded_          = 0; // messages sent to a receive of the other level
+  std::string wait_detail_;
+  Channel last_receive_channel_{-1, -1, -1};
+  std::string place_ = "outside any region";
   Slot slots_[2];
   int current_;
   int called_          = -1; // the back end of the call in progress (callbacks), -1 outside calls

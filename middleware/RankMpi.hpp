@@ -74,6 +74,11 @@ std::unique_ptr<RankMpi> make_switching_rank(int rank, RankMpi* smpi, const Call
 int switch_back_end(RankMpi& rank, bool to_smpi, const std::string& place);
 /** Where the rank is now (a region boundary that did not switch), for reports. */
 void set_region_place(RankMpi& rank, const std::string& place);
+/**
+ * For a deadlock report: the receive of the other level the rank waits for (its source, tag,
+ * communicator and the region it was posted in), or "" when it waits for nothing of the kind.
+ */
+std::string switch_wait_detail(const RankMpi& rank);
 
 /**
  * What ends the job when a rank calls MPI_Abort, or something bxisim refuses, with a back end that

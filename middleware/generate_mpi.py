@@ -477,16 +477,24 @@ SWITCH_ROUTED = {"request", "message"}
 # hand, LevelSwitch.cpp) gets the program's arguments and the new handle.
 SWITCH_RECORDED = {"Comm_dup", "Comm_split", "Comm_create", "Comm_group", "Group_incl", "Op_create", "Type_commit",
                    "Type_contiguous", "Type_vector", "Type_create_hvector", "Type_indexed", "Type_create_resized",
-                   "Type_create_struct", "Type_dup"}
-# Point-to-point traffic on MPI_COMM_WORLD, which the switch follows to handle messages that cross a
-# boundary (LevelSwitch.hpp): sends are counted (note_send), receives may go to the back end where a
-# message sent before the boundary waits for them (receive_route), and a wait on a receive of the other
-# back end is checked (check_wait).
+                   "Type_create_struct", "Type_dup", "Comm_create_errhandler", "Info_create", "Info_dup", "Info_set",
+                   "Info_delete"}
+# Point-to-point traffic on MPI_COMM_WORLD and the communicators made from it, which the switch follows
+# to handle messages that cross a boundary (LevelSwitch.hpp): a send goes to the back end of a receive
+# pending for it at the other level, or to the current one (send_route); a receive goes to the back end
+# where a message sent before the boundary waits for it (receive_route).
 SWITCH_SENDS = {"Send", "Ssend", "Bsend", "Rsend", "Isend", "Issend", "Ibsend", "Irsend", "Sendrecv_replace"}
 SWITCH_RECEIVES = {"Recv", "Irecv"}
 SWITCH_PROBES = {"Probe", "Iprobe"}  # look where a matching message sent before the boundary waits
 SWITCH_CUSTOM = {"Sendrecv", "Init", "Init_thread", "Finalize", "Initialized", "Finalized", "Waitall", "Waitany", "Waitsome",
-                 "Testall", "Testany", "Testsome", "Startall", "Query_thread", "Is_thread_main"}
+                 "Testall", "Testany", "Testsome", "Startall", "Query_thread", "Is_thread_main",
+                 # keyvals and attributes are bxisim's (LevelSwitch.cpp), predefined ones asked of the back end
+                 "Keyval_create", "Keyval_free", "Attr_put", "Attr_get", "Attr_delete", "Comm_create_keyval",
+                 "Comm_free_keyval", "Comm_set_attr", "Comm_get_attr", "Comm_delete_attr", "Type_create_keyval",
+                 "Type_free_keyval", "Type_set_attr", "Type_get_attr", "Type_delete_attr", "Win_create_keyval",
+                 "Win_free_keyval", "Win_set_attr", "Win_get_attr", "Win_delete_attr",
+                 # set in the current back end, and in the other one at each boundary
+                 "Comm_set_errhandler"}
 
 
 def switch_header(functions):
@@ -551,9 +559,10 @@ def switch_source(functions):
             else:
                 args.append(n)
                 after.append(f"  if (result_ == MPI_SUCCESS)\n    *{n} = from_called(*{n}, call_.back_end());\n")
-        if f.name in SWITCH_SENDS:
-            tag = "sendtag" if f.name == "Sendrecv_replace" else "tag"
-            before.insert(0, f"  note_send(dest, {tag}, comm, call_.back_end(), \"MPI_{f.name}\");\n")
+        if f.name == "Sendrecv_replace":
+            before.insert(0, f"  note_send(dest, sendtag, comm, call_.back_end(), \"MPI_{f.name}\");\n")
+        elif f.name in SWITCH_SENDS:
+            route = f"send_route(dest, tag, comm, \"MPI_{f.name}\")"
         if f.name in SWITCH_PROBES:
             route = "probe_route(source, tag, comm)"
         if f.name in SWITCH_RECEIVES:

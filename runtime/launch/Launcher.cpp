@@ -417,8 +417,10 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     };
     mpi_call = [&switching](int r) {
       const auto& dispatch = switching[static_cast<size_t>(r)];
-      return dispatch != nullptr && dispatch->current_call() != nullptr ? std::string(dispatch->current_call())
-                                                                        : std::string();
+      if (dispatch == nullptr || dispatch->current_call() == nullptr)
+        return std::string();
+      std::string detail = mw::switch_wait_detail(*dispatch); // a receive of the other level
+      return detail.empty() ? std::string(dispatch->current_call()) : detail;
     };
     // By actor: SMPI calls the program back (user operations) inside MPI calls, where no rank code runs.
     mw::set_rank_provider([&switching, &ranks]() -> mw::RankMpi* {

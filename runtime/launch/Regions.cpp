@@ -5,8 +5,7 @@
 #include "runtime/os/SimulatorCall.hpp"
 
 #include <simgrid/Exception.hpp>
-#include <simgrid/s4u/ConditionVariable.hpp>
-#include <simgrid/s4u/Mutex.hpp>
+#include <simgrid/s4u/Actor.hpp>
 
 #include <fmt/format.h>
 
@@ -70,12 +69,18 @@ void check_level(const std::string& level, const std::string& what)
         fmt::format("{}: unknown level '{}'; the levels are smpi, message and cycle.", what, level));
 }
 
-/** The meeting of every rank at a boundary that switches levels: a barrier in no simulated time. */
+/**
+ * The meeting of every rank at a boundary that switches levels: a barrier in no simulated time. The
+ * ranks that wait suspend themselves and the last one to arrive resumes them. Not a mutex and a
+ * condition variable: a rank killed while it waits (the job ends: MPI_Abort, a reported cross-level
+ * message, --sim-time-limit) must leave without SimGrid re-locking a mutex for it. Not a semaphore:
+ * in SimGrid 3.32, killing an actor blocked in Semaphore::acquire answers its cancelled acquisition
+ * and schedules it once more after it died ("The Impossible Did Happen" in smx_ctx_wrapper, seen when
+ * a rank reported a cross-level receive while the others waited here). A killed suspended actor just
+ * unwinds, and resuming an actor that died is a no-op.
+ */
 struct Regions::Meeting {
-  simgrid::s4u::MutexPtr mutex                   = simgrid::s4u::Mutex::create();
-  simgrid::s4u::ConditionVariablePtr round_ended = simgrid::s4u::ConditionVariable::create();
-  int arrived                                    = 0;
-  long round                                     = 0;
+  std::vector<simgrid::s4u::ActorPtr> waiting;
 };
 
 Regions::Regions(std::string run_level, const std::vector<std::pair<std::string, std::string>>& remap, int ranks)
@@ -183,26 +188,21 @@ void Regions::set_switcher(Switcher switcher)
 void Regions::meet(Rank& rank, const std::string& name)
 {
   auto& state = *meeting_;
-  std::unique_lock lock(*state.mutex);
-  long round = state.round;
-  if (++state.arrived == ranks_) {
-    state.arrived = 0;
-    ++state.round;
-    state.round_ended->notify_all();
+  if (static_cast<int>(state.waiting.size()) + 1 == ranks_) {
+    // Ranks run one at a time: every waiting rank's suspension is handled before these resumptions.
+    std::vector<simgrid::s4u::ActorPtr> waiting;
+    waiting.swap(state.waiting);
+    for (const auto& actor : waiting)
+      actor->resume();
     return;
   }
+  state.waiting.push_back(simgrid::s4u::Actor::self());
   rank.set_waiting_for([&state, name, size = ranks_] {
     return fmt::format("the other ranks at the boundary of region '{}', which changes levels ({} of {} ranks "
                        "arrived): every rank must cross the same region boundaries",
-                       name, state.arrived, size);
+                       name, state.waiting.size(), size);
   });
-  try {
-    while (state.round == round)
-      state.round_ended->wait(lock);
-  } catch (const simgrid::ForcefulKillException&) {
-    lock.release(); // killed while waiting (the job ends): the mutex is not this actor's to unlock
-    throw;
-  }
+  simgrid::s4u::this_actor::suspend();
   rank.set_waiting_for(nullptr);
 }
 

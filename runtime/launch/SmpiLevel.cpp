@@ -96,6 +96,19 @@ void leave_mpi(void* token)
 
 const mw::CallHooks kSmpiCallHooks{&enter_mpi, &leave_mpi, &exit_rank_in_mpi};
 
+/**
+ * Kills every other actor (the job ends). The killed ranks unwind before the caller runs again, and
+ * each leaves with no running rank: the caller's running rank is set back, so that its exit() ends it
+ * (without, exit() was the process's: "Process called exit when leaving", sometimes SimGrid's "The
+ * Impossible Did Happen" when a rank reported a cross-level message outside an MPI call).
+ */
+void kill_other_ranks()
+{
+  Rank* caller = os::running_rank();
+  simgrid::s4u::Actor::kill_all();
+  os::set_running_rank(caller);
+}
+
 /** Sets a SimGrid setting unless the user gave it with --cfg. */
 void set_default(const std::string& key, const std::string& value)
 {
@@ -143,7 +156,7 @@ SmpiLevel::SmpiLevel(const std::vector<std::unique_ptr<Rank>>& ranks, const conf
       if (abort_.rank >= 0)
         return;
       abort_ = {rank, code};
-      simgrid::s4u::Actor::kill_all();
+      kill_other_ranks();
     });
     return;
   }
@@ -190,7 +203,7 @@ SmpiLevel::SmpiLevel(const std::vector<std::unique_ptr<Rank>>& ranks, const conf
     if (abort_.rank >= 0)
       return;
     abort_ = {rank, code};
-    simgrid::s4u::Actor::kill_all(); // every other rank; the caller then ends itself
+    kill_other_ranks(); // every other rank; the caller then ends itself
   });
 }
 

@@ -119,6 +119,19 @@ TEST_P(LevelSwitch, HandlesMadeAtOneLevelAreUsableAtTheOther)
   }
 }
 
+TEST_P(LevelSwitch, AttributesErrorHandlersAndInfosCarryAcrossBoundaries)
+{
+  // Keyvals, attributes (copied by a dup at either level, deleted with their delete function),
+  // predefined attributes, MPI_ERRORS_RETURN and a user error handler, an info's entries: made in
+  // "first", used in "second" and "third" at the other level and back. From either level.
+  for (const char* options :
+       {"--level smpi", "--level message --region first=message --region second=smpi --region third=message"}) {
+    auto result = run_switch(options, "attributes", GetParam());
+    check_ok(result);
+    EXPECT_THAT(result.output, HasSubstr("levels (2 switches")) << options;
+  }
+}
+
 TEST_P(LevelSwitch, MessagesSentBeforeABoundaryAreReceivedAfterIt)
 {
   // A small Send and a large Isend at smpi, received at message (Recv from any source, Sendrecv):
@@ -126,18 +139,59 @@ TEST_P(LevelSwitch, MessagesSentBeforeABoundaryAreReceivedAfterIt)
   check_ok(run_switch("--level smpi", "cross", GetParam()));
 }
 
-TEST_P(LevelSwitch, AReceiveNoMessageOfItsLevelCanReachIsReported)
+TEST_P(LevelSwitch, AMessageSentToAReceivePendingAtTheOtherLevelIsForwardedToIt)
 {
-  // Rank 1 posts an Irecv at smpi, rank 0 sends at message: the send is reported, naming both places.
-  auto sent = run_switch("--level smpi", "orphan_send", GetParam());
-  EXPECT_NE(sent.exit_code, 0) << sent.output;
-  EXPECT_THAT(sent.output, HasSubstr("MPI_Send to rank 1 (tag 21) in region 'second' (message)"));
-  EXPECT_THAT(sent.output, HasSubstr("matches the receive rank 1 posted in region 'first' (smpi)"));
-  // Nobody sends: waiting for it at message is reported rather than left to hang.
+  // Rank 1 posts an Irecv at smpi, rank 0 sends at message: the message goes to the receive, in SMPI.
+  check_ok(run_switch("--level smpi", "orphan_send", GetParam()));
+}
+
+TEST_P(LevelSwitch, MessagesCrossBoundariesOnDuplicatedAndSplitCommunicators)
+{
+  // Receives posted before the boundary on a duplicate and a split of MPI_COMM_WORLD get the messages
+  // sent after it; a message sent before it is received after it; a receive tested in a loop and
+  // posted again at the new level is matched there. smpi then message, and message then smpi.
+  for (const char* options : {"--level smpi", "--level message --region first=message --region second=smpi"}) {
+    auto result = run_switch(options, "forward", GetParam());
+    check_ok(result);
+    EXPECT_THAT(result.output, HasSubstr("levels (2 switches")) << options;
+  }
+}
+
+TEST_P(LevelSwitch, AReceiveNothingIsSentToIsReportedAsADeadlockNamingItsRegions)
+{
+  // Rank 1 posts an Irecv at smpi and waits for it at message; nobody sends: a deadlock, reported
+  // with the wait's region and the receive's, rather than left to hang.
   auto waited = run_switch("--level smpi", "orphan_wait", GetParam());
-  EXPECT_NE(waited.exit_code, 0) << waited.output;
-  EXPECT_THAT(waited.output, HasSubstr("MPI_Wait in region 'second' (message) waits for the receive from rank 0 "
-                                       "posted in region 'first' (smpi)"));
+  EXPECT_EQ(waited.exit_code, 3) << waited.output;
+  EXPECT_THAT(waited.output, HasSubstr("rank 1 waits for the end of MPI_Wait in region 'second' (message) for the "
+                                       "receive from rank 0 (MPI_COMM_WORLD rank), tag 21, on MPI_COMM_WORLD, posted "
+                                       "in region 'first' (smpi) at the smpi level"))
+      << waited.output;
+  EXPECT_THAT(waited.output, HasSubstr("rank 0 waits for the other ranks at the boundary of region 'second'"));
+}
+
+TEST_P(LevelSwitch, ARankAbortingWhileTheOthersWaitAtABoundaryEndsTheJobWithItsCode)
+{
+  // Rank 0 calls MPI_Abort(MPI_COMM_WORLD, 43) at 1 ms while ranks 1-3 wait (since time 0) at the
+  // boundary that ends the region: at smpi (run level message) and at message (run level smpi).
+  for (auto [options, region] : {std::pair{"--level message", "smpi"}, std::pair{"--level smpi", "message"}}) {
+    auto result = run_switch(options, std::string("abort_at_boundary ") + region, GetParam());
+    EXPECT_EQ(result.exit_code, 43) << options << "\n" << result.output;
+    EXPECT_THAT(result.output, HasSubstr("rank 0 called MPI_Abort with error code 43")) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("rank 0 ended the job with code 43")) << result.output;
+    EXPECT_THAT(result.output, testing::Not(HasSubstr("crashed"))) << result.output;
+    EXPECT_THAT(result.output, testing::Not(HasSubstr("Impossible"))) << result.output;
+  }
+}
+
+TEST_P(LevelSwitch, TheSimulatedTimeLimitReachedWhileRanksWaitAtABoundaryEndsTheRun)
+{
+  // Rank 0 would abort at 1 ms; the limit (0.5 ms) comes first, while ranks 1-3 wait at the boundary.
+  auto result = run_switch("--level smpi --sim-time-limit 0.0005", "abort_at_boundary message", GetParam());
+  EXPECT_EQ(result.exit_code, 5) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("ranks 1-3: waits for the other ranks at the boundary of region 'second'"))
+      << result.output;
+  EXPECT_THAT(result.output, testing::Not(HasSubstr("crashed"))) << result.output;
 }
 
 INSTANTIATE_TEST_SUITE_P(Placements, LevelSwitch, testing::Values(1, 2),

@@ -11,8 +11,24 @@
  * used in "second" (MESSAGE); a datatype made in "second" is used in "third" (SMPI).
  * Mode "cross": messages sent in "first" (SMPI: a small Send, a large Isend) are probed and received
  * in "second" (MESSAGE: Probe, Iprobe, Recv, Sendrecv), where the sender completes its Isend.
- * Mode "orphan_send": rank 1 posts an Irecv from rank 0 in "first" (SMPI); rank 0 sends in "second".
- * Mode "orphan_wait": rank 1 posts an Irecv from rank 0 in "first" and waits for it in "second". */
+ * Mode "orphan_send": rank 1 posts an Irecv from rank 0 in "first" (SMPI); rank 0 sends in "second":
+ *   the message is forwarded to the receive (checked).
+ * Mode "forward": on a duplicate of MPI_COMM_WORLD and on a split of it (both made in "first"), each
+ *   rank posts receives in "first" and its neighbour sends to them in "second" (forwarded to the
+ *   back end of the receive); a message sent in "first" on the duplicate is received in "second";
+ *   the receive is tested in a loop (as Quicksilver does), posted again in "second" and matched
+ *   there by a second message. --region re-maps the levels (the same checks either way round).
+ * Mode "orphan_wait": rank 1 posts an Irecv from rank 0 in "first" and waits for it in "second".
+ * Mode "attributes": in "first" (SMPI), a communicator keyval (copied on dup, with a delete
+ *   function), a datatype keyval, attributes on MPI_COMM_WORLD, a duplicate and a datatype,
+ *   MPI_ERRORS_RETURN on MPI_COMM_WORLD and a user error handler on the duplicate, an info with two
+ *   keys; in "second" (MESSAGE) and "third" (SMPI): the predefined attributes (MPI_TAG_UB,
+ *   MPI_UNIVERSE_SIZE, MPI_WTIME_IS_GLOBAL), the program's attributes, a duplicate made there (its
+ *   copied attribute), errors returned (not fatal) and the user handler called, the info's entries;
+ *   attributes deleted and objects freed (delete functions called).
+ * Mode "abort_at_boundary": rank 0 calls MPI_Abort(MPI_COMM_WORLD, 43) at 1 ms, in "first" (SMPI) or,
+ *   with argument "message", in "second" (MESSAGE), while the other ranks wait at the boundary that
+ *   ends the region. */
 #include <bxisim/region.h>
 #include <mpi.h>
 
@@ -120,6 +136,124 @@ static void pair_sum(void* in, void* inout, int* length, MPI_Datatype* type)
     op_bad_type = 1;
   for (int i = 0; i < n; ++i)
     ((int*)inout)[i] += ((int*)in)[i];
+}
+
+static int deleted = 0, handled = 0;
+
+static int copy_plus_one(MPI_Comm comm, int keyval, void* extra, void* in, void* out, int* flag)
+{
+  (void)comm;
+  (void)keyval;
+  (void)extra;
+  *(void**)out = (char*)in + 1;
+  *flag        = 1;
+  return MPI_SUCCESS;
+}
+
+static int count_delete(MPI_Comm comm, int keyval, void* value, void* extra)
+{
+  (void)comm;
+  (void)keyval;
+  (void)value;
+  *(int*)extra += 1;
+  return MPI_SUCCESS;
+}
+
+static void note_error(MPI_Comm* comm, int* code, ...)
+{
+  (void)comm;
+  (void)code;
+  ++handled;
+}
+
+static void check_attributes(int phase, MPI_Comm twin, int keyval, int type_keyval, MPI_Datatype pair, MPI_Info info,
+                             MPI_Errhandler mine)
+{
+  int flag = 0, *tag_ub = NULL, *universe = NULL, *global = NULL;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag);
+  check(flag && *tag_ub >= 32767, "tag_ub", phase);
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &universe, &flag);
+  check(!flag || *universe >= size, "universe", phase);
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &global, &flag);
+  check(!flag || *global == 0 || *global == 1, "wtime_is_global", phase);
+  void* value = NULL;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, keyval, &value, &flag);
+  check(flag && value == (void*)&rank, "world_attr", phase);
+  MPI_Comm_get_attr(twin, keyval, &value, &flag);
+  check(flag && value == (char*)&rank + 1, "dup_attr", phase);
+  MPI_Type_get_attr(pair, type_keyval, &value, &flag);
+  check(flag && value == (void*)&size, "type_attr", phase);
+  MPI_Comm again;
+  MPI_Comm_dup(twin, &again); /* copied again, at this level */
+  MPI_Comm_get_attr(again, keyval, &value, &flag);
+  check(flag && value == (char*)&rank + 2, "dup_again_attr", phase);
+  /* SMPI (SimGrid 3.32) gives a new communicator its id with a broadcast from its rank 0: freeing it
+   * on rank 0 before the others received that broadcast left them waiting (seen in runs that switch
+   * levels, where rank 0 runs ahead); the barrier orders the free after it. */
+  MPI_Barrier(again);
+  MPI_Comm_free(&again);
+  MPI_Errhandler handler;
+  MPI_Comm_get_errhandler(MPI_COMM_WORLD, &handler);
+  check(handler == MPI_ERRORS_RETURN, "errhandler_get", phase);
+  int word = 0, code = MPI_Send(&word, 1, MPI_INT, size + 5, 0, MPI_COMM_WORLD); /* an invalid rank */
+  check(code != MPI_SUCCESS, "errors_return", phase);
+  int before = handled;
+  MPI_Send(&word, 1, MPI_INT, size + 5, 0, twin);
+  check(handled == before + 1, "user_errhandler", phase);
+  MPI_Comm_get_errhandler(twin, &handler);
+  check(handler == mine, "user_errhandler_get", phase);
+  char got[32] = "";
+  int nkeys    = 0;
+  MPI_Info_get(info, "color", sizeof got - 1, got, &flag);
+  check(flag && !strcmp(got, "blue"), "info_get", phase);
+  MPI_Info_get_nkeys(info, &nkeys);
+  check(nkeys == 2, "info_nkeys", phase);
+}
+
+static void attributes(void)
+{
+  int keyval, type_keyval;
+  MPI_Comm twin;
+  MPI_Datatype pair;
+  MPI_Info info;
+  MPI_Errhandler mine;
+  bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+  MPI_Comm_create_keyval(copy_plus_one, count_delete, &keyval, &deleted);
+  MPI_Type_create_keyval(MPI_TYPE_DUP_FN, MPI_TYPE_NULL_DELETE_FN, &type_keyval, NULL);
+  MPI_Comm_set_attr(MPI_COMM_WORLD, keyval, &rank);
+  MPI_Comm_dup(MPI_COMM_WORLD, &twin); /* its attribute: &rank + 1 */
+  MPI_Type_contiguous(2, MPI_INT, &pair);
+  MPI_Type_commit(&pair);
+  MPI_Type_set_attr(pair, type_keyval, &size);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_create_errhandler(note_error, &mine);
+  MPI_Comm_set_errhandler(twin, mine);
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "color", "red");
+  MPI_Info_set(info, "shape", "round");
+  MPI_Info_set(info, "color", "blue");
+  check_attributes(1, twin, keyval, type_keyval, pair, info, mine);
+  bxisim_region_end("first");
+  bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+  check_attributes(2, twin, keyval, type_keyval, pair, info, mine);
+  bxisim_region_end("second");
+  bxisim_region_begin("third", BXISIM_LEVEL_SMPI);
+  check_attributes(3, twin, keyval, type_keyval, pair, info, mine);
+  int before = deleted, flag = 1;
+  void* value = NULL;
+  MPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
+  MPI_Comm_get_attr(MPI_COMM_WORLD, keyval, &value, &flag);
+  check(!flag && deleted == before + 1, "delete_attr", 3);
+  MPI_Comm_free(&twin); /* its attribute's delete function runs */
+  check(deleted == before + 2, "free_deletes", 3);
+  MPI_Comm_free_keyval(&keyval);
+  MPI_Type_free_keyval(&type_keyval);
+  check(keyval == MPI_KEYVAL_INVALID, "free_keyval", 3);
+  MPI_Type_free(&pair);
+  MPI_Info_free(&info);
+  MPI_Errhandler_free(&mine);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  bxisim_region_end("third");
 }
 
 static void derived(void)
@@ -268,11 +402,69 @@ int main(int argc, char** argv)
       word = 9;
       MPI_Send(&word, 1, MPI_INT, 1, 21, MPI_COMM_WORLD);
     }
-    if (rank == 1)
+    if (rank == 1) {
       MPI_Wait(&request, MPI_STATUS_IGNORE);
+      check(word == 9, "forwarded", 2);
+    }
     bxisim_region_end("second");
+  } else if (!strcmp(mode, "forward")) {
+    MPI_Comm twin, half;
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int half_rank = 0, half_size = 0;
+    int from_left = -1, from_half = -1, early = -1, again = -1, done = 0, tests = 0;
+    MPI_Request receive, half_receive, early_send;
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    MPI_Comm_dup(MPI_COMM_WORLD, &twin);
+    /* Reversed order in each half. (With the ranks' own order as keys, SMPI's MPI_Comm_split never
+     * returned on rank 2 in a run that switches levels, in SimGrid 3.32; not investigated.) */
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half);
+    MPI_Comm_rank(half, &half_rank);
+    MPI_Comm_size(half, &half_size);
+    int half_right = (half_rank + 1) % half_size, half_left = (half_rank + half_size - 1) % half_size;
+    MPI_Irecv(&from_left, 1, MPI_INT, left, 5, twin, &receive);
+    MPI_Irecv(&from_half, 1, MPI_INT, half_left, 6, half, &half_receive);
+    int mine = 1000 + rank;
+    MPI_Isend(&mine, 1, MPI_INT, right, 7, twin, &early_send); /* received in "second" */
+    bxisim_region_end("first");
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    int word = 100 + rank, half_word = 200 + rank, second = 300 + rank;
+    MPI_Send(&word, 1, MPI_INT, right, 5, twin);           /* to the receive posted in "first" */
+    MPI_Send(&half_word, 1, MPI_INT, half_right, 6, half); /* the same on the split communicator */
+    MPI_Recv(&early, 1, MPI_INT, left, 7, twin, MPI_STATUS_IGNORE);
+    while (!done) { /* tested in a loop, then posted again at this level */
+      MPI_Test(&receive, &done, MPI_STATUS_IGNORE);
+      ++tests;
+    }
+    check(from_left == 100 + left && early == 1000 + left && tests > 0, "forward_twin", 2);
+    MPI_Irecv(&again, 1, MPI_INT, left, 5, twin, &receive);
+    MPI_Send(&second, 1, MPI_INT, right, 5, twin);
+    MPI_Wait(&receive, MPI_STATUS_IGNORE);
+    MPI_Wait(&half_receive, MPI_STATUS_IGNORE);
+    MPI_Wait(&early_send, MPI_STATUS_IGNORE);
+    check(again == 300 + left, "forward_again", 2);
+    check(from_half == 200 + ((half_size - 1 - half_left) * 2 + rank % 2), "forward_half", 2);
+    MPI_Comm_free(&twin);
+    MPI_Comm_free(&half);
+    bxisim_region_end("second");
+  } else if (!strcmp(mode, "abort_at_boundary")) {
+    int in_second = argc > 2 && !strcmp(argv[2], "message");
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    if (in_second) {
+      bxisim_region_end("first");
+      bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    }
+    if (rank == 0) {
+      sleep_until(0.001);
+      MPI_Abort(MPI_COMM_WORLD, 43);
+    }
+    if (in_second)
+      bxisim_region_end("second");
+    else
+      bxisim_region_end("first");
   } else if (!strcmp(mode, "derived")) {
     derived();
+  } else if (!strcmp(mode, "attributes")) {
+    attributes();
   } else if (!strcmp(mode, "nested")) {
     bxisim_region_begin("outer", BXISIM_LEVEL_MESSAGE);
     exchange(1);
