@@ -2,11 +2,11 @@
 # Builds the libFuzzer targets of tests/fuzz with clang in build-fuzz/ and runs each for
 # FUZZ_SECONDS (default 600) at the lowest priority, starting from tests/fuzz/corpus/<target>.
 # New inputs go to build-fuzz/corpus/<target>; crashes to build-fuzz/findings/<target>/.
-#   scripts/fuzz.sh [target...]     (targets: toml_parameters set_option portals_arguments)
+#   scripts/fuzz.sh [target...]     (targets: toml_parameters set_option portals_arguments platform_xml cfg_option)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${FUZZ_SECONDS:-600}
-targets=${*:-"toml_parameters set_option portals_arguments"}
+targets=${*:-"toml_parameters set_option portals_arguments platform_xml cfg_option"}
 missing=""
 for package in $(grep -v '^#' "$root/scripts/fuzz-packages.txt"); do
   dpkg -s "$package" >/dev/null 2>&1 || missing="$missing $package"
