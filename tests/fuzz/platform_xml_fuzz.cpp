@@ -20,19 +20,27 @@
 
 namespace
 {
-std::string folder()
+const std::string& folder()
 {
-  static const std::string path = [] {
+  // Never destroyed: the exit handler below needs it after static destructors have run.
+  static const std::string* path = [] {
     const char* tmpdir  = std::getenv("TMPDIR");
     std::string pattern = std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") + "/fuzz-xml-XXXXXX";
     if (mkdtemp(pattern.data()) == nullptr) {
       std::perror("mkdtemp");
       std::abort();
     }
-    std::atexit([] { std::filesystem::remove_all(folder()); });
-    return pattern;
+    return new std::string(pattern);
   }();
-  return path;
+  static const bool cleaned = [] {
+    std::atexit([] {
+      std::error_code ignored;
+      std::filesystem::remove_all(*path, ignored);
+    });
+    return true;
+  }();
+  (void)cleaned;
+  return *path;
 }
 
 int load_platform(const std::string& file)
