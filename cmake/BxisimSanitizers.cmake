@@ -19,3 +19,16 @@ if(BXISIM_FUZZ)
   add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+# What bxicc links into the users' programs (which are not instrumented) is built without the
+# sanitizers: an instrumented library makes a program started outside bxisim refuse to start ("ASan
+# runtime does not come first in initial library list").
+function(bxisim_not_sanitized target)
+  if(BXISIM_SANITIZE)
+    get_target_property(options ${target} COMPILE_OPTIONS)
+    list(REMOVE_ITEM options ${bxisim_sanitizer_flags})
+    get_target_property(link_options ${target} LINK_OPTIONS)
+    list(REMOVE_ITEM link_options ${bxisim_sanitizer_flags})
+    set_target_properties(${target} PROPERTIES COMPILE_OPTIONS "${options}" LINK_OPTIONS "${link_options}")
+  endif()
+endfunction()

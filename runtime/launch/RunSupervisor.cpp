@@ -22,14 +22,18 @@ namespace
 {
 constexpr auto kPeriod        = std::chrono::milliseconds(100);
 constexpr size_t kReportLines = 40; // the summary shows at most this many groups of ranks
+// When stopping, how long a rank running its own code has to call the simulator before its thread is
+// frozen where it is (an endless loop, a long computation: "running its own code" in the summary).
+constexpr auto kStopGrace = std::chrono::milliseconds(500);
 
 int supervisor_signal()
 {
   return SIGRTMIN + 2;
 }
 
-// Requests to the simulator's thread, answered in its signal handler.
+// Requests to the simulator's thread, answered in its signal handler or at its next simulator call.
 std::atomic<bool> freeze_requested{false};
+std::atomic<bool> freeze_anywhere{false}; // even in a rank's own code
 std::atomic<bool> frozen{false};
 std::atomic<bool> backtrace_done{false};
 // Requests to the supervisor from other threads.
@@ -50,13 +54,25 @@ void write_text(const std::string& text)
   }
 }
 
-/** On the simulator's thread: prints its backtrace (the running rank's code), or freezes it for good. */
+/** On the simulator's thread, where no rank's own code runs (or the grace is over): stops it for good. */
+[[noreturn]] void freeze()
+{
+  frozen.store(true);
+  for (;;)
+    pause();
+}
+
+/**
+ * On the simulator's thread: prints its backtrace (the running rank's code), or freezes it for good,
+ * unless a rank's own code runs between two simulator calls: that rank would be reported as running
+ * its code, so the thread freezes at its next simulator call instead (os::hold_at_next_call).
+ */
 void on_supervisor_signal(int)
 {
   if (freeze_requested.load()) {
-    frozen.store(true);
-    for (;;)
-      pause();
+    if (os::rank_in_code() != nullptr && not freeze_anywhere.load())
+      return;
+    freeze();
   }
   void* frames[64];
   int count = backtrace(frames, 64);
@@ -233,8 +249,19 @@ void RunSupervisor::watch(std::chrono::steady_clock::time_point now)
 
 void RunSupervisor::stop(int exit_code, const std::string& headline)
 {
+  // Ranks call the simulator often: freeze the simulator's thread at the next call, so that the
+  // summary says where each rank is in simulated time. A rank that does not call it within the grace
+  // (a busy-wait, a long computation) is frozen in its own code and reported as such.
   freeze_requested.store(true);
+  os::hold_at_next_call(freeze);
   pthread_kill(simulator_thread_, supervisor_signal());
+  auto grace_end = std::chrono::steady_clock::now() + kStopGrace;
+  while (not frozen.load() && std::chrono::steady_clock::now() < grace_end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  if (not frozen.load()) {
+    freeze_anywhere.store(true);
+    pthread_kill(simulator_thread_, supervisor_signal());
+  }
   for (int i = 0; i < 200 && not frozen.load(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   for (FILE* stream : {stdout, stderr}) // what ranks printed last, unless the frozen thread holds the stream

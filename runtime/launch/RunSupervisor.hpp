@@ -5,9 +5,9 @@
 //  - ends the run at --wall-limit (exit code kLimitExitCode), with the same summary;
 //  - watches the ranks: when one runs its own code for `watchdog` wall seconds without calling the
 //    simulator, says so once, with the rank's backtrace and why simulated time cannot advance.
-// Stopping interrupts the simulator's thread wherever it is (a rank may be in an endless loop): that
-// thread is frozen by a signal, the summary is printed from the supervisor's thread, and the process
-// ends with _exit.
+// Stopping freezes the simulator's thread at its next entry into the simulator (no rank is then
+// caught between two calls), or wherever it is after a grace (a rank may be in an endless loop); the
+// summary is printed from the supervisor's thread, and the process ends with _exit.
 
 #include "Rank.hpp"
 #include "RunFolder.hpp"

@@ -20,11 +20,15 @@ const ClockHooks* hooks             = nullptr;
 
 std::atomic<runtime::Rank*> in_code{nullptr};
 std::atomic<unsigned long> transitions{0};
+std::atomic<void (*)()> hold{nullptr};
 
 void note_transition(runtime::Rank* rank)
 {
   in_code.store(rank, std::memory_order_relaxed);
   transitions.fetch_add(1, std::memory_order_relaxed);
+  if (rank == nullptr)
+    if (auto* hold_here = hold.load(std::memory_order_acquire))
+      hold_here();
 }
 } // namespace
 
@@ -46,6 +50,11 @@ runtime::Rank* rank_in_code()
 unsigned long simulator_transitions()
 {
   return transitions.load(std::memory_order_relaxed);
+}
+
+void hold_at_next_call(void (*hold_function)())
+{
+  hold.store(hold_function, std::memory_order_release);
 }
 
 runtime::Rank* running_rank()

@@ -31,6 +31,13 @@ runtime::Rank* rank_in_code();
 unsigned long simulator_transitions();
 
 /**
+ * From any thread: the simulator's thread calls `hold` (which need not return) the next time it
+ * leaves a rank's code for the simulator. The supervisor stops runs there, so that no rank is caught
+ * between two simulator calls. nullptr: nothing.
+ */
+void hold_at_next_call(void (*hold)());
+
+/**
  * The simulated clock and sleeps of ranks when an MPI library keeps its own account of CPU time
  * (SMPI at --level smpi: reading the clock must first flush its measure). nullptr: bxisim's own.
  */
