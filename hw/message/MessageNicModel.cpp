@@ -1,5 +1,6 @@
 #include "MessageNicModel.hpp"
 
+#include "hw/trace/S4bxiNames.hpp"
 #include "hw/trace/TrafficCounters.hpp"
 #include "platforms/Route.hpp"
 #include "portals/core/Core.hpp"
@@ -37,32 +38,6 @@ const char* kind_name(FrameKind kind)
     return "request BXI ACK";
   case FrameKind::ResponseAck:
     return "response BXI ACK";
-  }
-  return "?";
-}
-/** The S4BXI trace name of what a frame carries. */
-const char* frame_name(FrameKind kind, portals::OpKind operation)
-{
-  switch (kind) {
-  case FrameKind::Request:
-    switch (operation) {
-    case portals::OpKind::put:
-      return "PUT";
-    case portals::OpKind::get:
-      return "GET";
-    case portals::OpKind::atomic:
-      return "ATOMIC";
-    case portals::OpKind::fetchAtomic:
-      return "FETCH_ATOMIC";
-    case portals::OpKind::swap:
-      return "SWAP";
-    }
-    return "REQUEST";
-  case FrameKind::Response:
-    return operation == portals::OpKind::put || operation == portals::OpKind::atomic ? "ACK" : "REPLY";
-  case FrameKind::RequestAck:
-  case FrameKind::ResponseAck:
-    return "BXI_ACK";
   }
   return "?";
 }
@@ -377,7 +352,7 @@ void MessageNicModel::rx_loop(int node, Network network)
   for (;;) {
     std::unique_ptr<WireFrame> frame(nic(node).rx[network]->get<WireFrame>());
     InFlight& arriving = *frame->operation;
-    trace(frame_name(frame->kind, arriving.message->kind),
+    trace(s4bxi_frame_name(frame->kind, arriving.message->kind),
           frame->kind == FrameKind::Request || frame->kind == FrameKind::ResponseAck ? arriving.source_node
                                                                                      : arriving.target_node,
           node, frame->sent_at);
@@ -456,7 +431,7 @@ void MessageNicModel::matching_loop(int node, Network network)
       on_response(node, frame);
     if (frame.kind == FrameKind::Request && trace_ != nullptr && trace_->wants_stages())
       trace_->stage(node, "matching",
-                    std::string(frame_name(frame.kind, frame.operation->message->kind)) + " from nid " +
+                    std::string(s4bxi_frame_name(frame.kind, frame.operation->message->kind)) + " from nid " +
                         std::to_string(frame.operation->source_node),
                     taken, now());
   }

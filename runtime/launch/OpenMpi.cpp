@@ -2,6 +2,7 @@
 
 #include "ExitCodes.hpp"
 #include "OutputRouter.hpp"
+#include "RankBarrier.hpp"
 #include "RankServices.hpp"
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/SimulatorCall.hpp"
@@ -9,7 +10,6 @@
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/Semaphore.hpp>
 #include <xbt/log.h>
 
 #include <fmt/format.h>
@@ -132,17 +132,9 @@ std::string openmpi_prefix()
   return BXISIM_OPENMPI_DEFAULT_PREFIX;
 }
 
-/** The fence of OpenMPI's start-up and end: a barrier of every rank, in no simulated time. */
-// A semaphore, not a mutex and a condition variable: a rank killed while it waits (the job ends)
-// must leave without SimGrid re-locking a mutex during the unwinding, which ended in std::terminate.
-struct OpenMpiJob::FenceState {
-  simgrid::s4u::SemaphorePtr released = simgrid::s4u::Semaphore::create(0);
-  int arrived                         = 0;
-};
-
 OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const std::vector<McaSetting>& mca,
                        const config::Parameters& parameters, RunFolder& folder)
-    : ranks_(ranks), fence_(std::make_unique<FenceState>())
+    : ranks_(ranks), fence_(std::make_unique<RankBarrier>())
 {
   std::string prefix = openmpi_prefix();
   library_           = prefix + "/lib/" + kLibraryName;
@@ -274,21 +266,13 @@ std::function<bool(uint32_t)> OpenMpiJob::poll_blocking_rule()
 
 void OpenMpiJob::fence(Rank& rank)
 {
-  auto& state = *fence_;
-  auto ranks  = static_cast<int>(ranks_.size());
-  if (++state.arrived == ranks) { // ranks run one at a time: nothing runs between the count and the releases
-    state.arrived = 0;
-    for (int waiting = 1; waiting < ranks; ++waiting)
-      state.released->release(); // each to a rank already waiting in acquire
-    return;
-  }
-  rank.set_waiting_for([&state, ranks] {
+  // The fence of OpenMPI's start-up and end: a barrier of every rank, in no simulated time.
+  auto ranks = static_cast<int>(ranks_.size());
+  fence_->arrive_and_wait(rank, ranks, [ranks](int arrived) {
     return fmt::format("the fence of MPI_Init or MPI_Finalize ({} of {} ranks arrived; a rank that ended without "
                        "MPI_Finalize never arrives)",
-                       state.arrived, ranks);
+                       arrived, ranks);
   });
-  state.released->acquire();
-  rank.set_waiting_for(nullptr);
 }
 
 void OpenMpiJob::abort(Rank& rank, int code)

@@ -17,6 +17,7 @@
 
 namespace bxisim::runtime
 {
+class RankBarrier;
 
 /** An MCA parameter given with `bxisim run --mca key value`. */
 using McaSetting = std::pair<std::string, std::string>;
@@ -77,8 +78,6 @@ class OpenMpiJob
   void abort(Rank& rank, int code);
 
  private:
-  struct FenceState;
-
   const std::vector<std::unique_ptr<Rank>>& ranks_;
   std::string library_;
   std::vector<std::string> copies_;
@@ -87,7 +86,7 @@ class OpenMpiJob
   std::vector<const int*> blocking_depth_;             // each copy's opal_progress_blocking_depth
   bool polls_block_ = false;
   JobAbort abort_;
-  std::unique_ptr<FenceState> fence_;
+  std::unique_ptr<RankBarrier> fence_;
 };
 
 } // namespace bxisim::runtime

@@ -66,12 +66,23 @@ int refuse(const char* function)
   return PMI_FAIL;
 }
 
-int report_length(int* length, int value)
+int report(int* out, int value)
 {
-  if (length == nullptr)
+  if (out == nullptr)
     return PMI_ERR_INVALID_ARG;
-  *length = value;
+  *out = value;
   return PMI_SUCCESS;
+}
+
+/** A question about the calling rank, which must have initialized PMI: `*out` = value_of(rank). */
+template <typename ValueOf>
+int answer(int* out, ValueOf value_of)
+{
+  SimulatorCall call;
+  Rank* rank = initialized_rank(call);
+  if (rank == nullptr)
+    return PMI_ERR_INIT;
+  return report(out, value_of(*rank));
 }
 } // namespace
 
@@ -140,20 +151,12 @@ int PMI_Abort(int exit_code, const char error_msg[])
 
 int PMI_Get_size(int* size)
 {
-  SimulatorCall call;
-  Rank* rank = initialized_rank(call);
-  if (rank == nullptr)
-    return PMI_ERR_INIT;
-  return report_length(size, rank->size());
+  return answer(size, [](const Rank& rank) { return rank.size(); });
 }
 
 int PMI_Get_rank(int* rank_out)
 {
-  SimulatorCall call;
-  Rank* rank = initialized_rank(call);
-  if (rank == nullptr)
-    return PMI_ERR_INIT;
-  return report_length(rank_out, rank->index());
+  return answer(rank_out, [](const Rank& rank) { return rank.index(); });
 }
 
 int PMI_Get_universe_size(int* size)
@@ -163,19 +166,12 @@ int PMI_Get_universe_size(int* size)
 
 int PMI_Get_appnum(int* appnum)
 {
-  SimulatorCall call;
-  if (initialized_rank(call) == nullptr)
-    return PMI_ERR_INIT;
-  return report_length(appnum, 0);
+  return answer(appnum, [](const Rank&) { return 0; }); // one application
 }
 
 int PMI_Get_clique_size(int* size)
 {
-  SimulatorCall call;
-  Rank* rank = initialized_rank(call);
-  if (rank == nullptr)
-    return PMI_ERR_INIT;
-  return report_length(size, rank->placement().local_size);
+  return answer(size, [](const Rank& rank) { return rank.placement().local_size; });
 }
 
 int PMI_Get_clique_ranks(int ranks[], int length)
@@ -217,17 +213,17 @@ int PMI_KVS_Get_my_name(char kvsname[], int length)
 
 int PMI_KVS_Get_name_length_max(int* length)
 {
-  return report_length(length, kNameLengthMax);
+  return report(length, kNameLengthMax);
 }
 
 int PMI_KVS_Get_key_length_max(int* length)
 {
-  return report_length(length, kKeyLengthMax);
+  return report(length, kKeyLengthMax);
 }
 
 int PMI_KVS_Get_value_length_max(int* length)
 {
-  return report_length(length, kValueLengthMax);
+  return report(length, kValueLengthMax);
 }
 
 int PMI_KVS_Put(const char kvsname[], const char key[], const char value[])

@@ -4,6 +4,7 @@
 #include "RankServices.hpp"
 
 #include "Rank.hpp"
+#include "RankBarrier.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include <bxisim/rank.h>
 
@@ -36,9 +37,7 @@ Rank* calling_rank(const SimulatorCall& call, const char* function)
 }
 
 // Ranks run one at a time (SimGrid's actors): nothing runs between reading and updating this state.
-// Waits are on SimGrid semaphores, which a killed rank leaves cleanly (the job ends: MPI_Abort,
-// PMI_Abort, a limit); a condition variable's wait re-locks its mutex while the kill unwinds, which
-// aborted the simulator.
+// A get of an absent key waits on a semaphore of its own, for the reason given in RankBarrier.hpp.
 struct KeyValueStore {
   std::map<std::string, std::vector<char>, std::less<>> values;
   std::multimap<std::string, simgrid::s4u::SemaphorePtr, std::less<>> waiting; // bxisim_kv_get of absent keys
@@ -54,18 +53,13 @@ struct KeyValueStore {
 
 std::unique_ptr<KeyValueStore> the_store;
 
-struct Barrier {
-  simgrid::s4u::SemaphorePtr released = simgrid::s4u::Semaphore::create(0);
-  int arrived                         = 0;
-};
-
-std::unique_ptr<Barrier> the_barrier;
+std::unique_ptr<bxisim::runtime::RankBarrier> the_barrier;
 } // namespace
 
 void bxisim::runtime::prepare_rank_services()
 {
   the_store   = std::make_unique<KeyValueStore>();
-  the_barrier = std::make_unique<Barrier>();
+  the_barrier = std::make_unique<bxisim::runtime::RankBarrier>();
 }
 
 void bxisim::runtime::kv_store_set(const std::string& key, std::vector<char> value)
@@ -159,18 +153,10 @@ void bxisim_barrier(void)
   Rank* rank = calling_rank(call, "bxisim_barrier");
   if (rank == nullptr)
     return;
-  auto& state = *the_barrier;
-  if (++state.arrived == rank->size()) {
-    state.arrived = 0;
-    for (int waiting = 1; waiting < rank->size(); ++waiting)
-      state.released->release(); // each to a rank already waiting in acquire
-    return;
-  }
-  rank->set_waiting_for([&state, size = rank->size()] {
-    return fmt::format("bxisim_barrier ({} of {} ranks arrived)", state.arrived, size);
+  int size = rank->size();
+  the_barrier->arrive_and_wait(*rank, size, [size](int arrived) {
+    return fmt::format("bxisim_barrier ({} of {} ranks arrived)", arrived, size);
   });
-  state.released->acquire();
-  rank->set_waiting_for(nullptr);
 }
 
 void bxisim_compute(double seconds)

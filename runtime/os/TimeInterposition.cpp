@@ -106,43 +106,35 @@ double simulated_now()
 }
 
 /**
- * The same for the functions glibc declares noexcept: a kill of the rank (the job ends) must not
- * leave through them (std::terminate), see os::leave_killed_rank.
+ * For the functions glibc declares noexcept: runs `body`; a kill of the rank inside it (the job ends)
+ * must not leave through them (std::terminate), so the rank leaves through its exit jump instead, see
+ * os::leave_killed_rank. The jump is taken outside the catch handler.
  */
-double simulated_now_in_noexcept()
+template <typename Body>
+auto surviving_kill(const char* what, Body body) -> decltype(body())
 {
   bxisim::runtime::Rank* rank = running_rank();
-  bool killed                 = false;
-  double now                  = 0;
   try {
-    now = simulated_now();
+    return body();
   } catch (const simgrid::ForcefulKillException&) {
-    killed = true;
   }
-  if (killed) {
-    if (rank != nullptr)
-      bxisim::os::leave_killed_rank(*rank);
-    throw simgrid::ForcefulKillException("killed while reading the clock"); // outside main: as before
-  }
-  return now;
+  if (rank != nullptr)
+    bxisim::os::leave_killed_rank(*rank);
+  throw simgrid::ForcefulKillException(what); // outside main: as before
+}
+
+double simulated_now_in_noexcept()
+{
+  return surviving_kill("killed while reading the clock", simulated_now);
 }
 
 /** sched_yield of a rank: the others run; a kill leaves as in simulated_now_in_noexcept. */
 void simulated_yield()
 {
-  bxisim::runtime::Rank* rank = running_rank();
-  bool killed                 = false;
-  try {
+  surviving_kill("killed while yielding", [] {
     SimulatorCall call;
     simgrid::s4u::this_actor::yield();
-  } catch (const simgrid::ForcefulKillException&) {
-    killed = true;
-  }
-  if (killed) {
-    if (rank != nullptr)
-      bxisim::os::leave_killed_rank(*rank);
-    throw simgrid::ForcefulKillException("killed while yielding"); // outside main: as before
-  }
+  });
 }
 
 void simulated_sleep(double seconds)
