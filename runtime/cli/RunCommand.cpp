@@ -95,6 +95,14 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
       ->check(CLI::NonNegativeNumber)
       ->default_str("10");
   command
+      ->add_option("--preempt-after", options->launch.preempt_after,
+                   "When no rank has called the simulator for this many wall seconds, the rank running its own "
+                   "code is busy-waiting (on memory a NIC or another rank writes): pause it after every millisecond "
+                   "of its code, each pause adding 100 ns of simulated time when its computation is not simulated, "
+                   "so that the others run. 0: never")
+      ->check(CLI::NonNegativeNumber)
+      ->default_str("1");
+  command
       ->add_option("--wall-limit", options->launch.wall_limit,
                    "Stop the run after this many wall-clock seconds, saying where each rank was (exit code 5)")
       ->check(CLI::PositiveNumber);

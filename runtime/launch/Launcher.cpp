@@ -20,6 +20,7 @@
 #include "platforms/WireFaults.hpp"
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/CodePages.hpp"
+#include "runtime/os/Preemption.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include "runtime/results/Progress.hpp"
 #include "runtime/results/RunSummary.hpp"
@@ -485,7 +486,7 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   prepare_rank_services();
   prepare_pmi(ranks);
   install_crash_report(folder);
-  RunSupervisor supervisor({options.watchdog, options.wall_limit}, ranks, folder);
+  RunSupervisor supervisor({options.watchdog, options.wall_limit, options.preempt_after}, ranks, folder);
   bool deadlock      = false;
   bool limit_reached = false;
   simgrid::s4u::Engine::on_deadlock_cb([&ranks, &deadlock, &mpi_call] {

@@ -27,6 +27,7 @@ struct LaunchOptions {
   std::vector<std::pair<std::string, std::string>> mca; // --mca key value, for OpenMPI
   double watchdog       = 10.0; // wall seconds a rank may run without calling the simulator before a warning; 0: off
   double wall_limit     = 0.0;  // wall seconds after which the run stops (exit code 5); 0: none
+  double preempt_after  = 1.0;  // wall seconds without calls before a busy-waiting rank's pauses add time; 0: no pause
   double sim_time_limit = 0.0;  // simulated seconds after which the run stops (exit code 5); 0: none
   std::vector<std::pair<std::string, std::string>> regions; // --region name=level
   std::string regions_json;                                 // --regions-json: the regions' summary as JSON

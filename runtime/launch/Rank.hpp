@@ -6,8 +6,11 @@
 #include <simgrid/s4u/Host.hpp>
 
 #include <csetjmp>
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace bxisim::runtime
 {
@@ -126,6 +129,28 @@ class Rank
   std::string waiting_for() const { return waiting_for_ ? waiting_for_() : std::string(); }
   void set_waiting_for(std::function<std::string()> what) { waiting_for_ = std::move(what); }
 
+  /**
+   * Where the rank's own copy of the program has its code, set once it is loaded: only there may a
+   * busy-waiting rank be preempted (os/Preemption.hpp), never inside a library that may hold a lock.
+   */
+  void set_own_code(std::vector<std::pair<uintptr_t, uintptr_t>> ranges) { own_code_ = std::move(ranges); }
+  bool runs_own_code_at(uintptr_t address) const
+  {
+    for (const auto& [first, last] : own_code_)
+      if (address >= first && address < last)
+        return true;
+    return false;
+  }
+  /** Preempted in its own code (a busy-wait), and paused for the others to run (os/Preemption.hpp). */
+  bool preempted() const { return preempted_; }
+  void set_preempted(bool preempted) { preempted_ = preempted; }
+  /** How many times it has been preempted so far. */
+  unsigned long preemptions() const { return preemptions_; }
+  void count_preemption() { ++preemptions_; }
+  /** Whether a pause has advanced its simulated time yet (a busy-wait without CPU simulation). */
+  bool stepped() const { return stepped_; }
+  void mark_stepped() { stepped_ = true; }
+
   /** exit() in the rank's code jumps here (see RankActor.cpp): set while main runs. */
   std::jmp_buf exit_jump;
   bool exit_jump_armed = false;
@@ -153,6 +178,10 @@ class Rank
   double burst_cpu_start_  = 0.0; // thread CPU clock at start_burst()
   double burst_wall_start_ = 0.0; // monotonic clock at start_burst()
   std::function<std::string()> waiting_for_;
+  std::vector<std::pair<uintptr_t, uintptr_t>> own_code_;
+  bool preempted_            = false;
+  unsigned long preemptions_ = 0;
+  bool stepped_              = false;
   os::ProcessState process_state_;
 };
 

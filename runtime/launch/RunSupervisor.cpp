@@ -2,12 +2,14 @@
 
 #include "ExitCodes.hpp"
 #include "OutputRouter.hpp"
+#include "runtime/os/Preemption.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <execinfo.h>
@@ -29,6 +31,11 @@ constexpr auto kStopGrace = std::chrono::milliseconds(500);
 int supervisor_signal()
 {
   return SIGRTMIN + 2;
+}
+
+int preemption_signal()
+{
+  return SIGRTMIN + 3;
 }
 
 // Requests to the simulator's thread, answered in its signal handler or at its next simulator call.
@@ -128,6 +135,10 @@ std::string describe(const Rank& rank, const Rank* rank_in_code)
   if (&rank == rank_in_code)
     return fmt::format("running its own code, without calling the simulator since simulated time {:.9f} s",
                        rank.last_call_time());
+  if (rank.preempted())
+    return fmt::format("running its own code (a busy-wait, paused {} times by bxisim), without calling the simulator "
+                       "since simulated time {:.9f} s",
+                       rank.preemptions(), rank.last_call_time());
   std::string waiting = rank.waiting_for();
   if (not waiting.empty())
     return fmt::format("waits for {} (since simulated time {:.9f} s)", waiting, rank.last_call_time());
@@ -158,7 +169,8 @@ std::string describe_ranks(const std::vector<std::unique_ptr<Rank>>& ranks, cons
 RunSupervisor::RunSupervisor(const SupervisorOptions& options, const std::vector<std::unique_ptr<Rank>>& ranks,
                              const RunFolder& folder)
     : options_(options), ranks_(ranks), folder_(folder.path()), keep_folder_(folder.kept()),
-      simulator_thread_(pthread_self()), start_(std::chrono::steady_clock::now()), quiet_since_(start_)
+      simulator_thread_(pthread_self()), start_(std::chrono::steady_clock::now()), quiet_since_(start_),
+      in_code_since_(start_), stepping_(ranks.size(), false)
 {
   block_stop_signals();
   void* warm_up[1];
@@ -168,6 +180,7 @@ RunSupervisor::RunSupervisor(const SupervisorOptions& options, const std::vector
   action.sa_handler = on_supervisor_signal;
   sigemptyset(&action.sa_mask);
   sigaction(supervisor_signal(), &action, nullptr);
+  os::install_preemption_handler(preemption_signal());
   // A handler rather than the default action, which an unblocked thread would run, and rather than
   // SIG_IGN inherited from a shell (background jobs), which would discard the signals.
   action.sa_handler = on_stop_signal;
@@ -199,9 +212,17 @@ void RunSupervisor::supervise()
   sigset_t blocked = stop_signals();
   sigaddset(&blocked, supervisor_signal());
   pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
-  sigset_t wanted = stop_signals();
+  sigset_t wanted                           = stop_signals();
+  bool stepping                             = false;
+  std::chrono::duration<double> idle_period = kPeriod;
+  if (options_.preempt_after > 0)
+    idle_period =
+        std::min<std::chrono::duration<double>>(idle_period, std::chrono::duration<double>(options_.preempt_after));
   while (not done_.load()) {
-    timespec period{0, std::chrono::duration_cast<std::chrono::nanoseconds>(kPeriod).count()};
+    // Once a rank has been found busy-waiting, it must be paused again after each quantum in its code.
+    auto nanoseconds = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        stepping ? std::chrono::duration<double>(os::kBusyWaitQuantum) : idle_period);
+    timespec period{0, nanoseconds.count()};
     int number = sigtimedwait(&wanted, nullptr, &period);
     if (done_.load())
       return;
@@ -216,30 +237,63 @@ void RunSupervisor::supervise()
       stop(kLimitExitCode,
            fmt::format("bxisim: the wall-clock limit is reached (--wall-limit {})", options_.wall_limit));
     watch(now);
+    preempt(now);
+    stepping = std::find(stepping_.begin(), stepping_.end(), true) != stepping_.end();
   }
 }
 
-void RunSupervisor::watch(std::chrono::steady_clock::time_point now)
+void RunSupervisor::preempt(std::chrono::steady_clock::time_point now)
 {
   Rank* rank                = os::rank_in_code();
   unsigned long transitions = os::simulator_transitions();
   if (rank == nullptr || transitions != last_transitions_) {
     last_transitions_ = transitions;
-    quiet_since_      = now;
-    reported_         = false;
+    in_code_since_    = now;
     return;
   }
+  if (options_.preempt_after <= 0)
+    return;
+  std::chrono::duration<double> in_code = now - in_code_since_;
+  std::chrono::duration<double> quiet   = now - quiet_since_; // no rank has called the simulator since
+  auto index                            = static_cast<size_t>(rank->index());
+  // The rank busy-waits (or computes for long) while no rank calls the simulator: pause it. Once a rank
+  // has been found so, it is paused after each quantum in its code.
+  if (stepping_[index] ? in_code < os::kBusyWaitQuantum : quiet.count() < options_.preempt_after)
+    return;
+  stepping_[index] = true;
+  os::expect_preemption_at(transitions); // the signal pauses the rank only if it is still there
+  pthread_kill(simulator_thread_, preemption_signal());
+}
+
+void RunSupervisor::watch(std::chrono::steady_clock::time_point now)
+{
+  // Reset by real calls only: a rank paused by preemption (and the others running meanwhile without
+  // calling, the NICs) has still not called the simulator.
+  unsigned long calls = os::call_transitions();
+  if (calls != last_calls_) {
+    last_calls_  = calls;
+    quiet_since_ = now;
+    reported_    = false;
+    return;
+  }
+  Rank* rank   = os::rank_in_code();
   double quiet = std::chrono::duration<double>(now - quiet_since_).count();
-  if (reported_ || options_.watchdog <= 0 || quiet < options_.watchdog)
+  if (rank == nullptr || reported_ || options_.watchdog <= 0 || quiet < options_.watchdog)
     return;
   reported_ = true;
-  write_text(fmt::format(
-      "bxisim: watchdog: rank {} has run its own code for {:.0f} s of wall time without calling the simulator, at "
-      "simulated time {:.9f} s. Simulated time cannot advance meanwhile: ranks run one at a time, so a rank that "
-      "busy-waits on memory another rank or the NIC should write (a flag, a counter) waits forever, as nothing "
-      "else runs until it calls bxisim (a Portals or MPI call, a clock read, a sleep, sched_yield); otherwise it is "
-      "in an endless loop or a very long computation. Its backtrace (innermost first):\n",
-      rank->index(), quiet, simgrid::s4u::Engine::get_clock()));
+  std::string why =
+      rank->preemptions() > 0
+          ? fmt::format("bxisim has paused it {} times so that the NICs and the other ranks could run (simulated time "
+                        "went on), and it still runs: an endless loop, a wait for memory that nothing writes, or a "
+                        "very long computation",
+                        rank->preemptions())
+          : "Simulated time cannot advance meanwhile: ranks run one at a time, so a rank that busy-waits on memory "
+            "another rank or the NIC should write (a flag, a counter) waits forever, as nothing else runs until it "
+            "calls bxisim (a Portals or MPI call, a clock read, a sleep, sched_yield) or bxisim preempts it "
+            "(--preempt-after); otherwise it is in an endless loop or a very long computation";
+  write_text(fmt::format("bxisim: watchdog: rank {} has run its own code for {:.0f} s of wall time without calling the "
+                         "simulator, since simulated time {:.9f} s. {}. Its backtrace (innermost first):\n",
+                         rank->index(), quiet, rank->last_call_time(), why));
   backtrace_done.store(false);
   pthread_kill(simulator_thread_, supervisor_signal());
   for (int i = 0; i < 100 && not backtrace_done.load(); ++i)

@@ -3,8 +3,11 @@
 //  - receives SIGINT, SIGTERM and SIGPIPE sent to bxisim (blocked in every other thread) and stops
 //    the run cleanly: where each rank was, the temporary folder removed, exit code 128 + signal;
 //  - ends the run at --wall-limit (exit code kLimitExitCode), with the same summary;
-//  - watches the ranks: when one runs its own code for `watchdog` wall seconds without calling the
-//    simulator, says so once, with the rank's backtrace and why simulated time cannot advance.
+//  - when no rank has called the simulator for `preempt_after` wall seconds, pauses the rank in its
+//    own code (a busy-wait on memory, runtime/os/Preemption.hpp), then after every quantum it runs
+//    its own code;
+//  - watches the ranks: when no rank has called the simulator for `watchdog` wall seconds while one
+//    runs its own code, says so once, with the rank's backtrace and why simulated time cannot advance.
 // Stopping freezes the simulator's thread at its next entry into the simulator (no rank is then
 // caught between two calls), or wherever it is after a grace (a rank may be in an endless loop); the
 // summary is printed from the supervisor's thread, and the process ends with _exit.
@@ -24,8 +27,9 @@ namespace bxisim::runtime
 {
 
 struct SupervisorOptions {
-  double watchdog   = 10.0; // wall seconds without a simulator call before the watchdog speaks; 0: never
-  double wall_limit = 0.0;  // wall seconds after which the run is stopped; 0: no limit
+  double watchdog      = 10.0; // wall seconds without a simulator call before the watchdog speaks; 0: never
+  double wall_limit    = 0.0;  // wall seconds after which the run is stopped; 0: no limit
+  double preempt_after = 1.0; // wall seconds without any call before a busy rank's pauses advance its time; 0: no pause
 };
 
 class RunSupervisor
@@ -46,6 +50,7 @@ class RunSupervisor
  private:
   void supervise();
   void watch(std::chrono::steady_clock::time_point now);
+  void preempt(std::chrono::steady_clock::time_point now);
   [[noreturn]] void stop(int exit_code, const std::string& headline);
 
   SupervisorOptions options_;
@@ -56,10 +61,14 @@ class RunSupervisor
   std::chrono::steady_clock::time_point start_;
   std::atomic<bool> done_{false};
   std::thread thread_;
-  // watchdog state
-  unsigned long last_transitions_ = 0;
+  // watchdog state: real calls only (a preempted rank's pauses are not calls)
+  unsigned long last_calls_ = 0;
   std::chrono::steady_clock::time_point quiet_since_;
   bool reported_ = false;
+  // preemption state: any transition into or out of the simulator
+  unsigned long last_transitions_ = 0;
+  std::chrono::steady_clock::time_point in_code_since_;
+  std::vector<bool> stepping_; // by rank: found busy-waiting, paused (with a step) after each quantum in its code
 };
 
 /** Where each rank is, grouped ("ranks 0-3,7: waits for ..."), one line each, for reports. */

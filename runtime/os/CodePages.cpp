@@ -31,6 +31,20 @@ void populate_segments(ElfW(Addr) base, const ElfW(Phdr) * headers, size_t count
     madvise(reinterpret_cast<void*>(start), end - start, MADV_POPULATE_READ);
   }
 }
+/** The ELF header of an object loaded with dlopen, and its load address; nullptr when it cannot be read. */
+const ElfW(Ehdr) * elf_header_of(void* handle, ElfW(Addr) & base)
+{
+  link_map* map = nullptr;
+  if (handle == nullptr || dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr)
+    return nullptr;
+  // A shared object's first segment maps its ELF header, and the program headers with it.
+  const auto* header = reinterpret_cast<const ElfW(Ehdr)*>(map->l_addr);
+  if (header == nullptr || header->e_ident[EI_MAG0] != ELFMAG0 || header->e_ident[EI_MAG1] != ELFMAG1 ||
+      header->e_ident[EI_MAG2] != ELFMAG2 || header->e_ident[EI_MAG3] != ELFMAG3)
+    return nullptr;
+  base = map->l_addr;
+  return header;
+}
 } // namespace
 
 void populate_loaded_code()
@@ -45,15 +59,23 @@ void populate_loaded_code()
 
 void populate_code_of(void* handle)
 {
-  link_map* map = nullptr;
-  if (handle == nullptr || dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr)
-    return;
-  // A shared object's first segment maps its ELF header, and the program headers with it.
-  const auto* header = reinterpret_cast<const ElfW(Ehdr)*>(map->l_addr);
-  if (header == nullptr || header->e_ident[EI_MAG0] != ELFMAG0 || header->e_ident[EI_MAG1] != ELFMAG1 ||
-      header->e_ident[EI_MAG2] != ELFMAG2 || header->e_ident[EI_MAG3] != ELFMAG3)
-    return;
-  populate_segments(map->l_addr, reinterpret_cast<const ElfW(Phdr)*>(map->l_addr + header->e_phoff), header->e_phnum);
+  ElfW(Addr) base = 0;
+  if (const ElfW(Ehdr)* header = elf_header_of(handle, base))
+    populate_segments(base, reinterpret_cast<const ElfW(Phdr)*>(base + header->e_phoff), header->e_phnum);
+}
+
+std::vector<std::pair<uintptr_t, uintptr_t>> code_ranges_of(void* handle)
+{
+  std::vector<std::pair<uintptr_t, uintptr_t>> ranges;
+  ElfW(Addr) base          = 0;
+  const ElfW(Ehdr)* header = elf_header_of(handle, base);
+  if (header == nullptr)
+    return ranges;
+  const auto* segments = reinterpret_cast<const ElfW(Phdr)*>(base + header->e_phoff);
+  for (size_t i = 0; i < header->e_phnum; ++i)
+    if (segments[i].p_type == PT_LOAD && (segments[i].p_flags & PF_X) != 0)
+      ranges.emplace_back(base + segments[i].p_vaddr, base + segments[i].p_vaddr + segments[i].p_memsz);
+  return ranges;
 }
 
 } // namespace bxisim::os

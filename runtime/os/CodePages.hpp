@@ -6,6 +6,11 @@
 // rank's computation, so the first call of every bxisim entry point, and the first pass through each
 // page of a rank's private copy of the program, would be charged to the rank (a first Put 2 to 3 times
 // as long as the second). These functions map those pages ahead, outside any measured burst.
+// They also tell where an object's code lies (runtime/os/Preemption.cpp: is a rank in its own code?).
+
+#include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace bxisim::os
 {
@@ -15,5 +20,8 @@ void populate_loaded_code();
 
 /** The same for one object loaded with dlopen (a rank's copy of the program). */
 void populate_code_of(void* handle);
+
+/** The address ranges [first, last) of the executable segments of one object loaded with dlopen. */
+std::vector<std::pair<uintptr_t, uintptr_t>> code_ranges_of(void* handle);
 
 } // namespace bxisim::os

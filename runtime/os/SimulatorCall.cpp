@@ -20,12 +20,15 @@ const ClockHooks* hooks             = nullptr;
 
 std::atomic<runtime::Rank*> in_code{nullptr};
 std::atomic<unsigned long> transitions{0};
+std::atomic<unsigned long> transitions_by_calls{0};
 std::atomic<void (*)()> hold{nullptr};
 
 void note_transition(runtime::Rank* rank)
 {
-  in_code.store(rank, std::memory_order_relaxed);
+  runtime::Rank* previous = in_code.exchange(rank, std::memory_order_relaxed);
   transitions.fetch_add(1, std::memory_order_relaxed);
+  if (runtime::Rank* moving = rank != nullptr ? rank : previous; moving == nullptr || not moving->preempted())
+    transitions_by_calls.fetch_add(1, std::memory_order_relaxed);
   if (rank == nullptr)
     if (auto* hold_here = hold.load(std::memory_order_acquire))
       hold_here();
@@ -50,6 +53,11 @@ runtime::Rank* rank_in_code()
 unsigned long simulator_transitions()
 {
   return transitions.load(std::memory_order_relaxed);
+}
+
+unsigned long call_transitions()
+{
+  return transitions_by_calls.load(std::memory_order_relaxed);
 }
 
 void hold_at_next_call(void (*hold_function)())

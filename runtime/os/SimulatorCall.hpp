@@ -29,6 +29,8 @@ void set_running_rank(runtime::Rank* rank);
  */
 runtime::Rank* rank_in_code();
 unsigned long simulator_transitions();
+/** The same count less those of preempted ranks (os/Preemption.hpp): the transitions of real calls. */
+unsigned long call_transitions();
 
 /**
  * From any thread: the simulator's thread calls `hold` (which need not return) the next time it

@@ -54,39 +54,43 @@ double to_seconds(const timespec& time)
 }
 
 // A rank that waits for time to pass by reading the clock, `while (MPI_Wtime() - start < t) work();`
-// (OSU's overlap benchmarks), never ends when its work is not simulated (--no-cpu-simulation, or bursts
-// under cpu.threshold): nothing advances simulated time. After kClockSpinReads reads at one simulated
-// time, each further read costs kClockSpinStep, as every read does in SMPI (its smpi/wtime, 10 ns), and
-// bxisim says so once per rank. Any other advance of time ends this. (SMPI's level has its own.)
-constexpr unsigned long kClockSpinReads = 1000;
-constexpr double kClockSpinStep         = 1e-8;
+// (OSU's overlap benchmarks), or for memory to change by calling sched_yield, `while (!flag)
+// sched_yield();`, never ends when its work is not simulated (--no-cpu-simulation, or bursts under
+// cpu.threshold): nothing advances simulated time, and the NIC that would write the flag never runs.
+// After kSpinCalls such calls at one simulated time, each further one costs kSpinStep, as every clock
+// read does in SMPI (its smpi/wtime, 10 ns), and bxisim says so once per rank. Any other advance of
+// time ends this. (SMPI's level has its own.)
+constexpr unsigned long kSpinCalls = 1000;
+constexpr double kSpinStep         = 1e-8;
 
-struct ClockSpin {
+struct SpinAtOneTime {
   double time         = -1;
-  unsigned long reads = 0;
+  unsigned long calls = 0;
   bool warned         = false;
 };
-std::unordered_map<const bxisim::runtime::Rank*, ClockSpin> clock_spins; // ranks run one at a time
+std::unordered_map<const bxisim::runtime::Rank*, SpinAtOneTime> spins; // ranks run one at a time
 
-double clock_read_cost(const bxisim::runtime::Rank* rank, double now)
+/** The simulated time a clock read or a yield of `rank` at simulated time `now` costs: 0 unless it spins. */
+double spin_cost(const bxisim::runtime::Rank* rank, double now)
 {
-  ClockSpin& spin = clock_spins[rank];
+  SpinAtOneTime& spin = spins[rank];
   if (now != spin.time) {
     spin.time  = now;
-    spin.reads = 0;
+    spin.calls = 0;
     return 0;
   }
-  if (++spin.reads < kClockSpinReads)
+  if (++spin.calls < kSpinCalls)
     return 0;
   if (not spin.warned) {
     spin.warned = true;
-    XBT_WARN("rank %d read the clock %lu times at simulated time %g s with nothing advancing it: a loop that waits "
-             "for time to pass cannot end when its work is not simulated (--no-cpu-simulation, or bursts shorter "
-             "than cpu.threshold). Each of its further clock reads takes %g s of simulated time while this lasts.",
-             rank->index(), kClockSpinReads, now, kClockSpinStep);
+    XBT_WARN("rank %d read the clock or called sched_yield %lu times at simulated time %g s with nothing advancing "
+             "it: a loop that waits for time to pass, or for memory to change, cannot end when its work is not "
+             "simulated (--no-cpu-simulation, or bursts shorter than cpu.threshold). Each of its further clock reads "
+             "and yields takes %g s of simulated time while this lasts.",
+             rank->index(), kSpinCalls, now, kSpinStep);
   }
-  spin.time = now + kClockSpinStep;
-  return kClockSpinStep;
+  spin.time = now + kSpinStep;
+  return kSpinStep;
 }
 
 /** The simulated clock; reading it is a simulator call, so the CPU burst before is simulated first. */
@@ -97,7 +101,7 @@ double simulated_now()
     return hooks->now();
   double now = simgrid::s4u::Engine::get_clock();
   if (call.rank() != nullptr) {
-    if (double cost = clock_read_cost(call.rank(), now); cost > 0) {
+    if (double cost = spin_cost(call.rank(), now); cost > 0) {
       simgrid::s4u::this_actor::sleep_for(cost);
       now = simgrid::s4u::Engine::get_clock();
     }
@@ -133,7 +137,10 @@ void simulated_yield()
 {
   surviving_kill("killed while yielding", [] {
     SimulatorCall call;
-    simgrid::s4u::this_actor::yield();
+    if (double cost = call.rank() != nullptr ? spin_cost(call.rank(), simgrid::s4u::Engine::get_clock()) : 0; cost > 0)
+      simgrid::s4u::this_actor::sleep_for(cost);
+    else
+      simgrid::s4u::this_actor::yield();
   });
 }
 

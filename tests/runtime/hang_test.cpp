@@ -42,10 +42,10 @@ TEST(Watchdog, NamesTheSpinningRankWithABacktraceThenTheWallLimitStopsTheRun)
 {
   std::string tmpdir = fresh_folder("tmpdir-spin");
   auto result =
-      run_command("TMPDIR=" + tmpdir + " " + hang("-n 3 --no-cpu-simulation --watchdog 1 --wall-limit 4", "spin", "1"));
+      run_command("TMPDIR=" + tmpdir + " " + hang("-n 3 --no-cpu-simulation --preempt-after 0 --watchdog 1 --wall-limit 4", "spin", "1"));
   EXPECT_EQ(result.exit_code, kLimit) << result.output;
   EXPECT_THAT(result.output, HasSubstr("watchdog: rank 1 has run its own code for 1 s of wall time without calling "
-                                       "the simulator, at simulated time 0.000005000 s"));
+                                       "the simulator, since simulated time 0.000005000 s"));
   EXPECT_THAT(result.output, HasSubstr("busy-waits on memory"));
   EXPECT_THAT(result.output, HasSubstr("rank-1/hang(spin_on_flag+"));           // the rank's copy, in the backtrace
   EXPECT_EQ(result.output.find("watchdog:"), result.output.rfind("watchdog:")); // once

@@ -1,0 +1,96 @@
+#include "Preemption.hpp"
+
+#include "RankEnd.hpp"
+#include "SimulatorCall.hpp"
+
+#include "runtime/launch/Rank.hpp"
+
+#include <simgrid/Exception.hpp>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <xbt/log.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdint>
+#include <ucontext.h>
+
+XBT_LOG_EXTERNAL_CATEGORY(bxisim_runtime);
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_preemption, bxisim_runtime, "Pausing ranks that busy-wait in their own code");
+
+namespace bxisim::os
+{
+
+namespace
+{
+std::atomic<unsigned long> expected_transitions{0};
+
+void warn_first_step(const runtime::Rank& rank)
+{
+  XBT_WARN("rank %d has run its own code for a long time while no rank called the simulator (its last call was at "
+           "simulated time %.9f s): if it waits for memory that a NIC or another rank writes (a flag, a counter), "
+           "nothing else could run. bxisim now pauses it whenever it has run its own code for %lld ms of wall time, "
+           "so that the others go on, and each pause advances its simulated time by %g s (its computation is not "
+           "simulated). Simulated times now depend on the host's speed; a Portals or MPI call (or sched_yield) in "
+           "the loop avoids this. --preempt-after 0 turns it off.",
+           rank.index(), rank.last_call_time(), static_cast<long long>(kBusyWaitQuantum.count()), kBusyWaitStep);
+}
+
+/** The running rank, interrupted in its own code: it calls the simulator as if it had asked to. */
+void pause(runtime::Rank& rank)
+{
+  double last_call = rank.last_call_time(); // the summary and the watchdog speak of real calls
+  rank.count_preemption();
+  rank.set_preempted(true);
+  try {
+    SimulatorCall call;
+    if (not call.burst_simulated()) {
+      if (not rank.stepped()) {
+        rank.mark_stepped();
+        warn_first_step(rank);
+      }
+      simgrid::s4u::this_actor::sleep_for(kBusyWaitStep);
+    }
+  } catch (const simgrid::ForcefulKillException&) {
+    rank.set_preempted(false);
+    leave_killed_rank(rank); // the job ends: leave through the rank's exit jump, not through the signal frame
+    throw;
+  }
+  rank.set_preempted(false);
+  rank.note_simulator_call(last_call);
+}
+
+void on_preemption_signal(int, siginfo_t*, void* context)
+{
+  runtime::Rank* rank = running_rank();
+  // SMPI's level measures the ranks' CPU time itself (clock hooks): a pause would count as computation.
+  if (rank == nullptr || clock_hooks() != nullptr ||
+      simulator_transitions() != expected_transitions.load(std::memory_order_relaxed))
+    return;
+  const auto* interrupted = static_cast<const ucontext_t*>(context);
+  if (not rank->runs_own_code_at(static_cast<uintptr_t>(interrupted->uc_mcontext.gregs[REG_RIP])))
+    return;
+  int saved_errno = errno;
+  pause(*rank);
+  errno = saved_errno;
+}
+} // namespace
+
+void install_preemption_handler(int signal_number)
+{
+  struct sigaction action {
+  };
+  action.sa_sigaction = on_preemption_signal;
+  // SA_NODEFER: while one rank is paused inside the handler, others may be preempted in turn.
+  action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  sigaction(signal_number, &action, nullptr);
+}
+
+void expect_preemption_at(unsigned long transitions)
+{
+  expected_transitions.store(transitions, std::memory_order_relaxed);
+}
+
+} // namespace bxisim::os

@@ -1,0 +1,37 @@
+#pragma once
+// Busy-waits on memory: `while (!flag) {}` on a flag that a Put, an atomic or another rank writes.
+//
+// Ranks run one at a time and switch only inside simulator calls, so a rank that waits for memory
+// without calling bxisim keeps every other rank and every NIC from running: the flag is never written
+// and simulated time never advances (a real machine runs them all at once). When no rank has called
+// the simulator for --preempt-after seconds of wall time, the supervisor (runtime/launch/
+// RunSupervisor.hpp) interrupts the rank in its code with a signal and bxisim pauses it where it is,
+// as an operating system's scheduler would: its CPU time so far is simulated as at a call (or, when
+// computation is not simulated, its simulated time advances by kBusyWaitStep), the others run, and
+// the rank resumes. From then on that rank is paused after every kBusyWaitQuantum of wall time in its
+// own code, so that the wait sees the write within a step (or a quantum of CPU time).
+//
+// A rank is only paused where it runs the code of its own copy of the program: inside libc, bxisim or
+// a library it may hold a lock another rank needs (malloc's, stdio's), so the signal then waits for the
+// next quantum.
+
+#include <chrono>
+
+namespace bxisim::os
+{
+
+/** The simulated time a pause adds when computation is not simulated: how often the wait looks. */
+constexpr double kBusyWaitStep = 1e-7;
+/** Once a rank has been found busy-waiting, how long (wall time) it runs its own code before the next pause. */
+constexpr auto kBusyWaitQuantum = std::chrono::milliseconds(1);
+
+/** Installs the handler of `signal_number` on the simulator's thread's process (call once, before ranks run). */
+void install_preemption_handler(int signal_number);
+
+/**
+ * From the supervisor's thread, before it sends the signal: the value of simulator_transitions() it
+ * saw; the rank is paused only if nothing has moved since (the rank it meant is still in its code).
+ */
+void expect_preemption_at(unsigned long transitions);
+
+} // namespace bxisim::os

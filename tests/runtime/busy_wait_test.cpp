@@ -1,0 +1,117 @@
+// Busy-waits on memory a NIC writes (runtime/os/Preemption.hpp, runtime/os/TimeInterposition.cpp):
+// a rank that loops on a flag, with sched_yield or with no call at all, sees the Put that sets it,
+// across nodes and inside a node, at a simulated time bounded by the step of its wait.
+
+#include "RunOutput.hpp"
+#include "tests/support/CommandRunner.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace bxisim::test;
+using testing::HasSubstr;
+using testing::Not;
+
+namespace
+{
+constexpr double kPutAfter  = 5e-6; // memory_spin's argument: rank 1 Puts after sleeping 5 us
+constexpr double kYieldStep = 1e-8; // a spinning sched_yield costs 10 ns (TimeInterposition.cpp)
+constexpr double kPauseStep = 1e-7; // a pause of a preempted rank adds 100 ns without CPU simulation
+constexpr int kLimit        = 5;    // docs/running.md, "Exit codes"
+
+struct Seen {
+  CommandResult result;
+  double seen = 0; // when rank 0 saw the flag, simulated
+  double put  = 0; // when rank 1 Put it
+};
+
+Seen spin(int ppn, const std::string& how, const std::string& options)
+{
+  Seen run;
+  run.result  = run_bxisim("run -n 2 --ppn " + std::to_string(ppn) + " " + options + " " + test_program("memory_spin") +
+                           " " + how + " 5");
+  auto fields = fields_by_rank(run.result.output);
+  EXPECT_EQ(fields[0]["value"], "42") << run.result.output;
+  run.seen = number(fields[0], "seen");
+  run.put  = number(fields[1], "put");
+  return run;
+}
+} // namespace
+
+class BusyWait : public testing::TestWithParam<int>
+{
+};
+
+// With nothing simulated, `while (!flag) sched_yield();` would never let simulated time advance: after
+// 1000 yields at one time each costs 10 ns, so the Put lands and is seen within a step of its arrival.
+TEST_P(BusyWait, ASchedYieldLoopSeesThePutWithoutCpuSimulation)
+{
+  Seen yielding = spin(GetParam(), "yield", "--no-cpu-simulation");
+  EXPECT_EQ(yielding.result.exit_code, 0) << yielding.result.output;
+  EXPECT_THAT(yielding.result.output, HasSubstr("rank 0 read the clock or called sched_yield 1000 times"));
+  EXPECT_DOUBLE_EQ(yielding.put, kPutAfter);
+  EXPECT_GT(yielding.seen, kPutAfter); // the Put takes time to land
+  EXPECT_LT(yielding.seen, kPutAfter + 5e-6) << "a one-frame Put lands within microseconds";
+  // the same run twice: the same simulated times, to the bit
+  Seen again = spin(GetParam(), "yield", "--no-cpu-simulation");
+  EXPECT_EQ(again.seen, yielding.seen);
+}
+
+// `while (!flag) {}` calls nothing: bxisim preempts the rank (after --preempt-after), each pause adding
+// 100 ns, so it sees the Put at most one pause after the sched_yield loop (10 ns steps) sees it.
+TEST_P(BusyWait, APlainLoopSeesThePutOncePreemptedWithoutCpuSimulation)
+{
+  Seen yielding = spin(GetParam(), "yield", "--no-cpu-simulation");
+  Seen plain    = spin(GetParam(), "plain", "--no-cpu-simulation --preempt-after 0.05");
+  EXPECT_EQ(plain.result.exit_code, 0) << plain.result.output;
+  EXPECT_THAT(plain.result.output, HasSubstr("bxisim now pauses it whenever it has run its own code for 1 ms"));
+  EXPECT_DOUBLE_EQ(plain.put, kPutAfter);
+  // landing time L: yielding.seen in [L, L + 10 ns], plain.seen in [L, L + 100 ns]
+  EXPECT_GE(plain.seen, yielding.seen - kYieldStep - 1e-12) << plain.result.output;
+  EXPECT_LE(plain.seen, yielding.seen + kPauseStep + 1e-12) << plain.result.output;
+}
+
+// With CPU simulation on (the default) a pause simulates the CPU time the rank used, as a call would:
+// no warning, and the wait ends once that CPU time has carried the rank past the Put's arrival (its
+// CPU time until the first pause is at most its wall time, 0.05 s plus the supervisor's period).
+TEST_P(BusyWait, APlainLoopSeesThePutWithCpuSimulation)
+{
+  Seen plain = spin(GetParam(), "plain", "--preempt-after 0.05");
+  EXPECT_EQ(plain.result.exit_code, 0) << plain.result.output;
+  EXPECT_THAT(plain.result.output, Not(HasSubstr("bxisim now pauses it")));
+  EXPECT_GT(plain.seen, plain.put);
+  EXPECT_LT(plain.seen, 1.0) << "the rank was paused well before a second of CPU time";
+}
+
+// --preempt-after 0: no pause, the rank spins until --wall-limit, which says where it was.
+TEST_P(BusyWait, WithoutPreemptionAPlainLoopWaitsUntilTheWallLimit)
+{
+  auto result = run_bxisim("run -n 2 --ppn " + std::to_string(GetParam()) +
+                           " --no-cpu-simulation --preempt-after 0 --watchdog 0 --wall-limit 2 " +
+                           test_program("memory_spin") + " plain 5");
+  EXPECT_EQ(result.exit_code, kLimit) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("rank 0: running its own code, without calling the simulator since simulated "
+                                       "time 0.000000000 s"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Placements, BusyWait, testing::Values(1, 2), [](const testing::TestParamInfo<int>& placement) {
+  return "ppn" + std::to_string(placement.param);
+});
+
+// A loop that nothing ends: preempted, simulated time goes on, and the watchdog still speaks after its
+// delay without calls; the wall limit's summary says the rank busy-waits and how often it was paused.
+TEST(BusyWaitWatchdog, AnEndlessLoopIsPausedAndStillReported)
+{
+  auto result = run_bxisim("run -n 3 --no-cpu-simulation --preempt-after 0.05 --watchdog 1 --wall-limit 3 " +
+                           test_program("hang") + " spin 1");
+  EXPECT_EQ(result.exit_code, kLimit) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("watchdog: rank 1 has run its own code for 1 s of wall time without calling the "
+                                       "simulator, since simulated time 0.000005000 s"));
+  EXPECT_THAT(result.output, HasSubstr("bxisim has paused it"));
+  EXPECT_THAT(result.output, HasSubstr("rank-1/hang(spin_on_flag+")); // the backtrace, in the rank's copy
+  EXPECT_THAT(result.output, testing::ContainsRegex("rank 1: running its own code( \\(a busy-wait, paused [0-9]+ "
+                                                    "times by bxisim\\))?, without calling the simulator since "
+                                                    "simulated time 0.000005000 s"));
+}
