@@ -9,6 +9,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 namespace bxisim::mw
@@ -119,10 +120,12 @@ LevelSwitch::Followed* LevelSwitch::followed(MPI_Comm comm)
 
 void LevelSwitch::follow(MPI_Comm parent, MPI_Comm made, int be)
 {
+  last_path_.clear();
   Followed* from = followed(parent);
   if (from == nullptr)
     return;
   std::string path = from->path + "/" + std::to_string(from->children++);
+  last_path_       = path;
   if (made == MPI_COMM_NULL)
     return;
   // Its ranks in MPI_COMM_WORLD, asked of the back end that made it.
@@ -145,12 +148,68 @@ void LevelSwitch::follow(MPI_Comm parent, MPI_Comm made, int be)
   followed_[reinterpret_cast<uintptr_t>(made)] = {communicator_id(path), path, std::move(world_ranks), 0};
 }
 
-void LevelSwitch::note_send(int dest, int tag, MPI_Comm comm, int back_end, const char* call)
+namespace
+{
+/** The job's order of sending: ranks run one at a time, so this follows simulated time. */
+long next_send_seq()
+{
+  static long seq = 0;
+  return seq++;
+}
+} // namespace
+
+bool LevelSwitch::as_posted(int source, int tag, MPI_Comm comm, Posted& posted)
 {
   const Followed* on = followed(comm);
-  if (on == nullptr || dest < 0 || static_cast<size_t>(dest) >= on->world.size())
+  if (on == nullptr || source == MPI_PROC_NULL || source < MPI_ANY_SOURCE ||
+      (source >= 0 && static_cast<size_t>(source) >= on->world.size()))
+    return false;
+  posted = {on->id, source == MPI_ANY_SOURCE ? -1 : on->world[static_cast<size_t>(source)], tag};
+  return true;
+}
+
+void LevelSwitch::match(int back_end)
+{
+  Level& level = levels_[back_end];
+  if (not level.dirty)
     return;
-  traffic_[back_end].sent_to[{on->id, on->world[static_cast<size_t>(dest)], tag}].push_back({tag, call, place_});
+  level.dirty = false;
+  // The inbox is in sending order (appended as sent); each receive, in posting order, takes the
+  // earliest message it matches: for one sender, MPI's non-overtaking order; for MPI_ANY_SOURCE, the
+  // earliest sent (the back end takes the earliest arrived: the same unless messages overtake on the
+  // network).
+  std::vector<bool> taken(level.inbox.size(), false);
+  std::vector<Posted> left;
+  size_t first = 0; // the first message not taken
+  for (const Posted& posted : level.posted) {
+    while (first < taken.size() && taken[first])
+      ++first;
+    bool found = false;
+    for (size_t i = first; i < level.inbox.size(); ++i)
+      if (not taken[i] && posted.takes(level.inbox[i])) {
+        taken[i] = true;
+        found    = true;
+        break;
+      }
+    if (not found)
+      left.push_back(posted);
+  }
+  std::vector<Message> kept;
+  for (size_t i = 0; i < level.inbox.size(); ++i)
+    if (not taken[i])
+      kept.push_back(std::move(level.inbox[i]));
+  level.inbox.swap(kept);
+  level.posted.swap(left);
+}
+
+long LevelSwitch::earliest(int back_end, const Posted& posted)
+{
+  match(back_end);
+  const auto& inbox = levels_[back_end].inbox;
+  for (size_t i = 0; i < inbox.size(); ++i)
+    if (posted.takes(inbox[i]))
+      return static_cast<long>(i);
+  return -1;
 }
 
 int LevelSwitch::send_route(int dest, int tag, MPI_Comm comm, const char* call)
@@ -159,70 +218,88 @@ int LevelSwitch::send_route(int dest, int tag, MPI_Comm comm, const char* call)
   if (on == nullptr || dest < 0 || static_cast<size_t>(dest) >= on->world.size())
     return current_;
   int to            = on->world[static_cast<size_t>(dest)];
-  Channel channel   = {on->id, to, tag};
   LevelSwitch* peer = static_cast<size_t>(to) < registry().size() ? registry()[static_cast<size_t>(to)] : nullptr;
-  int other         = 1 - current_;
-  int route         = current_;
-  if (peer != nullptr && slots_[other].initialized && not slots_[other].finalized) {
-    // A receive the destination posted at the other level, that no message sent there can take any
-    // more, is this message's match: the message goes to it, in the other back end.
-    auto sent     = traffic_[other].sent_to.find(channel);
-    long reaching = sent != traffic_[other].sent_to.end() ? static_cast<long>(sent->second.size()) : 0;
-    Channel mine  = {on->id, rank(), tag};
-    for (const auto& [request, receive] : peer->receives_)
-      if (receive.channel == mine && receive.index >= reaching &&
-          peer->owner_of(reinterpret_cast<MPI_Request>(request)) == other) {
-        route = other;
+  if (peer == nullptr)
+    return current_;
+  Message message{next_send_seq(), on->id, rank(), tag, call, place_};
+  int other = 1 - current_;
+  if (slots_[other].initialized && not slots_[other].finalized) {
+    // A receive the destination posted at the other level that no message sent there takes is this
+    // message's match when it is the first such receive that matches it (receives are matched in the
+    // order they were posted, and those of the other level were posted before the boundary): the
+    // message goes to it, in the other back end.
+    peer->match(other);
+    auto& waiting = peer->levels_[other].posted;
+    for (auto it = waiting.begin(); it != waiting.end(); ++it)
+      if (it->takes(message)) {
+        waiting.erase(it);
         ++forwarded_;
-        break;
+        return other;
       }
   }
-  traffic_[route].sent_to[channel].push_back({tag, call, place_});
-  return route;
+  Level& there = peer->levels_[current_];
+  there.inbox.push_back(std::move(message));
+  there.dirty = true;
+  return current_;
 }
 
 int LevelSwitch::receive_route(int source, int tag, MPI_Comm comm)
 {
-  last_receive_index_ = -1;
-  const Followed* on  = followed(comm);
-  if (on == nullptr || source == MPI_PROC_NULL || source < MPI_ANY_SOURCE ||
-      (source >= 0 && static_cast<size_t>(source) >= on->world.size()))
+  last_posted_valid_ = false;
+  Posted posted;
+  if (not as_posted(source, tag, comm, posted))
     return current_;
-  int from      = source == MPI_ANY_SOURCE ? -1 : on->world[static_cast<size_t>(source)];
-  int back_end  = current_;
-  auto& waiting = traffic_[1 - current_].stranded;
-  for (auto& [channel, queue] : waiting) {
-    if (std::get<0>(channel) != on->id || (from >= 0 && std::get<1>(channel) != from) ||
-        (tag != MPI_ANY_TAG && std::get<2>(channel) != tag) || queue.empty())
-      continue;
-    queue.erase(queue.begin());
-    back_end = 1 - current_; // received where the message waits
-    break;
+  last_posted_       = posted;
+  last_posted_valid_ = true;
+  int other          = 1 - current_;
+  long waiting       = earliest(other, posted);
+  if (waiting >= 0) {
+    // A message sent at the other level that no receive there took: received where it waits, unless a
+    // message the receive matches was sent earlier at this level (MPI's order for one sender).
+    long here = earliest(current_, posted);
+    if (here < 0 || levels_[current_].inbox[static_cast<size_t>(here)].seq >
+                        levels_[other].inbox[static_cast<size_t>(waiting)].seq) {
+      auto& inbox = levels_[other].inbox;
+      inbox.erase(inbox.begin() + waiting);
+      return other;
+    }
   }
-  Traffic& traffic = traffic_[back_end];
-  if (from < 0) {
-    ++traffic.posted_any[on->id];
-  } else if (tag == MPI_ANY_TAG) {
-    ++traffic.posted_any_tag[{on->id, from}];
-  } else {
-    last_receive_channel_ = {on->id, from, tag};
-    last_receive_index_   = traffic.posted_from[last_receive_channel_]++;
-  }
-  return back_end;
+  Level& level = levels_[current_];
+  level.posted.push_back(posted);
+  level.dirty = true;
+  return current_;
 }
 
 int LevelSwitch::probe_route(int source, int tag, MPI_Comm comm)
 {
-  const Followed* on = followed(comm);
-  if (on == nullptr || source == MPI_PROC_NULL || source < MPI_ANY_SOURCE ||
-      (source >= 0 && static_cast<size_t>(source) >= on->world.size()))
+  Posted posted;
+  if (not as_posted(source, tag, comm, posted))
     return current_;
-  int from = source == MPI_ANY_SOURCE ? -1 : on->world[static_cast<size_t>(source)];
-  for (const auto& [channel, messages] : traffic_[1 - current_].stranded)
-    if (std::get<0>(channel) == on->id && (from < 0 || std::get<1>(channel) == from) &&
-        (tag == MPI_ANY_TAG || std::get<2>(channel) == tag) && not messages.empty())
-      return 1 - current_;
-  return current_;
+  int other    = 1 - current_;
+  long waiting = earliest(other, posted);
+  if (waiting < 0)
+    return current_;
+  long here = earliest(current_, posted);
+  return here < 0 || levels_[current_].inbox[static_cast<size_t>(here)].seq >
+                         levels_[other].inbox[static_cast<size_t>(waiting)].seq
+             ? other
+             : current_;
+}
+
+void LevelSwitch::note_matched_probe(int source, int tag, MPI_Comm comm, int back_end)
+{
+  Posted posted;
+  if (not as_posted(source, tag, comm, posted))
+    return;
+  if (back_end != current_) { // the message waiting there, taken out
+    long waiting = earliest(back_end, posted);
+    if (waiting >= 0)
+      levels_[back_end].inbox.erase(levels_[back_end].inbox.begin() + waiting);
+    return;
+  }
+  Level& level = levels_[back_end];
+  level.posted.push_back(posted);
+  level.dirty = true;
 }
 
 void LevelSwitch::note_receive_request(MPI_Request request, int source, int tag, int back_end)
@@ -230,8 +307,8 @@ void LevelSwitch::note_receive_request(MPI_Request request, int source, int tag,
   (void)source;
   (void)tag;
   (void)back_end;
-  if (last_receive_index_ >= 0 && reinterpret_cast<uintptr_t>(request) >= kPredefinedLimit)
-    receives_[reinterpret_cast<uintptr_t>(request)] = {last_receive_channel_, last_receive_index_, place_};
+  if (last_posted_valid_ && reinterpret_cast<uintptr_t>(request) >= kPredefinedLimit)
+    receives_[reinterpret_cast<uintptr_t>(request)] = {last_posted_, place_};
 }
 
 void LevelSwitch::check_wait(MPI_Request request, const char* call)
@@ -251,49 +328,16 @@ void LevelSwitch::note_wait(MPI_Request request, const char* call)
   const Receive& receive = it->second;
   std::string on         = "MPI_COMM_WORLD";
   for (const auto& [handle, followed] : followed_)
-    if (followed.id == std::get<0>(receive.channel))
+    if (followed.id == receive.posted.comm)
       on = followed.name();
-  wait_detail_ = std::string(call) + " in " + place_ + " for the receive from rank " +
-                 std::to_string(std::get<1>(receive.channel)) + " (MPI_COMM_WORLD rank), tag " +
-                 std::to_string(std::get<2>(receive.channel)) + ", on " + on + ", posted in " + receive.place +
-                 " at the " + back_end_name(owner_of(request)) +
+  std::string from = receive.posted.from < 0 ? std::string("any source (MPI_ANY_SOURCE)")
+                                             : "rank " + std::to_string(receive.posted.from) + " (MPI_COMM_WORLD rank)";
+  std::string tag  = receive.posted.tag == MPI_ANY_TAG ? std::string("any tag (MPI_ANY_TAG)")
+                                                       : "tag " + std::to_string(receive.posted.tag);
+  wait_detail_     = std::string(call) + " in " + place_ + " for the receive from " + from + ", " + tag + ", on " + on +
+                 ", posted in " + receive.place + " at the " + back_end_name(owner_of(request)) +
                  " level: a message sent to it at either level completes it (one sent at this level is forwarded "
                  "to it); none came";
-}
-
-void LevelSwitch::find_stranded(int back_end)
-{
-  Traffic& traffic = traffic_[back_end];
-  traffic.stranded.clear();
-  // Receives from any source or with any tag take the earliest messages left (an approximation of
-  // MPI's matching, exact when each channel has receives of one kind).
-  std::map<int, long> any      = traffic.posted_any;
-  std::map<Peer, long> any_tag = traffic.posted_any_tag;
-  for (size_t from = 0; from < registry().size(); ++from) {
-    LevelSwitch* peer = registry()[from];
-    if (peer == nullptr)
-      continue;
-    for (const auto& [channel, messages] : peer->traffic_[back_end].sent_to) {
-      if (std::get<1>(channel) != rank())
-        continue;
-      Channel mine = {std::get<0>(channel), static_cast<int>(from), std::get<2>(channel)};
-      auto posted  = traffic.posted_from.find(mine);
-      long taken   = posted != traffic.posted_from.end() ? posted->second : 0;
-      for (long i = taken; i < static_cast<long>(messages.size()); ++i) {
-        long& from_any = any_tag[{std::get<0>(channel), static_cast<int>(from)}];
-        long& any_left = any[std::get<0>(channel)];
-        if (from_any > 0) {
-          --from_any;
-          continue;
-        }
-        if (any_left > 0) {
-          --any_left;
-          continue;
-        }
-        traffic.stranded[mine].push_back(messages[static_cast<size_t>(i)]);
-      }
-    }
-  }
 }
 
 const char* LevelSwitch::back_end() const
@@ -359,8 +403,25 @@ uintptr_t LevelSwitch::from_called_value(uintptr_t value, int back_end)
   return value;
 }
 
+bool LevelSwitch::freed_on_members(const std::string& path) const
+{
+  if (path.empty())
+    return false;
+  for (const LevelSwitch* peer : registry())
+    if (peer != nullptr)
+      for (const Collective& record : peer->collectives_)
+        if (record.path == path && record.made != 0)
+          return record.freed;
+  return false;
+}
+
 void LevelSwitch::forget(uintptr_t value)
 {
+  for (auto record = collectives_.rbegin(); record != collectives_.rend(); ++record)
+    if (record->made == value && not record->freed) {
+      record->freed = true;
+      break;
+    }
   // Freed: its attributes are deleted (their keyvals' delete functions called), its error handler
   // and info entries dropped.
   for (auto attribute = attributes_.lower_bound({value, INT_MIN});
@@ -389,7 +450,8 @@ void LevelSwitch::record_local_constructor(uintptr_t made, Maker make)
 
 void LevelSwitch::record_collective_constructor(uintptr_t made, uintptr_t parent, Maker make)
 {
-  collectives_.push_back({called_, made, parent, std::move(make)});
+  collectives_.push_back({called_, made, parent, std::move(make), false, false, last_path_});
+  last_path_.clear();
 }
 
 namespace
@@ -959,17 +1021,23 @@ int LevelSwitch::switch_to(int back_end)
     if (result != MPI_SUCCESS)
       return result;
   }
-  find_stranded(current_);             // messages sent at the level left, for receives at the new one
-  traffic_[back_end].stranded.clear(); // back at their level, messages are matched there
-  current_ = back_end;
+  current_ = back_end; // messages left at the other level are found by receive_route (Level)
   // Communicators made collectively in the other back end, re-created here in creation order (every
   // rank crosses this boundary, so each constructor is called by all the ranks that made it). Those
   // already freed (MPI_Comm_free is collective: on every rank) are left out.
   for (Collective& made : collectives_) {
     if (made.owner == back_end || made.replayed)
       continue;
-    bool parent_alive = made.parent < kPredefinedLimit || handles_.count(made.parent) != 0;
-    bool alive        = made.made == 0 || handles_.count(made.made) != 0;
+    // Freed communicators are marked (forget): a value handed out again by the back end is another
+    // communicator. A rank left out (MPI_COMM_NULL) asks the members whether they freed it.
+    bool parent_alive = true;
+    for (const Collective& earlier : collectives_) {
+      if (&earlier == &made)
+        break;
+      if (earlier.made == made.parent)
+        parent_alive = not earlier.freed;
+    }
+    bool alive = made.made != 0 ? not made.freed : not freed_on_members(made.path);
     if (not parent_alive || not alive)
       continue;
     made.replayed    = true;
@@ -1041,6 +1109,215 @@ int LevelSwitch::Is_thread_main(int* flag)
   return call.target().Is_thread_main(flag);
 }
 
+bool LevelSwitch::has_persistent(int count, const MPI_Request* requests) const
+{
+  if (persistent_.empty())
+    return false;
+  for (int i = 0; i < count; ++i)
+    if (is_persistent(requests[i]))
+      return true;
+  return false;
+}
+
+std::vector<MPI_Request> LevelSwitch::unwrap(int count, MPI_Request* requests)
+{
+  std::vector<MPI_Request> program(requests, requests + count);
+  for (int i = 0; i < count; ++i)
+    if (is_persistent(requests[i]))
+      requests[i] = persistent_.at(reinterpret_cast<uintptr_t>(requests[i]))->active;
+  return program;
+}
+
+void LevelSwitch::rewrap(int count, MPI_Request* requests, const std::vector<MPI_Request>& program)
+{
+  for (int i = 0; i < count; ++i)
+    if (is_persistent(program[static_cast<size_t>(i)])) {
+      persistent_.at(reinterpret_cast<uintptr_t>(program[static_cast<size_t>(i)]))->active = requests[i];
+      requests[i] = program[static_cast<size_t>(i)];
+    }
+}
+
+int LevelSwitch::make_persistent(PersistentKind kind, const void* buf, int count, MPI_Datatype datatype, int peer,
+                                 int tag, MPI_Comm comm, MPI_Request* request)
+{
+  if (request == nullptr)
+    return MPI_ERR_ARG;
+  if (count < 0)
+    return MPI_ERR_COUNT;
+  if (comm == MPI_COMM_NULL)
+    return MPI_ERR_COMM;
+  if (datatype == MPI_DATATYPE_NULL)
+    return MPI_ERR_TYPE;
+  auto made = std::make_unique<Persistent>(Persistent{kind, const_cast<void*>(buf), count, datatype, peer, tag, comm});
+  auto handle = reinterpret_cast<uintptr_t>(made.get());
+  persistent_.emplace(handle, std::move(made));
+  *request = reinterpret_cast<MPI_Request>(handle);
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                           MPI_Request* request)
+{
+  return make_persistent(PersistentKind::Send, buf, count, datatype, dest, tag, comm, request);
+}
+
+int LevelSwitch::Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                            MPI_Request* request)
+{
+  return make_persistent(PersistentKind::Bsend, buf, count, datatype, dest, tag, comm, request);
+}
+
+int LevelSwitch::Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                            MPI_Request* request)
+{
+  return make_persistent(PersistentKind::Ssend, buf, count, datatype, dest, tag, comm, request);
+}
+
+int LevelSwitch::Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                            MPI_Request* request)
+{
+  return make_persistent(PersistentKind::Rsend, buf, count, datatype, dest, tag, comm, request);
+}
+
+int LevelSwitch::Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                           MPI_Request* request)
+{
+  return make_persistent(PersistentKind::Recv, buf, count, datatype, source, tag, comm, request);
+}
+
+int LevelSwitch::persistent_start(MPI_Request* request)
+{
+  Persistent& p = *persistent_.at(reinterpret_cast<uintptr_t>(*request));
+  if (p.active != MPI_REQUEST_NULL)
+    return MPI_ERR_REQUEST; // started again before it completed
+  // The generated Isend/Irecv route it (forwarded to a receive of the other level, or received where
+  // its message waits) and count it.
+  switch (p.kind) {
+  case PersistentKind::Send:
+    return Isend(p.buf, p.count, p.datatype, p.peer, p.tag, p.comm, &p.active);
+  case PersistentKind::Bsend:
+    return Ibsend(p.buf, p.count, p.datatype, p.peer, p.tag, p.comm, &p.active);
+  case PersistentKind::Ssend:
+    return Issend(p.buf, p.count, p.datatype, p.peer, p.tag, p.comm, &p.active);
+  case PersistentKind::Rsend:
+    return Irsend(p.buf, p.count, p.datatype, p.peer, p.tag, p.comm, &p.active);
+  case PersistentKind::Recv:
+    return Irecv(p.buf, p.count, p.datatype, p.peer, p.tag, p.comm, &p.active);
+  }
+  return MPI_ERR_INTERN;
+}
+
+namespace
+{
+/** The status of an inactive persistent request (MPI: empty). */
+void empty_status(MPI_Status* status)
+{
+  if (status == MPI_STATUS_IGNORE)
+    return;
+  status->MPI_SOURCE = MPI_ANY_SOURCE;
+  status->MPI_TAG    = MPI_ANY_TAG;
+  status->MPI_ERROR  = MPI_SUCCESS;
+  for (int& word : status->MPI_internal)
+    word = 0;
+}
+} // namespace
+
+int LevelSwitch::persistent_wait(MPI_Request* request, MPI_Status* status)
+{
+  Persistent& p = *persistent_.at(reinterpret_cast<uintptr_t>(*request));
+  if (p.active == MPI_REQUEST_NULL) {
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  return Wait(&p.active, status);
+}
+
+int LevelSwitch::persistent_test(MPI_Request* request, int* flag, MPI_Status* status)
+{
+  Persistent& p = *persistent_.at(reinterpret_cast<uintptr_t>(*request));
+  if (p.active == MPI_REQUEST_NULL) {
+    if (flag != nullptr)
+      *flag = 1;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  return Test(&p.active, flag, status);
+}
+
+int LevelSwitch::persistent_free(MPI_Request* request)
+{
+  auto it    = persistent_.find(reinterpret_cast<uintptr_t>(*request));
+  int result = MPI_SUCCESS;
+  if (it->second->active != MPI_REQUEST_NULL) // it completes on its own (MPI_Request_free of an active request)
+    result = Request_free(&it->second->active);
+  persistent_.erase(it);
+  *request = MPI_REQUEST_NULL;
+  return result;
+}
+
+int LevelSwitch::persistent_cancel(MPI_Request* request)
+{
+  Persistent& p = *persistent_.at(reinterpret_cast<uintptr_t>(*request));
+  return p.active == MPI_REQUEST_NULL ? MPI_SUCCESS : Cancel(&p.active);
+}
+
+int LevelSwitch::persistent_get_status(MPI_Request request, int* flag, MPI_Status* status)
+{
+  Persistent& p = *persistent_.at(reinterpret_cast<uintptr_t>(request));
+  if (p.active == MPI_REQUEST_NULL) {
+    if (flag != nullptr)
+      *flag = 1;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  return Request_get_status(p.active, flag, status);
+}
+
+int LevelSwitch::Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                                  int recvtag, MPI_Comm comm, MPI_Status* status)
+{
+  int route   = receive_route(source, recvtag, comm);
+  int sent_at = send_route(dest, sendtag, comm, "MPI_Sendrecv_replace");
+  if (route == sent_at) {
+    Call call(*this, route);
+    return call.target().Sendrecv_replace(buf, count, to_called(datatype, route), dest, sendtag, source, recvtag,
+                                          to_called(comm, route), status);
+  }
+  // Send in one back end and receive in the other: the message sent is a copy of the buffer's data.
+  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  {
+    Call call(*this, sent_at);
+    MPI_Datatype type = to_called(datatype, sent_at);
+    int code          = call.target().Type_get_extent(type, &lb, &extent);
+    if (code == MPI_SUCCESS)
+      code = call.target().Type_get_true_extent(type, &true_lb, &true_extent);
+    if (code != MPI_SUCCESS)
+      return code;
+  }
+  MPI_Aint span = count > 0 ? (count - 1) * extent + true_extent : 0;
+  std::vector<char> copy(static_cast<size_t>(span > 0 ? span : 0) + 1);
+  if (span > 0)
+    std::memcpy(copy.data(), static_cast<char*>(buf) + true_lb, static_cast<size_t>(span));
+  void* from       = copy.data() - true_lb;
+  MPI_Request sent = MPI_REQUEST_NULL;
+  int result       = MPI_SUCCESS;
+  {
+    Call call(*this, sent_at);
+    result =
+        call.target().Isend(from, count, to_called(datatype, sent_at), dest, sendtag, to_called(comm, sent_at), &sent);
+  }
+  if (result != MPI_SUCCESS)
+    return result;
+  {
+    Call call(*this, route);
+    result =
+        call.target().Recv(buf, count, to_called(datatype, route), source, recvtag, to_called(comm, route), status);
+  }
+  Call call(*this, sent_at);
+  int waited = call.target().Wait(&sent, MPI_STATUS_IGNORE);
+  return result != MPI_SUCCESS ? result : waited;
+}
+
 bool LevelSwitch::one_owner(int count, const MPI_Request* requests, int& back_end) const
 {
   back_end = -1;
@@ -1099,6 +1376,12 @@ int LevelSwitch::Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendt
 
 int LevelSwitch::Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
+  if (count > 0 && array_of_requests != nullptr && has_persistent(count, array_of_requests)) {
+    std::vector<MPI_Request> program = unwrap(count, array_of_requests);
+    int result                       = Waitall(count, array_of_requests, array_of_statuses);
+    rewrap(count, array_of_requests, program);
+    return result;
+  }
   int back_end = current_;
   if (count < 0 || (count > 0 && array_of_requests == nullptr))
     return MPI_ERR_ARG;
@@ -1136,6 +1419,12 @@ int LevelSwitch::Waitall(int count, MPI_Request array_of_requests[], MPI_Status 
 
 int LevelSwitch::Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
 {
+  if (count > 0 && array_of_requests != nullptr && has_persistent(count, array_of_requests)) {
+    std::vector<MPI_Request> program = unwrap(count, array_of_requests);
+    int result                       = Testall(count, array_of_requests, flag, array_of_statuses);
+    rewrap(count, array_of_requests, program);
+    return result;
+  }
   int back_end = current_;
   if (count < 0 || (count > 0 && array_of_requests == nullptr) || flag == nullptr)
     return MPI_ERR_ARG;
@@ -1166,6 +1455,12 @@ int LevelSwitch::Testall(int count, MPI_Request array_of_requests[], int* flag, 
 
 int LevelSwitch::Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
 {
+  if (count > 0 && array_of_requests != nullptr && has_persistent(count, array_of_requests)) {
+    std::vector<MPI_Request> program = unwrap(count, array_of_requests);
+    int result                       = Testany(count, array_of_requests, index, flag, status);
+    rewrap(count, array_of_requests, program);
+    return result;
+  }
   int back_end = current_;
   if (count < 0 || (count > 0 && array_of_requests == nullptr) || flag == nullptr || index == nullptr)
     return MPI_ERR_ARG;
@@ -1204,6 +1499,12 @@ int LevelSwitch::Testany(int count, MPI_Request array_of_requests[], int* index,
 
 int LevelSwitch::Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
 {
+  if (count > 0 && array_of_requests != nullptr && has_persistent(count, array_of_requests)) {
+    std::vector<MPI_Request> program = unwrap(count, array_of_requests);
+    int result                       = Waitany(count, array_of_requests, index, status);
+    rewrap(count, array_of_requests, program);
+    return result;
+  }
   int back_end = current_;
   if (count < 0 || (count > 0 && array_of_requests == nullptr) || index == nullptr)
     return MPI_ERR_ARG;
@@ -1230,6 +1531,12 @@ int LevelSwitch::Waitany(int count, MPI_Request array_of_requests[], int* index,
 int LevelSwitch::Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                           MPI_Status array_of_statuses[])
 {
+  if (incount > 0 && array_of_requests != nullptr && has_persistent(incount, array_of_requests)) {
+    std::vector<MPI_Request> program = unwrap(incount, array_of_requests);
+    int result = Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    rewrap(incount, array_of_requests, program);
+    return result;
+  }
   int back_end = current_;
   if (incount < 0 || (incount > 0 && array_of_requests == nullptr) || outcount == nullptr)
     return MPI_ERR_ARG;
@@ -1265,6 +1572,12 @@ int LevelSwitch::Testsome(int incount, MPI_Request array_of_requests[], int* out
 int LevelSwitch::Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                           MPI_Status array_of_statuses[])
 {
+  if (incount > 0 && array_of_requests != nullptr && has_persistent(incount, array_of_requests)) {
+    std::vector<MPI_Request> program = unwrap(incount, array_of_requests);
+    int result = Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    rewrap(incount, array_of_requests, program);
+    return result;
+  }
   int back_end = current_;
   if (incount < 0 || (incount > 0 && array_of_requests == nullptr) || outcount == nullptr)
     return MPI_ERR_ARG;
@@ -1288,6 +1601,15 @@ int LevelSwitch::Startall(int count, MPI_Request array_of_requests[])
   int back_end = current_;
   if (count < 0 || (count > 0 && array_of_requests == nullptr))
     return MPI_ERR_ARG;
+  if (has_persistent(count, array_of_requests)) {
+    for (int i = 0; i < count; ++i) {
+      int code =
+          is_persistent(array_of_requests[i]) ? persistent_start(&array_of_requests[i]) : Start(&array_of_requests[i]);
+      if (code != MPI_SUCCESS)
+        return code;
+    }
+    return MPI_SUCCESS;
+  }
   if (one_owner(count, array_of_requests, back_end)) {
     Call call(*this, back_end);
     return call.target().Startall(count, array_of_requests);

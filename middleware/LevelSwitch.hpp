@@ -118,21 +118,21 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   /**
    * The back end a send goes to, counted there: the current one, or the other one when the
    * destination has a receive pending there (posted before the last boundary, on the same
-   * communicator, naming this rank, with a matching tag) that no message sent there can take any
-   * more: the message is forwarded to the receive that waits for it.
+   * communicator, naming this rank or MPI_ANY_SOURCE, with this tag or MPI_ANY_TAG) that no message
+   * sent there takes: the message is forwarded to the first such receive (MPI's order of posting).
    */
   int send_route(int dest, int tag, MPI_Comm comm, const char* call);
-  /** A send counted at the current back end (MPI_Sendrecv_replace, which both sends and receives). */
-  void note_send(int dest, int tag, MPI_Comm comm, int back_end, const char* call);
   /**
    * The back end a receive goes to: the current one, or the other one when a message sent there
-   * before the last boundary, and taken by no receive there, matches it (it is received where it
-   * waits). Counts the receive.
+   * before the last boundary, and taken by no receive there, matches it and no earlier message at the
+   * current level does (it is received where it waits, in the sender's order). Counts the receive.
    */
   int receive_route(int source, int tag, MPI_Comm comm);
   void note_receive_request(MPI_Request request, int source, int tag, int back_end);
   /** The back end a probe looks in: where a message it matches waits, as for a receive (nothing counted). */
   int probe_route(int source, int tag, MPI_Comm comm);
+  /** After a matched probe (MPI_Mprobe, MPI_Improbe with a message) in `back_end`: the message it took. */
+  void note_matched_probe(int source, int tag, MPI_Comm comm, int back_end);
   /** Before waiting for `request`: a receive of the other level is noted for the deadlock report. */
   void check_wait(MPI_Request request, const char* call);
   void note_wait(MPI_Request request, const char* call); // the same, among others (Waitall)
@@ -190,6 +190,27 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   int Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                MPI_Status array_of_statuses[]) override;
   int Startall(int count, MPI_Request array_of_requests[]) override;
+  int Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+                       MPI_Comm comm, MPI_Status* status) override;
+  // Persistent requests are the switch's own: a request made at one level may be started at the
+  // other, and each start is a new Isend/Irecv (Issend, Ibsend, Irsend) routed as any other.
+  int Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) override;
+  int Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                 MPI_Request* request) override;
+  int Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                 MPI_Request* request) override;
+  int Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                 MPI_Request* request) override;
+  int Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                MPI_Request* request) override;
+  bool is_persistent(MPI_Request request) const { return persistent_.count(reinterpret_cast<uintptr_t>(request)) != 0; }
+  int persistent_start(MPI_Request* request);
+  int persistent_wait(MPI_Request* request, MPI_Status* status);
+  int persistent_test(MPI_Request* request, int* flag, MPI_Status* status);
+  int persistent_free(MPI_Request* request);
+  int persistent_cancel(MPI_Request* request);
+  int persistent_get_status(MPI_Request request, int* flag, MPI_Status* status);
   // Keyvals and attributes: bxisim keeps those of the program's keyvals (the same at every level);
   // predefined attributes (MPI_TAG_UB, MPI_UNIVERSE_SIZE, MPI_WTIME_IS_GLOBAL, MPI_WIN_BASE, ...) are
   // asked of the current back end.
@@ -262,6 +283,8 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
     uintptr_t parent; // the communicator it was made from
     Maker make;
     bool replayed = false;
+    bool freed    = false; // MPI_Comm_free'd (its value may be handed out again for another one)
+    std::string path;      // its path of constructors when made from a followed communicator (same on every rank)
   };
 
   static const char* kind_name(MPI_Comm) { return "communicator"; }
@@ -280,11 +303,6 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   /** Whether the requests (those that are not null) all belong to one back end; which one in `back_end`. */
   bool one_owner(int count, const MPI_Request* requests, int& back_end) const;
 
-  struct Sent {
-    int tag;
-    const char* call;
-    std::string place;
-  };
   /**
    * A communicator whose point-to-point traffic the switch follows: MPI_COMM_WORLD and those made from
    * a followed one by MPI_Comm_dup/split/create. `id` is the same on every rank (the path of
@@ -297,30 +315,74 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
     int children = 0; // collective constructors called on it so far
     std::string name() const;
   };
-  /** (communicator id, peer's MPI_COMM_WORLD rank, tag): messages match receives in order on one channel. */
-  using Channel = std::tuple<int, int, int>;
-  using Peer    = std::pair<int, int>; // (communicator id, peer's MPI_COMM_WORLD rank)
-  /** The program's point-to-point traffic on the followed communicators at one back end. */
-  struct Traffic {
-    std::map<Channel, std::vector<Sent>> sent_to;  // per destination and tag: the messages sent, in order
-    std::map<Channel, long> posted_from;           // per source and tag: receives posted naming both
-    std::map<Peer, long> posted_any_tag;           // per source: receives posted with MPI_ANY_TAG
-    std::map<int, long> posted_any;                // per communicator: receives posted with MPI_ANY_SOURCE
-    std::map<Channel, std::vector<Sent>> stranded; // per source and tag: sent here to this rank, taken by no receive
-  };
-  struct Receive {
-    Channel channel; // the communicator, the source's MPI_COMM_WORLD rank, the tag
-    long index;      // among the receives of this channel at its back end
+  /** A message sent to this rank at one back end (on a followed communicator), not known to be taken yet. */
+  struct Message {
+    long seq; // the job's order of sending (ranks run one at a time, in simulated time order)
+    int comm; // the followed communicator's id
+    int from; // the sender's MPI_COMM_WORLD rank
+    int tag;
+    const char* call;
     std::string place;
   };
+  /** A receive (or matched probe) this rank posted at one back end, not known to be matched yet. */
+  struct Posted {
+    int comm;
+    int from; // MPI_COMM_WORLD rank, -1: MPI_ANY_SOURCE
+    int tag;  // or MPI_ANY_TAG
+    bool takes(const Message& message) const
+    {
+      return message.comm == comm && (from < 0 || message.from == from) && (tag == MPI_ANY_TAG || message.tag == tag);
+    }
+  };
+  /**
+   * This rank's point-to-point traffic at one back end, as MPI matches it there: messages sent to it
+   * (in the job's order of sending) and receives it posted (in its order of posting). match() pairs
+   * them as MPI does (each receive takes the earliest message it matches that no earlier receive took;
+   * receives from MPI_ANY_SOURCE take the earliest sent) and keeps only what is left: the messages no
+   * receive took (stranded when the rank left the level) and the receives no message reached.
+   */
+  struct Level {
+    std::vector<Message> inbox;
+    std::vector<Posted> posted;
+    bool dirty = false;
+  };
+  struct Receive { // a pending receive request, for the deadlock report
+    Posted posted;
+    std::string place;
+  };
+  enum class PersistentKind { Send, Bsend, Ssend, Rsend, Recv };
+  struct Persistent {
+    PersistentKind kind;
+    void* buf;
+    int count;
+    MPI_Datatype datatype; // the program's handles
+    int peer;
+    int tag;
+    MPI_Comm comm;
+    MPI_Request active = MPI_REQUEST_NULL; // the Isend/Irecv of the last start, until completed
+  };
+  int make_persistent(PersistentKind kind, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
+                      MPI_Comm comm, MPI_Request* request);
+  /** In an array of requests, persistent ones replaced by their active request (MPI_REQUEST_NULL: inactive). */
+  bool has_persistent(int count, const MPI_Request* requests) const;
+  std::vector<MPI_Request> unwrap(int count, MPI_Request* requests);
+  /** After the call: the persistent requests put back, their active request updated. */
+  void rewrap(int count, MPI_Request* requests, const std::vector<MPI_Request>& program);
+  std::unordered_map<uintptr_t, std::unique_ptr<Persistent>> persistent_; // by program handle (the object's address)
+
+  /** Pairs the messages and receives of `back_end` (Level), when something was added since the last time. */
+  void match(int back_end);
+  /** The earliest message left in `back_end` that `posted` takes (inbox index), or -1. */
+  long earliest(int back_end, const Posted& posted);
+  /** The receive a call names, on a followed communicator; false: not followed (or MPI_PROC_NULL, ...). */
+  bool as_posted(int source, int tag, MPI_Comm comm, Posted& posted);
   /** The followed communicator `comm` (nullptr: not followed). */
   Followed* followed(MPI_Comm comm);
   /** After a collective constructor on `parent` made `made` (MPI_COMM_NULL on ranks left out), in back end `be`. */
   void follow(MPI_Comm parent, MPI_Comm made, int be);
-  /** Leaving `back_end` at a boundary (every rank met): the messages sent to this rank there that no receive there
-   * took. */
-  void find_stranded(int back_end);
-
+  std::string last_path_; // the path follow() gave the communicator just made ("" when not followed)
+  /** Whether the communicator of `record` (this rank's, maybe MPI_COMM_NULL) was freed by its members. */
+  bool freed_on_members(const std::string& path) const;
   enum class AttributeKind { Comm, Type, Win };
   struct Keyval {
     AttributeKind kind;
@@ -349,13 +411,13 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   std::map<std::pair<uintptr_t, int>, void*> attributes_; // (object, keyval) -> value
   std::unordered_map<uintptr_t, uintptr_t> errhandlers_;  // communicator -> error handler the program set
   std::unordered_map<uintptr_t, std::vector<std::pair<std::string, std::string>>> info_entries_; // in order
-  Traffic traffic_[2];
+  Level levels_[2];
   std::unordered_map<uintptr_t, Receive> receives_;  // pending receive requests on followed communicators
   std::unordered_map<uintptr_t, Followed> followed_; // by program handle (MPI_COMM_WORLD included)
-  long last_receive_index_ = -1;
-  long forwarded_          = 0; // messages sent to a receive of the other level
+  bool last_posted_valid_ = false;                   // the receive receive_route just counted
+  Posted last_posted_{};
+  long forwarded_ = 0; // messages sent to a receive of the other level
   std::string wait_detail_;
-  Channel last_receive_channel_{-1, -1, -1};
   std::string place_ = "outside any region";
   Slot slots_[2];
   int current_;

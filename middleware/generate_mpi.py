@@ -483,10 +483,22 @@ SWITCH_RECORDED = {"Comm_dup", "Comm_split", "Comm_create", "Comm_group", "Group
 # to handle messages that cross a boundary (LevelSwitch.hpp): a send goes to the back end of a receive
 # pending for it at the other level, or to the current one (send_route); a receive goes to the back end
 # where a message sent before the boundary waits for it (receive_route).
-SWITCH_SENDS = {"Send", "Ssend", "Bsend", "Rsend", "Isend", "Issend", "Ibsend", "Irsend", "Sendrecv_replace"}
+SWITCH_SENDS = {"Send", "Ssend", "Bsend", "Rsend", "Isend", "Issend", "Ibsend", "Irsend"}
 SWITCH_RECEIVES = {"Recv", "Irecv"}
-SWITCH_PROBES = {"Probe", "Iprobe"}  # look where a matching message sent before the boundary waits
-SWITCH_CUSTOM = {"Sendrecv", "Init", "Init_thread", "Finalize", "Initialized", "Finalized", "Waitall", "Waitany", "Waitsome",
+# Look where a matching message sent before the boundary waits; a matched probe takes it (note_matched_probe).
+SWITCH_PROBES = {"Probe", "Iprobe", "Mprobe", "Improbe"}
+# Persistent requests are the switch's own (LevelSwitch.hpp): each MPI_Start posts a new Isend/Irecv where
+# it is routed; the calls on a request first check whether it is one of them.
+SWITCH_PERSISTENT = {
+    "Start": "  if (is_persistent(*request))\n    return persistent_start(request);\n",
+    "Wait": "  if (is_persistent(*request))\n    return persistent_wait(request, status);\n",
+    "Test": "  if (is_persistent(*request))\n    return persistent_test(request, flag, status);\n",
+    "Request_free": "  if (is_persistent(*request))\n    return persistent_free(request);\n",
+    "Cancel": "  if (is_persistent(*request))\n    return persistent_cancel(request);\n",
+    "Request_get_status": "  if (is_persistent(request))\n    return persistent_get_status(request, flag, status);\n",
+}
+SWITCH_CUSTOM = {"Sendrecv", "Sendrecv_replace", "Send_init", "Bsend_init", "Ssend_init", "Rsend_init", "Recv_init",
+                 "Init", "Init_thread", "Finalize", "Initialized", "Finalized", "Waitall", "Waitany", "Waitsome",
                  "Testall", "Testany", "Testsome", "Startall", "Query_thread", "Is_thread_main",
                  # keyvals and attributes are bxisim's (LevelSwitch.cpp), predefined ones asked of the back end
                  "Keyval_create", "Keyval_free", "Attr_put", "Attr_get", "Attr_delete", "Comm_create_keyval",
@@ -559,17 +571,20 @@ def switch_source(functions):
             else:
                 args.append(n)
                 after.append(f"  if (result_ == MPI_SUCCESS)\n    *{n} = from_called(*{n}, call_.back_end());\n")
-        if f.name == "Sendrecv_replace":
-            before.insert(0, f"  note_send(dest, sendtag, comm, call_.back_end(), \"MPI_{f.name}\");\n")
-        elif f.name in SWITCH_SENDS:
+        if f.name in SWITCH_SENDS:
             route = f"send_route(dest, tag, comm, \"MPI_{f.name}\")"
         if f.name in SWITCH_PROBES:
             route = "probe_route(source, tag, comm)"
+            if f.name in ("Mprobe", "Improbe"):
+                taken = " && *flag" if f.name == "Improbe" else ""
+                after.append(f"  if (result_ == MPI_SUCCESS{taken})\n"
+                             "    note_matched_probe(source, tag, comm, call_.back_end());\n")
         if f.name in SWITCH_RECEIVES:
             route = "receive_route(source, tag, comm)"
             if f.name == "Irecv":
                 after.append("  if (result_ == MPI_SUCCESS)\n    note_receive_request(*request, source, tag, call_.back_end());\n")
         out.append(f"{f.abi_return()} SwitchRank::{f.name}({f.abi_parameters()})\n{{\n")
+        out.append(SWITCH_PERSISTENT.get(f.name, ""))
         if f.name == "Wait":
             out.append("  check_wait(*request, \"MPI_Wait\");\n")
         out.append(f"  Call call_(*this, {route});\n")

@@ -194,5 +194,92 @@ TEST_P(LevelSwitch, TheSimulatedTimeLimitReachedWhileRanksWaitAtABoundaryEndsThe
   EXPECT_THAT(result.output, testing::Not(HasSubstr("crashed"))) << result.output;
 }
 
+namespace
+{
+const char* kSmpiFirst    = "--level smpi"; // the code's levels: "first" smpi, "second" message
+const char* kMessageFirst = "--level message --region first=message --region second=smpi";
+const char* kFirstTwoSmpi = "--level smpi --region second=smpi";
+const char* kFirstTwoMsg  = "--level message --region first=message";
+
+/** `mixed` within 5% of `reference` (an OpenMPI level: its history differs from one run to another). */
+void expect_close(double mixed, double reference, const std::string& what)
+{
+  EXPECT_NEAR(mixed, reference, 0.05 * reference) << what;
+}
+} // namespace
+
+TEST_P(LevelSwitch, WildcardReceivesPendingAtTheOtherLevelGetForwardedMessagesWithTheirTrueStatus)
+{
+  // Rank 1's receives posted in "first" from rank 0 with MPI_ANY_TAG (twice), from MPI_ANY_SOURCE with
+  // tag 8, from MPI_ANY_SOURCE with MPI_ANY_TAG: the first takes rank 0's message of "first", the
+  // others the messages sent in "second" at 0.1 s (rank 0, tag 6), 0.11 s (rank 2, tag 8) and 0.12 s
+  // (rank 0, tag 9), forwarded; rank 2's message at 0.13 s finds no receive left and is received at
+  // the level of "second". Statuses are checked by the program. Rank 1's Waitall returns when the
+  // last forwarded message arrived: as in the run at the receives' level.
+  for (auto [options, reference] : {std::pair{kSmpiFirst, kFirstTwoSmpi}, std::pair{kMessageFirst, kFirstTwoMsg}}) {
+    auto mixed_result = run_switch(options, "wildcard", GetParam());
+    auto mixed        = check_ok(mixed_result);
+    auto single       = check_ok(run_switch(reference, "wildcard", GetParam()));
+    EXPECT_THAT(mixed_result.output, HasSubstr("levels (2 switches")) << options;
+    double done = number(mixed[1], "wild_done");
+    EXPECT_GT(done, 0.12) << options;
+    if (std::string(options) == kSmpiFirst)
+      EXPECT_NEAR(done, number(single[1], "wild_done"), 4e-9) << options;
+    else
+      expect_close(done - 0.12, number(single[1], "wild_done") - 0.12, options);
+  }
+}
+
+TEST_P(LevelSwitch, MessagesFromOneSenderAreReceivedInItsOrderAcrossLevels)
+{
+  // Rank 0 sends tags 9, 5 in "first" and 5, 7, 9 in "second" (7 forwarded to rank 1's receive posted
+  // in "first"); rank 1's receives in "second" (any tag, tag 5, any tag, the receive of "first", any
+  // tag) get 9, 5, 5, 7, 9: an earlier message not yet taken is matched before a later one, whatever
+  // the level it waits at. Rank 1's first receive takes the message waiting at the level of "first",
+  // in the time it takes there.
+  for (auto [options, reference] : {std::pair{kSmpiFirst, kFirstTwoSmpi}, std::pair{kMessageFirst, kFirstTwoMsg}}) {
+    auto mixed  = check_ok(run_switch(options, "order", GetParam()));
+    auto single = check_ok(run_switch(reference, "order", GetParam()));
+    if (std::string(options) == kSmpiFirst)
+      EXPECT_NEAR(number(mixed[1], "order_recv"), number(single[1], "order_recv"), 4e-9) << options;
+    else
+      EXPECT_NEAR(number(mixed[1], "order_recv"), number(single[1], "order_recv"),
+                  0.05 * number(single[1], "order_recv") + 4e-9)
+          << options;
+  }
+}
+
+TEST_P(LevelSwitch, PersistentRequestsMadeAtOneLevelStartAtTheOther)
+{
+  // MPI_Send_init/MPI_Recv_init made in "first": the receive started there and the send started in
+  // "second" is forwarded to it (pers1: as at the level of "first"); both started in "second" run at
+  // its level (pers2: as in the run at that level).
+  auto smpi    = check_ok(run_switch(kFirstTwoSmpi, "persistent", GetParam()));
+  auto message = check_ok(run_switch(kFirstTwoMsg, "persistent", GetParam()));
+  auto first   = check_ok(run_switch(kSmpiFirst, "persistent", GetParam()));
+  auto reverse = check_ok(run_switch(kMessageFirst, "persistent", GetParam()));
+  for (int rank = 0; rank < kRanks; ++rank) {
+    EXPECT_NEAR(number(first[rank], "pers1"), number(smpi[rank], "pers1"), 4e-9) << "rank " << rank;
+    expect_close(number(first[rank], "pers2"), number(message[rank], "pers2"), "pers2, rank " + std::to_string(rank));
+    expect_close(number(reverse[rank], "pers1"), number(message[rank], "pers1"), "pers1, rank " + std::to_string(rank));
+    EXPECT_NEAR(number(reverse[rank], "pers2"), number(smpi[rank], "pers2"), 4e-9) << "rank " << rank;
+  }
+  // The two levels model the exchange differently (SMPI's flows, the NIC and PCIe).
+  EXPECT_GT(number(message[0], "pers2"), number(smpi[0], "pers2"));
+}
+
+TEST_P(LevelSwitch, CommunicatorsSplitAndFreedRightBeforeABoundaryDoNotHang)
+{
+  // Ranks reach each boundary at their own pace right after MPI_Comm_split, MPI_Comm_dup and
+  // MPI_Comm_free (SMPI's eager messages of the rank that arrived first used to freeze: a hang).
+  auto mixed_result = run_switch(kSmpiFirst, "split_free", GetParam());
+  auto mixed        = check_ok(mixed_result);
+  EXPECT_THAT(mixed_result.output, HasSubstr("levels (2 switches"));
+  auto smpi = check_ok(run_switch("--level smpi --region second=smpi", "split_free", GetParam()));
+  EXPECT_NEAR(number(mixed[0], "split_end"), number(smpi[0], "split_end"), 4e-9);
+  EXPECT_GT(number(mixed[0], "split_end"), 0.003); // after the last rank's start (3 ms)
+  check_ok(run_switch("--level message --region second=smpi", "split_free", GetParam()));
+}
+
 INSTANTIATE_TEST_SUITE_P(Placements, LevelSwitch, testing::Values(1, 2),
                          [](const auto& placement) { return "ppn" + std::to_string(placement.param); });

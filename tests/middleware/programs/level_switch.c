@@ -26,9 +26,27 @@
  *   MPI_UNIVERSE_SIZE, MPI_WTIME_IS_GLOBAL), the program's attributes, a duplicate made there (its
  *   copied attribute), errors returned (not fatal) and the user handler called, the info's entries;
  *   attributes deleted and objects freed (delete functions called).
- * Mode "abort_at_boundary": rank 0 calls MPI_Abort(MPI_COMM_WORLD, 43) at 1 ms, in "first" (SMPI) or,
- *   with argument "message", in "second" (MESSAGE), while the other ranks wait at the boundary that
- *   ends the region. */
+ * Mode "wildcard": rank 0 sends tag 5 in "first" (SMPI); rank 1 then posts four Irecvs there: from 0
+ *   with MPI_ANY_TAG (takes that message), from 0 with MPI_ANY_TAG, from MPI_ANY_SOURCE with tag 8, from
+ *   MPI_ANY_SOURCE with MPI_ANY_TAG; in "second" (MESSAGE) rank 0 (tags 6 and 9) and rank 2 (tag 8)
+ *   send, at known times: each message is forwarded to the first pending receive it matches; a
+ *   fifth message (rank 2, tag 9) finds none and is received at MESSAGE. Statuses checked (source,
+ *   tag, count); rank 1 prints when its Waitall returned (wild_done).
+ * Mode "order": rank 0 sends tags 9 then 5 in "first" (SMPI), where rank 1 posts an Irecv for tag 7;
+ *   in "second" (MESSAGE) rank 0 sends tags 5, 7 (forwarded to that Irecv) and 9; rank 1 receives
+ *   from rank 0 with MPI_ANY_TAG, tag 5, MPI_ANY_TAG, MPI_ANY_TAG: MPI's order for one sender (9, 5
+ *   from "first", then 5 and 9 from "second"); prints how long its first receive took (order_recv).
+ * Mode "persistent": MPI_Send_init/MPI_Recv_init (ring, tag 30) made in "first" (SMPI), started and
+ *   completed there; the receive started again in "first" and the send in "second" (MESSAGE): the
+ *   message is forwarded to the receive (pers1: its duration); then both started and completed at
+ *   MESSAGE (pers2); tests and waits on inactive requests; freed in "second".
+ * Mode "split_free": in "first" (SMPI), "second" (MESSAGE) and "third" (SMPI), at every rank's own
+ *   pace (rank 0 first): the split made before the boundary used (Allreduce, checked) and freed,
+ *   MPI_Comm_split of MPI_COMM_WORLD by parity with the ranks' own order as keys, an MPI_Comm_dup freed
+ *   at once, right before the boundary; rank 0 prints when it left "first" (split_end). These hung in SMPI when a rank
+ * waiting at a boundary was suspended (SimGrid froze its eager sends: runtime/launch/Regions.cpp). Mode
+ * "abort_at_boundary": rank 0 calls MPI_Abort(MPI_COMM_WORLD, 43) at 1 ms, in "first" (SMPI) or, with argument
+ * "message", in "second" (MESSAGE), while the other ranks wait at the boundary that ends the region. */
 #include <bxisim/region.h>
 #include <mpi.h>
 
@@ -187,11 +205,7 @@ static void check_attributes(int phase, MPI_Comm twin, int keyval, int type_keyv
   MPI_Comm_dup(twin, &again); /* copied again, at this level */
   MPI_Comm_get_attr(again, keyval, &value, &flag);
   check(flag && value == (char*)&rank + 2, "dup_again_attr", phase);
-  /* SMPI (SimGrid 3.32) gives a new communicator its id with a broadcast from its rank 0: freeing it
-   * on rank 0 before the others received that broadcast left them waiting (seen in runs that switch
-   * levels, where rank 0 runs ahead); the barrier orders the free after it. */
-  MPI_Barrier(again);
-  MPI_Comm_free(&again);
+  MPI_Comm_free(&again); /* right after its creation (it hung before boundaries were a semaphore) */
   MPI_Errhandler handler;
   MPI_Comm_get_errhandler(MPI_COMM_WORLD, &handler);
   check(handler == MPI_ERRORS_RETURN, "errhandler_get", phase);
@@ -415,8 +429,7 @@ int main(int argc, char** argv)
     MPI_Request receive, half_receive, early_send;
     bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
     MPI_Comm_dup(MPI_COMM_WORLD, &twin);
-    /* Reversed order in each half. (With the ranks' own order as keys, SMPI's MPI_Comm_split never
-     * returned on rank 2 in a run that switches levels, in SimGrid 3.32; not investigated.) */
+    /* Reversed order in each half ("split_free" uses the ranks' own order). */
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half);
     MPI_Comm_rank(half, &half_rank);
     MPI_Comm_size(half, &half_size);
@@ -446,6 +459,159 @@ int main(int argc, char** argv)
     MPI_Comm_free(&twin);
     MPI_Comm_free(&half);
     bxisim_region_end("second");
+  } else if (!strcmp(mode, "wildcard") && size >= 3) {
+    int a[4] = {0}, b[4] = {0}, c[4] = {0}, d[4] = {0}, e[4] = {0};
+    MPI_Request requests[4];
+    MPI_Status statuses[4], status;
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    if (rank == 0) {
+      int m0 = 500;
+      MPI_Send(&m0, 1, MPI_INT, 1, 5, MPI_COMM_WORLD);
+    }
+    if (rank == 1) {
+      sleep_until(0.01);
+      MPI_Irecv(a, 4, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &requests[0]);
+      MPI_Irecv(b, 4, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &requests[1]);
+      MPI_Irecv(c, 4, MPI_INT, MPI_ANY_SOURCE, 8, MPI_COMM_WORLD, &requests[2]);
+      MPI_Irecv(d, 4, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &requests[3]);
+    }
+    bxisim_region_end("first");
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    if (rank == 0) {
+      int m1[2] = {600, 601}, m3[3] = {900, 901, 902};
+      sleep_until(0.1);
+      MPI_Send(m1, 2, MPI_INT, 1, 6, MPI_COMM_WORLD); /* to the second receive (from 0, any tag) */
+      sleep_until(0.12);
+      MPI_Send(m3, 3, MPI_INT, 1, 9, MPI_COMM_WORLD); /* to the fourth (any source, any tag) */
+    }
+    if (rank == 2) {
+      int m2 = 802, m4[4] = {904, 905, 906, 907};
+      sleep_until(0.11);
+      MPI_Send(&m2, 1, MPI_INT, 1, 8, MPI_COMM_WORLD); /* to the third (any source, tag 8) */
+      sleep_until(0.13);
+      MPI_Send(m4, 4, MPI_INT, 1, 9, MPI_COMM_WORLD); /* no receive left at SMPI: received at MESSAGE */
+    }
+    if (rank == 1) {
+      int counts[4] = {0, 0, 0, 0}, count = 0;
+      MPI_Waitall(4, requests, statuses);
+      printf("rank=%d wild_done=%.9f\n", rank, MPI_Wtime());
+      for (int i = 0; i < 4; ++i)
+        MPI_Get_count(&statuses[i], MPI_INT, &counts[i]);
+      check(statuses[0].MPI_SOURCE == 0 && statuses[0].MPI_TAG == 5 && counts[0] == 1 && a[0] == 500, "wild_first", 2);
+      check(statuses[1].MPI_SOURCE == 0 && statuses[1].MPI_TAG == 6 && counts[1] == 2 && b[1] == 601, "wild_any_tag",
+            2);
+      check(statuses[2].MPI_SOURCE == 2 && statuses[2].MPI_TAG == 8 && counts[2] == 1 && c[0] == 802, "wild_any_source",
+            2);
+      check(statuses[3].MPI_SOURCE == 0 && statuses[3].MPI_TAG == 9 && counts[3] == 3 && d[2] == 902, "wild_any", 2);
+      MPI_Recv(e, 4, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+      MPI_Get_count(&status, MPI_INT, &count);
+      check(status.MPI_SOURCE == 2 && status.MPI_TAG == 9 && count == 4 && e[3] == 907, "wild_here", 2);
+    }
+    bxisim_region_end("second");
+  } else if (!strcmp(mode, "order")) {
+    int got = 0, early = 0;
+    MPI_Request request = MPI_REQUEST_NULL;
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    if (rank == 0) {
+      int nine = 9, five = 5;
+      MPI_Send(&nine, 1, MPI_INT, 1, 9, MPI_COMM_WORLD);
+      MPI_Send(&five, 1, MPI_INT, 1, 5, MPI_COMM_WORLD);
+    }
+    if (rank == 1)
+      MPI_Irecv(&early, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, &request);
+    bxisim_region_end("first");
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    if (rank == 0) {
+      int values[3] = {55, 7, 99}, tags[3] = {5, 7, 9};
+      sleep_until(0.1);
+      for (int i = 0; i < 3; ++i)
+        MPI_Send(&values[i], 1, MPI_INT, 1, tags[i], MPI_COMM_WORLD);
+    }
+    if (rank == 1) {
+      MPI_Status status;
+      sleep_until(0.2);
+      double start = MPI_Wtime();
+      MPI_Recv(&got, 1, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &status); /* the earliest: tag 9 from "first" */
+      printf("rank=%d order_recv=%.9f\n", rank, MPI_Wtime() - start);
+      check(got == 9 && status.MPI_TAG == 9, "order_first", 2);
+      MPI_Recv(&got, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, &status); /* tag 5 from "first", not from "second" */
+      check(got == 5, "order_tag", 2);
+      MPI_Recv(&got, 1, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+      check(got == 55 && status.MPI_TAG == 5, "order_second", 2);
+      MPI_Wait(&request, &status); /* tag 7, forwarded to the receive posted in "first" */
+      check(early == 7 && status.MPI_TAG == 7 && status.MPI_SOURCE == 0, "order_forwarded", 2);
+      MPI_Recv(&got, 1, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+      check(got == 99 && status.MPI_TAG == 9, "order_last", 2);
+    }
+    bxisim_region_end("second");
+  } else if (!strcmp(mode, "persistent")) {
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int* out = make_buffer(rank);
+    int* in  = calloc(COUNT, sizeof(int));
+    MPI_Request pair[2];
+    MPI_Status statuses[2];
+    int flag = 0;
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    MPI_Send_init(out, COUNT, MPI_INT, right, 30, MPI_COMM_WORLD, &pair[0]);
+    MPI_Recv_init(in, COUNT, MPI_INT, left, 30, MPI_COMM_WORLD, &pair[1]);
+    MPI_Startall(2, pair);
+    MPI_Waitall(2, pair, statuses);
+    check(in[COUNT - 1] == left * 100000 + COUNT - 1 && statuses[1].MPI_SOURCE == left, "persistent_first", 1);
+    MPI_Test(&pair[1], &flag, MPI_STATUS_IGNORE); /* inactive: completes at once */
+    check(flag && pair[1] != MPI_REQUEST_NULL, "persistent_inactive", 1);
+    MPI_Start(&pair[1]); /* completed in "second" */
+    bxisim_region_end("first");
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    for (int i = 0; i < COUNT; ++i)
+      out[i] += 1;
+    sleep_until(0.1);
+    double start = MPI_Wtime();
+    MPI_Start(&pair[0]); /* forwarded to the receive started in "first" */
+    MPI_Wait(&pair[1], &statuses[1]);
+    MPI_Wait(&pair[0], MPI_STATUS_IGNORE);
+    printf("rank=%d pers1=%.9f\n", rank, MPI_Wtime() - start);
+    check(in[COUNT - 1] == left * 100000 + COUNT && statuses[1].MPI_TAG == 30, "persistent_forwarded", 2);
+    for (int i = 0; i < COUNT; ++i)
+      out[i] += 1;
+    sleep_until(0.15);
+    start = MPI_Wtime();
+    MPI_Startall(2, pair);
+    MPI_Waitall(2, pair, MPI_STATUSES_IGNORE);
+    printf("rank=%d pers2=%.9f\n", rank, MPI_Wtime() - start);
+    check(in[COUNT - 1] == left * 100000 + COUNT + 1, "persistent_second", 2);
+    MPI_Wait(&pair[0], &statuses[0]); /* inactive */
+    check(statuses[0].MPI_SOURCE == MPI_ANY_SOURCE && statuses[0].MPI_TAG == MPI_ANY_TAG, "persistent_empty", 2);
+    MPI_Request_free(&pair[0]);
+    MPI_Request_free(&pair[1]);
+    check(pair[0] == MPI_REQUEST_NULL && pair[1] == MPI_REQUEST_NULL, "persistent_free", 2);
+    bxisim_region_end("second");
+    free(out);
+    free(in);
+  } else if (!strcmp(mode, "split_free")) {
+    const char* names[3] = {"first", "second", "third"};
+    int levels[3]        = {BXISIM_LEVEL_SMPI, BXISIM_LEVEL_MESSAGE, BXISIM_LEVEL_SMPI};
+    MPI_Comm half        = MPI_COMM_NULL;
+    for (int k = 0; k < 3; ++k) {
+      MPI_Comm twin;
+      bxisim_region_begin(names[k], levels[k]);
+      if (half != MPI_COMM_NULL) { /* made before the boundary, by the other back end */
+        int half_rank = -1, half_size = 0, sum = 0;
+        MPI_Comm_rank(half, &half_rank);
+        MPI_Comm_size(half, &half_size);
+        MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, half);
+        check(half_rank == rank / 2 && half_size == (size + 1 - rank % 2) / 2, "split_order", k + 1);
+        check(sum == (rank % 2 ? (half_size * half_size) : half_size * (half_size - 1)), "split_sum", k + 1);
+        MPI_Comm_free(&half);
+      }
+      sleep_until(0.1 * k + 0.001 * rank); /* rank 0 first: it runs ahead of the others */
+      if (k < 2)
+        MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half); /* the last call before the boundary */
+      MPI_Comm_dup(MPI_COMM_WORLD, &twin);
+      MPI_Comm_free(&twin);
+      if (k == 0 && rank == 0)
+        printf("rank=%d split_end=%.9f\n", rank, MPI_Wtime());
+      bxisim_region_end(names[k]);
+    }
   } else if (!strcmp(mode, "abort_at_boundary")) {
     int in_second = argc > 2 && !strcmp(argv[2], "message");
     bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
