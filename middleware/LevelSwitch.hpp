@@ -204,6 +204,12 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
                  MPI_Request* request) override;
   int Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                 MPI_Request* request) override;
+  // Matched probes: routed where the message waits (as MPI_Probe); at the smpi level, which SMPI 3.32
+  // lacks, a probe plus a receive naming the message's source and tag (LevelSwitch.cpp).
+  int Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) override;
+  int Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) override;
+  int Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) override;
+  int Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) override;
   bool is_persistent(MPI_Request request) const { return persistent_.count(reinterpret_cast<uintptr_t>(request)) != 0; }
   int persistent_start(MPI_Request* request);
   int persistent_wait(MPI_Request* request, MPI_Status* status);
@@ -350,6 +356,13 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
     Posted posted;
     std::string place;
   };
+  struct ProbedAtSmpi { // a message matched by a probe at the smpi level
+    int source;
+    int tag;
+    MPI_Comm comm;
+  };
+  std::unordered_map<uintptr_t, std::unique_ptr<ProbedAtSmpi>> probed_; // by program handle (the object's address)
+  int matched_probe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status);
   enum class PersistentKind { Send, Bsend, Ssend, Rsend, Recv };
   struct Persistent {
     PersistentKind kind;

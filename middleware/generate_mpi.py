@@ -486,7 +486,7 @@ SWITCH_RECORDED = {"Comm_dup", "Comm_split", "Comm_create", "Comm_group", "Group
 SWITCH_SENDS = {"Send", "Ssend", "Bsend", "Rsend", "Isend", "Issend", "Ibsend", "Irsend"}
 SWITCH_RECEIVES = {"Recv", "Irecv"}
 # Look where a matching message sent before the boundary waits; a matched probe takes it (note_matched_probe).
-SWITCH_PROBES = {"Probe", "Iprobe", "Mprobe", "Improbe"}
+SWITCH_PROBES = {"Probe", "Iprobe"}
 # Persistent requests are the switch's own (LevelSwitch.hpp): each MPI_Start posts a new Isend/Irecv where
 # it is routed; the calls on a request first check whether it is one of them.
 SWITCH_PERSISTENT = {
@@ -497,7 +497,7 @@ SWITCH_PERSISTENT = {
     "Cancel": "  if (is_persistent(*request))\n    return persistent_cancel(request);\n",
     "Request_get_status": "  if (is_persistent(request))\n    return persistent_get_status(request, flag, status);\n",
 }
-SWITCH_CUSTOM = {"Sendrecv", "Sendrecv_replace", "Send_init", "Bsend_init", "Ssend_init", "Rsend_init", "Recv_init",
+SWITCH_CUSTOM = {"Sendrecv", "Sendrecv_replace", "Mprobe", "Improbe", "Mrecv", "Imrecv", "Send_init", "Bsend_init", "Ssend_init", "Rsend_init", "Recv_init",
                  "Init", "Init_thread", "Finalize", "Initialized", "Finalized", "Waitall", "Waitany", "Waitsome",
                  "Testall", "Testany", "Testsome", "Startall", "Query_thread", "Is_thread_main",
                  # keyvals and attributes are bxisim's (LevelSwitch.cpp), predefined ones asked of the back end
@@ -575,10 +575,6 @@ def switch_source(functions):
             route = f"send_route(dest, tag, comm, \"MPI_{f.name}\")"
         if f.name in SWITCH_PROBES:
             route = "probe_route(source, tag, comm)"
-            if f.name in ("Mprobe", "Improbe"):
-                taken = " && *flag" if f.name == "Improbe" else ""
-                after.append(f"  if (result_ == MPI_SUCCESS{taken})\n"
-                             "    note_matched_probe(source, tag, comm, call_.back_end());\n")
         if f.name in SWITCH_RECEIVES:
             route = "receive_route(source, tag, comm)"
             if f.name == "Irecv":

@@ -268,6 +268,22 @@ TEST_P(LevelSwitch, PersistentRequestsMadeAtOneLevelStartAtTheOther)
   EXPECT_GT(number(message[0], "pers2"), number(smpi[0], "pers2"));
 }
 
+TEST_P(LevelSwitch, ProbesAndMatchedProbesFindMessagesWaitingAtTheOtherLevel)
+{
+  // Messages of "first" are probed (MPI_Probe, MPI_Iprobe) and taken by matched probes (MPI_Mprobe +
+  // MPI_Mrecv, MPI_Improbe + MPI_Imrecv) in "second", where they wait, in the sender's order (41 before
+  // 43, sent later at the level of "second"); at smpi, which SMPI 3.32 lacks, a matched probe is a probe
+  // and a receive of the message's source and tag. The probes and receives of the messages of "first"
+  // take the time they take at the level of "first".
+  for (auto [options, reference] : {std::pair{kSmpiFirst, kFirstTwoSmpi}, std::pair{kMessageFirst, kFirstTwoMsg}}) {
+    auto mixed      = check_ok(run_switch(options, "mprobe", GetParam()));
+    auto single     = check_ok(run_switch(reference, "mprobe", GetParam()));
+    double expected = number(single[1], "mprobe_time");
+    double slack    = std::string(options) == kSmpiFirst ? 4e-9 : 0.05 * expected + 4e-9;
+    EXPECT_NEAR(number(mixed[1], "mprobe_time"), expected, slack) << options;
+  }
+}
+
 TEST_P(LevelSwitch, CommunicatorsSplitAndFreedRightBeforeABoundaryDoNotHang)
 {
   // Ranks reach each boundary at their own pace right after MPI_Comm_split, MPI_Comm_dup and

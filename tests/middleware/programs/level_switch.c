@@ -40,6 +40,11 @@
  *   completed there; the receive started again in "first" and the send in "second" (MESSAGE): the
  *   message is forwarded to the receive (pers1: its duration); then both started and completed at
  *   MESSAGE (pers2); tests and waits on inactive requests; freed in "second".
+ * Mode "mprobe": rank 0 sends tags 40 and 41 and rank 2 tag 42 to rank 1 in "first" (SMPI); in
+ *   "second" (MESSAGE) rank 0 sends tag 43 at 0.1 s; from 0.2 s rank 1 probes (MPI_Probe, MPI_Iprobe)
+ *   and takes with matched probes (MPI_Mprobe + MPI_Mrecv, MPI_Improbe + MPI_Imrecv) the messages of
+ *   "first" where they wait, then the one of "second": tags 40, 42, 41, 43 (statuses and data
+ *   checked); prints how long the probes and receives of the messages of "first" took (mprobe_time).
  * Mode "split_free": in "first" (SMPI), "second" (MESSAGE) and "third" (SMPI), at every rank's own
  *   pace (rank 0 first): the split made before the boundary used (Allreduce, checked) and freed,
  *   MPI_Comm_split of MPI_COMM_WORLD by parity with the ranks' own order as keys, an MPI_Comm_dup freed
@@ -587,6 +592,65 @@ int main(int argc, char** argv)
     bxisim_region_end("second");
     free(out);
     free(in);
+  } else if (!strcmp(mode, "mprobe") && size >= 3) {
+    int data[4] = {0, 0, 0, 0};
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    if (rank == 0) {
+      int one = 1, two[2] = {2, 2};
+      MPI_Send(&one, 1, MPI_INT, 1, 40, MPI_COMM_WORLD);
+      MPI_Send(two, 2, MPI_INT, 1, 41, MPI_COMM_WORLD);
+    }
+    if (rank == 2) {
+      int three[3] = {3, 3, 3};
+      MPI_Send(three, 3, MPI_INT, 1, 42, MPI_COMM_WORLD);
+    }
+    bxisim_region_end("first");
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    if (rank == 0) {
+      int four[4] = {4, 4, 4, 4};
+      sleep_until(0.1);
+      MPI_Send(four, 4, MPI_INT, 1, 43, MPI_COMM_WORLD);
+    }
+    if (rank == 1) {
+      MPI_Status status;
+      MPI_Message message = MPI_MESSAGE_NULL;
+      MPI_Request request = MPI_REQUEST_NULL;
+      int count = 0, flag = 0;
+      sleep_until(0.2);
+      double start = MPI_Wtime();
+      MPI_Probe(0, 40, MPI_COMM_WORLD, &status);
+      MPI_Get_count(&status, MPI_INT, &count);
+      check(count == 1 && status.MPI_SOURCE == 0, "probe", 2);
+      while (!flag) /* OpenMPI may need a few calls to see it arrived */
+        MPI_Iprobe(2, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+      check(status.MPI_TAG == 42, "iprobe", 2);
+      MPI_Mprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &message, &status); /* the earliest from rank 0 */
+      check(status.MPI_TAG == 40 && message != MPI_MESSAGE_NULL, "mprobe_first", 2);
+      MPI_Mrecv(data, 4, MPI_INT, &message, &status);
+      MPI_Get_count(&status, MPI_INT, &count);
+      check(data[0] == 1 && count == 1 && message == MPI_MESSAGE_NULL, "mrecv_first", 2);
+      flag = 0;
+      while (!flag)
+        MPI_Improbe(MPI_ANY_SOURCE, 42, MPI_COMM_WORLD, &flag, &message, &status);
+      check(status.MPI_SOURCE == 2, "improbe", 2);
+      MPI_Imrecv(data, 4, MPI_INT, &message, &request);
+      MPI_Wait(&request, &status);
+      MPI_Get_count(&status, MPI_INT, &count);
+      check(data[2] == 3 && count == 3 && status.MPI_TAG == 42, "imrecv", 2);
+      MPI_Mprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &message, &status); /* 41, from "first": before 43 */
+      check(status.MPI_TAG == 41, "mprobe_order", 2);
+      MPI_Mrecv(data, 4, MPI_INT, &message, MPI_STATUS_IGNORE);
+      check(data[1] == 2, "mrecv_order", 2);
+      printf("rank=%d mprobe_time=%.9f\n", rank, MPI_Wtime() - start);
+      MPI_Mprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &message, &status); /* 43, at this level */
+      MPI_Mrecv(data, 4, MPI_INT, &message, &status);
+      MPI_Get_count(&status, MPI_INT, &count);
+      check(status.MPI_TAG == 43 && count == 4 && data[3] == 4, "mprobe_here", 2);
+      MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &message, &status);
+      check(message == MPI_MESSAGE_NO_PROC && status.MPI_SOURCE == MPI_PROC_NULL, "mprobe_proc_null", 2);
+      MPI_Mrecv(data, 4, MPI_INT, &message, &status);
+    }
+    bxisim_region_end("second");
   } else if (!strcmp(mode, "split_free")) {
     const char* names[3] = {"first", "second", "third"};
     int levels[3]        = {BXISIM_LEVEL_SMPI, BXISIM_LEVEL_MESSAGE, BXISIM_LEVEL_SMPI};
