@@ -100,6 +100,26 @@ int communicator_id(const std::string& path)
 }
 } // namespace
 
+std::vector<int> LevelSwitch::world_ranks(MPI_Comm in, int be)
+{
+  MPI_Group group = MPI_GROUP_NULL;
+  MPI_Group world = MPI_GROUP_NULL;
+  int size        = 0;
+  Call call(*this, be);
+  MpiInterface& mpi = call.target();
+  mpi.Comm_size(in, &size);
+  mpi.Comm_group(in, &group);
+  mpi.Comm_group(MPI_COMM_WORLD, &world);
+  std::vector<int> ranks(static_cast<size_t>(size));
+  std::vector<int> world_ranks(static_cast<size_t>(size), MPI_UNDEFINED);
+  for (int i = 0; i < size; ++i)
+    ranks[static_cast<size_t>(i)] = i;
+  mpi.Group_translate_ranks(group, size, ranks.data(), world, world_ranks.data());
+  mpi.Group_free(&group);
+  mpi.Group_free(&world);
+  return world_ranks;
+}
+
 std::string LevelSwitch::Followed::name() const
 {
   return path == "world" ? "MPI_COMM_WORLD" : "the communicator made by " + path;
@@ -129,22 +149,7 @@ void LevelSwitch::follow(MPI_Comm parent, MPI_Comm made, int be)
   if (made == MPI_COMM_NULL)
     return;
   // Its ranks in MPI_COMM_WORLD, asked of the back end that made it.
-  MPI_Comm in     = to_called(made, be);
-  MPI_Group group = MPI_GROUP_NULL;
-  MPI_Group world = MPI_GROUP_NULL;
-  int size        = 0;
-  Call call(*this, be);
-  MpiInterface& mpi = call.target();
-  mpi.Comm_size(in, &size);
-  mpi.Comm_group(in, &group);
-  mpi.Comm_group(MPI_COMM_WORLD, &world);
-  std::vector<int> ranks(static_cast<size_t>(size));
-  std::vector<int> world_ranks(static_cast<size_t>(size), MPI_UNDEFINED);
-  for (int i = 0; i < size; ++i)
-    ranks[static_cast<size_t>(i)] = i;
-  mpi.Group_translate_ranks(group, size, ranks.data(), world, world_ranks.data());
-  mpi.Group_free(&group);
-  mpi.Group_free(&world);
+  std::vector<int> world_ranks                 = this->world_ranks(to_called(made, be), be);
   followed_[reinterpret_cast<uintptr_t>(made)] = {communicator_id(path), path, std::move(world_ranks), 0};
 }
 
@@ -383,6 +388,12 @@ uintptr_t LevelSwitch::to_called_value(uintptr_t value, int back_end, const char
       }
     }
   }
+  if (handle.mirror == 0 && intercomms_.count(value) != 0)
+    fail(rank(), std::string("an MPI intercommunicator (MPI_Intercomm_create) made at the ") +
+                     back_end_name(handle.owner) + " level is used at the " + back_end_name(back_end) +
+                     " level: SMPI 3.32 has no intercommunicators, so bxisim has no copy of it there; use it only "
+                     "in regions at the message or cycle level (an MPI_Intercomm_merge of it is usable at every "
+                     "level), or run the whole program at one OpenMPI level (bxisim run --level message).");
   if (handle.mirror == 0)
     fail(rank(), std::string("an MPI ") + kind + " made at the " + back_end_name(handle.owner) +
                      " level is used at the " + back_end_name(back_end) +
@@ -433,6 +444,8 @@ void LevelSwitch::forget(uintptr_t value)
   }
   errhandlers_.erase(value);
   info_entries_.erase(value);
+  topologies_.erase(value);
+  intercomms_.erase(value);
   auto it = handles_.find(value);
   if (it == handles_.end())
     return;
@@ -465,6 +478,9 @@ uintptr_t value_of(H handle)
 
 void LevelSwitch::record_Comm_dup(MPI_Comm comm, MPI_Comm newcomm)
 {
+  auto topology = topologies_.find(value_of(comm)); // a duplicate keeps its topology
+  if (topology != topologies_.end())
+    topologies_[value_of(newcomm)] = topology->second;
   follow(comm, newcomm, called_);
   copy_attributes(AttributeKind::Comm, value_of(comm), value_of(newcomm));
   record_collective_constructor(value_of(newcomm), value_of(comm), [comm](LevelSwitch& s, int be) {
@@ -496,6 +512,293 @@ void LevelSwitch::record_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm ne
     call.target().Comm_create(s.to_called(comm, be), in_group, &made);
     return value_of(made);
   });
+}
+
+void LevelSwitch::record_Cart_create(MPI_Comm old_comm, int ndims, const int* dims, const int* periods, int reorder,
+                                     MPI_Comm comm_cart)
+{
+  follow(old_comm, comm_cart, called_);
+  if (comm_cart != MPI_COMM_NULL)
+    topologies_[value_of(comm_cart)] = {MPI_CART, {}, {}, {}, {}, {}, {}, false};
+  size_t n = ndims > 0 ? static_cast<size_t>(ndims) : 0;
+  std::vector<int> extents(dims, dims + n);
+  std::vector<int> wraps(periods, periods + n);
+  record_collective_constructor(
+      value_of(comm_cart), value_of(old_comm), [old_comm, extents, wraps, reorder](LevelSwitch& s, int be) {
+        MPI_Comm made = MPI_COMM_NULL;
+        MPI_Comm in   = s.to_called(old_comm, be);
+        Call call(s, be);
+        call.target().Cart_create(in, static_cast<int>(extents.size()), extents.data(), wraps.data(), reorder, &made);
+        return value_of(made);
+      });
+}
+
+void LevelSwitch::record_Cart_sub(MPI_Comm comm, const int* remain_dims, MPI_Comm new_comm)
+{
+  follow(comm, new_comm, called_);
+  int ndims = 0;
+  {
+    Call call(*this, called_);
+    call.target().Cartdim_get(to_called(comm, called_), &ndims);
+  }
+  std::vector<int> remain(remain_dims, remain_dims + (ndims > 0 ? ndims : 0));
+  if (new_comm != MPI_COMM_NULL)
+    topologies_[value_of(new_comm)] = {MPI_CART, {}, {}, {}, {}, {}, {}, false};
+  record_collective_constructor(value_of(new_comm), value_of(comm), [comm, remain](LevelSwitch& s, int be) {
+    MPI_Comm made = MPI_COMM_NULL;
+    MPI_Comm in   = s.to_called(comm, be);
+    Call call(s, be);
+    call.target().Cart_sub(in, remain.data(), &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm bridge_comm,
+                                          int remote_leader, int tag, MPI_Comm newintercomm)
+{
+  (void)local_leader;
+  (void)bridge_comm;
+  (void)remote_leader;
+  (void)tag;
+  // SMPI 3.32 has no intercommunicators: no copy at smpi (using it there ends the rank, naming it).
+  intercomms_[value_of(newintercomm)] = called_;
+  record_collective_constructor(value_of(newintercomm), value_of(local_comm),
+                                [](LevelSwitch&, int) { return uintptr_t{0}; });
+}
+
+void LevelSwitch::record_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm newintracomm)
+{
+  (void)high;
+  // An intra-communicator of known ranks: followed (its id names its ranks and how many merges of
+  // the same ranks came before, the same on every member), and made at the other level by
+  // MPI_Comm_create_group over MPI_COMM_WORLD with those ranks in its order.
+  std::vector<int> ranks = world_ranks(to_called(newintracomm, called_), called_);
+  std::string path       = "merge";
+  for (int r : ranks)
+    path += "/" + std::to_string(r);
+  path += "#" + std::to_string(merges_[ranks]++);
+  followed_[value_of(newintracomm)] = {communicator_id(path), path, ranks, 0};
+  (void)intercomm; // made from MPI_COMM_WORLD at the other level: the intercommunicator may be freed by then
+  collectives_.push_back({called_, value_of(newintracomm), value_of(MPI_COMM_WORLD),
+                          [ranks](LevelSwitch& s, int be) {
+                            MPI_Group world = MPI_GROUP_NULL;
+                            MPI_Group group = MPI_GROUP_NULL;
+                            MPI_Comm made   = MPI_COMM_NULL;
+                            Call call(s, be);
+                            call.target().Comm_group(MPI_COMM_WORLD, &world);
+                            call.target().Group_incl(world, static_cast<int>(ranks.size()), ranks.data(), &group);
+                            call.target().Comm_create_group(MPI_COMM_WORLD, group, 0x5EED, &made);
+                            call.target().Group_free(&group);
+                            call.target().Group_free(&world);
+                            return value_of(made);
+                          },
+                          false, false, path});
+}
+
+MPI_Comm LevelSwitch::make_graph(int be, MPI_Comm comm_old, int nnodes, const int* index, const int* edges, int reorder,
+                                 int* result)
+{
+  MPI_Comm made = MPI_COMM_NULL;
+  MPI_Comm in   = to_called(comm_old, be);
+  Call call(*this, be);
+  if (be == kOpenMpi) {
+    *result = call.target().Graph_create(in, nnodes, index, edges, reorder, &made);
+  } else { // SMPI 3.32 has no graph topology: the same ranks, in order (no reordering)
+    int me  = 0;
+    *result = call.target().Comm_rank(in, &me);
+    if (*result == MPI_SUCCESS)
+      *result = call.target().Comm_split(in, me < nnodes ? 0 : MPI_UNDEFINED, me, &made);
+  }
+  return made;
+}
+
+MPI_Comm LevelSwitch::make_dist_graph(int be, MPI_Comm comm_old, const Topology& graph, MPI_Info info, int reorder,
+                                      int* result)
+{
+  MPI_Comm made = MPI_COMM_NULL;
+  MPI_Comm in   = to_called(comm_old, be);
+  MPI_Info hint = to_called(info, be);
+  Call call(*this, be);
+  if (be == kOpenMpi) {
+    const int* in_weights  = graph.weighted ? graph.sourceweights.data() : MPI_UNWEIGHTED;
+    const int* out_weights = graph.weighted ? graph.destweights.data() : MPI_UNWEIGHTED;
+    if (graph.weighted && graph.sources.empty())
+      in_weights = MPI_WEIGHTS_EMPTY;
+    if (graph.weighted && graph.destinations.empty())
+      out_weights = MPI_WEIGHTS_EMPTY;
+    *result = call.target().Dist_graph_create_adjacent(in, static_cast<int>(graph.sources.size()), graph.sources.data(),
+                                                       in_weights, static_cast<int>(graph.destinations.size()),
+                                                       graph.destinations.data(), out_weights, hint, reorder, &made);
+  } else {
+    *result = call.target().Comm_dup(in, &made);
+  }
+  return made;
+}
+
+int LevelSwitch::Graph_create(MPI_Comm comm_old, int nnodes, const int* index, const int* edges, int reorder,
+                              MPI_Comm* comm_graph)
+{
+  if (comm_graph == nullptr || nnodes < 0 || (nnodes > 0 && (index == nullptr || edges == nullptr)))
+    return MPI_ERR_ARG;
+  int result    = MPI_SUCCESS;
+  int be        = current_;
+  MPI_Comm made = make_graph(be, comm_old, nnodes, index, edges, reorder, &result);
+  if (result != MPI_SUCCESS)
+    return result;
+  *comm_graph  = from_called(made, be);
+  int previous = called_;
+  called_      = be; // the constructor's back end, for the records
+  follow(comm_old, *comm_graph, be);
+  Topology graph{MPI_GRAPH, {}, {}, {}, {}, {}, {}, false};
+  graph.index.assign(index, index + nnodes);
+  graph.edges.assign(edges, edges + (nnodes > 0 ? index[nnodes - 1] : 0));
+  if (*comm_graph != MPI_COMM_NULL)
+    topologies_[value_of(*comm_graph)] = graph;
+  collectives_.push_back({be, value_of(*comm_graph), value_of(comm_old),
+                          [comm_old, graph, reorder](LevelSwitch& s, int to) {
+                            int code = MPI_SUCCESS;
+                            return value_of(s.make_graph(to, comm_old, static_cast<int>(graph.index.size()),
+                                                         graph.index.data(), graph.edges.data(), reorder, &code));
+                          },
+                          false, false, last_path_});
+  last_path_.clear();
+  called_ = previous;
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int* sources,
+                                            const int* sourceweights, int outdegree, const int* destinations,
+                                            const int* destweights, MPI_Info info, int reorder,
+                                            MPI_Comm* comm_dist_graph)
+{
+  if (comm_dist_graph == nullptr || indegree < 0 || outdegree < 0)
+    return MPI_ERR_ARG;
+  Topology graph{MPI_DIST_GRAPH, {}, {}, {}, {}, {}, {}, false};
+  graph.sources.assign(sources, sources + indegree);
+  graph.destinations.assign(destinations, destinations + outdegree);
+  graph.weighted = sourceweights != MPI_UNWEIGHTED && destweights != MPI_UNWEIGHTED;
+  if (graph.weighted) {
+    if (sourceweights != MPI_WEIGHTS_EMPTY)
+      graph.sourceweights.assign(sourceweights, sourceweights + indegree);
+    if (destweights != MPI_WEIGHTS_EMPTY)
+      graph.destweights.assign(destweights, destweights + outdegree);
+  }
+  int result    = MPI_SUCCESS;
+  int be        = current_;
+  MPI_Comm made = make_dist_graph(be, comm_old, graph, info, reorder, &result);
+  if (result != MPI_SUCCESS)
+    return result;
+  *comm_dist_graph = from_called(made, be);
+  int previous     = called_;
+  called_          = be;
+  follow(comm_old, *comm_dist_graph, be);
+  topologies_[value_of(*comm_dist_graph)] = graph;
+  collectives_.push_back({be, value_of(*comm_dist_graph), value_of(comm_old),
+                          [comm_old, graph, reorder](LevelSwitch& s, int to) {
+                            int code = MPI_SUCCESS;
+                            return value_of(s.make_dist_graph(to, comm_old, graph, MPI_INFO_NULL, reorder, &code));
+                          },
+                          false, false, last_path_});
+  last_path_.clear();
+  called_ = previous;
+  return MPI_SUCCESS;
+}
+
+const LevelSwitch::Topology* LevelSwitch::topology(MPI_Comm comm, int kind) const
+{
+  auto it = topologies_.find(value_of(comm));
+  return it != topologies_.end() && it->second.kind == kind ? &it->second : nullptr;
+}
+
+int LevelSwitch::Topo_test(MPI_Comm comm, int* status)
+{
+  if (comm == MPI_COMM_NULL)
+    return MPI_ERR_COMM;
+  if (status == nullptr)
+    return MPI_ERR_ARG;
+  auto it = topologies_.find(value_of(comm));
+  *status = it != topologies_.end() ? it->second.kind : MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
+{
+  const Topology* graph = topology(comm, MPI_GRAPH);
+  if (graph == nullptr)
+    return MPI_ERR_TOPOLOGY;
+  if (nnodes == nullptr || nedges == nullptr)
+    return MPI_ERR_ARG;
+  *nnodes = static_cast<int>(graph->index.size());
+  *nedges = static_cast<int>(graph->edges.size());
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Graph_get(MPI_Comm comm, int maxindex, int maxedges, int* index, int* edges)
+{
+  const Topology* graph = topology(comm, MPI_GRAPH);
+  if (graph == nullptr)
+    return MPI_ERR_TOPOLOGY;
+  for (int i = 0; i < maxindex && static_cast<size_t>(i) < graph->index.size(); ++i)
+    index[i] = graph->index[static_cast<size_t>(i)];
+  for (int i = 0; i < maxedges && static_cast<size_t>(i) < graph->edges.size(); ++i)
+    edges[i] = graph->edges[static_cast<size_t>(i)];
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
+{
+  const Topology* graph = topology(comm, MPI_GRAPH);
+  if (graph == nullptr)
+    return MPI_ERR_TOPOLOGY;
+  if (rank < 0 || static_cast<size_t>(rank) >= graph->index.size() || nneighbors == nullptr)
+    return MPI_ERR_RANK;
+  *nneighbors = graph->index[static_cast<size_t>(rank)] - (rank > 0 ? graph->index[static_cast<size_t>(rank) - 1] : 0);
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int* neighbors)
+{
+  int count = 0;
+  int code  = Graph_neighbors_count(comm, rank, &count);
+  if (code != MPI_SUCCESS)
+    return code;
+  const Topology* graph = topology(comm, MPI_GRAPH);
+  int first             = rank > 0 ? graph->index[static_cast<size_t>(rank) - 1] : 0;
+  for (int i = 0; i < count && i < maxneighbors; ++i)
+    neighbors[i] = graph->edges[static_cast<size_t>(first + i)];
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Dist_graph_neighbors_count(MPI_Comm comm, int* inneighbors, int* outneighbors, int* weighted)
+{
+  const Topology* graph = topology(comm, MPI_DIST_GRAPH);
+  if (graph == nullptr)
+    return MPI_ERR_TOPOLOGY;
+  if (inneighbors == nullptr || outneighbors == nullptr || weighted == nullptr)
+    return MPI_ERR_ARG;
+  *inneighbors  = static_cast<int>(graph->sources.size());
+  *outneighbors = static_cast<int>(graph->destinations.size());
+  *weighted     = graph->weighted ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int* sources, int* sourceweights,
+                                      int maxoutdegree, int* destinations, int* destweights)
+{
+  const Topology* graph = topology(comm, MPI_DIST_GRAPH);
+  if (graph == nullptr)
+    return MPI_ERR_TOPOLOGY;
+  for (int i = 0; i < maxindegree && static_cast<size_t>(i) < graph->sources.size(); ++i) {
+    sources[i] = graph->sources[static_cast<size_t>(i)];
+    if (graph->weighted && sourceweights != MPI_UNWEIGHTED && static_cast<size_t>(i) < graph->sourceweights.size())
+      sourceweights[i] = graph->sourceweights[static_cast<size_t>(i)];
+  }
+  for (int i = 0; i < maxoutdegree && static_cast<size_t>(i) < graph->destinations.size(); ++i) {
+    destinations[i] = graph->destinations[static_cast<size_t>(i)];
+    if (graph->weighted && destweights != MPI_UNWEIGHTED && static_cast<size_t>(i) < graph->destweights.size())
+      destweights[i] = graph->destweights[static_cast<size_t>(i)];
+  }
+  return MPI_SUCCESS;
 }
 
 void LevelSwitch::record_Comm_group(MPI_Comm comm, MPI_Group group)
@@ -1045,6 +1348,14 @@ int LevelSwitch::switch_to(int back_end)
     if (made.made != 0 && mirror >= kPredefinedLimit) {
       handles_[made.made].mirror = mirror;
       canonical_[mirror]         = made.made;
+      auto on                    = followed_.find(made.made);
+      if (on != followed_.end() && world_ranks(reinterpret_cast<MPI_Comm>(mirror), back_end) != on->second.world)
+        fail(rank(), on->second.name() + " numbers its ranks differently at the " + back_end_name(back_end) +
+                         " level than at the " + back_end_name(made.owner) +
+                         " level, where it was made (a topology constructor called with reorder=1 that "
+                         "reordered): bxisim cannot make the same communicator there; pass reorder=0 "
+                         "(MPI_Cart_create, MPI_Graph_create, MPI_Dist_graph_create_adjacent) or use it at one "
+                         "level only.");
     }
   }
   apply_errhandlers(back_end);

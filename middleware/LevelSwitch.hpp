@@ -151,6 +151,12 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   void record_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm newcomm);
   void record_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm newcomm);
   void record_Comm_group(MPI_Comm comm, MPI_Group group);
+  void record_Cart_create(MPI_Comm old_comm, int ndims, const int* dims, const int* periods, int reorder,
+                          MPI_Comm comm_cart);
+  void record_Cart_sub(MPI_Comm comm, const int* remain_dims, MPI_Comm new_comm);
+  void record_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm bridge_comm, int remote_leader, int tag,
+                               MPI_Comm newintercomm);
+  void record_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm newintracomm);
   void record_Group_incl(MPI_Group group, int n, const int* ranks, MPI_Group newgroup);
   void record_Op_create(MPI_User_function* function, int commute, MPI_Op op);
   void record_Type_commit(MPI_Datatype type);
@@ -210,6 +216,22 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   int Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) override;
   int Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) override;
   int Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) override;
+  // Graph topologies: SMPI 3.32 has none; in a run with regions a graph communicator made at smpi is a
+  // communicator of the same ranks there (and a real one at the OpenMPI levels), and the topology
+  // queries are answered by bxisim from the constructor's arguments, the same at every level.
+  int Graph_create(MPI_Comm comm_old, int nnodes, const int* index, const int* edges, int reorder,
+                   MPI_Comm* comm_graph) override;
+  int Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int* sources, const int* sourceweights,
+                                 int outdegree, const int* destinations, const int* destweights, MPI_Info info,
+                                 int reorder, MPI_Comm* comm_dist_graph) override;
+  int Topo_test(MPI_Comm comm, int* status) override;
+  int Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) override;
+  int Graph_get(MPI_Comm comm, int maxindex, int maxedges, int* index, int* edges) override;
+  int Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) override;
+  int Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int* neighbors) override;
+  int Dist_graph_neighbors_count(MPI_Comm comm, int* inneighbors, int* outneighbors, int* weighted) override;
+  int Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int* sources, int* sourceweights, int maxoutdegree,
+                           int* destinations, int* destweights) override;
   bool is_persistent(MPI_Request request) const { return persistent_.count(reinterpret_cast<uintptr_t>(request)) != 0; }
   int persistent_start(MPI_Request* request);
   int persistent_wait(MPI_Request* request, MPI_Status* status);
@@ -356,6 +378,22 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
     Posted posted;
     std::string place;
   };
+  struct Topology {
+    int kind;                                                           // MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH
+    std::vector<int> index, edges;                                      // graph
+    std::vector<int> sources, sourceweights, destinations, destweights; // distributed graph (adjacent)
+    bool weighted = false;
+  };
+  std::unordered_map<uintptr_t, Topology> topologies_; // by program communicator
+  std::unordered_map<uintptr_t, int> intercomms_;      // program intercommunicators (no copy at smpi)
+  std::map<std::vector<int>, int> merges_;             // merged intercommunicators so far, per group
+  const Topology* topology(MPI_Comm comm, int kind) const;
+  /** The MPI_COMM_WORLD ranks of `comm` (a back end's own handle) in back end `be`. */
+  std::vector<int> world_ranks(MPI_Comm comm, int be);
+  /** A graph communicator in back end `be` (at smpi: a communicator of the same ranks). */
+  MPI_Comm make_graph(int be, MPI_Comm comm_old, int nnodes, const int* index, const int* edges, int reorder,
+                      int* result);
+  MPI_Comm make_dist_graph(int be, MPI_Comm comm_old, const Topology& graph, MPI_Info info, int reorder, int* result);
   struct ProbedAtSmpi { // a message matched by a probe at the smpi level
     int source;
     int tag;

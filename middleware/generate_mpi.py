@@ -478,7 +478,7 @@ SWITCH_ROUTED = {"request", "message"}
 SWITCH_RECORDED = {"Comm_dup", "Comm_split", "Comm_create", "Comm_group", "Group_incl", "Op_create", "Type_commit",
                    "Type_contiguous", "Type_vector", "Type_create_hvector", "Type_indexed", "Type_create_resized",
                    "Type_create_struct", "Type_dup", "Comm_create_errhandler", "Info_create", "Info_dup", "Info_set",
-                   "Info_delete"}
+                   "Info_delete", "Cart_create", "Cart_sub", "Intercomm_create", "Intercomm_merge"}
 # Point-to-point traffic on MPI_COMM_WORLD and the communicators made from it, which the switch follows
 # to handle messages that cross a boundary (LevelSwitch.hpp): a send goes to the back end of a receive
 # pending for it at the other level, or to the current one (send_route); a receive goes to the back end
@@ -497,7 +497,9 @@ SWITCH_PERSISTENT = {
     "Cancel": "  if (is_persistent(*request))\n    return persistent_cancel(request);\n",
     "Request_get_status": "  if (is_persistent(request))\n    return persistent_get_status(request, flag, status);\n",
 }
-SWITCH_CUSTOM = {"Sendrecv", "Sendrecv_replace", "Mprobe", "Improbe", "Mrecv", "Imrecv", "Send_init", "Bsend_init", "Ssend_init", "Rsend_init", "Recv_init",
+SWITCH_CUSTOM = {"Sendrecv", "Sendrecv_replace", "Graph_create", "Dist_graph_create_adjacent", "Topo_test",
+                 "Graphdims_get", "Graph_get", "Graph_neighbors_count", "Graph_neighbors",
+                 "Dist_graph_neighbors_count", "Dist_graph_neighbors", "Mprobe", "Improbe", "Mrecv", "Imrecv", "Send_init", "Bsend_init", "Ssend_init", "Rsend_init", "Recv_init",
                  "Init", "Init_thread", "Finalize", "Initialized", "Finalized", "Waitall", "Waitany", "Waitsome",
                  "Testall", "Testany", "Testsome", "Startall", "Query_thread", "Is_thread_main",
                  # keyvals and attributes are bxisim's (LevelSwitch.cpp), predefined ones asked of the back end

@@ -284,6 +284,36 @@ TEST_P(LevelSwitch, ProbesAndMatchedProbesFindMessagesWaitingAtTheOtherLevel)
   }
 }
 
+TEST_P(LevelSwitch, TopologyCommunicatorsAnswerTheSameAndForwardMessagesAtEveryLevel)
+{
+  // A Cartesian communicator and its sub-communicator, a graph and a distributed graph made in
+  // "first": the topology queries answer the same in "first", "second" and "third" (at smpi, where
+  // SMPI 3.32 has no graph topology, bxisim answers); sends in "second" on each are forwarded to the
+  // receives posted in "first" (topo_fwd: as at the level of "first"). With "second" at message, also
+  // a neighbour allgather there, and an intercommunicator made there whose merge is used at smpi.
+  const char* all_message = "--level message --region first=message --region third=message";
+  auto smpi               = check_ok(run_switch(kFirstTwoSmpi, "topology", GetParam()));
+  auto message            = check_ok(run_switch(all_message, "topology openmpi", GetParam()));
+  auto first              = check_ok(run_switch(kSmpiFirst, "topology openmpi", GetParam()));
+  auto reversed           = check_ok(run_switch(
+                "--level message --region first=message --region second=smpi --region third=message", "topology", GetParam()));
+  for (int rank = 0; rank < kRanks; ++rank) {
+    EXPECT_NEAR(number(first[rank], "topo_fwd"), number(smpi[rank], "topo_fwd"), 4e-9) << "rank " << rank;
+    expect_close(number(reversed[rank], "topo_fwd"), number(message[rank], "topo_fwd"),
+                 "topo_fwd, rank " + std::to_string(rank));
+  }
+}
+
+TEST_P(LevelSwitch, AnIntercommunicatorUsedAtSmpiEndsTheRankNamingIt)
+{
+  auto result = run_switch("--level smpi", "inter_at_smpi", GetParam());
+  EXPECT_NE(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("an MPI intercommunicator (MPI_Intercomm_create) made at the openmpi (message, "
+                                       "cycle) level is used at the smpi level: SMPI 3.32 has no intercommunicators"))
+      << result.output;
+  EXPECT_THAT(result.output, testing::Not(HasSubstr("deadlock"))) << result.output;
+}
+
 TEST_P(LevelSwitch, CommunicatorsSplitAndFreedRightBeforeABoundaryDoNotHang)
 {
   // Ranks reach each boundary at their own pace right after MPI_Comm_split, MPI_Comm_dup and

@@ -45,6 +45,16 @@
  *   and takes with matched probes (MPI_Mprobe + MPI_Mrecv, MPI_Improbe + MPI_Imrecv) the messages of
  *   "first" where they wait, then the one of "second": tags 40, 42, 41, 43 (statuses and data
  *   checked); prints how long the probes and receives of the messages of "first" took (mprobe_time).
+ * Mode "topology": in "first" (SMPI), a periodic 2x2 Cartesian communicator, a sub-communicator of
+ *   its first dimension, a ring graph (MPI_Graph_create) and a ring distributed graph
+ *   (MPI_Dist_graph_create_adjacent); topology queries; an Irecv on each from the neighbour. In
+ *   "second" (MESSAGE): the same queries answer the same; sends at 0.1 s to the neighbour on each are
+ *   forwarded to those receives (topo_fwd: how long until all arrived); an allreduce on the sub-communicator. With
+ * argument "openmpi" ("second" at an OpenMPI level), a neighbour allgather on the graph and an intercommunicator
+ *   between the even and odd ranks (point-to-point on it) and its merge, used again in "third"
+ *   (SMPI) by an allreduce. In "third": the queries again; everything freed.
+ * Mode "inter_at_smpi": an intercommunicator made in "second" (MESSAGE) used in "third" (SMPI): the
+ *   rank ends with a message naming it.
  * Mode "split_free": in "first" (SMPI), "second" (MESSAGE) and "third" (SMPI), at every rank's own
  *   pace (rank 0 first): the split made before the boundary used (Allreduce, checked) and freed,
  *   MPI_Comm_split of MPI_COMM_WORLD by parity with the ranks' own order as keys, an MPI_Comm_dup freed
@@ -651,6 +661,121 @@ int main(int argc, char** argv)
       MPI_Mrecv(data, 4, MPI_INT, &message, &status);
     }
     bxisim_region_end("second");
+  } else if (!strcmp(mode, "topology") && size == 4) {
+    int openmpi_second = argc > 2 && !strcmp(argv[2], "openmpi"); /* "second" runs at an OpenMPI level */
+    int dims[2] = {2, 2}, periods[2] = {1, 0}, keep[2] = {1, 0};
+    int index[4] = {2, 4, 6, 8}, edges[8];
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    for (int i = 0; i < 4; ++i) { /* a ring: node i's neighbours are i-1 and i+1 */
+      edges[2 * i]     = (i + 3) % 4;
+      edges[2 * i + 1] = (i + 1) % 4;
+    }
+    MPI_Comm cart, row, graph, dist, half = MPI_COMM_NULL, inter = MPI_COMM_NULL, merged = MPI_COMM_NULL;
+    MPI_Request requests[3];
+    int got[3]           = {-1, -1, -1}, answers[3][8];
+    const char* names[3] = {"first", "second", "third"};
+    int levels[3]        = {BXISIM_LEVEL_SMPI, BXISIM_LEVEL_MESSAGE, BXISIM_LEVEL_SMPI};
+    for (int k = 0; k < 3; ++k) {
+      bxisim_region_begin(names[k], levels[k]);
+      if (k == 0) {
+        MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
+        MPI_Cart_sub(cart, keep, &row);
+        MPI_Graph_create(MPI_COMM_WORLD, 4, index, edges, 0, &graph);
+        int sources[1] = {left}, destinations[1] = {right};
+        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, sources, MPI_UNWEIGHTED, 1, destinations, MPI_UNWEIGHTED,
+                                       MPI_INFO_NULL, 0, &dist);
+      }
+      /* the queries, the same at every level */
+      int* a   = answers[k];
+      int kind = 0, coords[2] = {-1, -1}, source = -1, dest = -1, nnodes = 0, nedges = 0, neighbours[2] = {-1, -1};
+      int in = 0, out = 0, weighted = -1, from[1] = {-1}, to[1] = {-1}, sub_size = 0;
+      MPI_Topo_test(cart, &kind);
+      a[0] = kind == MPI_CART;
+      MPI_Topo_test(graph, &kind);
+      a[0] += 2 * (kind == MPI_GRAPH);
+      MPI_Topo_test(dist, &kind);
+      a[0] += 4 * (kind == MPI_DIST_GRAPH);
+      MPI_Topo_test(MPI_COMM_WORLD, &kind);
+      a[0] += 8 * (kind == MPI_UNDEFINED);
+      MPI_Cart_coords(cart, rank, 2, coords);
+      MPI_Cart_shift(cart, 0, 1, &source, &dest);
+      a[1] = coords[0] * 10 + coords[1];
+      a[2] = source * 10 + dest;
+      MPI_Graphdims_get(graph, &nnodes, &nedges);
+      MPI_Graph_neighbors(graph, rank, 2, neighbours);
+      a[3] = nnodes * 10 + nedges;
+      a[4] = neighbours[0] * 10 + neighbours[1];
+      MPI_Dist_graph_neighbors_count(dist, &in, &out, &weighted);
+      MPI_Dist_graph_neighbors(dist, 1, from, MPI_UNWEIGHTED, 1, to, MPI_UNWEIGHTED);
+      a[5] = in * 100 + out * 10 + weighted;
+      a[6] = from[0] * 10 + to[0];
+      MPI_Comm_size(row, &sub_size);
+      a[7] = sub_size;
+      check(a[0] == 15 && a[1] == (rank / 2) * 10 + rank % 2 && a[2] == ((rank + 2) % 4) * 11 && a[3] == 48 &&
+                a[4] == left * 10 + right && a[5] == 110 && a[6] == left * 10 + right && a[7] == 2,
+            "topology_queries", k + 1);
+      if (k > 0)
+        check(!memcmp(answers[k], answers[0], sizeof answers[0]), "topology_same", k + 1);
+      if (k == 0) { /* receives posted here, from the neighbour of each topology */
+        MPI_Irecv(&got[0], 1, MPI_INT, source, 60, cart, &requests[0]);
+        MPI_Irecv(&got[1], 1, MPI_INT, neighbours[0], 61, graph, &requests[1]);
+        MPI_Irecv(&got[2], 1, MPI_INT, from[0], 62, dist, &requests[2]);
+      }
+      if (k == 1) {
+        int word[3] = {600 + rank, 610 + rank, 620 + rank}, gathered[2] = {-1, -1}, sum = 0;
+        sleep_until(0.1);
+        double start = MPI_Wtime();
+        MPI_Send(&word[0], 1, MPI_INT, dest, 60, cart); /* forwarded to the receives of "first" */
+        MPI_Send(&word[1], 1, MPI_INT, neighbours[1], 61, graph);
+        MPI_Send(&word[2], 1, MPI_INT, to[0], 62, dist);
+        MPI_Waitall(3, requests, MPI_STATUSES_IGNORE);
+        printf("rank=%d topo_fwd=%.9f\n", rank, MPI_Wtime() - start);
+        check(got[0] == 600 + source && got[1] == 610 + left && got[2] == 620 + left, "topology_forwarded", 2);
+        if (openmpi_second) { /* SMPI 3.32 has no neighbour collectives */
+          MPI_Neighbor_allgather(&rank, 1, MPI_INT, gathered, 1, MPI_INT, graph);
+          check(gathered[0] == left && gathered[1] == right, "neighbor_allgather", 2);
+        }
+        MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, row);
+        check(sum == 2 * (rank % 2) + 2, "cart_sub_allreduce", 2);
+        if (openmpi_second) {
+          int remote = -1, merged_rank = -1, total = 0;
+          MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+          MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 70, &inter);
+          MPI_Sendrecv(&rank, 1, MPI_INT, rank / 2, 71, &remote, 1, MPI_INT, rank / 2, 71, inter, MPI_STATUS_IGNORE);
+          check(remote == (rank ^ 1), "intercomm_sendrecv", 2);
+          MPI_Intercomm_merge(inter, rank % 2, &merged); /* evens first */
+          MPI_Comm_rank(merged, &merged_rank);
+          MPI_Allreduce(&rank, &total, 1, MPI_INT, MPI_SUM, merged);
+          check(merged_rank == (rank % 2) * 2 + rank / 2 && total == 6, "intercomm_merge", 2);
+          MPI_Comm_free(&inter); /* at its level: SMPI has no copy of it */
+          MPI_Comm_free(&half);
+        }
+      }
+      if (k == 2 && openmpi_second) {
+        int total = 0, merged_rank = -1;
+        MPI_Comm_rank(merged, &merged_rank);
+        MPI_Allreduce(&rank, &total, 1, MPI_INT, MPI_SUM, merged);
+        check(merged_rank == (rank % 2) * 2 + rank / 2 && total == 6, "merge_at_smpi", 3);
+        MPI_Comm_free(&merged);
+      }
+      if (k == 2) {
+        MPI_Comm_free(&row);
+        MPI_Comm_free(&cart);
+        MPI_Comm_free(&graph);
+        MPI_Comm_free(&dist);
+      }
+      bxisim_region_end(names[k]);
+    }
+  } else if (!strcmp(mode, "inter_at_smpi") && size == 4) {
+    MPI_Comm half, inter;
+    int size_there = 0;
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 70, &inter);
+    bxisim_region_end("second");
+    bxisim_region_begin("third", BXISIM_LEVEL_SMPI);
+    MPI_Comm_remote_size(inter, &size_there);
+    bxisim_region_end("third");
   } else if (!strcmp(mode, "split_free")) {
     const char* names[3] = {"first", "second", "third"};
     int levels[3]        = {BXISIM_LEVEL_SMPI, BXISIM_LEVEL_MESSAGE, BXISIM_LEVEL_SMPI};
