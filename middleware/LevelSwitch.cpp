@@ -947,6 +947,26 @@ void LevelSwitch::record_Comm_create_errhandler(MPI_Comm_errhandler_function* fu
   });
 }
 
+void LevelSwitch::record_Win_create_errhandler(MPI_Win_errhandler_function* function, MPI_Errhandler errhandler)
+{
+  record_local_constructor(value_of(errhandler), [function](LevelSwitch& s, int be) {
+    MPI_Errhandler made = MPI_ERRHANDLER_NULL;
+    Call call(s, be);
+    call.target().Win_create_errhandler(function, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_File_create_errhandler(MPI_File_errhandler_function* function, MPI_Errhandler errhandler)
+{
+  record_local_constructor(value_of(errhandler), [function](LevelSwitch& s, int be) {
+    MPI_Errhandler made = MPI_ERRHANDLER_NULL;
+    Call call(s, be);
+    call.target().File_create_errhandler(function, &made);
+    return value_of(made);
+  });
+}
+
 namespace
 {
 /** An info made in `be` with the program's entries, in order. */
@@ -1273,24 +1293,24 @@ int LevelSwitch::Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
 {
   if (keyvals_.count(win_keyval) != 0)
     return set_attribute(AttributeKind::Win, value_of(win), win_keyval, attribute_val);
-  Call call(*this, current_);
-  return call.target().Win_set_attr(to_called(win, current_), win_keyval, attribute_val);
+  Call call(*this, owner_of_handle(win));
+  return call.target().Win_set_attr(to_called(win, call.back_end()), win_keyval, attribute_val);
 }
 
 int LevelSwitch::Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag)
 {
   if (keyvals_.count(win_keyval) != 0)
     return get_attribute(value_of(win), win_keyval, attribute_val, flag);
-  Call call(*this, current_); // MPI_WIN_BASE, MPI_WIN_SIZE, ...: the window's back end (it has no mirror)
-  return call.target().Win_get_attr(to_called(win, current_), win_keyval, attribute_val, flag);
+  Call call(*this, owner_of_handle(win)); // MPI_WIN_BASE, MPI_WIN_SIZE, ...: the window's back end
+  return call.target().Win_get_attr(to_called(win, call.back_end()), win_keyval, attribute_val, flag);
 }
 
 int LevelSwitch::Win_delete_attr(MPI_Win win, int win_keyval)
 {
   if (keyvals_.count(win_keyval) != 0)
     return delete_attribute(AttributeKind::Win, value_of(win), win_keyval);
-  Call call(*this, current_);
-  return call.target().Win_delete_attr(to_called(win, current_), win_keyval);
+  Call call(*this, owner_of_handle(win));
+  return call.target().Win_delete_attr(to_called(win, call.back_end()), win_keyval);
 }
 
 int LevelSwitch::init_back_end(int back_end, int* argc, char*** argv)

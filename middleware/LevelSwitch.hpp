@@ -11,7 +11,8 @@
 // are re-created from their recorded constructor the first time they are needed (they are local),
 // communicators made by the collective constructors (dup, split, create) are re-created at the first
 // boundary into the other back end, in creation order, by every rank (a boundary is crossed by all
-// ranks together). A handle that has no mirror (windows, files, ...) fails loudly, naming it.
+// ranks together). Windows and files stay in the back end that made them (their calls go there). A
+// handle that has no mirror (intercommunicators at smpi, ...) fails loudly, naming it.
 
 #include "Callbacks.hpp"
 #include "MpiInterface.hpp"
@@ -100,6 +101,13 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
     auto it = routed_.find(reinterpret_cast<uintptr_t>(routed));
     return it != routed_.end() ? it->second : current_;
   }
+  /** The back end that made a window or file (their calls go there, at every level). */
+  template <class H>
+  int owner_of_handle(H handle) const
+  {
+    auto it = handles_.find(reinterpret_cast<uintptr_t>(handle));
+    return it != handles_.end() ? it->second.owner : current_;
+  }
   template <class H>
   void note_routed(H routed, int back_end)
   {
@@ -171,6 +179,8 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
                                  const MPI_Datatype* types, MPI_Datatype newtype);
   void record_Type_dup(MPI_Datatype type, MPI_Datatype newtype);
   void record_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler errhandler);
+  void record_Win_create_errhandler(MPI_Win_errhandler_function* function, MPI_Errhandler errhandler);
+  void record_File_create_errhandler(MPI_File_errhandler_function* function, MPI_Errhandler errhandler);
   void record_Info_create(MPI_Info info);
   void record_Info_dup(MPI_Info info, MPI_Info newinfo);
   void record_Info_set(MPI_Info info, const char* key, const char* value);
@@ -232,6 +242,26 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   int Dist_graph_neighbors_count(MPI_Comm comm, int* inneighbors, int* outneighbors, int* weighted) override;
   int Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int* sources, int* sourceweights, int maxoutdegree,
                            int* destinations, int* destweights) override;
+  /**
+   * MPI_*_get_errhandler hands out a new reference to the handler, which the program frees: that free
+   * only drops bxisim's count (the handle may be the program's handle of a handler of the other back
+   * end, whose own free would destroy it).
+   */
+  void note_errhandler_reference(MPI_Errhandler errhandler)
+  {
+    if (reinterpret_cast<uintptr_t>(errhandler) >= kPredefinedLimit)
+      ++errhandler_references_[reinterpret_cast<uintptr_t>(errhandler)];
+  }
+  bool drop_errhandler_reference(MPI_Errhandler& errhandler)
+  {
+    auto it = errhandler_references_.find(reinterpret_cast<uintptr_t>(errhandler));
+    if (it == errhandler_references_.end())
+      return false;
+    if (--it->second == 0)
+      errhandler_references_.erase(it);
+    errhandler = MPI_ERRHANDLER_NULL;
+    return true;
+  }
   bool is_persistent(MPI_Request request) const { return persistent_.count(reinterpret_cast<uintptr_t>(request)) != 0; }
   int persistent_start(MPI_Request* request);
   int persistent_wait(MPI_Request* request, MPI_Status* status);
@@ -384,9 +414,10 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
     std::vector<int> sources, sourceweights, destinations, destweights; // distributed graph (adjacent)
     bool weighted = false;
   };
-  std::unordered_map<uintptr_t, Topology> topologies_; // by program communicator
-  std::unordered_map<uintptr_t, int> intercomms_;      // program intercommunicators (no copy at smpi)
-  std::map<std::vector<int>, int> merges_;             // merged intercommunicators so far, per group
+  std::unordered_map<uintptr_t, int> errhandler_references_; // handed out by *_get_errhandler, not freed yet
+  std::unordered_map<uintptr_t, Topology> topologies_;       // by program communicator
+  std::unordered_map<uintptr_t, int> intercomms_;            // program intercommunicators (no copy at smpi)
+  std::map<std::vector<int>, int> merges_;                   // merged intercommunicators so far, per group
   const Topology* topology(MPI_Comm comm, int kind) const;
   /** The MPI_COMM_WORLD ranks of `comm` (a back end's own handle) in back end `be`. */
   std::vector<int> world_ranks(MPI_Comm comm, int be);

@@ -314,6 +314,36 @@ TEST_P(LevelSwitch, AnIntercommunicatorUsedAtSmpiEndsTheRankNamingIt)
   EXPECT_THAT(result.output, testing::Not(HasSubstr("deadlock"))) << result.output;
 }
 
+TEST_P(LevelSwitch, WindowsAndFilesKeepTheirBackEndAndErrorHandlersAcrossBoundaries)
+{
+  // A window made in "first" is used in "second" (its calls go to the back end that made it: win_time
+  // as at the level of "first"), with MPI_ERRORS_RETURN and an error handler made at the other level;
+  // a file opened in "second" (message) is written, read and given an error handler made in "third"
+  // (smpi). SMPI cannot open files on bxisim's hosts: the runs with "second" at smpi use no file.
+  auto smpi =
+      check_ok(run_switch("--level smpi --region second=smpi --region third=smpi", "window nofile", GetParam()));
+  auto message = check_ok(
+      run_switch("--level message --region first=message --region third=message", "window nofile", GetParam()));
+  auto first    = check_ok(run_switch(kSmpiFirst, "window", GetParam()));
+  auto reversed = check_ok(run_switch("--level message --region first=message --region second=smpi --region "
+                                      "third=message",
+                                      "window nofile", GetParam()));
+  for (int rank = 0; rank < kRanks; ++rank) {
+    EXPECT_NEAR(number(first[rank], "win_time"), number(smpi[rank], "win_time"), 4e-9) << "rank " << rank;
+    expect_close(number(reversed[rank], "win_time"), number(message[rank], "win_time"),
+                 "win_time, rank " + std::to_string(rank));
+  }
+}
+
+TEST_P(LevelSwitch, AFileOpenedAtSmpiFailsWithAMessageInsteadOfStoppingTheSimulator)
+{
+  auto result = run_switch("--level smpi", "file_at_smpi", GetParam());
+  check_ok(result);
+  EXPECT_THAT(result.output, HasSubstr("MPI_File_open(\"/tmp/bxisim-never-opened\") at the smpi level: SMPI's MPI-IO "
+                                       "needs a disk on the host"))
+      << result.output;
+}
+
 TEST_P(LevelSwitch, CommunicatorsSplitAndFreedRightBeforeABoundaryDoNotHang)
 {
   // Ranks reach each boundary at their own pace right after MPI_Comm_split, MPI_Comm_dup and

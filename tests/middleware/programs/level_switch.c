@@ -55,6 +55,15 @@
  *   (SMPI) by an allreduce. In "third": the queries again; everything freed.
  * Mode "inter_at_smpi": an intercommunicator made in "second" (MESSAGE) used in "third" (SMPI): the
  *   rank ends with a message naming it.
+ * Mode "window": a window made in "first" (SMPI) with MPI_ERRORS_RETURN; in "second" (MESSAGE) fences
+ *   and a Put on it (its calls go to SMPI: win_time, their duration), an erroneous Put returning an
+ *   error, a window error handler made there set on it (called with bxisim's window handle); a file
+ *   opened there (OpenMPI's MPI-IO) with MPI_ERRORS_RETURN; in "third" (SMPI) writes and reads of the
+ *   file (they go to OpenMPI), an erroneous write returning an error, a file error handler made
+ *   there set on it and called; everything freed. With argument "nofile": no file (SMPI has no MPI-IO
+ *   on bxisim's diskless hosts).
+ * Mode "file_at_smpi": MPI_File_open in "first" (SMPI) fails with MPI_ERR_UNSUPPORTED_OPERATION and a
+ *   message (SMPI's MPI-IO needs disks, which bxisim's hosts do not have).
  * Mode "split_free": in "first" (SMPI), "second" (MESSAGE) and "third" (SMPI), at every rank's own
  *   pace (rank 0 first): the split made before the boundary used (Allreduce, checked) and freed,
  *   MPI_Comm_split of MPI_COMM_WORLD by parity with the ranks' own order as keys, an MPI_Comm_dup freed
@@ -70,6 +79,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define COUNT 32768 /* 128 KiB messages: above every eager limit */
 #define REPEAT 5
@@ -197,6 +207,22 @@ static void note_error(MPI_Comm* comm, int* code, ...)
   (void)comm;
   (void)code;
   ++handled;
+}
+
+static int win_handled = 0, file_handled = 0;
+static MPI_Win the_win   = MPI_WIN_NULL;
+static MPI_File the_file = MPI_FILE_NULL;
+
+static void note_win_error(MPI_Win* win, int* code, ...)
+{
+  (void)code;
+  win_handled += *win == the_win ? 1 : 100;
+}
+
+static void note_file_error(MPI_File* file, int* code, ...)
+{
+  (void)code;
+  file_handled += *file == the_file ? 1 : 100;
 }
 
 static void check_attributes(int phase, MPI_Comm twin, int keyval, int type_keyval, MPI_Datatype pair, MPI_Info info,
@@ -776,6 +802,69 @@ int main(int argc, char** argv)
     bxisim_region_begin("third", BXISIM_LEVEL_SMPI);
     MPI_Comm_remote_size(inter, &size_there);
     bxisim_region_end("third");
+  } else if (!strcmp(mode, "window")) {
+    int files      = !(argc > 2 && !strcmp(argv[2], "nofile")); /* files need an OpenMPI level */
+    int exposed[4] = {0, 0, 0, 0}, right = (rank + 1) % size, left = (rank + size - 1) % size, code, word;
+    int data[4] = {rank, rank + 1, rank + 2, rank + 3}, back[4] = {0, 0, 0, 0};
+    char name[64];
+    MPI_Errhandler win_handler, file_handler, got;
+    snprintf(name, sizeof name, "/tmp/bxisim-level-switch-%d-%d.dat", (int)getpid(), rank);
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    MPI_Win_create(exposed, sizeof exposed, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &the_win);
+    MPI_Win_set_errhandler(the_win, MPI_ERRORS_RETURN);
+    bxisim_region_end("first");
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    sleep_until(0.1);
+    double start = MPI_Wtime();
+    word         = 10 * rank + 1;
+    MPI_Win_fence(0, the_win);
+    MPI_Put(&word, 1, MPI_INT, right, 0, 1, MPI_INT, the_win);
+    MPI_Win_fence(0, the_win);
+    printf("rank=%d win_time=%.9f\n", rank, MPI_Wtime() - start);
+    check(exposed[0] == 10 * left + 1, "window_put", 2);
+    code = MPI_Put(&word, 1, MPI_INT, size + 5, 0, 1, MPI_INT, the_win); /* an invalid rank: returned */
+    check(code != MPI_SUCCESS, "window_errors_return", 2);
+    MPI_Win_create_errhandler(note_win_error, &win_handler);
+    MPI_Win_set_errhandler(the_win, win_handler);
+    MPI_Put(&word, 1, MPI_INT, size + 5, 0, 1, MPI_INT, the_win);
+    check(win_handled == 1, "window_handler", 2);
+    MPI_Win_get_errhandler(the_win, &got);
+    check(got == win_handler, "window_get_errhandler", 2);
+    MPI_Errhandler_free(&got);
+    if (files) {
+      MPI_File_open(MPI_COMM_SELF, name, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
+                    &the_file);
+      MPI_File_set_errhandler(the_file, MPI_ERRORS_RETURN);
+    }
+    bxisim_region_end("second");
+    bxisim_region_begin("third", BXISIM_LEVEL_SMPI);
+    if (files) {
+      MPI_File_write_at(the_file, 0, data, 4, MPI_INT, MPI_STATUS_IGNORE);
+      MPI_File_read_at(the_file, 0, back, 4, MPI_INT, MPI_STATUS_IGNORE);
+      check(back[3] == rank + 3, "file_io", 3);
+      code = MPI_File_write_at(the_file, 0, data, -1, MPI_INT, MPI_STATUS_IGNORE); /* a negative count */
+      check(code != MPI_SUCCESS, "file_errors_return", 3);
+      MPI_File_create_errhandler(note_file_error, &file_handler);
+      MPI_File_set_errhandler(the_file, file_handler);
+      MPI_File_write_at(the_file, 0, data, -1, MPI_INT, MPI_STATUS_IGNORE);
+      check(file_handled == 1, "file_handler", 3);
+      MPI_File_close(&the_file);
+      MPI_Errhandler_free(&file_handler);
+    }
+    MPI_Win_fence(0, the_win);
+    MPI_Put(&word, 1, MPI_INT, left, 1, 1, MPI_INT, the_win);
+    MPI_Win_fence(0, the_win);
+    check(exposed[1] == 10 * right + 1, "window_put_home", 3);
+    MPI_Win_free(&the_win);
+    MPI_Errhandler_free(&win_handler);
+    bxisim_region_end("third");
+  } else if (!strcmp(mode, "file_at_smpi")) {
+    MPI_File file = MPI_FILE_NULL;
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    int code =
+        MPI_File_open(MPI_COMM_SELF, "/tmp/bxisim-never-opened", MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &file);
+    check(code == MPI_ERR_UNSUPPORTED_OPERATION && file == MPI_FILE_NULL, "file_at_smpi", 1);
+    bxisim_region_end("first");
   } else if (!strcmp(mode, "split_free")) {
     const char* names[3] = {"first", "second", "third"};
     int levels[3]        = {BXISIM_LEVEL_SMPI, BXISIM_LEVEL_MESSAGE, BXISIM_LEVEL_SMPI};
