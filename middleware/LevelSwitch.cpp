@@ -207,6 +207,18 @@ void LevelSwitch::match(int back_end)
   level.posted.swap(left);
 }
 
+void LevelSwitch::added(int back_end)
+{
+  Level& level = levels_[back_end];
+  level.dirty  = true;
+  if (level.inbox.size() + level.posted.size() >= level.compact_at) {
+    // Matching part of the lists now gives what matching them whole would: messages are appended in
+    // sending order and receives in posting order, and each receive takes the earliest message.
+    match(back_end);
+    level.compact_at = std::max<size_t>(1024, 2 * (level.inbox.size() + level.posted.size()));
+  }
+}
+
 long LevelSwitch::earliest(int back_end, const Posted& posted)
 {
   match(back_end);
@@ -242,9 +254,8 @@ int LevelSwitch::send_route(int dest, int tag, MPI_Comm comm, const char* call)
         return other;
       }
   }
-  Level& there = peer->levels_[current_];
-  there.inbox.push_back(std::move(message));
-  there.dirty = true;
+  peer->levels_[current_].inbox.push_back(std::move(message));
+  peer->added(current_);
   return current_;
 }
 
@@ -269,9 +280,8 @@ int LevelSwitch::receive_route(int source, int tag, MPI_Comm comm)
       return other;
     }
   }
-  Level& level = levels_[current_];
-  level.posted.push_back(posted);
-  level.dirty = true;
+  levels_[current_].posted.push_back(posted);
+  added(current_);
   return current_;
 }
 
@@ -302,9 +312,8 @@ void LevelSwitch::note_matched_probe(int source, int tag, MPI_Comm comm, int bac
       levels_[back_end].inbox.erase(levels_[back_end].inbox.begin() + waiting);
     return;
   }
-  Level& level = levels_[back_end];
-  level.posted.push_back(posted);
-  level.dirty = true;
+  levels_[back_end].posted.push_back(posted);
+  added(back_end);
 }
 
 void LevelSwitch::note_receive_request(MPI_Request request, int source, int tag, int back_end)

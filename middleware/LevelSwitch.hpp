@@ -402,8 +402,11 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   struct Level {
     std::vector<Message> inbox;
     std::vector<Posted> posted;
-    bool dirty = false;
+    bool dirty        = false;
+    size_t compact_at = 1024; // match() when the lists reach this size (memory stays bounded in a long phase)
   };
+  /** After something was added to `back_end`'s lists. */
+  void added(int back_end);
   struct Receive { // a pending receive request, for the deadlock report
     Posted posted;
     std::string place;
