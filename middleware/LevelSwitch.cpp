@@ -9,6 +9,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 namespace bxisim::mw
@@ -99,6 +100,26 @@ int communicator_id(const std::string& path)
 }
 } // namespace
 
+std::vector<int> LevelSwitch::world_ranks(MPI_Comm in, int be)
+{
+  MPI_Group group = MPI_GROUP_NULL;
+  MPI_Group world = MPI_GROUP_NULL;
+  int size        = 0;
+  Call call(*this, be);
+  MpiInterface& mpi = call.target();
+  mpi.Comm_size(in, &size);
+  mpi.Comm_group(in, &group);
+  mpi.Comm_group(MPI_COMM_WORLD, &world);
+  std::vector<int> ranks(static_cast<size_t>(size));
+  std::vector<int> world_ranks(static_cast<size_t>(size), MPI_UNDEFINED);
+  for (int i = 0; i < size; ++i)
+    ranks[static_cast<size_t>(i)] = i;
+  mpi.Group_translate_ranks(group, size, ranks.data(), world, world_ranks.data());
+  mpi.Group_free(&group);
+  mpi.Group_free(&world);
+  return world_ranks;
+}
+
 std::string LevelSwitch::Followed::name() const
 {
   return path == "world" ? "MPI_COMM_WORLD" : "the communicator made by " + path;
@@ -119,38 +140,93 @@ LevelSwitch::Followed* LevelSwitch::followed(MPI_Comm comm)
 
 void LevelSwitch::follow(MPI_Comm parent, MPI_Comm made, int be)
 {
+  last_path_.clear();
   Followed* from = followed(parent);
   if (from == nullptr)
     return;
   std::string path = from->path + "/" + std::to_string(from->children++);
+  last_path_       = path;
   if (made == MPI_COMM_NULL)
     return;
   // Its ranks in MPI_COMM_WORLD, asked of the back end that made it.
-  MPI_Comm in     = to_called(made, be);
-  MPI_Group group = MPI_GROUP_NULL;
-  MPI_Group world = MPI_GROUP_NULL;
-  int size        = 0;
-  Call call(*this, be);
-  MpiInterface& mpi = call.target();
-  mpi.Comm_size(in, &size);
-  mpi.Comm_group(in, &group);
-  mpi.Comm_group(MPI_COMM_WORLD, &world);
-  std::vector<int> ranks(static_cast<size_t>(size));
-  std::vector<int> world_ranks(static_cast<size_t>(size), MPI_UNDEFINED);
-  for (int i = 0; i < size; ++i)
-    ranks[static_cast<size_t>(i)] = i;
-  mpi.Group_translate_ranks(group, size, ranks.data(), world, world_ranks.data());
-  mpi.Group_free(&group);
-  mpi.Group_free(&world);
+  std::vector<int> world_ranks                 = this->world_ranks(to_called(made, be), be);
   followed_[reinterpret_cast<uintptr_t>(made)] = {communicator_id(path), path, std::move(world_ranks), 0};
 }
 
-void LevelSwitch::note_send(int dest, int tag, MPI_Comm comm, int back_end, const char* call)
+namespace
+{
+/** The job's order of sending: ranks run one at a time, so this follows simulated time. */
+long next_send_seq()
+{
+  static long seq = 0;
+  return seq++;
+}
+} // namespace
+
+bool LevelSwitch::as_posted(int source, int tag, MPI_Comm comm, Posted& posted)
 {
   const Followed* on = followed(comm);
-  if (on == nullptr || dest < 0 || static_cast<size_t>(dest) >= on->world.size())
+  if (on == nullptr || source == MPI_PROC_NULL || source < MPI_ANY_SOURCE ||
+      (source >= 0 && static_cast<size_t>(source) >= on->world.size()))
+    return false;
+  posted = {on->id, source == MPI_ANY_SOURCE ? -1 : on->world[static_cast<size_t>(source)], tag};
+  return true;
+}
+
+void LevelSwitch::match(int back_end)
+{
+  Level& level = levels_[back_end];
+  if (not level.dirty)
     return;
-  traffic_[back_end].sent_to[{on->id, on->world[static_cast<size_t>(dest)], tag}].push_back({tag, call, place_});
+  level.dirty = false;
+  // The inbox is in sending order (appended as sent); each receive, in posting order, takes the
+  // earliest message it matches: for one sender, MPI's non-overtaking order; for MPI_ANY_SOURCE, the
+  // earliest sent (the back end takes the earliest arrived: the same unless messages overtake on the
+  // network).
+  std::vector<bool> taken(level.inbox.size(), false);
+  std::vector<Posted> left;
+  size_t first = 0; // the first message not taken
+  for (const Posted& posted : level.posted) {
+    while (first < taken.size() && taken[first])
+      ++first;
+    bool found = false;
+    for (size_t i = first; i < level.inbox.size(); ++i)
+      if (not taken[i] && posted.takes(level.inbox[i])) {
+        taken[i] = true;
+        found    = true;
+        break;
+      }
+    if (not found)
+      left.push_back(posted);
+  }
+  std::vector<Message> kept;
+  for (size_t i = 0; i < level.inbox.size(); ++i)
+    if (not taken[i])
+      kept.push_back(std::move(level.inbox[i]));
+  level.inbox.swap(kept);
+  level.posted.swap(left);
+}
+
+void LevelSwitch::added(int back_end)
+{
+  Level& level = levels_[back_end];
+  level.dirty  = true;
+  if (level.inbox.size() + level.posted.size() >= level.compact_at) {
+    // Matching part of the lists now gives what matching them whole would: messages are appended in
+    // sending order and receives in posting order, and each receive takes the earliest message.
+    match(back_end);
+    level.compact_at = std::max<size_t>(1024, 2 * (level.inbox.size() + level.posted.size()));
+  }
+}
+
+long LevelSwitch::earliest(int back_end, const Posted& posted)
+{
+  match(back_end);
+  const auto& inbox = levels_[back_end].inbox;
+  for (size_t i = 0; i < inbox.size(); ++i)
+    if (posted.takes(inbox[i]))
+      return static_cast<long>(i);
+  return -1;
 }
 
 int LevelSwitch::send_route(int dest, int tag, MPI_Comm comm, const char* call)
@@ -159,70 +235,85 @@ int LevelSwitch::send_route(int dest, int tag, MPI_Comm comm, const char* call)
   if (on == nullptr || dest < 0 || static_cast<size_t>(dest) >= on->world.size())
     return current_;
   int to            = on->world[static_cast<size_t>(dest)];
-  Channel channel   = {on->id, to, tag};
   LevelSwitch* peer = static_cast<size_t>(to) < registry().size() ? registry()[static_cast<size_t>(to)] : nullptr;
-  int other         = 1 - current_;
-  int route         = current_;
-  if (peer != nullptr && slots_[other].initialized && not slots_[other].finalized) {
-    // A receive the destination posted at the other level, that no message sent there can take any
-    // more, is this message's match: the message goes to it, in the other back end.
-    auto sent     = traffic_[other].sent_to.find(channel);
-    long reaching = sent != traffic_[other].sent_to.end() ? static_cast<long>(sent->second.size()) : 0;
-    Channel mine  = {on->id, rank(), tag};
-    for (const auto& [request, receive] : peer->receives_)
-      if (receive.channel == mine && receive.index >= reaching &&
-          peer->owner_of(reinterpret_cast<MPI_Request>(request)) == other) {
-        route = other;
+  if (peer == nullptr)
+    return current_;
+  Message message{next_send_seq(), on->id, rank(), tag, call, place_};
+  int other = 1 - current_;
+  if (slots_[other].initialized && not slots_[other].finalized) {
+    // A receive the destination posted at the other level that no message sent there takes is this
+    // message's match when it is the first such receive that matches it (receives are matched in the
+    // order they were posted, and those of the other level were posted before the boundary): the
+    // message goes to it, in the other back end.
+    peer->match(other);
+    auto& waiting = peer->levels_[other].posted;
+    for (auto it = waiting.begin(); it != waiting.end(); ++it)
+      if (it->takes(message)) {
+        waiting.erase(it);
         ++forwarded_;
-        break;
+        return other;
       }
   }
-  traffic_[route].sent_to[channel].push_back({tag, call, place_});
-  return route;
+  peer->levels_[current_].inbox.push_back(std::move(message));
+  peer->added(current_);
+  return current_;
 }
 
 int LevelSwitch::receive_route(int source, int tag, MPI_Comm comm)
 {
-  last_receive_index_ = -1;
-  const Followed* on  = followed(comm);
-  if (on == nullptr || source == MPI_PROC_NULL || source < MPI_ANY_SOURCE ||
-      (source >= 0 && static_cast<size_t>(source) >= on->world.size()))
+  last_posted_valid_ = false;
+  Posted posted;
+  if (not as_posted(source, tag, comm, posted))
     return current_;
-  int from      = source == MPI_ANY_SOURCE ? -1 : on->world[static_cast<size_t>(source)];
-  int back_end  = current_;
-  auto& waiting = traffic_[1 - current_].stranded;
-  for (auto& [channel, queue] : waiting) {
-    if (std::get<0>(channel) != on->id || (from >= 0 && std::get<1>(channel) != from) ||
-        (tag != MPI_ANY_TAG && std::get<2>(channel) != tag) || queue.empty())
-      continue;
-    queue.erase(queue.begin());
-    back_end = 1 - current_; // received where the message waits
-    break;
+  last_posted_       = posted;
+  last_posted_valid_ = true;
+  int other          = 1 - current_;
+  long waiting       = earliest(other, posted);
+  if (waiting >= 0) {
+    // A message sent at the other level that no receive there took: received where it waits, unless a
+    // message the receive matches was sent earlier at this level (MPI's order for one sender).
+    long here = earliest(current_, posted);
+    if (here < 0 || levels_[current_].inbox[static_cast<size_t>(here)].seq >
+                        levels_[other].inbox[static_cast<size_t>(waiting)].seq) {
+      auto& inbox = levels_[other].inbox;
+      inbox.erase(inbox.begin() + waiting);
+      return other;
+    }
   }
-  Traffic& traffic = traffic_[back_end];
-  if (from < 0) {
-    ++traffic.posted_any[on->id];
-  } else if (tag == MPI_ANY_TAG) {
-    ++traffic.posted_any_tag[{on->id, from}];
-  } else {
-    last_receive_channel_ = {on->id, from, tag};
-    last_receive_index_   = traffic.posted_from[last_receive_channel_]++;
-  }
-  return back_end;
+  levels_[current_].posted.push_back(posted);
+  added(current_);
+  return current_;
 }
 
 int LevelSwitch::probe_route(int source, int tag, MPI_Comm comm)
 {
-  const Followed* on = followed(comm);
-  if (on == nullptr || source == MPI_PROC_NULL || source < MPI_ANY_SOURCE ||
-      (source >= 0 && static_cast<size_t>(source) >= on->world.size()))
+  Posted posted;
+  if (not as_posted(source, tag, comm, posted))
     return current_;
-  int from = source == MPI_ANY_SOURCE ? -1 : on->world[static_cast<size_t>(source)];
-  for (const auto& [channel, messages] : traffic_[1 - current_].stranded)
-    if (std::get<0>(channel) == on->id && (from < 0 || std::get<1>(channel) == from) &&
-        (tag == MPI_ANY_TAG || std::get<2>(channel) == tag) && not messages.empty())
-      return 1 - current_;
-  return current_;
+  int other    = 1 - current_;
+  long waiting = earliest(other, posted);
+  if (waiting < 0)
+    return current_;
+  long here = earliest(current_, posted);
+  return here < 0 || levels_[current_].inbox[static_cast<size_t>(here)].seq >
+                         levels_[other].inbox[static_cast<size_t>(waiting)].seq
+             ? other
+             : current_;
+}
+
+void LevelSwitch::note_matched_probe(int source, int tag, MPI_Comm comm, int back_end)
+{
+  Posted posted;
+  if (not as_posted(source, tag, comm, posted))
+    return;
+  if (back_end != current_) { // the message waiting there, taken out
+    long waiting = earliest(back_end, posted);
+    if (waiting >= 0)
+      levels_[back_end].inbox.erase(levels_[back_end].inbox.begin() + waiting);
+    return;
+  }
+  levels_[back_end].posted.push_back(posted);
+  added(back_end);
 }
 
 void LevelSwitch::note_receive_request(MPI_Request request, int source, int tag, int back_end)
@@ -230,8 +321,8 @@ void LevelSwitch::note_receive_request(MPI_Request request, int source, int tag,
   (void)source;
   (void)tag;
   (void)back_end;
-  if (last_receive_index_ >= 0 && reinterpret_cast<uintptr_t>(request) >= kPredefinedLimit)
-    receives_[reinterpret_cast<uintptr_t>(request)] = {last_receive_channel_, last_receive_index_, place_};
+  if (last_posted_valid_ && reinterpret_cast<uintptr_t>(request) >= kPredefinedLimit)
+    receives_[reinterpret_cast<uintptr_t>(request)] = {last_posted_, place_};
 }
 
 void LevelSwitch::check_wait(MPI_Request request, const char* call)
@@ -251,49 +342,16 @@ void LevelSwitch::note_wait(MPI_Request request, const char* call)
   const Receive& receive = it->second;
   std::string on         = "MPI_COMM_WORLD";
   for (const auto& [handle, followed] : followed_)
-    if (followed.id == std::get<0>(receive.channel))
+    if (followed.id == receive.posted.comm)
       on = followed.name();
-  wait_detail_ = std::string(call) + " in " + place_ + " for the receive from rank " +
-                 std::to_string(std::get<1>(receive.channel)) + " (MPI_COMM_WORLD rank), tag " +
-                 std::to_string(std::get<2>(receive.channel)) + ", on " + on + ", posted in " + receive.place +
-                 " at the " + back_end_name(owner_of(request)) +
+  std::string from = receive.posted.from < 0 ? std::string("any source (MPI_ANY_SOURCE)")
+                                             : "rank " + std::to_string(receive.posted.from) + " (MPI_COMM_WORLD rank)";
+  std::string tag  = receive.posted.tag == MPI_ANY_TAG ? std::string("any tag (MPI_ANY_TAG)")
+                                                       : "tag " + std::to_string(receive.posted.tag);
+  wait_detail_     = std::string(call) + " in " + place_ + " for the receive from " + from + ", " + tag + ", on " + on +
+                 ", posted in " + receive.place + " at the " + back_end_name(owner_of(request)) +
                  " level: a message sent to it at either level completes it (one sent at this level is forwarded "
                  "to it); none came";
-}
-
-void LevelSwitch::find_stranded(int back_end)
-{
-  Traffic& traffic = traffic_[back_end];
-  traffic.stranded.clear();
-  // Receives from any source or with any tag take the earliest messages left (an approximation of
-  // MPI's matching, exact when each channel has receives of one kind).
-  std::map<int, long> any      = traffic.posted_any;
-  std::map<Peer, long> any_tag = traffic.posted_any_tag;
-  for (size_t from = 0; from < registry().size(); ++from) {
-    LevelSwitch* peer = registry()[from];
-    if (peer == nullptr)
-      continue;
-    for (const auto& [channel, messages] : peer->traffic_[back_end].sent_to) {
-      if (std::get<1>(channel) != rank())
-        continue;
-      Channel mine = {std::get<0>(channel), static_cast<int>(from), std::get<2>(channel)};
-      auto posted  = traffic.posted_from.find(mine);
-      long taken   = posted != traffic.posted_from.end() ? posted->second : 0;
-      for (long i = taken; i < static_cast<long>(messages.size()); ++i) {
-        long& from_any = any_tag[{std::get<0>(channel), static_cast<int>(from)}];
-        long& any_left = any[std::get<0>(channel)];
-        if (from_any > 0) {
-          --from_any;
-          continue;
-        }
-        if (any_left > 0) {
-          --any_left;
-          continue;
-        }
-        traffic.stranded[mine].push_back(messages[static_cast<size_t>(i)]);
-      }
-    }
-  }
 }
 
 const char* LevelSwitch::back_end() const
@@ -339,6 +397,12 @@ uintptr_t LevelSwitch::to_called_value(uintptr_t value, int back_end, const char
       }
     }
   }
+  if (handle.mirror == 0 && intercomms_.count(value) != 0)
+    fail(rank(), std::string("an MPI intercommunicator (MPI_Intercomm_create) made at the ") +
+                     back_end_name(handle.owner) + " level is used at the " + back_end_name(back_end) +
+                     " level: SMPI 3.32 has no intercommunicators, so bxisim has no copy of it there; use it only "
+                     "in regions at the message or cycle level (an MPI_Intercomm_merge of it is usable at every "
+                     "level), or run the whole program at one OpenMPI level (bxisim run --level message).");
   if (handle.mirror == 0)
     fail(rank(), std::string("an MPI ") + kind + " made at the " + back_end_name(handle.owner) +
                      " level is used at the " + back_end_name(back_end) +
@@ -359,8 +423,25 @@ uintptr_t LevelSwitch::from_called_value(uintptr_t value, int back_end)
   return value;
 }
 
+bool LevelSwitch::freed_on_members(const std::string& path) const
+{
+  if (path.empty())
+    return false;
+  for (const LevelSwitch* peer : registry())
+    if (peer != nullptr)
+      for (const Collective& record : peer->collectives_)
+        if (record.path == path && record.made != 0)
+          return record.freed;
+  return false;
+}
+
 void LevelSwitch::forget(uintptr_t value)
 {
+  for (auto record = collectives_.rbegin(); record != collectives_.rend(); ++record)
+    if (record->made == value && not record->freed) {
+      record->freed = true;
+      break;
+    }
   // Freed: its attributes are deleted (their keyvals' delete functions called), its error handler
   // and info entries dropped.
   for (auto attribute = attributes_.lower_bound({value, INT_MIN});
@@ -372,6 +453,8 @@ void LevelSwitch::forget(uintptr_t value)
   }
   errhandlers_.erase(value);
   info_entries_.erase(value);
+  topologies_.erase(value);
+  intercomms_.erase(value);
   auto it = handles_.find(value);
   if (it == handles_.end())
     return;
@@ -389,7 +472,8 @@ void LevelSwitch::record_local_constructor(uintptr_t made, Maker make)
 
 void LevelSwitch::record_collective_constructor(uintptr_t made, uintptr_t parent, Maker make)
 {
-  collectives_.push_back({called_, made, parent, std::move(make)});
+  collectives_.push_back({called_, made, parent, std::move(make), false, false, last_path_});
+  last_path_.clear();
 }
 
 namespace
@@ -403,6 +487,9 @@ uintptr_t value_of(H handle)
 
 void LevelSwitch::record_Comm_dup(MPI_Comm comm, MPI_Comm newcomm)
 {
+  auto topology = topologies_.find(value_of(comm)); // a duplicate keeps its topology
+  if (topology != topologies_.end())
+    topologies_[value_of(newcomm)] = topology->second;
   follow(comm, newcomm, called_);
   copy_attributes(AttributeKind::Comm, value_of(comm), value_of(newcomm));
   record_collective_constructor(value_of(newcomm), value_of(comm), [comm](LevelSwitch& s, int be) {
@@ -434,6 +521,293 @@ void LevelSwitch::record_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm ne
     call.target().Comm_create(s.to_called(comm, be), in_group, &made);
     return value_of(made);
   });
+}
+
+void LevelSwitch::record_Cart_create(MPI_Comm old_comm, int ndims, const int* dims, const int* periods, int reorder,
+                                     MPI_Comm comm_cart)
+{
+  follow(old_comm, comm_cart, called_);
+  if (comm_cart != MPI_COMM_NULL)
+    topologies_[value_of(comm_cart)] = {MPI_CART, {}, {}, {}, {}, {}, {}, false};
+  size_t n = ndims > 0 ? static_cast<size_t>(ndims) : 0;
+  std::vector<int> extents(dims, dims + n);
+  std::vector<int> wraps(periods, periods + n);
+  record_collective_constructor(
+      value_of(comm_cart), value_of(old_comm), [old_comm, extents, wraps, reorder](LevelSwitch& s, int be) {
+        MPI_Comm made = MPI_COMM_NULL;
+        MPI_Comm in   = s.to_called(old_comm, be);
+        Call call(s, be);
+        call.target().Cart_create(in, static_cast<int>(extents.size()), extents.data(), wraps.data(), reorder, &made);
+        return value_of(made);
+      });
+}
+
+void LevelSwitch::record_Cart_sub(MPI_Comm comm, const int* remain_dims, MPI_Comm new_comm)
+{
+  follow(comm, new_comm, called_);
+  int ndims = 0;
+  {
+    Call call(*this, called_);
+    call.target().Cartdim_get(to_called(comm, called_), &ndims);
+  }
+  std::vector<int> remain(remain_dims, remain_dims + (ndims > 0 ? ndims : 0));
+  if (new_comm != MPI_COMM_NULL)
+    topologies_[value_of(new_comm)] = {MPI_CART, {}, {}, {}, {}, {}, {}, false};
+  record_collective_constructor(value_of(new_comm), value_of(comm), [comm, remain](LevelSwitch& s, int be) {
+    MPI_Comm made = MPI_COMM_NULL;
+    MPI_Comm in   = s.to_called(comm, be);
+    Call call(s, be);
+    call.target().Cart_sub(in, remain.data(), &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm bridge_comm,
+                                          int remote_leader, int tag, MPI_Comm newintercomm)
+{
+  (void)local_leader;
+  (void)bridge_comm;
+  (void)remote_leader;
+  (void)tag;
+  // SMPI 3.32 has no intercommunicators: no copy at smpi (using it there ends the rank, naming it).
+  intercomms_[value_of(newintercomm)] = called_;
+  record_collective_constructor(value_of(newintercomm), value_of(local_comm),
+                                [](LevelSwitch&, int) { return uintptr_t{0}; });
+}
+
+void LevelSwitch::record_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm newintracomm)
+{
+  (void)high;
+  // An intra-communicator of known ranks: followed (its id names its ranks and how many merges of
+  // the same ranks came before, the same on every member), and made at the other level by
+  // MPI_Comm_create_group over MPI_COMM_WORLD with those ranks in its order.
+  std::vector<int> ranks = world_ranks(to_called(newintracomm, called_), called_);
+  std::string path       = "merge";
+  for (int r : ranks)
+    path += "/" + std::to_string(r);
+  path += "#" + std::to_string(merges_[ranks]++);
+  followed_[value_of(newintracomm)] = {communicator_id(path), path, ranks, 0};
+  (void)intercomm; // made from MPI_COMM_WORLD at the other level: the intercommunicator may be freed by then
+  collectives_.push_back({called_, value_of(newintracomm), value_of(MPI_COMM_WORLD),
+                          [ranks](LevelSwitch& s, int be) {
+                            MPI_Group world = MPI_GROUP_NULL;
+                            MPI_Group group = MPI_GROUP_NULL;
+                            MPI_Comm made   = MPI_COMM_NULL;
+                            Call call(s, be);
+                            call.target().Comm_group(MPI_COMM_WORLD, &world);
+                            call.target().Group_incl(world, static_cast<int>(ranks.size()), ranks.data(), &group);
+                            call.target().Comm_create_group(MPI_COMM_WORLD, group, 0x5EED, &made);
+                            call.target().Group_free(&group);
+                            call.target().Group_free(&world);
+                            return value_of(made);
+                          },
+                          false, false, path});
+}
+
+MPI_Comm LevelSwitch::make_graph(int be, MPI_Comm comm_old, int nnodes, const int* index, const int* edges, int reorder,
+                                 int* result)
+{
+  MPI_Comm made = MPI_COMM_NULL;
+  MPI_Comm in   = to_called(comm_old, be);
+  Call call(*this, be);
+  if (be == kOpenMpi) {
+    *result = call.target().Graph_create(in, nnodes, index, edges, reorder, &made);
+  } else { // SMPI 3.32 has no graph topology: the same ranks, in order (no reordering)
+    int me  = 0;
+    *result = call.target().Comm_rank(in, &me);
+    if (*result == MPI_SUCCESS)
+      *result = call.target().Comm_split(in, me < nnodes ? 0 : MPI_UNDEFINED, me, &made);
+  }
+  return made;
+}
+
+MPI_Comm LevelSwitch::make_dist_graph(int be, MPI_Comm comm_old, const Topology& graph, MPI_Info info, int reorder,
+                                      int* result)
+{
+  MPI_Comm made = MPI_COMM_NULL;
+  MPI_Comm in   = to_called(comm_old, be);
+  MPI_Info hint = to_called(info, be);
+  Call call(*this, be);
+  if (be == kOpenMpi) {
+    const int* in_weights  = graph.weighted ? graph.sourceweights.data() : MPI_UNWEIGHTED;
+    const int* out_weights = graph.weighted ? graph.destweights.data() : MPI_UNWEIGHTED;
+    if (graph.weighted && graph.sources.empty())
+      in_weights = MPI_WEIGHTS_EMPTY;
+    if (graph.weighted && graph.destinations.empty())
+      out_weights = MPI_WEIGHTS_EMPTY;
+    *result = call.target().Dist_graph_create_adjacent(in, static_cast<int>(graph.sources.size()), graph.sources.data(),
+                                                       in_weights, static_cast<int>(graph.destinations.size()),
+                                                       graph.destinations.data(), out_weights, hint, reorder, &made);
+  } else {
+    *result = call.target().Comm_dup(in, &made);
+  }
+  return made;
+}
+
+int LevelSwitch::Graph_create(MPI_Comm comm_old, int nnodes, const int* index, const int* edges, int reorder,
+                              MPI_Comm* comm_graph)
+{
+  if (comm_graph == nullptr || nnodes < 0 || (nnodes > 0 && (index == nullptr || edges == nullptr)))
+    return MPI_ERR_ARG;
+  int result    = MPI_SUCCESS;
+  int be        = current_;
+  MPI_Comm made = make_graph(be, comm_old, nnodes, index, edges, reorder, &result);
+  if (result != MPI_SUCCESS)
+    return result;
+  *comm_graph  = from_called(made, be);
+  int previous = called_;
+  called_      = be; // the constructor's back end, for the records
+  follow(comm_old, *comm_graph, be);
+  Topology graph{MPI_GRAPH, {}, {}, {}, {}, {}, {}, false};
+  graph.index.assign(index, index + nnodes);
+  graph.edges.assign(edges, edges + (nnodes > 0 ? index[nnodes - 1] : 0));
+  if (*comm_graph != MPI_COMM_NULL)
+    topologies_[value_of(*comm_graph)] = graph;
+  collectives_.push_back({be, value_of(*comm_graph), value_of(comm_old),
+                          [comm_old, graph, reorder](LevelSwitch& s, int to) {
+                            int code = MPI_SUCCESS;
+                            return value_of(s.make_graph(to, comm_old, static_cast<int>(graph.index.size()),
+                                                         graph.index.data(), graph.edges.data(), reorder, &code));
+                          },
+                          false, false, last_path_});
+  last_path_.clear();
+  called_ = previous;
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int* sources,
+                                            const int* sourceweights, int outdegree, const int* destinations,
+                                            const int* destweights, MPI_Info info, int reorder,
+                                            MPI_Comm* comm_dist_graph)
+{
+  if (comm_dist_graph == nullptr || indegree < 0 || outdegree < 0)
+    return MPI_ERR_ARG;
+  Topology graph{MPI_DIST_GRAPH, {}, {}, {}, {}, {}, {}, false};
+  graph.sources.assign(sources, sources + indegree);
+  graph.destinations.assign(destinations, destinations + outdegree);
+  graph.weighted = sourceweights != MPI_UNWEIGHTED && destweights != MPI_UNWEIGHTED;
+  if (graph.weighted) {
+    if (sourceweights != MPI_WEIGHTS_EMPTY)
+      graph.sourceweights.assign(sourceweights, sourceweights + indegree);
+    if (destweights != MPI_WEIGHTS_EMPTY)
+      graph.destweights.assign(destweights, destweights + outdegree);
+  }
+  int result    = MPI_SUCCESS;
+  int be        = current_;
+  MPI_Comm made = make_dist_graph(be, comm_old, graph, info, reorder, &result);
+  if (result != MPI_SUCCESS)
+    return result;
+  *comm_dist_graph = from_called(made, be);
+  int previous     = called_;
+  called_          = be;
+  follow(comm_old, *comm_dist_graph, be);
+  topologies_[value_of(*comm_dist_graph)] = graph;
+  collectives_.push_back({be, value_of(*comm_dist_graph), value_of(comm_old),
+                          [comm_old, graph, reorder](LevelSwitch& s, int to) {
+                            int code = MPI_SUCCESS;
+                            return value_of(s.make_dist_graph(to, comm_old, graph, MPI_INFO_NULL, reorder, &code));
+                          },
+                          false, false, last_path_});
+  last_path_.clear();
+  called_ = previous;
+  return MPI_SUCCESS;
+}
+
+const LevelSwitch::Topology* LevelSwitch::topology(MPI_Comm comm, int kind) const
+{
+  auto it = topologies_.find(value_of(comm));
+  return it != topologies_.end() && it->second.kind == kind ? &it->second : nullptr;
+}
+
+int LevelSwitch::Topo_test(MPI_Comm comm, int* status)
+{
+  if (comm == MPI_COMM_NULL)
+    return MPI_ERR_COMM;
+  if (status == nullptr)
+    return MPI_ERR_ARG;
+  auto it = topologies_.find(value_of(comm));
+  *status = it != topologies_.end() ? it->second.kind : MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
+{
+  const Topology* graph = topology(comm, MPI_GRAPH);
+  if (graph == nullptr)
+    return MPI_ERR_TOPOLOGY;
+  if (nnodes == nullptr || nedges == nullptr)
+    return MPI_ERR_ARG;
+  *nnodes = static_cast<int>(graph->index.size());
+  *nedges = static_cast<int>(graph->edges.size());
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Graph_get(MPI_Comm comm, int maxindex, int maxedges, int* index, int* edges)
+{
+  const Topology* graph = topology(comm, MPI_GRAPH);
+  if (graph == nullptr)
+    return MPI_ERR_TOPOLOGY;
+  for (int i = 0; i < maxindex && static_cast<size_t>(i) < graph->index.size(); ++i)
+    index[i] = graph->index[static_cast<size_t>(i)];
+  for (int i = 0; i < maxedges && static_cast<size_t>(i) < graph->edges.size(); ++i)
+    edges[i] = graph->edges[static_cast<size_t>(i)];
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
+{
+  const Topology* graph = topology(comm, MPI_GRAPH);
+  if (graph == nullptr)
+    return MPI_ERR_TOPOLOGY;
+  if (rank < 0 || static_cast<size_t>(rank) >= graph->index.size() || nneighbors == nullptr)
+    return MPI_ERR_RANK;
+  *nneighbors = graph->index[static_cast<size_t>(rank)] - (rank > 0 ? graph->index[static_cast<size_t>(rank) - 1] : 0);
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int* neighbors)
+{
+  int count = 0;
+  int code  = Graph_neighbors_count(comm, rank, &count);
+  if (code != MPI_SUCCESS)
+    return code;
+  const Topology* graph = topology(comm, MPI_GRAPH);
+  int first             = rank > 0 ? graph->index[static_cast<size_t>(rank) - 1] : 0;
+  for (int i = 0; i < count && i < maxneighbors; ++i)
+    neighbors[i] = graph->edges[static_cast<size_t>(first + i)];
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Dist_graph_neighbors_count(MPI_Comm comm, int* inneighbors, int* outneighbors, int* weighted)
+{
+  const Topology* graph = topology(comm, MPI_DIST_GRAPH);
+  if (graph == nullptr)
+    return MPI_ERR_TOPOLOGY;
+  if (inneighbors == nullptr || outneighbors == nullptr || weighted == nullptr)
+    return MPI_ERR_ARG;
+  *inneighbors  = static_cast<int>(graph->sources.size());
+  *outneighbors = static_cast<int>(graph->destinations.size());
+  *weighted     = graph->weighted ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int* sources, int* sourceweights,
+                                      int maxoutdegree, int* destinations, int* destweights)
+{
+  const Topology* graph = topology(comm, MPI_DIST_GRAPH);
+  if (graph == nullptr)
+    return MPI_ERR_TOPOLOGY;
+  for (int i = 0; i < maxindegree && static_cast<size_t>(i) < graph->sources.size(); ++i) {
+    sources[i] = graph->sources[static_cast<size_t>(i)];
+    if (graph->weighted && sourceweights != MPI_UNWEIGHTED && static_cast<size_t>(i) < graph->sourceweights.size())
+      sourceweights[i] = graph->sourceweights[static_cast<size_t>(i)];
+  }
+  for (int i = 0; i < maxoutdegree && static_cast<size_t>(i) < graph->destinations.size(); ++i) {
+    destinations[i] = graph->destinations[static_cast<size_t>(i)];
+    if (graph->weighted && destweights != MPI_UNWEIGHTED && static_cast<size_t>(i) < graph->destweights.size())
+      destweights[i] = graph->destweights[static_cast<size_t>(i)];
+  }
+  return MPI_SUCCESS;
 }
 
 void LevelSwitch::record_Comm_group(MPI_Comm comm, MPI_Group group)
@@ -578,6 +952,26 @@ void LevelSwitch::record_Comm_create_errhandler(MPI_Comm_errhandler_function* fu
     MPI_Errhandler made = MPI_ERRHANDLER_NULL;
     Call call(s, be);
     call.target().Comm_create_errhandler(function, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Win_create_errhandler(MPI_Win_errhandler_function* function, MPI_Errhandler errhandler)
+{
+  record_local_constructor(value_of(errhandler), [function](LevelSwitch& s, int be) {
+    MPI_Errhandler made = MPI_ERRHANDLER_NULL;
+    Call call(s, be);
+    call.target().Win_create_errhandler(function, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_File_create_errhandler(MPI_File_errhandler_function* function, MPI_Errhandler errhandler)
+{
+  record_local_constructor(value_of(errhandler), [function](LevelSwitch& s, int be) {
+    MPI_Errhandler made = MPI_ERRHANDLER_NULL;
+    Call call(s, be);
+    call.target().File_create_errhandler(function, &made);
     return value_of(made);
   });
 }
@@ -908,24 +1302,24 @@ int LevelSwitch::Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
 {
   if (keyvals_.count(win_keyval) != 0)
     return set_attribute(AttributeKind::Win, value_of(win), win_keyval, attribute_val);
-  Call call(*this, current_);
-  return call.target().Win_set_attr(to_called(win, current_), win_keyval, attribute_val);
+  Call call(*this, owner_of_handle(win));
+  return call.target().Win_set_attr(to_called(win, call.back_end()), win_keyval, attribute_val);
 }
 
 int LevelSwitch::Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag)
 {
   if (keyvals_.count(win_keyval) != 0)
     return get_attribute(value_of(win), win_keyval, attribute_val, flag);
-  Call call(*this, current_); // MPI_WIN_BASE, MPI_WIN_SIZE, ...: the window's back end (it has no mirror)
-  return call.target().Win_get_attr(to_called(win, current_), win_keyval, attribute_val, flag);
+  Call call(*this, owner_of_handle(win)); // MPI_WIN_BASE, MPI_WIN_SIZE, ...: the window's back end
+  return call.target().Win_get_attr(to_called(win, call.back_end()), win_keyval, attribute_val, flag);
 }
 
 int LevelSwitch::Win_delete_attr(MPI_Win win, int win_keyval)
 {
   if (keyvals_.count(win_keyval) != 0)
     return delete_attribute(AttributeKind::Win, value_of(win), win_keyval);
-  Call call(*this, current_);
-  return call.target().Win_delete_attr(to_called(win, current_), win_keyval);
+  Call call(*this, owner_of_handle(win));
+  return call.target().Win_delete_attr(to_called(win, call.back_end()), win_keyval);
 }
 
 int LevelSwitch::init_back_end(int back_end, int* argc, char*** argv)
@@ -959,17 +1353,23 @@ int LevelSwitch::switch_to(int back_end)
     if (result != MPI_SUCCESS)
       return result;
   }
-  find_stranded(current_);             // messages sent at the level left, for receives at the new one
-  traffic_[back_end].stranded.clear(); // back at their level, messages are matched there
-  current_ = back_end;
+  current_ = back_end; // messages left at the other level are found by receive_route (Level)
   // Communicators made collectively in the other back end, re-created here in creation order (every
   // rank crosses this boundary, so each constructor is called by all the ranks that made it). Those
   // already freed (MPI_Comm_free is collective: on every rank) are left out.
   for (Collective& made : collectives_) {
     if (made.owner == back_end || made.replayed)
       continue;
-    bool parent_alive = made.parent < kPredefinedLimit || handles_.count(made.parent) != 0;
-    bool alive        = made.made == 0 || handles_.count(made.made) != 0;
+    // Freed communicators are marked (forget): a value handed out again by the back end is another
+    // communicator. A rank left out (MPI_COMM_NULL) asks the members whether they freed it.
+    bool parent_alive = true;
+    for (const Collective& earlier : collectives_) {
+      if (&earlier == &made)
+        break;
+      if (earlier.made == made.parent)
+        parent_alive = not earlier.freed;
+    }
+    bool alive = made.made != 0 ? not made.freed : not freed_on_members(made.path);
     if (not parent_alive || not alive)
       continue;
     made.replayed    = true;
@@ -977,6 +1377,14 @@ int LevelSwitch::switch_to(int back_end)
     if (made.made != 0 && mirror >= kPredefinedLimit) {
       handles_[made.made].mirror = mirror;
       canonical_[mirror]         = made.made;
+      auto on                    = followed_.find(made.made);
+      if (on != followed_.end() && world_ranks(reinterpret_cast<MPI_Comm>(mirror), back_end) != on->second.world)
+        fail(rank(), on->second.name() + " numbers its ranks differently at the " + back_end_name(back_end) +
+                         " level than at the " + back_end_name(made.owner) +
+                         " level, where it was made (a topology constructor called with reorder=1 that "
+                         "reordered): bxisim cannot make the same communicator there; pass reorder=0 "
+                         "(MPI_Cart_create, MPI_Graph_create, MPI_Dist_graph_create_adjacent) or use it at one "
+                         "level only.");
     }
   }
   apply_errhandlers(back_end);
@@ -1041,6 +1449,321 @@ int LevelSwitch::Is_thread_main(int* flag)
   return call.target().Is_thread_main(flag);
 }
 
+bool LevelSwitch::has_persistent(int count, const MPI_Request* requests) const
+{
+  if (persistent_.empty())
+    return false;
+  for (int i = 0; i < count; ++i)
+    if (is_persistent(requests[i]))
+      return true;
+  return false;
+}
+
+std::vector<MPI_Request> LevelSwitch::unwrap(int count, MPI_Request* requests)
+{
+  std::vector<MPI_Request> program(requests, requests + count);
+  for (int i = 0; i < count; ++i)
+    if (is_persistent(requests[i]))
+      requests[i] = persistent_.at(reinterpret_cast<uintptr_t>(requests[i]))->active;
+  return program;
+}
+
+void LevelSwitch::rewrap(int count, MPI_Request* requests, const std::vector<MPI_Request>& program)
+{
+  for (int i = 0; i < count; ++i)
+    if (is_persistent(program[static_cast<size_t>(i)])) {
+      persistent_.at(reinterpret_cast<uintptr_t>(program[static_cast<size_t>(i)]))->active = requests[i];
+      requests[i] = program[static_cast<size_t>(i)];
+    }
+}
+
+int LevelSwitch::make_persistent(PersistentKind kind, const void* buf, int count, MPI_Datatype datatype, int peer,
+                                 int tag, MPI_Comm comm, MPI_Request* request)
+{
+  if (request == nullptr)
+    return MPI_ERR_ARG;
+  if (count < 0)
+    return MPI_ERR_COUNT;
+  if (comm == MPI_COMM_NULL)
+    return MPI_ERR_COMM;
+  if (datatype == MPI_DATATYPE_NULL)
+    return MPI_ERR_TYPE;
+  auto made = std::make_unique<Persistent>(Persistent{kind, const_cast<void*>(buf), count, datatype, peer, tag, comm});
+  auto handle = reinterpret_cast<uintptr_t>(made.get());
+  persistent_.emplace(handle, std::move(made));
+  *request = reinterpret_cast<MPI_Request>(handle);
+  return MPI_SUCCESS;
+}
+
+int LevelSwitch::Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                           MPI_Request* request)
+{
+  return make_persistent(PersistentKind::Send, buf, count, datatype, dest, tag, comm, request);
+}
+
+int LevelSwitch::Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                            MPI_Request* request)
+{
+  return make_persistent(PersistentKind::Bsend, buf, count, datatype, dest, tag, comm, request);
+}
+
+int LevelSwitch::Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                            MPI_Request* request)
+{
+  return make_persistent(PersistentKind::Ssend, buf, count, datatype, dest, tag, comm, request);
+}
+
+int LevelSwitch::Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                            MPI_Request* request)
+{
+  return make_persistent(PersistentKind::Rsend, buf, count, datatype, dest, tag, comm, request);
+}
+
+int LevelSwitch::Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                           MPI_Request* request)
+{
+  return make_persistent(PersistentKind::Recv, buf, count, datatype, source, tag, comm, request);
+}
+
+int LevelSwitch::persistent_start(MPI_Request* request)
+{
+  Persistent& p = *persistent_.at(reinterpret_cast<uintptr_t>(*request));
+  if (p.active != MPI_REQUEST_NULL)
+    return MPI_ERR_REQUEST; // started again before it completed
+  // The generated Isend/Irecv route it (forwarded to a receive of the other level, or received where
+  // its message waits) and count it.
+  switch (p.kind) {
+  case PersistentKind::Send:
+    return Isend(p.buf, p.count, p.datatype, p.peer, p.tag, p.comm, &p.active);
+  case PersistentKind::Bsend:
+    return Ibsend(p.buf, p.count, p.datatype, p.peer, p.tag, p.comm, &p.active);
+  case PersistentKind::Ssend:
+    return Issend(p.buf, p.count, p.datatype, p.peer, p.tag, p.comm, &p.active);
+  case PersistentKind::Rsend:
+    return Irsend(p.buf, p.count, p.datatype, p.peer, p.tag, p.comm, &p.active);
+  case PersistentKind::Recv:
+    return Irecv(p.buf, p.count, p.datatype, p.peer, p.tag, p.comm, &p.active);
+  }
+  return MPI_ERR_INTERN;
+}
+
+namespace
+{
+/** The status of an inactive persistent request (MPI: empty). */
+void empty_status(MPI_Status* status)
+{
+  if (status == MPI_STATUS_IGNORE)
+    return;
+  status->MPI_SOURCE = MPI_ANY_SOURCE;
+  status->MPI_TAG    = MPI_ANY_TAG;
+  status->MPI_ERROR  = MPI_SUCCESS;
+  for (int& word : status->MPI_internal)
+    word = 0;
+}
+} // namespace
+
+int LevelSwitch::persistent_wait(MPI_Request* request, MPI_Status* status)
+{
+  Persistent& p = *persistent_.at(reinterpret_cast<uintptr_t>(*request));
+  if (p.active == MPI_REQUEST_NULL) {
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  return Wait(&p.active, status);
+}
+
+int LevelSwitch::persistent_test(MPI_Request* request, int* flag, MPI_Status* status)
+{
+  Persistent& p = *persistent_.at(reinterpret_cast<uintptr_t>(*request));
+  if (p.active == MPI_REQUEST_NULL) {
+    if (flag != nullptr)
+      *flag = 1;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  return Test(&p.active, flag, status);
+}
+
+int LevelSwitch::persistent_free(MPI_Request* request)
+{
+  auto it    = persistent_.find(reinterpret_cast<uintptr_t>(*request));
+  int result = MPI_SUCCESS;
+  if (it->second->active != MPI_REQUEST_NULL) // it completes on its own (MPI_Request_free of an active request)
+    result = Request_free(&it->second->active);
+  persistent_.erase(it);
+  *request = MPI_REQUEST_NULL;
+  return result;
+}
+
+int LevelSwitch::persistent_cancel(MPI_Request* request)
+{
+  Persistent& p = *persistent_.at(reinterpret_cast<uintptr_t>(*request));
+  return p.active == MPI_REQUEST_NULL ? MPI_SUCCESS : Cancel(&p.active);
+}
+
+int LevelSwitch::persistent_get_status(MPI_Request request, int* flag, MPI_Status* status)
+{
+  Persistent& p = *persistent_.at(reinterpret_cast<uintptr_t>(request));
+  if (p.active == MPI_REQUEST_NULL) {
+    if (flag != nullptr)
+      *flag = 1;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  return Request_get_status(p.active, flag, status);
+}
+
+int LevelSwitch::matched_probe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status)
+{
+  if (message == nullptr)
+    return MPI_ERR_ARG;
+  int route = probe_route(source, tag, comm);
+  int found = 1;
+  int result;
+  if (route == kOpenMpi) {
+    Call call(*this, route);
+    result = flag == nullptr ? call.target().Mprobe(source, tag, to_called(comm, route), message, status)
+                             : call.target().Improbe(source, tag, to_called(comm, route), &found, message, status);
+    if (result == MPI_SUCCESS && found)
+      note_routed(*message, route);
+  } else {
+    // SMPI 3.32 has no matched probe: a probe, then, at MPI_Mrecv/MPI_Imrecv, a receive naming the
+    // message's source and tag, which is the message probed (the earliest from that source with that
+    // tag), unless the program posts another receive that takes it in between.
+    MPI_Status probed;
+    Call call(*this, route);
+    result = flag == nullptr ? call.target().Probe(source, tag, to_called(comm, route), &probed)
+                             : call.target().Iprobe(source, tag, to_called(comm, route), &found, &probed);
+    if (result == MPI_SUCCESS && found) {
+      if (source == MPI_PROC_NULL) {
+        *message = MPI_MESSAGE_NO_PROC;
+      } else {
+        auto made = std::make_unique<ProbedAtSmpi>(ProbedAtSmpi{probed.MPI_SOURCE, probed.MPI_TAG, comm});
+        *message  = reinterpret_cast<MPI_Message>(made.get());
+        probed_.emplace(reinterpret_cast<uintptr_t>(made.get()), std::move(made));
+      }
+      if (status != MPI_STATUS_IGNORE)
+        *status = probed;
+    }
+  }
+  if (flag != nullptr)
+    *flag = found;
+  if (result == MPI_SUCCESS && found)
+    note_matched_probe(source, tag, comm, route);
+  return result;
+}
+
+int LevelSwitch::Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status)
+{
+  return matched_probe(source, tag, comm, nullptr, message, status);
+}
+
+int LevelSwitch::Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status)
+{
+  if (flag == nullptr)
+    return MPI_ERR_ARG;
+  return matched_probe(source, tag, comm, flag, message, status);
+}
+
+int LevelSwitch::Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
+{
+  if (message == nullptr)
+    return MPI_ERR_ARG;
+  auto probed = probed_.find(reinterpret_cast<uintptr_t>(*message));
+  if (probed != probed_.end()) {
+    ProbedAtSmpi at = *probed->second;
+    probed_.erase(probed);
+    *message = MPI_MESSAGE_NULL;
+    Call call(*this, kSmpi);
+    return call.target().Recv(buf, count, to_called(datatype, kSmpi), at.source, at.tag, to_called(at.comm, kSmpi),
+                              status);
+  }
+  int route = owner_of(*message);
+  if (*message == MPI_MESSAGE_NO_PROC && route == kSmpi) { // from MPI_PROC_NULL: an empty receive
+    *message = MPI_MESSAGE_NULL;
+    Call call(*this, kSmpi);
+    return call.target().Recv(buf, count, to_called(datatype, kSmpi), MPI_PROC_NULL, 0, MPI_COMM_WORLD, status);
+  }
+  MPI_Message before = *message;
+  Call call(*this, route);
+  int result = call.target().Mrecv(buf, count, to_called(datatype, route), message, status);
+  if (result == MPI_SUCCESS)
+    after_routed(before, *message);
+  return result;
+}
+
+int LevelSwitch::Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)
+{
+  if (message == nullptr || request == nullptr)
+    return MPI_ERR_ARG;
+  auto probed = probed_.find(reinterpret_cast<uintptr_t>(*message));
+  if (probed != probed_.end()) {
+    ProbedAtSmpi at = *probed->second;
+    probed_.erase(probed);
+    *message = MPI_MESSAGE_NULL;
+    Call call(*this, kSmpi);
+    int result = call.target().Irecv(buf, count, to_called(datatype, kSmpi), at.source, at.tag,
+                                     to_called(at.comm, kSmpi), request);
+    if (result == MPI_SUCCESS)
+      note_routed(*request, kSmpi);
+    return result;
+  }
+  int route          = owner_of(*message);
+  MPI_Message before = *message;
+  Call call(*this, route);
+  int result = call.target().Imrecv(buf, count, to_called(datatype, route), message, request);
+  if (result == MPI_SUCCESS) {
+    after_routed(before, *message);
+    note_routed(*request, route);
+  }
+  return result;
+}
+
+int LevelSwitch::Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                                  int recvtag, MPI_Comm comm, MPI_Status* status)
+{
+  int route   = receive_route(source, recvtag, comm);
+  int sent_at = send_route(dest, sendtag, comm, "MPI_Sendrecv_replace");
+  if (route == sent_at) {
+    Call call(*this, route);
+    return call.target().Sendrecv_replace(buf, count, to_called(datatype, route), dest, sendtag, source, recvtag,
+                                          to_called(comm, route), status);
+  }
+  // Send in one back end and receive in the other: the message sent is a copy of the buffer's data.
+  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  {
+    Call call(*this, sent_at);
+    MPI_Datatype type = to_called(datatype, sent_at);
+    int code          = call.target().Type_get_extent(type, &lb, &extent);
+    if (code == MPI_SUCCESS)
+      code = call.target().Type_get_true_extent(type, &true_lb, &true_extent);
+    if (code != MPI_SUCCESS)
+      return code;
+  }
+  MPI_Aint span = count > 0 ? (count - 1) * extent + true_extent : 0;
+  std::vector<char> copy(static_cast<size_t>(span > 0 ? span : 0) + 1);
+  if (span > 0)
+    std::memcpy(copy.data(), static_cast<char*>(buf) + true_lb, static_cast<size_t>(span));
+  void* from       = copy.data() - true_lb;
+  MPI_Request sent = MPI_REQUEST_NULL;
+  int result       = MPI_SUCCESS;
+  {
+    Call call(*this, sent_at);
+    result =
+        call.target().Isend(from, count, to_called(datatype, sent_at), dest, sendtag, to_called(comm, sent_at), &sent);
+  }
+  if (result != MPI_SUCCESS)
+    return result;
+  {
+    Call call(*this, route);
+    result =
+        call.target().Recv(buf, count, to_called(datatype, route), source, recvtag, to_called(comm, route), status);
+  }
+  Call call(*this, sent_at);
+  int waited = call.target().Wait(&sent, MPI_STATUS_IGNORE);
+  return result != MPI_SUCCESS ? result : waited;
+}
+
 bool LevelSwitch::one_owner(int count, const MPI_Request* requests, int& back_end) const
 {
   back_end = -1;
@@ -1099,6 +1822,12 @@ int LevelSwitch::Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendt
 
 int LevelSwitch::Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
+  if (count > 0 && array_of_requests != nullptr && has_persistent(count, array_of_requests)) {
+    std::vector<MPI_Request> program = unwrap(count, array_of_requests);
+    int result                       = Waitall(count, array_of_requests, array_of_statuses);
+    rewrap(count, array_of_requests, program);
+    return result;
+  }
   int back_end = current_;
   if (count < 0 || (count > 0 && array_of_requests == nullptr))
     return MPI_ERR_ARG;
@@ -1136,6 +1865,12 @@ int LevelSwitch::Waitall(int count, MPI_Request array_of_requests[], MPI_Status 
 
 int LevelSwitch::Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[])
 {
+  if (count > 0 && array_of_requests != nullptr && has_persistent(count, array_of_requests)) {
+    std::vector<MPI_Request> program = unwrap(count, array_of_requests);
+    int result                       = Testall(count, array_of_requests, flag, array_of_statuses);
+    rewrap(count, array_of_requests, program);
+    return result;
+  }
   int back_end = current_;
   if (count < 0 || (count > 0 && array_of_requests == nullptr) || flag == nullptr)
     return MPI_ERR_ARG;
@@ -1166,6 +1901,12 @@ int LevelSwitch::Testall(int count, MPI_Request array_of_requests[], int* flag, 
 
 int LevelSwitch::Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status)
 {
+  if (count > 0 && array_of_requests != nullptr && has_persistent(count, array_of_requests)) {
+    std::vector<MPI_Request> program = unwrap(count, array_of_requests);
+    int result                       = Testany(count, array_of_requests, index, flag, status);
+    rewrap(count, array_of_requests, program);
+    return result;
+  }
   int back_end = current_;
   if (count < 0 || (count > 0 && array_of_requests == nullptr) || flag == nullptr || index == nullptr)
     return MPI_ERR_ARG;
@@ -1204,6 +1945,12 @@ int LevelSwitch::Testany(int count, MPI_Request array_of_requests[], int* index,
 
 int LevelSwitch::Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status)
 {
+  if (count > 0 && array_of_requests != nullptr && has_persistent(count, array_of_requests)) {
+    std::vector<MPI_Request> program = unwrap(count, array_of_requests);
+    int result                       = Waitany(count, array_of_requests, index, status);
+    rewrap(count, array_of_requests, program);
+    return result;
+  }
   int back_end = current_;
   if (count < 0 || (count > 0 && array_of_requests == nullptr) || index == nullptr)
     return MPI_ERR_ARG;
@@ -1230,6 +1977,12 @@ int LevelSwitch::Waitany(int count, MPI_Request array_of_requests[], int* index,
 int LevelSwitch::Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                           MPI_Status array_of_statuses[])
 {
+  if (incount > 0 && array_of_requests != nullptr && has_persistent(incount, array_of_requests)) {
+    std::vector<MPI_Request> program = unwrap(incount, array_of_requests);
+    int result = Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    rewrap(incount, array_of_requests, program);
+    return result;
+  }
   int back_end = current_;
   if (incount < 0 || (incount > 0 && array_of_requests == nullptr) || outcount == nullptr)
     return MPI_ERR_ARG;
@@ -1265,6 +2018,12 @@ int LevelSwitch::Testsome(int incount, MPI_Request array_of_requests[], int* out
 int LevelSwitch::Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                           MPI_Status array_of_statuses[])
 {
+  if (incount > 0 && array_of_requests != nullptr && has_persistent(incount, array_of_requests)) {
+    std::vector<MPI_Request> program = unwrap(incount, array_of_requests);
+    int result = Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    rewrap(incount, array_of_requests, program);
+    return result;
+  }
   int back_end = current_;
   if (incount < 0 || (incount > 0 && array_of_requests == nullptr) || outcount == nullptr)
     return MPI_ERR_ARG;
@@ -1288,6 +2047,15 @@ int LevelSwitch::Startall(int count, MPI_Request array_of_requests[])
   int back_end = current_;
   if (count < 0 || (count > 0 && array_of_requests == nullptr))
     return MPI_ERR_ARG;
+  if (has_persistent(count, array_of_requests)) {
+    for (int i = 0; i < count; ++i) {
+      int code =
+          is_persistent(array_of_requests[i]) ? persistent_start(&array_of_requests[i]) : Start(&array_of_requests[i]);
+      if (code != MPI_SUCCESS)
+        return code;
+    }
+    return MPI_SUCCESS;
+  }
   if (one_owner(count, array_of_requests, back_end)) {
     Call call(*this, back_end);
     return call.target().Startall(count, array_of_requests);

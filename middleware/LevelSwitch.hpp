@@ -11,7 +11,8 @@
 // are re-created from their recorded constructor the first time they are needed (they are local),
 // communicators made by the collective constructors (dup, split, create) are re-created at the first
 // boundary into the other back end, in creation order, by every rank (a boundary is crossed by all
-// ranks together). A handle that has no mirror (windows, files, ...) fails loudly, naming it.
+// ranks together). Windows and files stay in the back end that made them (their calls go there). A
+// handle that has no mirror (intercommunicators at smpi, ...) fails loudly, naming it.
 
 #include "Callbacks.hpp"
 #include "MpiInterface.hpp"
@@ -100,6 +101,13 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
     auto it = routed_.find(reinterpret_cast<uintptr_t>(routed));
     return it != routed_.end() ? it->second : current_;
   }
+  /** The back end that made a window or file (their calls go there, at every level). */
+  template <class H>
+  int owner_of_handle(H handle) const
+  {
+    auto it = handles_.find(reinterpret_cast<uintptr_t>(handle));
+    return it != handles_.end() ? it->second.owner : current_;
+  }
   template <class H>
   void note_routed(H routed, int back_end)
   {
@@ -118,21 +126,21 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   /**
    * The back end a send goes to, counted there: the current one, or the other one when the
    * destination has a receive pending there (posted before the last boundary, on the same
-   * communicator, naming this rank, with a matching tag) that no message sent there can take any
-   * more: the message is forwarded to the receive that waits for it.
+   * communicator, naming this rank or MPI_ANY_SOURCE, with this tag or MPI_ANY_TAG) that no message
+   * sent there takes: the message is forwarded to the first such receive (MPI's order of posting).
    */
   int send_route(int dest, int tag, MPI_Comm comm, const char* call);
-  /** A send counted at the current back end (MPI_Sendrecv_replace, which both sends and receives). */
-  void note_send(int dest, int tag, MPI_Comm comm, int back_end, const char* call);
   /**
    * The back end a receive goes to: the current one, or the other one when a message sent there
-   * before the last boundary, and taken by no receive there, matches it (it is received where it
-   * waits). Counts the receive.
+   * before the last boundary, and taken by no receive there, matches it and no earlier message at the
+   * current level does (it is received where it waits, in the sender's order). Counts the receive.
    */
   int receive_route(int source, int tag, MPI_Comm comm);
   void note_receive_request(MPI_Request request, int source, int tag, int back_end);
   /** The back end a probe looks in: where a message it matches waits, as for a receive (nothing counted). */
   int probe_route(int source, int tag, MPI_Comm comm);
+  /** After a matched probe (MPI_Mprobe, MPI_Improbe with a message) in `back_end`: the message it took. */
+  void note_matched_probe(int source, int tag, MPI_Comm comm, int back_end);
   /** Before waiting for `request`: a receive of the other level is noted for the deadlock report. */
   void check_wait(MPI_Request request, const char* call);
   void note_wait(MPI_Request request, const char* call); // the same, among others (Waitall)
@@ -151,6 +159,12 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   void record_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm newcomm);
   void record_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm newcomm);
   void record_Comm_group(MPI_Comm comm, MPI_Group group);
+  void record_Cart_create(MPI_Comm old_comm, int ndims, const int* dims, const int* periods, int reorder,
+                          MPI_Comm comm_cart);
+  void record_Cart_sub(MPI_Comm comm, const int* remain_dims, MPI_Comm new_comm);
+  void record_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm bridge_comm, int remote_leader, int tag,
+                               MPI_Comm newintercomm);
+  void record_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm newintracomm);
   void record_Group_incl(MPI_Group group, int n, const int* ranks, MPI_Group newgroup);
   void record_Op_create(MPI_User_function* function, int commute, MPI_Op op);
   void record_Type_commit(MPI_Datatype type);
@@ -165,6 +179,8 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
                                  const MPI_Datatype* types, MPI_Datatype newtype);
   void record_Type_dup(MPI_Datatype type, MPI_Datatype newtype);
   void record_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler errhandler);
+  void record_Win_create_errhandler(MPI_Win_errhandler_function* function, MPI_Errhandler errhandler);
+  void record_File_create_errhandler(MPI_File_errhandler_function* function, MPI_Errhandler errhandler);
   void record_Info_create(MPI_Info info);
   void record_Info_dup(MPI_Info info, MPI_Info newinfo);
   void record_Info_set(MPI_Info info, const char* key, const char* value);
@@ -190,6 +206,69 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   int Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                MPI_Status array_of_statuses[]) override;
   int Startall(int count, MPI_Request array_of_requests[]) override;
+  int Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+                       MPI_Comm comm, MPI_Status* status) override;
+  // Persistent requests are the switch's own: a request made at one level may be started at the
+  // other, and each start is a new Isend/Irecv (Issend, Ibsend, Irsend) routed as any other.
+  int Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) override;
+  int Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                 MPI_Request* request) override;
+  int Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                 MPI_Request* request) override;
+  int Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                 MPI_Request* request) override;
+  int Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                MPI_Request* request) override;
+  // Matched probes: routed where the message waits (as MPI_Probe); at the smpi level, which SMPI 3.32
+  // lacks, a probe plus a receive naming the message's source and tag (LevelSwitch.cpp).
+  int Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) override;
+  int Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) override;
+  int Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) override;
+  int Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) override;
+  // Graph topologies: SMPI 3.32 has none; in a run with regions a graph communicator made at smpi is a
+  // communicator of the same ranks there (and a real one at the OpenMPI levels), and the topology
+  // queries are answered by bxisim from the constructor's arguments, the same at every level.
+  int Graph_create(MPI_Comm comm_old, int nnodes, const int* index, const int* edges, int reorder,
+                   MPI_Comm* comm_graph) override;
+  int Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int* sources, const int* sourceweights,
+                                 int outdegree, const int* destinations, const int* destweights, MPI_Info info,
+                                 int reorder, MPI_Comm* comm_dist_graph) override;
+  int Topo_test(MPI_Comm comm, int* status) override;
+  int Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) override;
+  int Graph_get(MPI_Comm comm, int maxindex, int maxedges, int* index, int* edges) override;
+  int Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) override;
+  int Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int* neighbors) override;
+  int Dist_graph_neighbors_count(MPI_Comm comm, int* inneighbors, int* outneighbors, int* weighted) override;
+  int Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int* sources, int* sourceweights, int maxoutdegree,
+                           int* destinations, int* destweights) override;
+  /**
+   * MPI_*_get_errhandler hands out a new reference to the handler, which the program frees: that free
+   * only drops bxisim's count (the handle may be the program's handle of a handler of the other back
+   * end, whose own free would destroy it).
+   */
+  void note_errhandler_reference(MPI_Errhandler errhandler)
+  {
+    if (reinterpret_cast<uintptr_t>(errhandler) >= kPredefinedLimit)
+      ++errhandler_references_[reinterpret_cast<uintptr_t>(errhandler)];
+  }
+  bool drop_errhandler_reference(MPI_Errhandler& errhandler)
+  {
+    auto it = errhandler_references_.find(reinterpret_cast<uintptr_t>(errhandler));
+    if (it == errhandler_references_.end())
+      return false;
+    if (--it->second == 0)
+      errhandler_references_.erase(it);
+    errhandler = MPI_ERRHANDLER_NULL;
+    return true;
+  }
+  bool is_persistent(MPI_Request request) const { return persistent_.count(reinterpret_cast<uintptr_t>(request)) != 0; }
+  int persistent_start(MPI_Request* request);
+  int persistent_wait(MPI_Request* request, MPI_Status* status);
+  int persistent_test(MPI_Request* request, int* flag, MPI_Status* status);
+  int persistent_free(MPI_Request* request);
+  int persistent_cancel(MPI_Request* request);
+  int persistent_get_status(MPI_Request request, int* flag, MPI_Status* status);
   // Keyvals and attributes: bxisim keeps those of the program's keyvals (the same at every level);
   // predefined attributes (MPI_TAG_UB, MPI_UNIVERSE_SIZE, MPI_WTIME_IS_GLOBAL, MPI_WIN_BASE, ...) are
   // asked of the current back end.
@@ -262,6 +341,8 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
     uintptr_t parent; // the communicator it was made from
     Maker make;
     bool replayed = false;
+    bool freed    = false; // MPI_Comm_free'd (its value may be handed out again for another one)
+    std::string path;      // its path of constructors when made from a followed communicator (same on every rank)
   };
 
   static const char* kind_name(MPI_Comm) { return "communicator"; }
@@ -280,11 +361,6 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   /** Whether the requests (those that are not null) all belong to one back end; which one in `back_end`. */
   bool one_owner(int count, const MPI_Request* requests, int& back_end) const;
 
-  struct Sent {
-    int tag;
-    const char* call;
-    std::string place;
-  };
   /**
    * A communicator whose point-to-point traffic the switch follows: MPI_COMM_WORLD and those made from
    * a followed one by MPI_Comm_dup/split/create. `id` is the same on every rank (the path of
@@ -297,30 +373,101 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
     int children = 0; // collective constructors called on it so far
     std::string name() const;
   };
-  /** (communicator id, peer's MPI_COMM_WORLD rank, tag): messages match receives in order on one channel. */
-  using Channel = std::tuple<int, int, int>;
-  using Peer    = std::pair<int, int>; // (communicator id, peer's MPI_COMM_WORLD rank)
-  /** The program's point-to-point traffic on the followed communicators at one back end. */
-  struct Traffic {
-    std::map<Channel, std::vector<Sent>> sent_to;  // per destination and tag: the messages sent, in order
-    std::map<Channel, long> posted_from;           // per source and tag: receives posted naming both
-    std::map<Peer, long> posted_any_tag;           // per source: receives posted with MPI_ANY_TAG
-    std::map<int, long> posted_any;                // per communicator: receives posted with MPI_ANY_SOURCE
-    std::map<Channel, std::vector<Sent>> stranded; // per source and tag: sent here to this rank, taken by no receive
-  };
-  struct Receive {
-    Channel channel; // the communicator, the source's MPI_COMM_WORLD rank, the tag
-    long index;      // among the receives of this channel at its back end
+  /** A message sent to this rank at one back end (on a followed communicator), not known to be taken yet. */
+  struct Message {
+    long seq; // the job's order of sending (ranks run one at a time, in simulated time order)
+    int comm; // the followed communicator's id
+    int from; // the sender's MPI_COMM_WORLD rank
+    int tag;
+    const char* call;
     std::string place;
   };
+  /** A receive (or matched probe) this rank posted at one back end, not known to be matched yet. */
+  struct Posted {
+    int comm;
+    int from; // MPI_COMM_WORLD rank, -1: MPI_ANY_SOURCE
+    int tag;  // or MPI_ANY_TAG
+    bool takes(const Message& message) const
+    {
+      return message.comm == comm && (from < 0 || message.from == from) && (tag == MPI_ANY_TAG || message.tag == tag);
+    }
+  };
+  /**
+   * This rank's point-to-point traffic at one back end, as MPI matches it there: messages sent to it
+   * (in the job's order of sending) and receives it posted (in its order of posting). match() pairs
+   * them as MPI does (each receive takes the earliest message it matches that no earlier receive took;
+   * receives from MPI_ANY_SOURCE take the earliest sent) and keeps only what is left: the messages no
+   * receive took (stranded when the rank left the level) and the receives no message reached.
+   */
+  struct Level {
+    std::vector<Message> inbox;
+    std::vector<Posted> posted;
+    bool dirty        = false;
+    size_t compact_at = 1024; // match() when the lists reach this size (memory stays bounded in a long phase)
+  };
+  /** After something was added to `back_end`'s lists. */
+  void added(int back_end);
+  struct Receive { // a pending receive request, for the deadlock report
+    Posted posted;
+    std::string place;
+  };
+  struct Topology {
+    int kind;                                                           // MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH
+    std::vector<int> index, edges;                                      // graph
+    std::vector<int> sources, sourceweights, destinations, destweights; // distributed graph (adjacent)
+    bool weighted = false;
+  };
+  std::unordered_map<uintptr_t, int> errhandler_references_; // handed out by *_get_errhandler, not freed yet
+  std::unordered_map<uintptr_t, Topology> topologies_;       // by program communicator
+  std::unordered_map<uintptr_t, int> intercomms_;            // program intercommunicators (no copy at smpi)
+  std::map<std::vector<int>, int> merges_;                   // merged intercommunicators so far, per group
+  const Topology* topology(MPI_Comm comm, int kind) const;
+  /** The MPI_COMM_WORLD ranks of `comm` (a back end's own handle) in back end `be`. */
+  std::vector<int> world_ranks(MPI_Comm comm, int be);
+  /** A graph communicator in back end `be` (at smpi: a communicator of the same ranks). */
+  MPI_Comm make_graph(int be, MPI_Comm comm_old, int nnodes, const int* index, const int* edges, int reorder,
+                      int* result);
+  MPI_Comm make_dist_graph(int be, MPI_Comm comm_old, const Topology& graph, MPI_Info info, int reorder, int* result);
+  struct ProbedAtSmpi { // a message matched by a probe at the smpi level
+    int source;
+    int tag;
+    MPI_Comm comm;
+  };
+  std::unordered_map<uintptr_t, std::unique_ptr<ProbedAtSmpi>> probed_; // by program handle (the object's address)
+  int matched_probe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status);
+  enum class PersistentKind { Send, Bsend, Ssend, Rsend, Recv };
+  struct Persistent {
+    PersistentKind kind;
+    void* buf;
+    int count;
+    MPI_Datatype datatype; // the program's handles
+    int peer;
+    int tag;
+    MPI_Comm comm;
+    MPI_Request active = MPI_REQUEST_NULL; // the Isend/Irecv of the last start, until completed
+  };
+  int make_persistent(PersistentKind kind, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
+                      MPI_Comm comm, MPI_Request* request);
+  /** In an array of requests, persistent ones replaced by their active request (MPI_REQUEST_NULL: inactive). */
+  bool has_persistent(int count, const MPI_Request* requests) const;
+  std::vector<MPI_Request> unwrap(int count, MPI_Request* requests);
+  /** After the call: the persistent requests put back, their active request updated. */
+  void rewrap(int count, MPI_Request* requests, const std::vector<MPI_Request>& program);
+  std::unordered_map<uintptr_t, std::unique_ptr<Persistent>> persistent_; // by program handle (the object's address)
+
+  /** Pairs the messages and receives of `back_end` (Level), when something was added since the last time. */
+  void match(int back_end);
+  /** The earliest message left in `back_end` that `posted` takes (inbox index), or -1. */
+  long earliest(int back_end, const Posted& posted);
+  /** The receive a call names, on a followed communicator; false: not followed (or MPI_PROC_NULL, ...). */
+  bool as_posted(int source, int tag, MPI_Comm comm, Posted& posted);
   /** The followed communicator `comm` (nullptr: not followed). */
   Followed* followed(MPI_Comm comm);
   /** After a collective constructor on `parent` made `made` (MPI_COMM_NULL on ranks left out), in back end `be`. */
   void follow(MPI_Comm parent, MPI_Comm made, int be);
-  /** Leaving `back_end` at a boundary (every rank met): the messages sent to this rank there that no receive there
-   * took. */
-  void find_stranded(int back_end);
-
+  std::string last_path_; // the path follow() gave the communicator just made ("" when not followed)
+  /** Whether the communicator of `record` (this rank's, maybe MPI_COMM_NULL) was freed by its members. */
+  bool freed_on_members(const std::string& path) const;
   enum class AttributeKind { Comm, Type, Win };
   struct Keyval {
     AttributeKind kind;
@@ -349,13 +496,13 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   std::map<std::pair<uintptr_t, int>, void*> attributes_; // (object, keyval) -> value
   std::unordered_map<uintptr_t, uintptr_t> errhandlers_;  // communicator -> error handler the program set
   std::unordered_map<uintptr_t, std::vector<std::pair<std::string, std::string>>> info_entries_; // in order
-  Traffic traffic_[2];
+  Level levels_[2];
   std::unordered_map<uintptr_t, Receive> receives_;  // pending receive requests on followed communicators
   std::unordered_map<uintptr_t, Followed> followed_; // by program handle (MPI_COMM_WORLD included)
-  long last_receive_index_ = -1;
-  long forwarded_          = 0; // messages sent to a receive of the other level
+  bool last_posted_valid_ = false;                   // the receive receive_route just counted
+  Posted last_posted_{};
+  long forwarded_ = 0; // messages sent to a receive of the other level
   std::string wait_detail_;
-  Channel last_receive_channel_{-1, -1, -1};
   std::string place_ = "outside any region";
   Slot slots_[2];
   int current_;

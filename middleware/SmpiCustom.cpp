@@ -6,6 +6,7 @@
 #include "SmpiRank.hpp"
 
 #include <dlfcn.h>
+#include <simgrid/s4u/Host.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -131,6 +132,29 @@ int SmpiAbi::created_window(int result, void* window, int flavor, MPI_Win* win)
     flavor_of_[window] = flavor;
     *win               = from_be_win(window);
   }
+  return from_be_errcode(result);
+}
+
+int SmpiRank::File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh)
+{
+  // SMPI 3.32 stops the whole simulator (xbt_die) when a file is opened on a host without a disk, as
+  // on every platform bxisim builds: refused here, with the fix.
+  const auto* host = simgrid::s4u::Host::current();
+  if (host == nullptr || host->get_disks().empty()) {
+    std::fprintf(stderr,
+                 "bxisim: MPI_File_open(\"%s\") at the smpi level: SMPI's MPI-IO needs a disk on the host in the "
+                 "platform, and this platform's hosts have none; the call fails with MPI_ERR_UNSUPPORTED_OPERATION. "
+                 "Open and use the file in a region at the message or cycle level (OpenMPI's MPI-IO), or run at "
+                 "--level message.\n",
+                 filename != nullptr ? filename : "");
+    return MPI_ERR_UNSUPPORTED_OPERATION;
+  }
+  if (fn_.File_open == nullptr)
+    return missing("MPI_File_open");
+  be_file opened{};
+  int result = fn_.File_open(to_be_comm(comm), filename, to_be_file_amode(amode), to_be_info(info), &opened);
+  if (be_ok(result))
+    *fh = from_be_file(opened);
   return from_be_errcode(result);
 }
 

@@ -70,7 +70,7 @@ BACKENDS = {
     "SmpiRank": {"conversions": "SmpiAbi", "prefix": "MPI_", "absent": SMPI_ABSENT,
                  "custom": {"Init", "Init_thread", "Query_thread", "Abort", "Is_thread_main", "Win_create", "Win_allocate",
                             "Win_allocate_shared", "Win_create_dynamic", "Type_create_struct", "Type_get_envelope",
-                            "Type_free"}},
+                            "Type_free", "File_open"}},
 }
 
 # Pass-through C types that both ABIs spell the same way (same sizes on the platforms bxisim runs on).
@@ -478,15 +478,31 @@ SWITCH_ROUTED = {"request", "message"}
 SWITCH_RECORDED = {"Comm_dup", "Comm_split", "Comm_create", "Comm_group", "Group_incl", "Op_create", "Type_commit",
                    "Type_contiguous", "Type_vector", "Type_create_hvector", "Type_indexed", "Type_create_resized",
                    "Type_create_struct", "Type_dup", "Comm_create_errhandler", "Info_create", "Info_dup", "Info_set",
-                   "Info_delete"}
+                   "Info_delete", "Win_create_errhandler", "File_create_errhandler", "Cart_create", "Cart_sub", "Intercomm_create", "Intercomm_merge"}
 # Point-to-point traffic on MPI_COMM_WORLD and the communicators made from it, which the switch follows
 # to handle messages that cross a boundary (LevelSwitch.hpp): a send goes to the back end of a receive
 # pending for it at the other level, or to the current one (send_route); a receive goes to the back end
 # where a message sent before the boundary waits for it (receive_route).
-SWITCH_SENDS = {"Send", "Ssend", "Bsend", "Rsend", "Isend", "Issend", "Ibsend", "Irsend", "Sendrecv_replace"}
+SWITCH_SENDS = {"Send", "Ssend", "Bsend", "Rsend", "Isend", "Issend", "Ibsend", "Irsend"}
 SWITCH_RECEIVES = {"Recv", "Irecv"}
-SWITCH_PROBES = {"Probe", "Iprobe"}  # look where a matching message sent before the boundary waits
-SWITCH_CUSTOM = {"Sendrecv", "Init", "Init_thread", "Finalize", "Initialized", "Finalized", "Waitall", "Waitany", "Waitsome",
+# Look where a matching message sent before the boundary waits; a matched probe takes it (note_matched_probe).
+SWITCH_PROBES = {"Probe", "Iprobe"}
+# Persistent requests are the switch's own (LevelSwitch.hpp): each MPI_Start posts a new Isend/Irecv where
+# it is routed; the calls on a request first check whether it is one of them.
+SWITCH_PERSISTENT = {
+    "Start": "  if (is_persistent(*request))\n    return persistent_start(request);\n",
+    "Wait": "  if (is_persistent(*request))\n    return persistent_wait(request, status);\n",
+    "Test": "  if (is_persistent(*request))\n    return persistent_test(request, flag, status);\n",
+    "Request_free": "  if (is_persistent(*request))\n    return persistent_free(request);\n",
+    "Cancel": "  if (is_persistent(*request))\n    return persistent_cancel(request);\n",
+    "Request_get_status": "  if (is_persistent(request))\n    return persistent_get_status(request, flag, status);\n",
+    # a reference handed out by MPI_*_get_errhandler is the program's handle: its free drops that reference
+    "Errhandler_free": "  if (errhandler != nullptr && drop_errhandler_reference(*errhandler))\n    return MPI_SUCCESS;\n",
+}
+SWITCH_CUSTOM = {"Sendrecv", "Sendrecv_replace", "Graph_create", "Dist_graph_create_adjacent", "Topo_test",
+                 "Graphdims_get", "Graph_get", "Graph_neighbors_count", "Graph_neighbors",
+                 "Dist_graph_neighbors_count", "Dist_graph_neighbors", "Mprobe", "Improbe", "Mrecv", "Imrecv", "Send_init", "Bsend_init", "Ssend_init", "Rsend_init", "Recv_init",
+                 "Init", "Init_thread", "Finalize", "Initialized", "Finalized", "Waitall", "Waitany", "Waitsome",
                  "Testall", "Testany", "Testsome", "Startall", "Query_thread", "Is_thread_main",
                  # keyvals and attributes are bxisim's (LevelSwitch.cpp), predefined ones asked of the back end
                  "Keyval_create", "Keyval_free", "Attr_put", "Attr_get", "Attr_delete", "Comm_create_keyval",
@@ -550,6 +566,9 @@ def switch_source(functions):
                 else:
                     raise ValueError(f"{f.name}: inout arrays of handles are not handled")
                 continue
+            if k in ("win", "file") and a.direction in ("in", "inout"):
+                # windows and files have no copy at the other level: their calls go to the back end that made them
+                route = f"owner_of_handle({n if a.direction == 'in' else '*' + n})"
             if a.direction == "in":
                 args.append(f"to_called({n}, call_.back_end())")
             elif a.direction == "inout":
@@ -559,9 +578,7 @@ def switch_source(functions):
             else:
                 args.append(n)
                 after.append(f"  if (result_ == MPI_SUCCESS)\n    *{n} = from_called(*{n}, call_.back_end());\n")
-        if f.name == "Sendrecv_replace":
-            before.insert(0, f"  note_send(dest, sendtag, comm, call_.back_end(), \"MPI_{f.name}\");\n")
-        elif f.name in SWITCH_SENDS:
+        if f.name in SWITCH_SENDS:
             route = f"send_route(dest, tag, comm, \"MPI_{f.name}\")"
         if f.name in SWITCH_PROBES:
             route = "probe_route(source, tag, comm)"
@@ -570,11 +587,14 @@ def switch_source(functions):
             if f.name == "Irecv":
                 after.append("  if (result_ == MPI_SUCCESS)\n    note_receive_request(*request, source, tag, call_.back_end());\n")
         out.append(f"{f.abi_return()} SwitchRank::{f.name}({f.abi_parameters()})\n{{\n")
+        out.append(SWITCH_PERSISTENT.get(f.name, ""))
         if f.name == "Wait":
             out.append("  check_wait(*request, \"MPI_Wait\");\n")
         out.append(f"  Call call_(*this, {route});\n")
         out += before
         call = f"call_.target().{f.name}({', '.join(args)})"
+        if f.name in ("Comm_get_errhandler", "Win_get_errhandler", "File_get_errhandler"):
+            after.append("  if (result_ == MPI_SUCCESS)\n    note_errhandler_reference(*errhandler);\n")
         if f.name in SWITCH_RECORDED:
             names = [f"*{a.name}" if a.kind in HANDLES and a.direction != "in" else a.name for a in f.arguments]
             after.append(f"  if (result_ == MPI_SUCCESS)\n    record_{f.name}({', '.join(names)});\n")

@@ -1,6 +1,7 @@
 #include "Regions.hpp"
 
 #include "OutputRouter.hpp"
+#include "RankBarrier.hpp"
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 
@@ -70,17 +71,17 @@ void check_level(const std::string& level, const std::string& what)
 }
 
 /**
- * The meeting of every rank at a boundary that switches levels: a barrier in no simulated time. The
- * ranks that wait suspend themselves and the last one to arrive resumes them. Not a mutex and a
- * condition variable: a rank killed while it waits (the job ends: MPI_Abort, a reported cross-level
- * message, --sim-time-limit) must leave without SimGrid re-locking a mutex for it. Not a semaphore:
- * in SimGrid 3.32, killing an actor blocked in Semaphore::acquire answers its cancelled acquisition
- * and schedules it once more after it died ("The Impossible Did Happen" in smx_ctx_wrapper, seen when
- * a rank reported a cross-level receive while the others waited here). A killed suspended actor just
- * unwinds, and resuming an actor that died is a no-op.
+ * The meeting of every rank at a boundary that switches levels: a barrier in no simulated time, on a
+ * SimGrid semaphore (RankBarrier), which a killed rank leaves cleanly (the job ends: MPI_Abort, a
+ * reported deadlock, --sim-time-limit). Not Actor::suspend: SimGrid 3.32 starts a communication whose
+ * sender or receiver is suspended in the suspended state, and resuming the actor resumes only the
+ * activity it waits on, not a detached send it made before (SMPI's eager sends, the broadcast that
+ * gives a new communicator its id): a rank that had reached the boundary left its small messages
+ * frozen for ever, and the receiver hung (an MPI_Irecv posted before the boundary by a slower rank,
+ * MPI_Comm_split or MPI_Comm_free right before a boundary).
  */
 struct Regions::Meeting {
-  std::vector<simgrid::s4u::ActorPtr> waiting;
+  RankBarrier barrier;
 };
 
 Regions::Regions(std::string run_level, const std::vector<std::pair<std::string, std::string>>& remap, int ranks)
@@ -187,23 +188,11 @@ void Regions::set_switcher(Switcher switcher)
 
 void Regions::meet(Rank& rank, const std::string& name)
 {
-  auto& state = *meeting_;
-  if (static_cast<int>(state.waiting.size()) + 1 == ranks_) {
-    // Ranks run one at a time: every waiting rank's suspension is handled before these resumptions.
-    std::vector<simgrid::s4u::ActorPtr> waiting;
-    waiting.swap(state.waiting);
-    for (const auto& actor : waiting)
-      actor->resume();
-    return;
-  }
-  state.waiting.push_back(simgrid::s4u::Actor::self());
-  rank.set_waiting_for([&state, name, size = ranks_] {
+  meeting_->barrier.arrive_and_wait(rank, ranks_, [name, size = ranks_](int arrived) {
     return fmt::format("the other ranks at the boundary of region '{}', which changes levels ({} of {} ranks "
                        "arrived): every rank must cross the same region boundaries",
-                       name, state.waiting.size(), size);
+                       name, arrived, size);
   });
-  simgrid::s4u::this_actor::suspend();
-  rank.set_waiting_for(nullptr);
 }
 
 void Regions::switch_level(Rank& rank, const std::string& name, const std::string& level, const std::string& place)

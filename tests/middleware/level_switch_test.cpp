@@ -194,5 +194,168 @@ TEST_P(LevelSwitch, TheSimulatedTimeLimitReachedWhileRanksWaitAtABoundaryEndsThe
   EXPECT_THAT(result.output, testing::Not(HasSubstr("crashed"))) << result.output;
 }
 
+namespace
+{
+const char* kSmpiFirst    = "--level smpi"; // the code's levels: "first" smpi, "second" message
+const char* kMessageFirst = "--level message --region first=message --region second=smpi";
+const char* kFirstTwoSmpi = "--level smpi --region second=smpi";
+const char* kFirstTwoMsg  = "--level message --region first=message";
+
+/** `mixed` within 5% of `reference` (an OpenMPI level: its history differs from one run to another). */
+void expect_close(double mixed, double reference, const std::string& what)
+{
+  EXPECT_NEAR(mixed, reference, 0.05 * reference) << what;
+}
+} // namespace
+
+TEST_P(LevelSwitch, WildcardReceivesPendingAtTheOtherLevelGetForwardedMessagesWithTheirTrueStatus)
+{
+  // Rank 1's receives posted in "first" from rank 0 with MPI_ANY_TAG (twice), from MPI_ANY_SOURCE with
+  // tag 8, from MPI_ANY_SOURCE with MPI_ANY_TAG: the first takes rank 0's message of "first", the
+  // others the messages sent in "second" at 0.1 s (rank 0, tag 6), 0.11 s (rank 2, tag 8) and 0.12 s
+  // (rank 0, tag 9), forwarded; rank 2's message at 0.13 s finds no receive left and is received at
+  // the level of "second". Statuses are checked by the program. Rank 1's Waitall returns when the
+  // last forwarded message arrived: as in the run at the receives' level.
+  for (auto [options, reference] : {std::pair{kSmpiFirst, kFirstTwoSmpi}, std::pair{kMessageFirst, kFirstTwoMsg}}) {
+    auto mixed_result = run_switch(options, "wildcard", GetParam());
+    auto mixed        = check_ok(mixed_result);
+    auto single       = check_ok(run_switch(reference, "wildcard", GetParam()));
+    EXPECT_THAT(mixed_result.output, HasSubstr("levels (2 switches")) << options;
+    double done = number(mixed[1], "wild_done");
+    EXPECT_GT(done, 0.12) << options;
+    if (std::string(options) == kSmpiFirst)
+      EXPECT_NEAR(done, number(single[1], "wild_done"), 4e-9) << options;
+    else
+      expect_close(done - 0.12, number(single[1], "wild_done") - 0.12, options);
+  }
+}
+
+TEST_P(LevelSwitch, MessagesFromOneSenderAreReceivedInItsOrderAcrossLevels)
+{
+  // Rank 0 sends tags 9, 5 in "first" and 5, 7, 9 in "second" (7 forwarded to rank 1's receive posted
+  // in "first"); rank 1's receives in "second" (any tag, tag 5, any tag, the receive of "first", any
+  // tag) get 9, 5, 5, 7, 9: an earlier message not yet taken is matched before a later one, whatever
+  // the level it waits at. Rank 1's first receive takes the message waiting at the level of "first",
+  // in the time it takes there.
+  for (auto [options, reference] : {std::pair{kSmpiFirst, kFirstTwoSmpi}, std::pair{kMessageFirst, kFirstTwoMsg}}) {
+    auto mixed  = check_ok(run_switch(options, "order", GetParam()));
+    auto single = check_ok(run_switch(reference, "order", GetParam()));
+    if (std::string(options) == kSmpiFirst)
+      EXPECT_NEAR(number(mixed[1], "order_recv"), number(single[1], "order_recv"), 4e-9) << options;
+    else
+      EXPECT_NEAR(number(mixed[1], "order_recv"), number(single[1], "order_recv"),
+                  0.05 * number(single[1], "order_recv") + 4e-9)
+          << options;
+  }
+}
+
+TEST_P(LevelSwitch, PersistentRequestsMadeAtOneLevelStartAtTheOther)
+{
+  // MPI_Send_init/MPI_Recv_init made in "first": the receive started there and the send started in
+  // "second" is forwarded to it (pers1: as at the level of "first"); both started in "second" run at
+  // its level (pers2: as in the run at that level).
+  auto smpi    = check_ok(run_switch(kFirstTwoSmpi, "persistent", GetParam()));
+  auto message = check_ok(run_switch(kFirstTwoMsg, "persistent", GetParam()));
+  auto first   = check_ok(run_switch(kSmpiFirst, "persistent", GetParam()));
+  auto reverse = check_ok(run_switch(kMessageFirst, "persistent", GetParam()));
+  for (int rank = 0; rank < kRanks; ++rank) {
+    EXPECT_NEAR(number(first[rank], "pers1"), number(smpi[rank], "pers1"), 4e-9) << "rank " << rank;
+    expect_close(number(first[rank], "pers2"), number(message[rank], "pers2"), "pers2, rank " + std::to_string(rank));
+    expect_close(number(reverse[rank], "pers1"), number(message[rank], "pers1"), "pers1, rank " + std::to_string(rank));
+    EXPECT_NEAR(number(reverse[rank], "pers2"), number(smpi[rank], "pers2"), 4e-9) << "rank " << rank;
+  }
+  // The two levels model the exchange differently (SMPI's flows, the NIC and PCIe).
+  EXPECT_GT(number(message[0], "pers2"), number(smpi[0], "pers2"));
+}
+
+TEST_P(LevelSwitch, ProbesAndMatchedProbesFindMessagesWaitingAtTheOtherLevel)
+{
+  // Messages of "first" are probed (MPI_Probe, MPI_Iprobe) and taken by matched probes (MPI_Mprobe +
+  // MPI_Mrecv, MPI_Improbe + MPI_Imrecv) in "second", where they wait, in the sender's order (41 before
+  // 43, sent later at the level of "second"); at smpi, which SMPI 3.32 lacks, a matched probe is a probe
+  // and a receive of the message's source and tag. The probes and receives of the messages of "first"
+  // take the time they take at the level of "first".
+  for (auto [options, reference] : {std::pair{kSmpiFirst, kFirstTwoSmpi}, std::pair{kMessageFirst, kFirstTwoMsg}}) {
+    auto mixed      = check_ok(run_switch(options, "mprobe", GetParam()));
+    auto single     = check_ok(run_switch(reference, "mprobe", GetParam()));
+    double expected = number(single[1], "mprobe_time");
+    double slack    = std::string(options) == kSmpiFirst ? 4e-9 : 0.05 * expected + 4e-9;
+    EXPECT_NEAR(number(mixed[1], "mprobe_time"), expected, slack) << options;
+  }
+}
+
+TEST_P(LevelSwitch, TopologyCommunicatorsAnswerTheSameAndForwardMessagesAtEveryLevel)
+{
+  // A Cartesian communicator and its sub-communicator, a graph and a distributed graph made in
+  // "first": the topology queries answer the same in "first", "second" and "third" (at smpi, where
+  // SMPI 3.32 has no graph topology, bxisim answers); sends in "second" on each are forwarded to the
+  // receives posted in "first" (topo_fwd: as at the level of "first"). With "second" at message, also
+  // a neighbour allgather there, and an intercommunicator made there whose merge is used at smpi.
+  const char* all_message = "--level message --region first=message --region third=message";
+  auto smpi               = check_ok(run_switch(kFirstTwoSmpi, "topology", GetParam()));
+  auto message            = check_ok(run_switch(all_message, "topology openmpi", GetParam()));
+  auto first              = check_ok(run_switch(kSmpiFirst, "topology openmpi", GetParam()));
+  auto reversed           = check_ok(run_switch(
+                "--level message --region first=message --region second=smpi --region third=message", "topology", GetParam()));
+  for (int rank = 0; rank < kRanks; ++rank) {
+    EXPECT_NEAR(number(first[rank], "topo_fwd"), number(smpi[rank], "topo_fwd"), 4e-9) << "rank " << rank;
+    expect_close(number(reversed[rank], "topo_fwd"), number(message[rank], "topo_fwd"),
+                 "topo_fwd, rank " + std::to_string(rank));
+  }
+}
+
+TEST_P(LevelSwitch, AnIntercommunicatorUsedAtSmpiEndsTheRankNamingIt)
+{
+  auto result = run_switch("--level smpi", "inter_at_smpi", GetParam());
+  EXPECT_NE(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("an MPI intercommunicator (MPI_Intercomm_create) made at the openmpi (message, "
+                                       "cycle) level is used at the smpi level: SMPI 3.32 has no intercommunicators"))
+      << result.output;
+  EXPECT_THAT(result.output, testing::Not(HasSubstr("deadlock"))) << result.output;
+}
+
+TEST_P(LevelSwitch, WindowsAndFilesKeepTheirBackEndAndErrorHandlersAcrossBoundaries)
+{
+  // A window made in "first" is used in "second" (its calls go to the back end that made it: win_time
+  // as at the level of "first"), with MPI_ERRORS_RETURN and an error handler made at the other level;
+  // a file opened in "second" (message) is written, read and given an error handler made in "third"
+  // (smpi). SMPI cannot open files on bxisim's hosts: the runs with "second" at smpi use no file.
+  auto smpi =
+      check_ok(run_switch("--level smpi --region second=smpi --region third=smpi", "window nofile", GetParam()));
+  auto message = check_ok(
+      run_switch("--level message --region first=message --region third=message", "window nofile", GetParam()));
+  auto first    = check_ok(run_switch(kSmpiFirst, "window", GetParam()));
+  auto reversed = check_ok(run_switch("--level message --region first=message --region second=smpi --region "
+                                      "third=message",
+                                      "window nofile", GetParam()));
+  for (int rank = 0; rank < kRanks; ++rank) {
+    EXPECT_NEAR(number(first[rank], "win_time"), number(smpi[rank], "win_time"), 4e-9) << "rank " << rank;
+    expect_close(number(reversed[rank], "win_time"), number(message[rank], "win_time"),
+                 "win_time, rank " + std::to_string(rank));
+  }
+}
+
+TEST_P(LevelSwitch, AFileOpenedAtSmpiFailsWithAMessageInsteadOfStoppingTheSimulator)
+{
+  auto result = run_switch("--level smpi", "file_at_smpi", GetParam());
+  check_ok(result);
+  EXPECT_THAT(result.output, HasSubstr("MPI_File_open(\"/tmp/bxisim-never-opened\") at the smpi level: SMPI's MPI-IO "
+                                       "needs a disk on the host"))
+      << result.output;
+}
+
+TEST_P(LevelSwitch, CommunicatorsSplitAndFreedRightBeforeABoundaryDoNotHang)
+{
+  // Ranks reach each boundary at their own pace right after MPI_Comm_split, MPI_Comm_dup and
+  // MPI_Comm_free (SMPI's eager messages of the rank that arrived first used to freeze: a hang).
+  auto mixed_result = run_switch(kSmpiFirst, "split_free", GetParam());
+  auto mixed        = check_ok(mixed_result);
+  EXPECT_THAT(mixed_result.output, HasSubstr("levels (2 switches"));
+  auto smpi = check_ok(run_switch("--level smpi --region second=smpi", "split_free", GetParam()));
+  EXPECT_NEAR(number(mixed[0], "split_end"), number(smpi[0], "split_end"), 4e-9);
+  EXPECT_GT(number(mixed[0], "split_end"), 0.003); // after the last rank's start (3 ms)
+  check_ok(run_switch("--level message --region second=smpi", "split_free", GetParam()));
+}
+
 INSTANTIATE_TEST_SUITE_P(Placements, LevelSwitch, testing::Values(1, 2),
                          [](const auto& placement) { return "ppn" + std::to_string(placement.param); });

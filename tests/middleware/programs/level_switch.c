@@ -26,9 +26,51 @@
  *   MPI_UNIVERSE_SIZE, MPI_WTIME_IS_GLOBAL), the program's attributes, a duplicate made there (its
  *   copied attribute), errors returned (not fatal) and the user handler called, the info's entries;
  *   attributes deleted and objects freed (delete functions called).
- * Mode "abort_at_boundary": rank 0 calls MPI_Abort(MPI_COMM_WORLD, 43) at 1 ms, in "first" (SMPI) or,
- *   with argument "message", in "second" (MESSAGE), while the other ranks wait at the boundary that
- *   ends the region. */
+ * Mode "wildcard": rank 0 sends tag 5 in "first" (SMPI); rank 1 then posts four Irecvs there: from 0
+ *   with MPI_ANY_TAG (takes that message), from 0 with MPI_ANY_TAG, from MPI_ANY_SOURCE with tag 8, from
+ *   MPI_ANY_SOURCE with MPI_ANY_TAG; in "second" (MESSAGE) rank 0 (tags 6 and 9) and rank 2 (tag 8)
+ *   send, at known times: each message is forwarded to the first pending receive it matches; a
+ *   fifth message (rank 2, tag 9) finds none and is received at MESSAGE. Statuses checked (source,
+ *   tag, count); rank 1 prints when its Waitall returned (wild_done).
+ * Mode "order": rank 0 sends tags 9 then 5 in "first" (SMPI), where rank 1 posts an Irecv for tag 7;
+ *   in "second" (MESSAGE) rank 0 sends tags 5, 7 (forwarded to that Irecv) and 9; rank 1 receives
+ *   from rank 0 with MPI_ANY_TAG, tag 5, MPI_ANY_TAG, MPI_ANY_TAG: MPI's order for one sender (9, 5
+ *   from "first", then 5 and 9 from "second"); prints how long its first receive took (order_recv).
+ * Mode "persistent": MPI_Send_init/MPI_Recv_init (ring, tag 30) made in "first" (SMPI), started and
+ *   completed there; the receive started again in "first" and the send in "second" (MESSAGE): the
+ *   message is forwarded to the receive (pers1: its duration); then both started and completed at
+ *   MESSAGE (pers2); tests and waits on inactive requests; freed in "second".
+ * Mode "mprobe": rank 0 sends tags 40 and 41 and rank 2 tag 42 to rank 1 in "first" (SMPI); in
+ *   "second" (MESSAGE) rank 0 sends tag 43 at 0.1 s; from 0.2 s rank 1 probes (MPI_Probe, MPI_Iprobe)
+ *   and takes with matched probes (MPI_Mprobe + MPI_Mrecv, MPI_Improbe + MPI_Imrecv) the messages of
+ *   "first" where they wait, then the one of "second": tags 40, 42, 41, 43 (statuses and data
+ *   checked); prints how long the probes and receives of the messages of "first" took (mprobe_time).
+ * Mode "topology": in "first" (SMPI), a periodic 2x2 Cartesian communicator, a sub-communicator of
+ *   its first dimension, a ring graph (MPI_Graph_create) and a ring distributed graph
+ *   (MPI_Dist_graph_create_adjacent); topology queries; an Irecv on each from the neighbour. In
+ *   "second" (MESSAGE): the same queries answer the same; sends at 0.1 s to the neighbour on each are
+ *   forwarded to those receives (topo_fwd: how long until all arrived); an allreduce on the sub-communicator. With
+ * argument "openmpi" ("second" at an OpenMPI level), a neighbour allgather on the graph and an intercommunicator
+ *   between the even and odd ranks (point-to-point on it) and its merge, used again in "third"
+ *   (SMPI) by an allreduce. In "third": the queries again; everything freed.
+ * Mode "inter_at_smpi": an intercommunicator made in "second" (MESSAGE) used in "third" (SMPI): the
+ *   rank ends with a message naming it.
+ * Mode "window": a window made in "first" (SMPI) with MPI_ERRORS_RETURN; in "second" (MESSAGE) fences
+ *   and a Put on it (its calls go to SMPI: win_time, their duration), an erroneous Put returning an
+ *   error, a window error handler made there set on it (called with bxisim's window handle); a file
+ *   opened there (OpenMPI's MPI-IO) with MPI_ERRORS_RETURN; in "third" (SMPI) writes and reads of the
+ *   file (they go to OpenMPI), an erroneous write returning an error, a file error handler made
+ *   there set on it and called; everything freed. With argument "nofile": no file (SMPI has no MPI-IO
+ *   on bxisim's diskless hosts).
+ * Mode "file_at_smpi": MPI_File_open in "first" (SMPI) fails with MPI_ERR_UNSUPPORTED_OPERATION and a
+ *   message (SMPI's MPI-IO needs disks, which bxisim's hosts do not have).
+ * Mode "split_free": in "first" (SMPI), "second" (MESSAGE) and "third" (SMPI), at every rank's own
+ *   pace (rank 0 first): the split made before the boundary used (Allreduce, checked) and freed,
+ *   MPI_Comm_split of MPI_COMM_WORLD by parity with the ranks' own order as keys, an MPI_Comm_dup freed
+ *   at once, right before the boundary; rank 0 prints when it left "first" (split_end). These hung in SMPI when a rank
+ * waiting at a boundary was suspended (SimGrid froze its eager sends: runtime/launch/Regions.cpp). Mode
+ * "abort_at_boundary": rank 0 calls MPI_Abort(MPI_COMM_WORLD, 43) at 1 ms, in "first" (SMPI) or, with argument
+ * "message", in "second" (MESSAGE), while the other ranks wait at the boundary that ends the region. */
 #include <bxisim/region.h>
 #include <mpi.h>
 
@@ -37,6 +79,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define COUNT 32768 /* 128 KiB messages: above every eager limit */
 #define REPEAT 5
@@ -166,6 +209,22 @@ static void note_error(MPI_Comm* comm, int* code, ...)
   ++handled;
 }
 
+static int win_handled = 0, file_handled = 0;
+static MPI_Win the_win   = MPI_WIN_NULL;
+static MPI_File the_file = MPI_FILE_NULL;
+
+static void note_win_error(MPI_Win* win, int* code, ...)
+{
+  (void)code;
+  win_handled += *win == the_win ? 1 : 100;
+}
+
+static void note_file_error(MPI_File* file, int* code, ...)
+{
+  (void)code;
+  file_handled += *file == the_file ? 1 : 100;
+}
+
 static void check_attributes(int phase, MPI_Comm twin, int keyval, int type_keyval, MPI_Datatype pair, MPI_Info info,
                              MPI_Errhandler mine)
 {
@@ -187,11 +246,7 @@ static void check_attributes(int phase, MPI_Comm twin, int keyval, int type_keyv
   MPI_Comm_dup(twin, &again); /* copied again, at this level */
   MPI_Comm_get_attr(again, keyval, &value, &flag);
   check(flag && value == (char*)&rank + 2, "dup_again_attr", phase);
-  /* SMPI (SimGrid 3.32) gives a new communicator its id with a broadcast from its rank 0: freeing it
-   * on rank 0 before the others received that broadcast left them waiting (seen in runs that switch
-   * levels, where rank 0 runs ahead); the barrier orders the free after it. */
-  MPI_Barrier(again);
-  MPI_Comm_free(&again);
+  MPI_Comm_free(&again); /* right after its creation (it hung before boundaries were a semaphore) */
   MPI_Errhandler handler;
   MPI_Comm_get_errhandler(MPI_COMM_WORLD, &handler);
   check(handler == MPI_ERRORS_RETURN, "errhandler_get", phase);
@@ -415,8 +470,7 @@ int main(int argc, char** argv)
     MPI_Request receive, half_receive, early_send;
     bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
     MPI_Comm_dup(MPI_COMM_WORLD, &twin);
-    /* Reversed order in each half. (With the ranks' own order as keys, SMPI's MPI_Comm_split never
-     * returned on rank 2 in a run that switches levels, in SimGrid 3.32; not investigated.) */
+    /* Reversed order in each half ("split_free" uses the ranks' own order). */
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half);
     MPI_Comm_rank(half, &half_rank);
     MPI_Comm_size(half, &half_size);
@@ -446,6 +500,396 @@ int main(int argc, char** argv)
     MPI_Comm_free(&twin);
     MPI_Comm_free(&half);
     bxisim_region_end("second");
+  } else if (!strcmp(mode, "wildcard") && size >= 3) {
+    int a[4] = {0}, b[4] = {0}, c[4] = {0}, d[4] = {0}, e[4] = {0};
+    MPI_Request requests[4];
+    MPI_Status statuses[4], status;
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    if (rank == 0) {
+      int m0 = 500;
+      MPI_Send(&m0, 1, MPI_INT, 1, 5, MPI_COMM_WORLD);
+    }
+    if (rank == 1) {
+      sleep_until(0.01);
+      MPI_Irecv(a, 4, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &requests[0]);
+      MPI_Irecv(b, 4, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &requests[1]);
+      MPI_Irecv(c, 4, MPI_INT, MPI_ANY_SOURCE, 8, MPI_COMM_WORLD, &requests[2]);
+      MPI_Irecv(d, 4, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &requests[3]);
+    }
+    bxisim_region_end("first");
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    if (rank == 0) {
+      int m1[2] = {600, 601}, m3[3] = {900, 901, 902};
+      sleep_until(0.1);
+      MPI_Send(m1, 2, MPI_INT, 1, 6, MPI_COMM_WORLD); /* to the second receive (from 0, any tag) */
+      sleep_until(0.12);
+      MPI_Send(m3, 3, MPI_INT, 1, 9, MPI_COMM_WORLD); /* to the fourth (any source, any tag) */
+    }
+    if (rank == 2) {
+      int m2 = 802, m4[4] = {904, 905, 906, 907};
+      sleep_until(0.11);
+      MPI_Send(&m2, 1, MPI_INT, 1, 8, MPI_COMM_WORLD); /* to the third (any source, tag 8) */
+      sleep_until(0.13);
+      MPI_Send(m4, 4, MPI_INT, 1, 9, MPI_COMM_WORLD); /* no receive left at SMPI: received at MESSAGE */
+    }
+    if (rank == 1) {
+      int counts[4] = {0, 0, 0, 0}, count = 0;
+      MPI_Waitall(4, requests, statuses);
+      printf("rank=%d wild_done=%.9f\n", rank, MPI_Wtime());
+      for (int i = 0; i < 4; ++i)
+        MPI_Get_count(&statuses[i], MPI_INT, &counts[i]);
+      check(statuses[0].MPI_SOURCE == 0 && statuses[0].MPI_TAG == 5 && counts[0] == 1 && a[0] == 500, "wild_first", 2);
+      check(statuses[1].MPI_SOURCE == 0 && statuses[1].MPI_TAG == 6 && counts[1] == 2 && b[1] == 601, "wild_any_tag",
+            2);
+      check(statuses[2].MPI_SOURCE == 2 && statuses[2].MPI_TAG == 8 && counts[2] == 1 && c[0] == 802, "wild_any_source",
+            2);
+      check(statuses[3].MPI_SOURCE == 0 && statuses[3].MPI_TAG == 9 && counts[3] == 3 && d[2] == 902, "wild_any", 2);
+      MPI_Recv(e, 4, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+      MPI_Get_count(&status, MPI_INT, &count);
+      check(status.MPI_SOURCE == 2 && status.MPI_TAG == 9 && count == 4 && e[3] == 907, "wild_here", 2);
+    }
+    bxisim_region_end("second");
+  } else if (!strcmp(mode, "order")) {
+    int got = 0, early = 0;
+    MPI_Request request = MPI_REQUEST_NULL;
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    if (rank == 0) {
+      int nine = 9, five = 5;
+      MPI_Send(&nine, 1, MPI_INT, 1, 9, MPI_COMM_WORLD);
+      MPI_Send(&five, 1, MPI_INT, 1, 5, MPI_COMM_WORLD);
+    }
+    if (rank == 1)
+      MPI_Irecv(&early, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, &request);
+    bxisim_region_end("first");
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    if (rank == 0) {
+      int values[3] = {55, 7, 99}, tags[3] = {5, 7, 9};
+      sleep_until(0.1);
+      for (int i = 0; i < 3; ++i)
+        MPI_Send(&values[i], 1, MPI_INT, 1, tags[i], MPI_COMM_WORLD);
+    }
+    if (rank == 1) {
+      MPI_Status status;
+      sleep_until(0.2);
+      double start = MPI_Wtime();
+      MPI_Recv(&got, 1, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &status); /* the earliest: tag 9 from "first" */
+      printf("rank=%d order_recv=%.9f\n", rank, MPI_Wtime() - start);
+      check(got == 9 && status.MPI_TAG == 9, "order_first", 2);
+      MPI_Recv(&got, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, &status); /* tag 5 from "first", not from "second" */
+      check(got == 5, "order_tag", 2);
+      MPI_Recv(&got, 1, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+      check(got == 55 && status.MPI_TAG == 5, "order_second", 2);
+      MPI_Wait(&request, &status); /* tag 7, forwarded to the receive posted in "first" */
+      check(early == 7 && status.MPI_TAG == 7 && status.MPI_SOURCE == 0, "order_forwarded", 2);
+      MPI_Recv(&got, 1, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+      check(got == 99 && status.MPI_TAG == 9, "order_last", 2);
+    }
+    bxisim_region_end("second");
+  } else if (!strcmp(mode, "persistent")) {
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int* out = make_buffer(rank);
+    int* in  = calloc(COUNT, sizeof(int));
+    MPI_Request pair[2];
+    MPI_Status statuses[2];
+    int flag = 0;
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    MPI_Send_init(out, COUNT, MPI_INT, right, 30, MPI_COMM_WORLD, &pair[0]);
+    MPI_Recv_init(in, COUNT, MPI_INT, left, 30, MPI_COMM_WORLD, &pair[1]);
+    MPI_Startall(2, pair);
+    MPI_Waitall(2, pair, statuses);
+    check(in[COUNT - 1] == left * 100000 + COUNT - 1 && statuses[1].MPI_SOURCE == left, "persistent_first", 1);
+    MPI_Test(&pair[1], &flag, MPI_STATUS_IGNORE); /* inactive: completes at once */
+    check(flag && pair[1] != MPI_REQUEST_NULL, "persistent_inactive", 1);
+    MPI_Start(&pair[1]); /* completed in "second" */
+    bxisim_region_end("first");
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    for (int i = 0; i < COUNT; ++i)
+      out[i] += 1;
+    sleep_until(0.1);
+    double start = MPI_Wtime();
+    MPI_Start(&pair[0]); /* forwarded to the receive started in "first" */
+    MPI_Wait(&pair[1], &statuses[1]);
+    MPI_Wait(&pair[0], MPI_STATUS_IGNORE);
+    printf("rank=%d pers1=%.9f\n", rank, MPI_Wtime() - start);
+    check(in[COUNT - 1] == left * 100000 + COUNT && statuses[1].MPI_TAG == 30, "persistent_forwarded", 2);
+    for (int i = 0; i < COUNT; ++i)
+      out[i] += 1;
+    sleep_until(0.15);
+    start = MPI_Wtime();
+    MPI_Startall(2, pair);
+    MPI_Waitall(2, pair, MPI_STATUSES_IGNORE);
+    printf("rank=%d pers2=%.9f\n", rank, MPI_Wtime() - start);
+    check(in[COUNT - 1] == left * 100000 + COUNT + 1, "persistent_second", 2);
+    MPI_Wait(&pair[0], &statuses[0]); /* inactive */
+    check(statuses[0].MPI_SOURCE == MPI_ANY_SOURCE && statuses[0].MPI_TAG == MPI_ANY_TAG, "persistent_empty", 2);
+    MPI_Request_free(&pair[0]);
+    MPI_Request_free(&pair[1]);
+    check(pair[0] == MPI_REQUEST_NULL && pair[1] == MPI_REQUEST_NULL, "persistent_free", 2);
+    bxisim_region_end("second");
+    free(out);
+    free(in);
+  } else if (!strcmp(mode, "mprobe") && size >= 3) {
+    int data[4] = {0, 0, 0, 0};
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    if (rank == 0) {
+      int one = 1, two[2] = {2, 2};
+      MPI_Send(&one, 1, MPI_INT, 1, 40, MPI_COMM_WORLD);
+      MPI_Send(two, 2, MPI_INT, 1, 41, MPI_COMM_WORLD);
+    }
+    if (rank == 2) {
+      int three[3] = {3, 3, 3};
+      MPI_Send(three, 3, MPI_INT, 1, 42, MPI_COMM_WORLD);
+    }
+    bxisim_region_end("first");
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    if (rank == 0) {
+      int four[4] = {4, 4, 4, 4};
+      sleep_until(0.1);
+      MPI_Send(four, 4, MPI_INT, 1, 43, MPI_COMM_WORLD);
+    }
+    if (rank == 1) {
+      MPI_Status status;
+      MPI_Message message = MPI_MESSAGE_NULL;
+      MPI_Request request = MPI_REQUEST_NULL;
+      int count = 0, flag = 0;
+      sleep_until(0.2);
+      double start = MPI_Wtime();
+      MPI_Probe(0, 40, MPI_COMM_WORLD, &status);
+      MPI_Get_count(&status, MPI_INT, &count);
+      check(count == 1 && status.MPI_SOURCE == 0, "probe", 2);
+      while (!flag) /* OpenMPI may need a few calls to see it arrived */
+        MPI_Iprobe(2, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+      check(status.MPI_TAG == 42, "iprobe", 2);
+      MPI_Mprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &message, &status); /* the earliest from rank 0 */
+      check(status.MPI_TAG == 40 && message != MPI_MESSAGE_NULL, "mprobe_first", 2);
+      MPI_Mrecv(data, 4, MPI_INT, &message, &status);
+      MPI_Get_count(&status, MPI_INT, &count);
+      check(data[0] == 1 && count == 1 && message == MPI_MESSAGE_NULL, "mrecv_first", 2);
+      flag = 0;
+      while (!flag)
+        MPI_Improbe(MPI_ANY_SOURCE, 42, MPI_COMM_WORLD, &flag, &message, &status);
+      check(status.MPI_SOURCE == 2, "improbe", 2);
+      MPI_Imrecv(data, 4, MPI_INT, &message, &request);
+      MPI_Wait(&request, &status);
+      MPI_Get_count(&status, MPI_INT, &count);
+      check(data[2] == 3 && count == 3 && status.MPI_TAG == 42, "imrecv", 2);
+      MPI_Mprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &message, &status); /* 41, from "first": before 43 */
+      check(status.MPI_TAG == 41, "mprobe_order", 2);
+      MPI_Mrecv(data, 4, MPI_INT, &message, MPI_STATUS_IGNORE);
+      check(data[1] == 2, "mrecv_order", 2);
+      printf("rank=%d mprobe_time=%.9f\n", rank, MPI_Wtime() - start);
+      MPI_Mprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &message, &status); /* 43, at this level */
+      MPI_Mrecv(data, 4, MPI_INT, &message, &status);
+      MPI_Get_count(&status, MPI_INT, &count);
+      check(status.MPI_TAG == 43 && count == 4 && data[3] == 4, "mprobe_here", 2);
+      MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &message, &status);
+      check(message == MPI_MESSAGE_NO_PROC && status.MPI_SOURCE == MPI_PROC_NULL, "mprobe_proc_null", 2);
+      MPI_Mrecv(data, 4, MPI_INT, &message, &status);
+    }
+    bxisim_region_end("second");
+  } else if (!strcmp(mode, "topology") && size == 4) {
+    int openmpi_second = argc > 2 && !strcmp(argv[2], "openmpi"); /* "second" runs at an OpenMPI level */
+    int dims[2] = {2, 2}, periods[2] = {1, 0}, keep[2] = {1, 0};
+    int index[4] = {2, 4, 6, 8}, edges[8];
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    for (int i = 0; i < 4; ++i) { /* a ring: node i's neighbours are i-1 and i+1 */
+      edges[2 * i]     = (i + 3) % 4;
+      edges[2 * i + 1] = (i + 1) % 4;
+    }
+    MPI_Comm cart, row, graph, dist, half = MPI_COMM_NULL, inter = MPI_COMM_NULL, merged = MPI_COMM_NULL;
+    MPI_Request requests[3];
+    int got[3]           = {-1, -1, -1}, answers[3][8];
+    const char* names[3] = {"first", "second", "third"};
+    int levels[3]        = {BXISIM_LEVEL_SMPI, BXISIM_LEVEL_MESSAGE, BXISIM_LEVEL_SMPI};
+    for (int k = 0; k < 3; ++k) {
+      bxisim_region_begin(names[k], levels[k]);
+      if (k == 0) {
+        MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
+        MPI_Cart_sub(cart, keep, &row);
+        MPI_Graph_create(MPI_COMM_WORLD, 4, index, edges, 0, &graph);
+        int sources[1] = {left}, destinations[1] = {right};
+        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, sources, MPI_UNWEIGHTED, 1, destinations, MPI_UNWEIGHTED,
+                                       MPI_INFO_NULL, 0, &dist);
+      }
+      /* the queries, the same at every level */
+      int* a   = answers[k];
+      int kind = 0, coords[2] = {-1, -1}, source = -1, dest = -1, nnodes = 0, nedges = 0, neighbours[2] = {-1, -1};
+      int in = 0, out = 0, weighted = -1, from[1] = {-1}, to[1] = {-1}, sub_size = 0;
+      MPI_Topo_test(cart, &kind);
+      a[0] = kind == MPI_CART;
+      MPI_Topo_test(graph, &kind);
+      a[0] += 2 * (kind == MPI_GRAPH);
+      MPI_Topo_test(dist, &kind);
+      a[0] += 4 * (kind == MPI_DIST_GRAPH);
+      MPI_Topo_test(MPI_COMM_WORLD, &kind);
+      a[0] += 8 * (kind == MPI_UNDEFINED);
+      MPI_Cart_coords(cart, rank, 2, coords);
+      MPI_Cart_shift(cart, 0, 1, &source, &dest);
+      a[1] = coords[0] * 10 + coords[1];
+      a[2] = source * 10 + dest;
+      MPI_Graphdims_get(graph, &nnodes, &nedges);
+      MPI_Graph_neighbors(graph, rank, 2, neighbours);
+      a[3] = nnodes * 10 + nedges;
+      a[4] = neighbours[0] * 10 + neighbours[1];
+      MPI_Dist_graph_neighbors_count(dist, &in, &out, &weighted);
+      MPI_Dist_graph_neighbors(dist, 1, from, MPI_UNWEIGHTED, 1, to, MPI_UNWEIGHTED);
+      a[5] = in * 100 + out * 10 + weighted;
+      a[6] = from[0] * 10 + to[0];
+      MPI_Comm_size(row, &sub_size);
+      a[7] = sub_size;
+      check(a[0] == 15 && a[1] == (rank / 2) * 10 + rank % 2 && a[2] == ((rank + 2) % 4) * 11 && a[3] == 48 &&
+                a[4] == left * 10 + right && a[5] == 110 && a[6] == left * 10 + right && a[7] == 2,
+            "topology_queries", k + 1);
+      if (k > 0)
+        check(!memcmp(answers[k], answers[0], sizeof answers[0]), "topology_same", k + 1);
+      if (k == 0) { /* receives posted here, from the neighbour of each topology */
+        MPI_Irecv(&got[0], 1, MPI_INT, source, 60, cart, &requests[0]);
+        MPI_Irecv(&got[1], 1, MPI_INT, neighbours[0], 61, graph, &requests[1]);
+        MPI_Irecv(&got[2], 1, MPI_INT, from[0], 62, dist, &requests[2]);
+      }
+      if (k == 1) {
+        int word[3] = {600 + rank, 610 + rank, 620 + rank}, gathered[2] = {-1, -1}, sum = 0;
+        sleep_until(0.1);
+        double start = MPI_Wtime();
+        MPI_Send(&word[0], 1, MPI_INT, dest, 60, cart); /* forwarded to the receives of "first" */
+        MPI_Send(&word[1], 1, MPI_INT, neighbours[1], 61, graph);
+        MPI_Send(&word[2], 1, MPI_INT, to[0], 62, dist);
+        MPI_Waitall(3, requests, MPI_STATUSES_IGNORE);
+        printf("rank=%d topo_fwd=%.9f\n", rank, MPI_Wtime() - start);
+        check(got[0] == 600 + source && got[1] == 610 + left && got[2] == 620 + left, "topology_forwarded", 2);
+        if (openmpi_second) { /* SMPI 3.32 has no neighbour collectives */
+          MPI_Neighbor_allgather(&rank, 1, MPI_INT, gathered, 1, MPI_INT, graph);
+          check(gathered[0] == left && gathered[1] == right, "neighbor_allgather", 2);
+        }
+        MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, row);
+        check(sum == 2 * (rank % 2) + 2, "cart_sub_allreduce", 2);
+        if (openmpi_second) {
+          int remote = -1, merged_rank = -1, total = 0;
+          MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+          MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 70, &inter);
+          MPI_Sendrecv(&rank, 1, MPI_INT, rank / 2, 71, &remote, 1, MPI_INT, rank / 2, 71, inter, MPI_STATUS_IGNORE);
+          check(remote == (rank ^ 1), "intercomm_sendrecv", 2);
+          MPI_Intercomm_merge(inter, rank % 2, &merged); /* evens first */
+          MPI_Comm_rank(merged, &merged_rank);
+          MPI_Allreduce(&rank, &total, 1, MPI_INT, MPI_SUM, merged);
+          check(merged_rank == (rank % 2) * 2 + rank / 2 && total == 6, "intercomm_merge", 2);
+          MPI_Comm_free(&inter); /* at its level: SMPI has no copy of it */
+          MPI_Comm_free(&half);
+        }
+      }
+      if (k == 2 && openmpi_second) {
+        int total = 0, merged_rank = -1;
+        MPI_Comm_rank(merged, &merged_rank);
+        MPI_Allreduce(&rank, &total, 1, MPI_INT, MPI_SUM, merged);
+        check(merged_rank == (rank % 2) * 2 + rank / 2 && total == 6, "merge_at_smpi", 3);
+        MPI_Comm_free(&merged);
+      }
+      if (k == 2) {
+        MPI_Comm_free(&row);
+        MPI_Comm_free(&cart);
+        MPI_Comm_free(&graph);
+        MPI_Comm_free(&dist);
+      }
+      bxisim_region_end(names[k]);
+    }
+  } else if (!strcmp(mode, "inter_at_smpi") && size == 4) {
+    MPI_Comm half, inter;
+    int size_there = 0;
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 70, &inter);
+    bxisim_region_end("second");
+    bxisim_region_begin("third", BXISIM_LEVEL_SMPI);
+    MPI_Comm_remote_size(inter, &size_there);
+    bxisim_region_end("third");
+  } else if (!strcmp(mode, "window")) {
+    int files      = !(argc > 2 && !strcmp(argv[2], "nofile")); /* files need an OpenMPI level */
+    int exposed[4] = {0, 0, 0, 0}, right = (rank + 1) % size, left = (rank + size - 1) % size, code, word;
+    int data[4] = {rank, rank + 1, rank + 2, rank + 3}, back[4] = {0, 0, 0, 0};
+    char name[64];
+    MPI_Errhandler win_handler, file_handler, got;
+    snprintf(name, sizeof name, "/tmp/bxisim-level-switch-%d-%d.dat", (int)getpid(), rank);
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    MPI_Win_create(exposed, sizeof exposed, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &the_win);
+    MPI_Win_set_errhandler(the_win, MPI_ERRORS_RETURN);
+    bxisim_region_end("first");
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    sleep_until(0.1);
+    double start = MPI_Wtime();
+    word         = 10 * rank + 1;
+    MPI_Win_fence(0, the_win);
+    MPI_Put(&word, 1, MPI_INT, right, 0, 1, MPI_INT, the_win);
+    MPI_Win_fence(0, the_win);
+    printf("rank=%d win_time=%.9f\n", rank, MPI_Wtime() - start);
+    check(exposed[0] == 10 * left + 1, "window_put", 2);
+    code = MPI_Put(&word, 1, MPI_INT, size + 5, 0, 1, MPI_INT, the_win); /* an invalid rank: returned */
+    check(code != MPI_SUCCESS, "window_errors_return", 2);
+    MPI_Win_create_errhandler(note_win_error, &win_handler);
+    MPI_Win_set_errhandler(the_win, win_handler);
+    MPI_Put(&word, 1, MPI_INT, size + 5, 0, 1, MPI_INT, the_win);
+    check(win_handled == 1, "window_handler", 2);
+    MPI_Win_get_errhandler(the_win, &got);
+    check(got == win_handler, "window_get_errhandler", 2);
+    MPI_Errhandler_free(&got);
+    if (files) {
+      MPI_File_open(MPI_COMM_SELF, name, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
+                    &the_file);
+      MPI_File_set_errhandler(the_file, MPI_ERRORS_RETURN);
+    }
+    bxisim_region_end("second");
+    bxisim_region_begin("third", BXISIM_LEVEL_SMPI);
+    if (files) {
+      MPI_File_write_at(the_file, 0, data, 4, MPI_INT, MPI_STATUS_IGNORE);
+      MPI_File_read_at(the_file, 0, back, 4, MPI_INT, MPI_STATUS_IGNORE);
+      check(back[3] == rank + 3, "file_io", 3);
+      code = MPI_File_write_at(the_file, 0, data, -1, MPI_INT, MPI_STATUS_IGNORE); /* a negative count */
+      check(code != MPI_SUCCESS, "file_errors_return", 3);
+      MPI_File_create_errhandler(note_file_error, &file_handler);
+      MPI_File_set_errhandler(the_file, file_handler);
+      MPI_File_write_at(the_file, 0, data, -1, MPI_INT, MPI_STATUS_IGNORE);
+      check(file_handled == 1, "file_handler", 3);
+      MPI_File_close(&the_file);
+      MPI_Errhandler_free(&file_handler);
+    }
+    MPI_Win_fence(0, the_win);
+    MPI_Put(&word, 1, MPI_INT, left, 1, 1, MPI_INT, the_win);
+    MPI_Win_fence(0, the_win);
+    check(exposed[1] == 10 * right + 1, "window_put_home", 3);
+    MPI_Win_free(&the_win);
+    MPI_Errhandler_free(&win_handler);
+    bxisim_region_end("third");
+  } else if (!strcmp(mode, "file_at_smpi")) {
+    MPI_File file = MPI_FILE_NULL;
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    int code =
+        MPI_File_open(MPI_COMM_SELF, "/tmp/bxisim-never-opened", MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &file);
+    check(code == MPI_ERR_UNSUPPORTED_OPERATION && file == MPI_FILE_NULL, "file_at_smpi", 1);
+    bxisim_region_end("first");
+  } else if (!strcmp(mode, "split_free")) {
+    const char* names[3] = {"first", "second", "third"};
+    int levels[3]        = {BXISIM_LEVEL_SMPI, BXISIM_LEVEL_MESSAGE, BXISIM_LEVEL_SMPI};
+    MPI_Comm half        = MPI_COMM_NULL;
+    for (int k = 0; k < 3; ++k) {
+      MPI_Comm twin;
+      bxisim_region_begin(names[k], levels[k]);
+      if (half != MPI_COMM_NULL) { /* made before the boundary, by the other back end */
+        int half_rank = -1, half_size = 0, sum = 0;
+        MPI_Comm_rank(half, &half_rank);
+        MPI_Comm_size(half, &half_size);
+        MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, half);
+        check(half_rank == rank / 2 && half_size == (size + 1 - rank % 2) / 2, "split_order", k + 1);
+        check(sum == (rank % 2 ? (half_size * half_size) : half_size * (half_size - 1)), "split_sum", k + 1);
+        MPI_Comm_free(&half);
+      }
+      sleep_until(0.1 * k + 0.001 * rank); /* rank 0 first: it runs ahead of the others */
+      if (k < 2)
+        MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half); /* the last call before the boundary */
+      MPI_Comm_dup(MPI_COMM_WORLD, &twin);
+      MPI_Comm_free(&twin);
+      if (k == 0 && rank == 0)
+        printf("rank=%d split_end=%.9f\n", rank, MPI_Wtime());
+      bxisim_region_end(names[k]);
+    }
   } else if (!strcmp(mode, "abort_at_boundary")) {
     int in_second = argc > 2 && !strcmp(argv[2], "message");
     bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
