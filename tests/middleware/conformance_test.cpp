@@ -1,0 +1,80 @@
+// Regression tests for what MPICH's MPI test suite (test/mpi, run by benchmarks/external/run_mpich_tests.py)
+// found wrong in bxisim: the same program at every level this build has (BXISIM_MPI_TEST_LEVELS), across
+// nodes (--ppn 1) and inside a node (--ppn 2).
+
+#include "tests/runtime/RunOutput.hpp"
+#include "tests/support/CommandRunner.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <tuple>
+
+using namespace bxisim::test;
+using testing::HasSubstr;
+using testing::Not;
+
+namespace
+{
+const std::string kPrograms = BXISIM_MW_TEST_PROGRAMS;
+
+std::vector<std::string> levels()
+{
+  std::vector<std::string> result;
+  std::stringstream list(BXISIM_MPI_TEST_LEVELS);
+  for (std::string level; std::getline(list, level, ',');)
+    result.push_back(level);
+  return result;
+}
+
+class Conformance : public testing::TestWithParam<std::tuple<std::string, int>> // level, ranks per node
+{
+ protected:
+  const std::string& level() const { return std::get<0>(GetParam()); }
+  int ppn() const { return std::get<1>(GetParam()); }
+
+  CommandResult run(int ranks, const std::string& arguments) const
+  {
+    return run_command("'" BXISIM_BINARY "' run -q --no-summary --level " + level() + " --no-cpu-simulation -n " +
+                       std::to_string(ranks) + " --ppn " + std::to_string(ppn()) + " " + kPrograms + "/conformance " +
+                       arguments + " 2>&1");
+  }
+};
+
+std::string placement_name(const testing::TestParamInfo<std::tuple<std::string, int>>& param)
+{
+  return std::get<0>(param.param) + "_ppn" + std::to_string(std::get<1>(param.param));
+}
+} // namespace
+
+// MPICH errhan/errfatal and errhan/commcall: SMPI 3.32 calls the function of the handler it finds, and its
+// predefined handlers have none, so MPI_Comm_call_errhandler on a communicator with MPI_ERRORS_RETURN (or the
+// default MPI_ERRORS_ARE_FATAL) crashed the simulator with a segmentation fault.
+TEST_P(Conformance, CallErrhandlerReturnsOrCallsTheProgramsHandler)
+{
+  auto result = run(2, "errhandler_return");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, Not(HasSubstr("bad_"))) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 2u) << result.output;
+  for (auto& [rank, mine] : fields) {
+    EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
+    EXPECT_EQ(mine["handler_calls"], "2") << "rank " << rank; // once per handler the program made
+    EXPECT_EQ(mine["finalized"], "1") << "rank " << rank;
+  }
+}
+
+TEST_P(Conformance, CallingMpiErrorsAreFatalEndsTheJob)
+{
+  auto result = run(2, "errhandler_fatal");
+  // The job ends with the error code (MPI_ERR_OTHER, 16 in the standard ABI and in OpenMPI 4.1), as OpenMPI's
+  // MPI_ERRORS_ARE_FATAL ends it; not a crash (exit code 4), and rank 1 never returns from the call.
+  EXPECT_EQ(result.exit_code, 16) << result.output;
+  EXPECT_THAT(result.output, Not(HasSubstr("crashed"))) << result.output;
+  EXPECT_THAT(result.output, Not(HasSubstr("returned_from_fatal"))) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("MPI_ERRORS_ARE_FATAL")) << result.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(Mpi, Conformance, testing::Combine(testing::ValuesIn(levels()), testing::Values(1, 2)),
+                         placement_name);

@@ -1,0 +1,95 @@
+/* Cases found by MPICH's MPI test suite (test/mpi) under bxisim, one mode each, checked at every level.
+ * Each rank prints key=value fields; "bad_x=1" names a failed check. */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+static int errors = 0;
+#define CHECK(condition, what)                                                                                         \
+  do {                                                                                                                 \
+    if (!(condition)) {                                                                                                \
+      printf("bad_%s=1\n", what);                                                                                      \
+      errors++;                                                                                                        \
+    }                                                                                                                  \
+  } while (0)
+
+static int handler_calls         = 0;
+static int handler_code          = 0;
+static int handler_comm_is_world = 0;
+
+static void comm_handler(MPI_Comm* comm, int* code, ...)
+{
+  handler_calls++;
+  handler_code          = *code;
+  handler_comm_is_world = *comm == MPI_COMM_WORLD;
+}
+
+static void win_handler(MPI_Win* win, int* code, ...)
+{
+  (void)win;
+  handler_calls++;
+  handler_code = *code;
+}
+
+/* MPI_Comm_call_errhandler and MPI_Win_call_errhandler with each kind of handler (MPICH errhan/errfatal,
+ * errhan/commcall): MPI_ERRORS_RETURN returns, a program's handler is called with the code. */
+static void errhandler_return(void)
+{
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  CHECK(MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER) == MPI_SUCCESS, "comm_return");
+
+  MPI_Errhandler mine;
+  MPI_Comm_create_errhandler(comm_handler, &mine);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, mine);
+  CHECK(MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG) == MPI_SUCCESS, "comm_user_result");
+  CHECK(handler_calls == 1, "comm_user_called");
+  CHECK(handler_code == MPI_ERR_ARG, "comm_user_code");
+  CHECK(handler_comm_is_world, "comm_user_comm");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Errhandler_free(&mine);
+
+  int cell = 0;
+  MPI_Win win;
+  MPI_Win_create(&cell, sizeof cell, sizeof cell, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+  CHECK(MPI_Win_call_errhandler(win, MPI_ERR_OTHER) == MPI_SUCCESS, "win_return");
+  MPI_Errhandler win_mine;
+  MPI_Win_create_errhandler(win_handler, &win_mine);
+  MPI_Win_set_errhandler(win, win_mine);
+  CHECK(MPI_Win_call_errhandler(win, MPI_ERR_RANK) == MPI_SUCCESS, "win_user_result");
+  CHECK(handler_calls == 2, "win_user_called");
+  CHECK(handler_code == MPI_ERR_RANK, "win_user_code");
+  MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+  MPI_Errhandler_free(&win_mine);
+  MPI_Win_free(&win);
+  printf("handler_calls=%d\n", handler_calls);
+}
+
+/* The default handler, MPI_ERRORS_ARE_FATAL, called by the program: the job ends (MPICH errhan/errfatal). */
+static void errhandler_fatal(int rank)
+{
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 1) {
+    MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER);
+    printf("returned_from_fatal=1\n");
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+int main(int argc, char** argv)
+{
+  MPI_Init(&argc, &argv);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const char* mode = argc > 1 ? argv[1] : "";
+  if (strcmp(mode, "errhandler_return") == 0)
+    errhandler_return();
+  else if (strcmp(mode, "errhandler_fatal") == 0)
+    errhandler_fatal(rank);
+  else
+    CHECK(0, "mode");
+  printf("ok=%d\n", errors == 0);
+  MPI_Finalize();
+  printf("finalized=1\n");
+  return errors != 0;
+}
