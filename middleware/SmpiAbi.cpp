@@ -571,6 +571,20 @@ int SmpiAbi::from_be_errcode(int code)
   return code;
 }
 
+const void* SmpiAbi::from_be_predefined_attribute(int keyval, const void* value)
+{
+  int converted = 0;
+  if (keyval == MPI_HOST || keyval == MPI_IO)
+    converted = from_be_rank(*static_cast<const int*>(value));
+  else if (keyval == MPI_LASTUSEDCODE)
+    converted = MPI_ERR_LASTCODE; // SMPI 3.32 has no MPI_Add_error_code: its last code is its last predefined one
+  else
+    return value;
+  int& slot = predefined_attribute_values_[keyval];
+  slot      = converted;
+  return &slot;
+}
+
 int SmpiAbi::from_be_win_flavor(int flavor)
 {
   return flavor >= 0 && flavor <= 3 ? MPI_WIN_FLAVOR_CREATE + flavor : flavor;

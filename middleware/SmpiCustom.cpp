@@ -127,6 +127,20 @@ int SmpiRank::Win_call_errhandler(MPI_Win win, int errorcode)
   return from_be_errcode(fn_.Win_call_errhandler(to_be_win(win), to_be_errcode(errorcode)));
 }
 
+int SmpiRank::Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag)
+{
+  int result = fn_.Comm_get_attr(to_be_comm(comm), to_be_keyval(comm_keyval), attribute_val, flag);
+  if (be_ok(result) && *flag)
+    *static_cast<const void**>(attribute_val) =
+        from_be_predefined_attribute(comm_keyval, *static_cast<const void**>(attribute_val));
+  return from_be_errcode(result);
+}
+
+int SmpiRank::Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
+{
+  return Comm_get_attr(comm, keyval, attribute_val, flag);
+}
+
 int SmpiRank::Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
                                  MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval,
                                  void* extra_state)

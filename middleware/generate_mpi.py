@@ -66,11 +66,12 @@ Pack_external Pack_external_size Topo_test Type_create_f90_integer Type_create_f
 Type_create_darray Type_match_size Unpack_external Win_test Win_sync
 """.split())
 BACKENDS = {
-    "OpenMpiRank": {"conversions": "OpenMpiAbi", "prefix": "PMPI_", "absent": set(), "custom": set()},
+    "OpenMpiRank": {"conversions": "OpenMpiAbi", "prefix": "PMPI_", "absent": set(),
+                    "custom": {"Comm_get_attr", "Attr_get"}},
     "SmpiRank": {"conversions": "SmpiAbi", "prefix": "MPI_", "absent": SMPI_ABSENT,
                  "custom": {"Init", "Init_thread", "Query_thread", "Abort", "Is_thread_main", "Win_create", "Win_allocate",
                             "Win_allocate_shared", "Win_create_dynamic", "Type_create_struct", "Type_get_envelope",
-                            "Type_free", "Comm_call_errhandler", "Win_call_errhandler"}},
+                            "Type_free", "Comm_call_errhandler", "Win_call_errhandler", "Comm_get_attr", "Attr_get"}},
 }
 
 # Pass-through C types that both ABIs spell the same way (same sizes on the platforms bxisim runs on).

@@ -76,6 +76,47 @@ static void errhandler_fatal(int rank)
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Predefined attributes and the program's error codes (MPICH attr/baseattr2, attr/baseattrcomm,
+ * errhan/dynamic_errcode_predefined_errclass, errhan/errstring2): values in bxisim's ABI, not the back end's. */
+static void attributes_and_error_codes(int rank, int size)
+{
+  int* value = NULL;
+  int flag   = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_HOST, &value, &flag);
+  CHECK(flag && (*value == MPI_PROC_NULL || (*value >= 0 && *value < size)), "host");
+  MPI_Attr_get(MPI_COMM_WORLD, MPI_HOST, &value, &flag);
+  CHECK(flag && (*value == MPI_PROC_NULL || (*value >= 0 && *value < size)), "host_attr_get");
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_IO, &value, &flag);
+  CHECK(flag && (*value == MPI_ANY_SOURCE || *value == MPI_PROC_NULL || (*value >= 0 && *value < size)), "io");
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &value, &flag);
+  CHECK(flag && *value >= MPI_ERR_LASTCODE, "lastusedcode");
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &flag);
+  CHECK(flag && *value >= 32767, "tag_ub");
+
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int new_class = 0;
+  if (MPI_Add_error_class(&new_class) != MPI_SUCCESS) {
+    printf("add_error=unsupported\n");
+    return;
+  }
+  int new_code = 0, arg_code = 0, out_class = -1, length = 0;
+  MPI_Add_error_code(new_class, &new_code);
+  MPI_Add_error_code(MPI_ERR_ARG, &arg_code);
+  MPI_Add_error_string(new_code, "bxisim conformance code");
+  CHECK(new_class > MPI_ERR_LASTCODE, "class_above_lastcode");
+  CHECK(new_code > MPI_ERR_LASTCODE && arg_code > MPI_ERR_LASTCODE, "code_above_lastcode");
+  MPI_Error_class(new_code, &out_class);
+  CHECK(out_class == new_class, "class_of_code");
+  MPI_Error_class(arg_code, &out_class);
+  CHECK(out_class == MPI_ERR_ARG, "class_of_arg_code");
+  char text[MPI_MAX_ERROR_STRING];
+  MPI_Error_string(new_code, text, &length);
+  CHECK(strcmp(text, "bxisim conformance code") == 0, "string_of_code");
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &value, &flag);
+  CHECK(flag && *value >= arg_code, "lastusedcode_after_add");
+  printf("add_error=ok rank_checked=%d\n", rank);
+}
+
 int main(int argc, char** argv)
 {
   MPI_Init(&argc, &argv);
@@ -86,7 +127,11 @@ int main(int argc, char** argv)
     errhandler_return();
   else if (strcmp(mode, "errhandler_fatal") == 0)
     errhandler_fatal(rank);
-  else
+  else if (strcmp(mode, "attributes") == 0) {
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    attributes_and_error_codes(rank, size);
+  } else
     CHECK(0, "mode");
   printf("ok=%d\n", errors == 0);
   MPI_Finalize();
