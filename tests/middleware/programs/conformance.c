@@ -117,6 +117,23 @@ static void attributes_and_error_codes(int rank, int size)
   printf("add_error=ok rank_checked=%d\n", rank);
 }
 
+/* A function SMPI 3.32 lacks (MPI_Intercomm_create), called as MPICH's util/mtest.c does, going on with its
+ * result: with MPI_ERRORS_RETURN the error comes back and the program decides; under the default
+ * MPI_ERRORS_ARE_FATAL the job ends (MPICH comm/commname crashed SMPI on the handle never made). */
+static void unsupported(int rank, int size, int fatal)
+{
+  if (!fatal)
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm local, inter = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, rank < size / 2, rank, &local);
+  int leader = rank == 0 ? size / 2 : 0;
+  int result = MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, leader, 7, &inter);
+  printf("intercomm_result=%d\n", result == MPI_SUCCESS ? 0 : result == MPI_ERR_UNSUPPORTED_OPERATION ? 1 : 2);
+  if (inter != MPI_COMM_NULL)
+    MPI_Comm_free(&inter);
+  MPI_Comm_free(&local);
+}
+
 int main(int argc, char** argv)
 {
   MPI_Init(&argc, &argv);
@@ -127,7 +144,11 @@ int main(int argc, char** argv)
     errhandler_return();
   else if (strcmp(mode, "errhandler_fatal") == 0)
     errhandler_fatal(rank);
-  else if (strcmp(mode, "attributes") == 0) {
+  else if (strcmp(mode, "unsupported_return") == 0 || strcmp(mode, "unsupported_fatal") == 0) {
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    unsupported(rank, size, strcmp(mode, "unsupported_fatal") == 0);
+  } else if (strcmp(mode, "attributes") == 0) {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     attributes_and_error_codes(rank, size);
