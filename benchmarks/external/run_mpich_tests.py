@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zlib
 
 # mpitestconf.h is what the suite's configure would write for a strict MPI-3.1 library on Linux
 # (no MPICH extensions, no GPU, no Fortran): facts about this platform, nothing copied.
@@ -112,6 +113,8 @@ def run(cmd, cwd=None, timeout=None, env=None):
     except subprocess.TimeoutExpired as e:
         out = (e.stdout or b"").decode(errors="replace")
         return None, out, time.time() - t0
+    except OSError as e:  # e.g. the binary is being rebuilt
+        return -1, f"cannot run {cmd[0]}: {e}", time.time() - t0
 
 
 def build_util(args, build_dir):
@@ -171,8 +174,8 @@ def judge(result_test, rc, stdout_text):
 
 def run_one(args, exe, folder, prog, nprocs, opts, level, ppn, log_dir):
     tag = f"{folder}-{prog}-n{nprocs}-{level}-ppn{ppn}"
-    if opts["args"]:
-        tag += "-" + re.sub(r"[^A-Za-z0-9_.=-]", "_", "_".join(opts["args"]))[:60]
+    if opts["raw"]:  # the same program is listed with different arguments or environments
+        tag += "-" + format(zlib.crc32(opts["raw"].encode()), "08x")
     out_dir = os.path.join(log_dir, tag)
     shutil.rmtree(out_dir, ignore_errors=True)
     os.makedirs(out_dir)
@@ -180,7 +183,10 @@ def run_one(args, exe, folder, prog, nprocs, opts, level, ppn, log_dir):
     limit = int(opts.get("timeLimit", args.timeout))
     if result_test != "TestErrFatal":  # a test that expects the launcher to stop it gets its own limit
         limit = min(max(limit, args.timeout), args.max_timeout)
-    cmd = [args.bxisim, "run", "-n", str(nprocs), "--ppn", str(min(ppn, nprocs)), "--level", level,
+    platform = []
+    if -(-nprocs // ppn) > args.fat_tree_nodes:  # more nodes than the default fat-tree has
+        platform = ["--platform", "single-switch", "--set", f"platform.nodes={-(-nprocs // ppn)}"]
+    cmd = [args.bxisim, "run"] + platform + ["-n", str(nprocs), "--ppn", str(min(ppn, nprocs)), "--level", level,
            "--no-cpu-simulation", "-q", "--no-summary", "--output-dir", out_dir,
            "--wall-limit", str(limit)] + args.bxisim_arg + [exe] + opts["args"]
     env = dict(os.environ)
@@ -206,6 +212,16 @@ def run_one(args, exe, folder, prog, nprocs, opts, level, ppn, log_dir):
             "log": out_dir}
 
 
+def csv_rows_so_far(args, rows):
+    """Writes the runs done so far (a long run stopped early keeps its results)."""
+    path = args.csv or os.path.join(os.path.abspath(args.scratch), "results.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["folder", "test", "ranks", "options", "level", "ppn", "status", "exit",
+                                          "wall_s", "log"])
+        w.writeheader()
+        w.writerows(rows)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bxisim-build", required=True, help="bxisim's build folder")
@@ -218,6 +234,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=120, help="wall seconds per run (at least)")
     ap.add_argument("--max-timeout", type=int, default=300, help="cap on a testlist's timeLimit")
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--fat-tree-nodes", type=int, default=16,
+                    help="nodes of the default platform; runs needing more use a single switch with enough nodes")
     ap.add_argument("--bxisim-arg", action="append", default=[])
     ap.add_argument("--csv", default="", help="write every run as CSV (default <scratch>/results.csv)")
     args = ap.parse_args()
@@ -256,6 +274,7 @@ def main():
         futures = [pool.submit(run_one, args, *j, log_dir) for j in jobs]
         for fut in futures:
             r = fut.result()
+            csv_rows_so_far(args, rows + [r])
             rows.append(r)
             print(f"{r['folder']:9} {r['test']:28} n={r['ranks']:<2} {r['level']:8} ppn={r['ppn']} "
                   f"{r['status']:8} exit={r['exit']} {r['wall_s']:6.1f}s {r['options']}", flush=True)
