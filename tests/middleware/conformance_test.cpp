@@ -116,5 +116,20 @@ TEST_P(Conformance, AFunctionSmpiLacksRaisesItsErrorThroughTheErrorHandler)
   }
 }
 
+// MPICH attr/attrerrtype: a call that fails left the program's output handle as it was, where OpenMPI and
+// MPICH write the null handle; the program then freed what its uninitialised variable held, and the heap
+// corruption crashed the simulator at exit (after " No Errors").
+TEST_P(Conformance, AFailedCallHandsBackTheNullHandle)
+{
+  auto result = run(2, "failed_dup");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, Not(HasSubstr("bad_"))) << result.output;
+  EXPECT_THAT(result.output, Not(HasSubstr("crashed"))) << result.output;
+  for (auto& [rank, mine] : fields_by_rank(result.output)) {
+    EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
+    EXPECT_EQ(mine["dup_failed"], "1") << "rank " << rank; // both libraries fail the dup when a copy fails
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Mpi, Conformance, testing::Combine(testing::ValuesIn(levels()), testing::Values(1, 2)),
                          placement_name);

@@ -134,6 +134,37 @@ static void unsupported(int rank, int size, int fatal)
   MPI_Comm_free(&local);
 }
 
+/* An attribute copy function that fails makes MPI_Type_dup fail (MPICH attr/attrerrtype): the program then
+ * tests its new handle against MPI_DATATYPE_NULL and frees it otherwise; it must not be left as it was. */
+static int failing_copy(MPI_Datatype type, int keyval, void* extra, void* in, void* out, int* flag)
+{
+  (void)type;
+  (void)keyval;
+  (void)extra;
+  (void)in;
+  (void)out;
+  *flag = 1;
+  return MPI_ERR_OTHER;
+}
+
+static void failed_dup(void)
+{
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Datatype type, copy = MPI_INT; /* a valid handle: what the program had in its variable before */
+  MPI_Type_dup(MPI_DOUBLE, &type);
+  int keyval;
+  MPI_Type_create_keyval(failing_copy, MPI_TYPE_NULL_DELETE_FN, &keyval, NULL);
+  MPI_Type_set_attr(type, keyval, NULL);
+  int result = MPI_Type_dup(type, &copy);
+  printf("dup_failed=%d\n", result != MPI_SUCCESS);
+  CHECK(result == MPI_SUCCESS || copy == MPI_DATATYPE_NULL, "failed_dup_not_null");
+  if (copy != MPI_DATATYPE_NULL && copy != MPI_INT)
+    MPI_Type_free(&copy);
+  MPI_Type_delete_attr(type, keyval);
+  MPI_Type_free_keyval(&keyval);
+  MPI_Type_free(&type);
+}
+
 int main(int argc, char** argv)
 {
   MPI_Init(&argc, &argv);
@@ -148,7 +179,9 @@ int main(int argc, char** argv)
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     unsupported(rank, size, strcmp(mode, "unsupported_fatal") == 0);
-  } else if (strcmp(mode, "attributes") == 0) {
+  } else if (strcmp(mode, "failed_dup") == 0)
+    failed_dup();
+  else if (strcmp(mode, "attributes") == 0) {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     attributes_and_error_codes(rank, size);
