@@ -510,6 +510,9 @@ int OpenMpiAbi::from_be_keyval(int keyval)
   return keyval;
 }
 
+// Codes and classes the program adds (MPI_Add_error_class/_code) follow the last predefined code: OpenMPI
+// numbers them from kOmpiErrLastcode + 1, the standard ABI from MPI_ERR_LASTCODE + 1 (a program may check
+// that they are above MPI_ERR_LASTCODE, as MPICH's attr/baseattr2 does of MPI_LASTUSEDCODE).
 int OpenMpiAbi::to_be_errcode(int code)
 {
   if (code == MPI_SUCCESS)
@@ -517,9 +520,11 @@ int OpenMpiAbi::to_be_errcode(int code)
   for (int i = 0; i < kErrorClassCount; ++i)
     if (kErrorClasses[i] == code)
       return i;
+  if (code > MPI_ERR_LASTCODE)
+    return code - MPI_ERR_LASTCODE + kOmpiErrLastcode;
   if ((code > MPI_ERR_WIN && code <= MPI_ERR_ABI) || (code > 0 && code <= kOmpiErrLastcode))
-    return 16; // classes OpenMPI 4.1 does not have: MPI_ERR_OTHER
-  return code; // codes and classes added by the program (above OpenMPI's last code)
+    return 16;                 // classes OpenMPI 4.1 does not have: MPI_ERR_OTHER
+  return code < 0 ? code : -1; // not a code of the standard ABI: one OpenMPI does not know either
 }
 
 int OpenMpiAbi::from_be_errcode(int code)
@@ -528,7 +533,24 @@ int OpenMpiAbi::from_be_errcode(int code)
     return kErrorClasses[code];
   if (code >= kErrorClassCount && code <= kOmpiErrLastcode)
     return MPI_ERR_UNKNOWN;
+  if (code > kOmpiErrLastcode)
+    return code - kOmpiErrLastcode + MPI_ERR_LASTCODE;
   return code;
+}
+
+const void* OpenMpiAbi::from_be_predefined_attribute(int keyval, const void* value)
+{
+  int converted = 0;
+  if (keyval == MPI_HOST || keyval == MPI_IO)
+    converted = from_be_rank(*static_cast<const int*>(value));
+  else if (keyval == MPI_LASTUSEDCODE) // OpenMPI's last predefined code, or the last the program added
+    converted = *static_cast<const int*>(value) <= kOmpiErrLastcode ? MPI_ERR_LASTCODE
+                                                                    : from_be_errcode(*static_cast<const int*>(value));
+  else
+    return value;
+  int& slot = predefined_attribute_values_[keyval];
+  slot      = converted;
+  return &slot;
 }
 
 int OpenMpiAbi::from_be_win_flavor(int flavor)

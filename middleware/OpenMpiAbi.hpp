@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -157,6 +158,9 @@ class OpenMpiAbi : public BackEndCallbacks
   static int from_be_keyval(int keyval);
   static int to_be_errcode(int code);
   static int from_be_errcode(int code);
+  /** The value of a predefined attribute (a pointer to the back end's int) as bxisim's ABI has it: ranks
+   *  (MPI_HOST, MPI_IO) and the last error code (MPI_LASTUSEDCODE) converted, others as they are. */
+  const void* from_be_predefined_attribute(int keyval, const void* value);
   static int from_be_win_flavor(int flavor);
   static int from_be_win_model(int model);
 
@@ -234,6 +238,8 @@ class OpenMpiAbi : public BackEndCallbacks
   void* ompi_win_null_delete_fn  = nullptr;
   /** Attribute values converted to bxisim's constants (MPI_WIN_CREATE_FLAVOR, MPI_WIN_MODEL), kept for the program. */
   std::deque<int> converted_attributes;
+  /** Converted values of predefined communicator attributes, one per key (from_be_predefined_attribute). */
+  std::map<int, int> predefined_attribute_values_;
 };
 
 } // namespace bxisim::mw

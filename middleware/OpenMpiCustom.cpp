@@ -105,6 +105,20 @@ int OpenMpiRank::Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, 
   return from_be_errcode(result);
 }
 
+int OpenMpiRank::Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag)
+{
+  int result = fn_.Comm_get_attr(to_be_comm(comm), to_be_keyval(comm_keyval), attribute_val, flag);
+  if (be_ok(result) && *flag)
+    *static_cast<const void**>(attribute_val) =
+        from_be_predefined_attribute(comm_keyval, *static_cast<const void**>(attribute_val));
+  return from_be_errcode(result);
+}
+
+int OpenMpiRank::Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
+{
+  return Comm_get_attr(comm, keyval, attribute_val, flag);
+}
+
 int OpenMpiRank::Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
                                 MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request)
 {

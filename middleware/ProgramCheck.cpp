@@ -4,6 +4,7 @@
 #include <elf.h>
 #include <fstream>
 #include <stdexcept>
+#include <utility>
 
 namespace bxisim::mw
 {
@@ -22,6 +23,19 @@ T read_at(std::ifstream& file, uint64_t offset)
   file.read(reinterpret_cast<char*>(&value), sizeof value);
   return value;
 }
+
+// MPI-1 functions MPI-3.0 removed (the "Removed Interfaces" chapter of MPI-3.1) and what replaces each.
+constexpr std::pair<const char*, const char*> kRemovedInMpi3[] = {
+    {"MPI_Address", "MPI_Get_address"},
+    {"MPI_Errhandler_create", "MPI_Comm_create_errhandler"},
+    {"MPI_Errhandler_get", "MPI_Comm_get_errhandler"},
+    {"MPI_Errhandler_set", "MPI_Comm_set_errhandler"},
+    {"MPI_Type_extent", "MPI_Type_get_extent"},
+    {"MPI_Type_hindexed", "MPI_Type_create_hindexed"},
+    {"MPI_Type_hvector", "MPI_Type_create_hvector"},
+    {"MPI_Type_lb", "MPI_Type_get_extent"},
+    {"MPI_Type_struct", "MPI_Type_create_struct"},
+    {"MPI_Type_ub", "MPI_Type_get_extent"}};
 } // namespace
 
 ProgramMpiUse program_mpi_use(const std::string& path)
@@ -58,9 +72,26 @@ ProgramMpiUse program_mpi_use(const std::string& path)
 
 std::string foreign_mpi_message(const std::string& program, const ProgramMpiUse& use)
 {
-  return program + " calls " + use.foreign_symbols.front() +
-         " directly: it was built against another MPI's mpi.h (OpenMPI's, MPICH's or SimGrid's), whose calls bxisim "
-         "cannot run. Rebuild it with bxicc/bxicxx (mpicc's place), which use bxisim's mpi.h.";
+  const std::string& name = use.foreign_symbols.front();
+  if (not use.bxisim_mpi)
+    return program + " calls " + name +
+           " directly: it was built against another MPI's mpi.h (OpenMPI's, MPICH's or SimGrid's), whose calls "
+           "bxisim cannot run. Rebuild it with bxicc/bxicxx (mpicc's place), which use bxisim's mpi.h.";
+  // Built with bxisim's mpi.h, yet it calls an MPI_ function: one that mpi.h does not declare, which the C compiler
+  // took as an implicit declaration.
+  std::string function = starts_with(name.c_str(), "PMPI_") ? name.substr(1) : name;
+  std::string message  = program + " calls " + name + ", which bxisim's mpi.h does not declare (the compiler took it " +
+                        "for an implicitly declared function): ";
+  for (const auto& [removed, replacement] : kRemovedInMpi3)
+    if (function == removed)
+      return message + function +
+             " was removed from MPI in MPI-3.0 (OpenMPI 4.1 leaves it out too, unless configured with " +
+             "--enable-mpi1-compatibility); use " + replacement + " instead.";
+  if (starts_with(function.c_str(), "MPIX_"))
+    return message + "it is an extension of one MPI library (MPIX_), not MPI; bxisim provides MPI-3.1.";
+  return message + "bxisim provides the MPI-3.1 functions (middleware/mpi_api.list lists them); " + function +
+         " is not one of them (MPI-4.0 functions, sessions, partitioned communication and the large-count _c " +
+         "variants are not available).";
 }
 
 } // namespace bxisim::mw

@@ -10,7 +10,8 @@ namespace bxisim::mw
 struct ProgramMpiUse {
   /** It calls bxisim's MPI entry points (it was built with bxisim's mpi.h). */
   bool bxisim_mpi = false;
-  /** MPI_x / PMPI_x functions it calls but does not define: it was built against another MPI's mpi.h. */
+  /** MPI_x / PMPI_x functions it calls but does not define: built against another MPI's mpi.h, or (with
+   *  bxisim_mpi) calling a function bxisim's mpi.h does not declare. */
   std::vector<std::string> foreign_symbols;
 };
 

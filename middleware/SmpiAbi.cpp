@@ -1,5 +1,8 @@
 #include "SmpiAbi.hpp"
 
+#include "Entry.hpp"
+#include "RankMpi.hpp"
+
 #include <xbt/log.h>
 
 #include <cstdio>
@@ -169,11 +172,39 @@ void* SmpiAbi::symbol(const char* name, bool optional) const
 
 int SmpiAbi::missing(const char* function) const
 {
+  // The error is raised as MPI raises errors: through the error handler of MPI_COMM_WORLD (the program's
+  // choice for the calls it makes without a communicator of its own too). Under the default,
+  // MPI_ERRORS_ARE_FATAL, the job ends here with the message: returning an error code the program does not
+  // expect left it to use handles the call never made, and SMPI crashed on them (MPICH comm/commname).
+  using GetErrhandler  = int (*)(void*, void**);
+  using CallErrhandler = int (*)(void*, int);
+  using FreeErrhandler = int (*)(void**);
+  auto get             = reinterpret_cast<GetErrhandler>(resolve_("PMPI_Comm_get_errhandler"));
+  void* handler        = nullptr;
+  bool known = get != nullptr && get(to_be_comm(MPI_COMM_WORLD), &handler) == kSmpiSuccess && handler != nullptr;
+  MPI_Errhandler ours = known ? from_be_errhandler(handler) : MPI_ERRORS_RETURN;
+  RankMpi* caller     = calling_rank();
+  if ((ours == MPI_ERRORS_ARE_FATAL || ours == MPI_ERRORS_ABORT) && caller != nullptr) {
+    std::fprintf(stderr,
+                 "bxisim: rank %d: %s is not implemented by SMPI (SimGrid 3.32), and the error handler of "
+                 "MPI_COMM_WORLD is MPI_ERRORS_ARE_FATAL: the job ends (with MPI_ERRORS_RETURN the call would fail "
+                 "with MPI_ERR_UNSUPPORTED_OPERATION instead). Run this part of the program at --level message.\n",
+                 caller->rank(), function);
+    std::fflush(stderr);
+    abort_job(caller->rank(), MPI_ERR_UNSUPPORTED_OPERATION);
+    exit_rank(MPI_ERR_UNSUPPORTED_OPERATION);
+  }
   std::fprintf(
       stderr,
       "bxisim: %s is not implemented by SMPI (SimGrid 3.32); the call fails with MPI_ERR_UNSUPPORTED_OPERATION. "
       "Run this part of the program at --level message.\n",
       function);
+  if (known && ours != MPI_ERRORS_RETURN) { // the program's handler is called with the code
+    if (auto call = reinterpret_cast<CallErrhandler>(resolve_("PMPI_Comm_call_errhandler")))
+      call(to_be_comm(MPI_COMM_WORLD), to_be_errcode(MPI_ERR_UNSUPPORTED_OPERATION));
+    if (auto release = reinterpret_cast<FreeErrhandler>(resolve_("PMPI_Errhandler_free")))
+      release(&handler);
+  }
   return MPI_ERR_UNSUPPORTED_OPERATION;
 }
 
@@ -569,6 +600,20 @@ int SmpiAbi::from_be_errcode(int code)
   if (code >= kErrorClassCount && code <= kSmpiErrLastcode)
     return MPI_ERR_UNKNOWN;
   return code;
+}
+
+const void* SmpiAbi::from_be_predefined_attribute(int keyval, const void* value)
+{
+  int converted = 0;
+  if (keyval == MPI_HOST || keyval == MPI_IO)
+    converted = from_be_rank(*static_cast<const int*>(value));
+  else if (keyval == MPI_LASTUSEDCODE)
+    converted = MPI_ERR_LASTCODE; // SMPI 3.32 has no MPI_Add_error_code: its last code is its last predefined one
+  else
+    return value;
+  int& slot = predefined_attribute_values_[keyval];
+  slot      = converted;
+  return &slot;
 }
 
 int SmpiAbi::from_be_win_flavor(int flavor)

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <unordered_map>
 
 namespace bxisim::mw
@@ -101,6 +102,10 @@ class SmpiAbi : public BackEndCallbacks
   // Integer values with special meanings
   static int to_be_rank(int rank);
   static int from_be_rank(int rank);
+  /** The value of a predefined attribute (a pointer to SMPI's int) as bxisim's ABI has it: ranks (MPI_HOST,
+   *  MPI_IO) converted, MPI_LASTUSEDCODE = MPI_ERR_LASTCODE (SMPI has no codes of the program's), others as
+   *  they are. */
+  const void* from_be_predefined_attribute(int keyval, const void* value);
   static int to_be_tag(int tag) { return tag == MPI_ANY_TAG ? kSmpiAnyTag : tag; }
   static int from_be_tag(int tag) { return tag == kSmpiAnyTag ? MPI_ANY_TAG : tag; }
   static int to_be_color(int color) { return color == MPI_UNDEFINED ? kSmpiUndefined : color; }
@@ -181,6 +186,8 @@ class SmpiAbi : public BackEndCallbacks
  protected:
   /** Attribute values converted to bxisim's constants (MPI_WIN_CREATE_FLAVOR, MPI_WIN_MODEL), kept for the program. */
   std::deque<int> converted_attributes_;
+  /** Converted values of predefined communicator attributes, one per key (from_be_predefined_attribute). */
+  std::map<int, int> predefined_attribute_values_;
   /** The level MPI_Init_thread provided (SMPI's own answer is always MPI_THREAD_SINGLE). */
   int thread_level_ = MPI_THREAD_SINGLE;
   /** How each window was created (SMPI does not answer MPI_WIN_CREATE_FLAVOR). */

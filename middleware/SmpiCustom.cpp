@@ -78,6 +78,70 @@ int SmpiRank::Abort(MPI_Comm, int errorcode)
   exit_rank(errorcode);
 }
 
+namespace
+{
+/** A predefined error handler called through MPI_Comm_call_errhandler or MPI_Win_call_errhandler. SMPI 3.32
+ *  calls the handler's function, which its predefined handlers do not have (a null pointer: the simulator
+ *  crashed). MPI_ERRORS_RETURN does nothing; MPI_ERRORS_ARE_FATAL (and MPI_ERRORS_ABORT) end the job, as the
+ *  handlers do when SMPI's own calls fail. Returns false for a program's handler, which SMPI calls itself. */
+bool predefined_errhandler_called(int rank, MPI_Errhandler handler, const char* function, const char* object,
+                                  int errorcode)
+{
+  if (handler == MPI_ERRORS_RETURN)
+    return true;
+  if (handler != MPI_ERRORS_ARE_FATAL && handler != MPI_ERRORS_ABORT)
+    return false;
+  std::fprintf(stderr,
+               "bxisim: rank %d: %s called the error handler of a %s, MPI_ERRORS_ARE_FATAL, with error code %d; the "
+               "job ends.\n",
+               rank, function, object, errorcode);
+  std::fflush(stderr);
+  int exit_code = errorcode > 0 && errorcode < 256 ? errorcode : 1;
+  abort_job(rank, exit_code);
+  exit_rank(exit_code);
+}
+
+} // namespace
+
+int SmpiRank::Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+  be_errhandler handler{};
+  int result = fn_.Comm_get_errhandler(to_be_comm(comm), &handler);
+  if (not be_ok(result))
+    return from_be_errcode(result);
+  if (predefined_errhandler_called(rank(), from_be_errhandler(handler), "MPI_Comm_call_errhandler", "communicator",
+                                   errorcode))
+    return MPI_SUCCESS;
+  fn_.Errhandler_free(&handler); // the reference MPI_Comm_get_errhandler took
+  return from_be_errcode(fn_.Comm_call_errhandler(to_be_comm(comm), to_be_errcode(errorcode)));
+}
+
+int SmpiRank::Win_call_errhandler(MPI_Win win, int errorcode)
+{
+  be_errhandler handler{};
+  int result = fn_.Win_get_errhandler(to_be_win(win), &handler);
+  if (not be_ok(result))
+    return from_be_errcode(result);
+  if (predefined_errhandler_called(rank(), from_be_errhandler(handler), "MPI_Win_call_errhandler", "window", errorcode))
+    return MPI_SUCCESS;
+  fn_.Errhandler_free(&handler);
+  return from_be_errcode(fn_.Win_call_errhandler(to_be_win(win), to_be_errcode(errorcode)));
+}
+
+int SmpiRank::Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag)
+{
+  int result = fn_.Comm_get_attr(to_be_comm(comm), to_be_keyval(comm_keyval), attribute_val, flag);
+  if (be_ok(result) && *flag)
+    *static_cast<const void**>(attribute_val) =
+        from_be_predefined_attribute(comm_keyval, *static_cast<const void**>(attribute_val));
+  return from_be_errcode(result);
+}
+
+int SmpiRank::Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
+{
+  return Comm_get_attr(comm, keyval, attribute_val, flag);
+}
+
 int SmpiRank::Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
                                  MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval,
                                  void* extra_state)

@@ -66,11 +66,13 @@ Pack_external Pack_external_size Topo_test Type_create_f90_integer Type_create_f
 Type_create_darray Type_match_size Unpack_external Win_test Win_sync
 """.split())
 BACKENDS = {
-    "OpenMpiRank": {"conversions": "OpenMpiAbi", "prefix": "PMPI_", "absent": set(), "custom": set()},
+    "OpenMpiRank": {"conversions": "OpenMpiAbi", "prefix": "PMPI_", "absent": set(),
+                    "custom": {"Comm_get_attr", "Attr_get"}},
     "SmpiRank": {"conversions": "SmpiAbi", "prefix": "MPI_", "absent": SMPI_ABSENT,
                  "custom": {"Init", "Init_thread", "Query_thread", "Abort", "Is_thread_main", "Win_create", "Win_allocate",
                             "Win_allocate_shared", "Win_create_dynamic", "Type_create_struct", "Type_get_envelope",
-                            "Type_free", "File_open"}},
+                            "Type_free", "File_open", "Comm_call_errhandler", "Win_call_errhandler", "Comm_get_attr",
+                            "Attr_get"}},
 }
 
 # Pass-through C types that both ABIs spell the same way (same sizes on the platforms bxisim runs on).
@@ -401,6 +403,8 @@ def conversion_code(f):
             before.append(f"  {be} v_{n}{{}};\n")
             args.append(f"&v_{n}")
             after.append(f"  if (be_ok(result_))\n    *{n} = from_be_{k}(v_{n});\n")
+            if k in HANDLES:  # a failed call hands back the null handle, as the libraries do, never garbage
+                after.append(f"  else if ({n} != nullptr)\n    *{n} = {HANDLES[k].upper()}_NULL;\n")
     return before, args, after
 
 
@@ -420,6 +424,10 @@ def backend_source(functions, cls, conversions, backend):
         out.append(f"{f.abi_return()} {cls}::{f.name}({f.abi_parameters()})\n{{\n")
         if f.name in backend["absent"]:
             out += [f"  (void){a.name};\n" for a in f.arguments]
+            # A handle the call would have made is the null handle: a program that goes on after the
+            # error (MPI_ERRORS_RETURN) frees or tests it without touching memory it does not own.
+            out += [f"  if ({a.name} != nullptr)\n    *{a.name} = {HANDLES[a.kind].upper()}_NULL;\n"
+                    for a in f.arguments if a.direction == "out" and a.kind in HANDLES and a.length is None]
             fallback = f'missing("MPI_{f.name}")'
             if f.returns in HANDLES:
                 fallback = f"({fallback}, {HANDLES[f.returns].upper()}_NULL)"

@@ -197,6 +197,16 @@ const std::vector<ParameterSpec> kTable = {
      "(10 ns to 1 us; an event is seen up to 1 us late)",
      "DESIGN.md section 5 (polling)",
      {"block", "delay"}},
+    {"pmi.barrier_latency",
+     T::Duration,
+     "s",
+     "0ns",
+     "Simulated time a PMI_Barrier (PMI-1, runtime/include/pmi.h) takes after the last rank arrives: the launcher's "
+     "out-of-band barrier (Hydra or Slurm: each node's proxy to the server and back over the management network), "
+     "which bxisim does not simulate. 0: the barrier takes no time, as OpenMPI's start-up fence and S4BXI's barriers",
+     "bxisim assumption: the management network is not modelled; set the barrier time measured with your launcher",
+     {},
+     kNonNegative},
     // --- message-level NIC model (bxisim run --level message) -------------------------------------
     {"nic.command_queue_depth",
      T::Integer,

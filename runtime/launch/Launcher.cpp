@@ -484,7 +484,7 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
         });
   mw::set_wtime_function(&os::rank_clock);
   prepare_rank_services();
-  prepare_pmi(ranks);
+  prepare_pmi(ranks, parameters.real("pmi.barrier_latency"));
   install_crash_report(folder);
   RunSupervisor supervisor({options.watchdog, options.wall_limit, options.preempt_after}, ranks, folder);
   bool deadlock      = false;

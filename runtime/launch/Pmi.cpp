@@ -34,6 +34,7 @@ constexpr char kKvsName[]     = "bxisim-job";
 const std::vector<std::unique_ptr<Rank>>* job_ranks = nullptr;
 std::vector<char> initialized; // per rank: PMI_Init called and PMI_Finalize not yet
 JobAbort abort_state;
+double barrier_latency = 0; // pmi.barrier_latency
 
 /** The calling rank if it initialized PMI, else nullptr. */
 Rank* initialized_rank(const SimulatorCall& call)
@@ -86,9 +87,10 @@ int answer(int* out, ValueOf value_of)
 }
 } // namespace
 
-void bxisim::runtime::prepare_pmi(const std::vector<std::unique_ptr<Rank>>& ranks)
+void bxisim::runtime::prepare_pmi(const std::vector<std::unique_ptr<Rank>>& ranks, double latency)
 {
-  job_ranks = &ranks;
+  job_ranks       = &ranks;
+  barrier_latency = latency;
   initialized.assign(ranks.size(), 0);
   abort_state = {};
 }
@@ -196,7 +198,11 @@ int PMI_Barrier(void)
     if (initialized_rank(call) == nullptr)
       return PMI_ERR_INIT;
   }
-  bxisim_barrier();
+  bxisim_barrier(); // every rank leaves when the last one arrives
+  if (barrier_latency > 0) {
+    SimulatorCall call;
+    simgrid::s4u::this_actor::sleep_for(barrier_latency);
+  }
   return PMI_SUCCESS;
 }
 

@@ -11,8 +11,9 @@ namespace bxisim::runtime
 {
 class Rank;
 
-/** Prepares PMI for a run of these ranks, before any of them starts. */
-void prepare_pmi(const std::vector<std::unique_ptr<Rank>>& ranks);
+/** Prepares PMI for a run of these ranks, before any of them starts; a PMI_Barrier ends `barrier_latency`
+ *  seconds of simulated time after the last rank arrives (pmi.barrier_latency). */
+void prepare_pmi(const std::vector<std::unique_ptr<Rank>>& ranks, double barrier_latency);
 /** Who ended the job with PMI_Abort and with which code (rank -1: nobody). */
 JobAbort pmi_abort_state();
 

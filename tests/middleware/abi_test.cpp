@@ -162,11 +162,18 @@ TEST_F(AbiTest, ErrorClassesFollowEachNumbering)
   EXPECT_EQ(OpenMpiAbi::from_be_errcode(53), MPI_ERR_WIN);
   EXPECT_EQ(OpenMpiAbi::from_be_errcode(69), MPI_ERR_RMA_ATTACH);
   EXPECT_EQ(OpenMpiAbi::from_be_errcode(56), MPI_T_ERR_CANNOT_INIT);
-  // Every class OpenMPI has comes back to itself; user codes (above OpenMPI's last code, 92) pass through.
+  // Every class OpenMPI has comes back to itself; the program's codes follow each numbering's last predefined
+  // code (OpenMPI's 92, the standard ABI's MPI_ERR_LASTCODE), so they are above MPI_ERR_LASTCODE for the
+  // program, as MPI requires of MPI_LASTUSEDCODE (MPICH's attr/baseattr2 checks it).
   for (int code = 0; code <= 73; ++code)
     EXPECT_EQ(OpenMpiAbi::to_be_errcode(OpenMpiAbi::from_be_errcode(code)), code) << code;
-  EXPECT_EQ(OpenMpiAbi::from_be_errcode(93), 93);
-  EXPECT_EQ(OpenMpiAbi::to_be_errcode(93), 93);
+  EXPECT_EQ(OpenMpiAbi::from_be_errcode(93), MPI_ERR_LASTCODE + 1);
+  EXPECT_EQ(OpenMpiAbi::to_be_errcode(MPI_ERR_LASTCODE + 1), 93);
+  for (int code = 93; code < 200; ++code)
+    EXPECT_EQ(OpenMpiAbi::to_be_errcode(OpenMpiAbi::from_be_errcode(code)), code) << code;
+  // A value between the ABI's last class and MPI_ERR_LASTCODE is no code: OpenMPI must not take it for one of
+  // the program's.
+  EXPECT_EQ(OpenMpiAbi::to_be_errcode(93), -1);
   // MPI-4 classes OpenMPI 4.1 lacks become MPI_ERR_OTHER (16 in both).
   EXPECT_EQ(OpenMpiAbi::to_be_errcode(MPI_ERR_SESSION), 16);
 }

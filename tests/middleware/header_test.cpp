@@ -64,6 +64,24 @@ TEST(ProgramCheck, TellsBxisimProgramsFromForeignOnes)
   EXPECT_THAT(foreign.foreign_symbols, testing::Contains("MPI_Init"));
   EXPECT_THAT(bxisim::mw::foreign_mpi_message("prog", foreign), HasSubstr("Rebuild it with bxicc/bxicxx"));
 
+  // Built with bxisim's mpi.h, calling an MPI-1 function MPI-3.0 removed: not "another MPI's mpi.h".
+  auto removed = bxisim::mw::program_mpi_use(kPrograms + "/removed_mpi1.so");
+  EXPECT_TRUE(removed.bxisim_mpi);
+  EXPECT_THAT(removed.foreign_symbols, testing::ElementsAre("MPI_Type_struct"));
+  auto removed_message = bxisim::mw::foreign_mpi_message("prog", removed);
+  EXPECT_THAT(removed_message, HasSubstr("calls MPI_Type_struct, which bxisim's mpi.h does not declare"));
+  EXPECT_THAT(removed_message, HasSubstr("removed from MPI in MPI-3.0"));
+  EXPECT_THAT(removed_message, HasSubstr("use MPI_Type_create_struct instead"));
+  EXPECT_THAT(removed_message, testing::Not(HasSubstr("another MPI")));
+
+  // Other names: the profiling form of a removed function, an extension, an MPI-4.0 function.
+  bxisim::mw::ProgramMpiUse mixed{true, {"PMPI_Errhandler_create"}};
+  EXPECT_THAT(bxisim::mw::foreign_mpi_message("prog", mixed), HasSubstr("use MPI_Comm_create_errhandler instead"));
+  mixed.foreign_symbols = {"MPIX_Comm_revoke"};
+  EXPECT_THAT(bxisim::mw::foreign_mpi_message("prog", mixed), HasSubstr("extension of one MPI library"));
+  mixed.foreign_symbols = {"MPI_Isendrecv"};
+  EXPECT_THAT(bxisim::mw::foreign_mpi_message("prog", mixed), HasSubstr("bxisim provides the MPI-3.1 functions"));
+
   auto none = bxisim::mw::program_mpi_use(kPrograms + "/no_mpi.so");
   EXPECT_FALSE(none.bxisim_mpi);
   EXPECT_TRUE(none.foreign_symbols.empty());
@@ -76,5 +94,15 @@ TEST(ProgramCheck, BxisimRunRefusesAProgramBuiltAgainstAnotherMpi)
     EXPECT_EQ(result.exit_code, 2) << result.output;
     EXPECT_THAT(result.output, HasSubstr("built against another MPI's mpi.h"));
     EXPECT_THAT(result.output, HasSubstr("Rebuild it with bxicc/bxicxx"));
+  }
+}
+
+TEST(ProgramCheck, BxisimRunNamesAnMpi1FunctionRemovedByMpi3)
+{
+  for (const char* ppn : {"1", "2"}) {
+    auto result = run_bxisim(std::string("run -n 2 --ppn ") + ppn + " " + kPrograms + "/removed_mpi1.so 2>&1");
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("calls MPI_Type_struct, which bxisim's mpi.h does not declare"));
+    EXPECT_THAT(result.output, HasSubstr("use MPI_Type_create_struct instead"));
   }
 }

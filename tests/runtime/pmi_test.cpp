@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 using namespace bxisim::test;
 using testing::HasSubstr;
 using testing::Not;
@@ -53,6 +55,28 @@ TEST(Pmi, AbortEndsTheJobWithItsCodeAcrossNodesAndInsideANode)
     EXPECT_THAT(result.output, HasSubstr("rank 1 ended the job with code 7"));
     EXPECT_THAT(result.output, Not(HasSubstr("received")));
   }
+}
+
+// pmi.barrier_latency: a PMI_Barrier ends that long after the last rank arrives (ranks arrive 1 us apart);
+// 0, the default, ends it at the last arrival. Across nodes and inside a node.
+TEST(Pmi, ABarrierEndsTheLauncherLatencyAfterTheLastArrival)
+{
+  for (int ranks_per_node : {1, 2})
+    for (double latency : {0.0, 2.5e-5}) {
+      auto result = run_bxisim(
+          fmt::format("run -n {} --ppn {} --no-cpu-simulation --quiet --set pmi.barrier_latency={}s {} barrier", kRanks,
+                      ranks_per_node, latency, test_program("pmi_ring")));
+      ASSERT_EQ(result.exit_code, 0) << result.output;
+      auto fields = fields_by_rank(result.output);
+      ASSERT_EQ(fields.size(), static_cast<size_t>(kRanks)) << result.output;
+      double last_arrival = 0;
+      for (int rank = 0; rank < kRanks; ++rank) {
+        EXPECT_NEAR(number(fields[rank], "barrier_enter"), rank * 1e-6, 1e-12) << result.output;
+        last_arrival = std::max(last_arrival, number(fields[rank], "barrier_enter"));
+      }
+      for (int rank = 0; rank < kRanks; ++rank)
+        EXPECT_NEAR(number(fields[rank], "barrier_leave"), last_arrival + latency, 1e-12) << result.output;
+    }
 }
 
 TEST(Pmi, MisuseGetsPmiErrorCodes)

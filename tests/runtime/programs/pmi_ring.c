@@ -9,6 +9,8 @@
  *   pmi_ring abort CODE      rank 1 calls PMI_Abort(CODE) after the barrier; the others wait forever
  *   pmi_ring misuse          the PMI errors a program can get: calls before PMI_Init, an absent key,
  *                            a buffer too small, another key space
+ *   pmi_ring barrier         each rank first sleeps rank x 1 us, then prints the simulated times it enters
+ *                            and leaves a PMI_Barrier
  */
 #include <bxisim/rank.h>
 #include <pmi.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define CHECK(call, ok)                                                                                                \
   do {                                                                                                                 \
@@ -52,10 +55,28 @@ static int misuse(void)
   return 0;
 }
 
+/* Ranks reach the barrier at different times; each leaves when the last has arrived, plus the launcher's time. */
+static int barrier_times(void)
+{
+  int spawned, rank;
+  CHECK(PMI_Init(&spawned), PMI_SUCCESS);
+  CHECK(PMI_Get_rank(&rank), PMI_SUCCESS);
+  struct timespec pause = {0, 1000L * rank};
+  nanosleep(&pause, NULL);
+  double enter = bxisim_time();
+  CHECK(PMI_Barrier(), PMI_SUCCESS);
+  double leave = bxisim_time();
+  printf("barrier_enter=%.12f barrier_leave=%.12f\n", enter, leave);
+  CHECK(PMI_Finalize(), PMI_SUCCESS);
+  return 0;
+}
+
 int main(int argc, char** argv)
 {
   if (argc > 1 && strcmp(argv[1], "misuse") == 0)
     return misuse();
+  if (argc > 1 && strcmp(argv[1], "barrier") == 0)
+    return barrier_times();
   int spawned, rank, size, clique_size, name_max, key_max, value_max;
   CHECK(PMI_Init(&spawned), PMI_SUCCESS);
   CHECK(PMI_Get_rank(&rank), PMI_SUCCESS);

@@ -1,0 +1,194 @@
+/* Cases found by MPICH's MPI test suite (test/mpi) under bxisim, one mode each, checked at every level.
+ * Each rank prints key=value fields; "bad_x=1" names a failed check. */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+static int errors = 0;
+#define CHECK(condition, what)                                                                                         \
+  do {                                                                                                                 \
+    if (!(condition)) {                                                                                                \
+      printf("bad_%s=1\n", what);                                                                                      \
+      errors++;                                                                                                        \
+    }                                                                                                                  \
+  } while (0)
+
+static int handler_calls         = 0;
+static int handler_code          = 0;
+static int handler_comm_is_world = 0;
+
+static void comm_handler(MPI_Comm* comm, int* code, ...)
+{
+  handler_calls++;
+  handler_code          = *code;
+  handler_comm_is_world = *comm == MPI_COMM_WORLD;
+}
+
+static void win_handler(MPI_Win* win, int* code, ...)
+{
+  (void)win;
+  handler_calls++;
+  handler_code = *code;
+}
+
+/* MPI_Comm_call_errhandler and MPI_Win_call_errhandler with each kind of handler (MPICH errhan/errfatal,
+ * errhan/commcall): MPI_ERRORS_RETURN returns, a program's handler is called with the code. */
+static void errhandler_return(void)
+{
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  CHECK(MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER) == MPI_SUCCESS, "comm_return");
+
+  MPI_Errhandler mine;
+  MPI_Comm_create_errhandler(comm_handler, &mine);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, mine);
+  CHECK(MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG) == MPI_SUCCESS, "comm_user_result");
+  CHECK(handler_calls == 1, "comm_user_called");
+  CHECK(handler_code == MPI_ERR_ARG, "comm_user_code");
+  CHECK(handler_comm_is_world, "comm_user_comm");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Errhandler_free(&mine);
+
+  int cell = 0;
+  MPI_Win win;
+  MPI_Win_create(&cell, sizeof cell, sizeof cell, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+  CHECK(MPI_Win_call_errhandler(win, MPI_ERR_OTHER) == MPI_SUCCESS, "win_return");
+  MPI_Errhandler win_mine;
+  MPI_Win_create_errhandler(win_handler, &win_mine);
+  MPI_Win_set_errhandler(win, win_mine);
+  CHECK(MPI_Win_call_errhandler(win, MPI_ERR_RANK) == MPI_SUCCESS, "win_user_result");
+  CHECK(handler_calls == 2, "win_user_called");
+  CHECK(handler_code == MPI_ERR_RANK, "win_user_code");
+  MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+  MPI_Errhandler_free(&win_mine);
+  MPI_Win_free(&win);
+  printf("handler_calls=%d\n", handler_calls);
+}
+
+/* The default handler, MPI_ERRORS_ARE_FATAL, called by the program: the job ends (MPICH errhan/errfatal). */
+static void errhandler_fatal(int rank)
+{
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 1) {
+    MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER);
+    printf("returned_from_fatal=1\n");
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Predefined attributes and the program's error codes (MPICH attr/baseattr2, attr/baseattrcomm,
+ * errhan/dynamic_errcode_predefined_errclass, errhan/errstring2): values in bxisim's ABI, not the back end's. */
+static void attributes_and_error_codes(int rank, int size)
+{
+  int* value = NULL;
+  int flag   = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_HOST, &value, &flag);
+  CHECK(flag && (*value == MPI_PROC_NULL || (*value >= 0 && *value < size)), "host");
+  MPI_Attr_get(MPI_COMM_WORLD, MPI_HOST, &value, &flag);
+  CHECK(flag && (*value == MPI_PROC_NULL || (*value >= 0 && *value < size)), "host_attr_get");
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_IO, &value, &flag);
+  CHECK(flag && (*value == MPI_ANY_SOURCE || *value == MPI_PROC_NULL || (*value >= 0 && *value < size)), "io");
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &value, &flag);
+  CHECK(flag && *value >= MPI_ERR_LASTCODE, "lastusedcode");
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &flag);
+  CHECK(flag && *value >= 32767, "tag_ub");
+
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int new_class = 0;
+  if (MPI_Add_error_class(&new_class) != MPI_SUCCESS) {
+    printf("add_error=unsupported\n");
+    return;
+  }
+  int new_code = 0, arg_code = 0, out_class = -1, length = 0;
+  MPI_Add_error_code(new_class, &new_code);
+  MPI_Add_error_code(MPI_ERR_ARG, &arg_code);
+  MPI_Add_error_string(new_code, "bxisim conformance code");
+  CHECK(new_class > MPI_ERR_LASTCODE, "class_above_lastcode");
+  CHECK(new_code > MPI_ERR_LASTCODE && arg_code > MPI_ERR_LASTCODE, "code_above_lastcode");
+  MPI_Error_class(new_code, &out_class);
+  CHECK(out_class == new_class, "class_of_code");
+  MPI_Error_class(arg_code, &out_class);
+  CHECK(out_class == MPI_ERR_ARG, "class_of_arg_code");
+  char text[MPI_MAX_ERROR_STRING];
+  MPI_Error_string(new_code, text, &length);
+  CHECK(strcmp(text, "bxisim conformance code") == 0, "string_of_code");
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &value, &flag);
+  CHECK(flag && *value >= arg_code, "lastusedcode_after_add");
+  printf("add_error=ok rank_checked=%d\n", rank);
+}
+
+/* A function SMPI 3.32 lacks (MPI_Intercomm_create), called as MPICH's util/mtest.c does, going on with its
+ * result: with MPI_ERRORS_RETURN the error comes back and the program decides; under the default
+ * MPI_ERRORS_ARE_FATAL the job ends (MPICH comm/commname crashed SMPI on the handle never made). */
+static void unsupported(int rank, int size, int fatal)
+{
+  if (!fatal)
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm local, inter = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, rank < size / 2, rank, &local);
+  int leader = rank == 0 ? size / 2 : 0;
+  int result = MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, leader, 7, &inter);
+  printf("intercomm_result=%d\n", result == MPI_SUCCESS ? 0 : result == MPI_ERR_UNSUPPORTED_OPERATION ? 1 : 2);
+  if (inter != MPI_COMM_NULL)
+    MPI_Comm_free(&inter);
+  MPI_Comm_free(&local);
+}
+
+/* An attribute copy function that fails makes MPI_Type_dup fail (MPICH attr/attrerrtype): the program then
+ * tests its new handle against MPI_DATATYPE_NULL and frees it otherwise; it must not be left as it was. */
+static int failing_copy(MPI_Datatype type, int keyval, void* extra, void* in, void* out, int* flag)
+{
+  (void)type;
+  (void)keyval;
+  (void)extra;
+  (void)in;
+  (void)out;
+  *flag = 1;
+  return MPI_ERR_OTHER;
+}
+
+static void failed_dup(void)
+{
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Datatype type, copy = MPI_INT; /* a valid handle: what the program had in its variable before */
+  MPI_Type_dup(MPI_DOUBLE, &type);
+  int keyval;
+  MPI_Type_create_keyval(failing_copy, MPI_TYPE_NULL_DELETE_FN, &keyval, NULL);
+  MPI_Type_set_attr(type, keyval, NULL);
+  int result = MPI_Type_dup(type, &copy);
+  printf("dup_failed=%d\n", result != MPI_SUCCESS);
+  CHECK(result == MPI_SUCCESS || copy == MPI_DATATYPE_NULL, "failed_dup_not_null");
+  if (copy != MPI_DATATYPE_NULL && copy != MPI_INT)
+    MPI_Type_free(&copy);
+  MPI_Type_delete_attr(type, keyval);
+  MPI_Type_free_keyval(&keyval);
+  MPI_Type_free(&type);
+}
+
+int main(int argc, char** argv)
+{
+  MPI_Init(&argc, &argv);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const char* mode = argc > 1 ? argv[1] : "";
+  if (strcmp(mode, "errhandler_return") == 0)
+    errhandler_return();
+  else if (strcmp(mode, "errhandler_fatal") == 0)
+    errhandler_fatal(rank);
+  else if (strcmp(mode, "unsupported_return") == 0 || strcmp(mode, "unsupported_fatal") == 0) {
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    unsupported(rank, size, strcmp(mode, "unsupported_fatal") == 0);
+  } else if (strcmp(mode, "failed_dup") == 0)
+    failed_dup();
+  else if (strcmp(mode, "attributes") == 0) {
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    attributes_and_error_codes(rank, size);
+  } else
+    CHECK(0, "mode");
+  printf("ok=%d\n", errors == 0);
+  MPI_Finalize();
+  printf("finalized=1\n");
+  return errors != 0;
+}
