@@ -22,6 +22,8 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <set>
+#include <string_view>
 
 XBT_LOG_EXTERNAL_CATEGORY(bxisim_runtime);
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_openmpi, bxisim_runtime, "OpenMPI per rank: copies, start-up hooks, abort");
@@ -254,13 +256,49 @@ std::string OpenMpiJob::mpi_call(int rank) const
   return dispatch != nullptr && dispatch->current_call() != nullptr ? dispatch->current_call() : std::string();
 }
 
+namespace
+{
+/**
+ * The MPI calls that make a communicator. OpenMPI agrees on the new communicator's id with rounds of a
+ * non-blocking allreduce driven by its progress callbacks; rounds between ranks of one process (the
+ * self BTL) and libnbc's low-priority steps progress without any Portals activity, more polls apart
+ * than the blocking rule waits (a single-rank MPI_Comm_dup blocked for ever). In these calls empty
+ * polls sleep instead (as mpi.polling=delay: events seen up to 1 us late), in no other call.
+ */
+bool makes_a_communicator(const char* call)
+{
+  static const std::set<std::string, std::less<>> calls = {"MPI_Comm_dup",
+                                                           "MPI_Comm_dup_with_info",
+                                                           "MPI_Comm_idup",
+                                                           "MPI_Comm_split",
+                                                           "MPI_Comm_split_type",
+                                                           "MPI_Comm_create",
+                                                           "MPI_Comm_create_group",
+                                                           "MPI_Intercomm_create",
+                                                           "MPI_Intercomm_merge",
+                                                           "MPI_Cart_create",
+                                                           "MPI_Cart_sub",
+                                                           "MPI_Graph_create",
+                                                           "MPI_Dist_graph_create",
+                                                           "MPI_Dist_graph_create_adjacent",
+                                                           "MPI_Win_create",
+                                                           "MPI_Win_allocate",
+                                                           "MPI_Win_allocate_shared",
+                                                           "MPI_Win_create_dynamic"};
+  return call != nullptr && calls.find(std::string_view(call)) != calls.end();
+}
+} // namespace
+
 std::function<bool(uint32_t)> OpenMpiJob::poll_blocking_rule()
 {
   if (not polls_block_)
     return nullptr;
   return [this](uint32_t id) {
     const int* depth = id < blocking_depth_.size() ? blocking_depth_[id] : nullptr;
-    return depth != nullptr && *depth > 0;
+    if (depth == nullptr || *depth <= 0)
+      return false;
+    const auto& dispatch = dispatch_[id];
+    return dispatch == nullptr || not makes_a_communicator(dispatch->current_call());
   };
 }
 

@@ -131,5 +131,24 @@ TEST_P(Conformance, AFailedCallHandsBackTheNullHandle)
   }
 }
 
+// MPICH attr/fkeyval (one rank), comm/dupic, comm/ic1: a rank making a communicator waits in OpenMPI for
+// rounds that progress without network activity; the polling rule blocked it ("deadlock" at one rank).
+TEST_P(Conformance, CommunicatorsAreMadeBackToBackFromOneRankUp)
+{
+  for (int ranks : {1, 4}) {
+    bool intercomm = level() != "smpi" && ranks > 1; // SMPI 3.32 has no inter-communicators
+    auto result    = run(ranks, intercomm ? "communicators_intercomm" : "communicators");
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_THAT(result.output, Not(HasSubstr("deadlock"))) << result.output;
+    EXPECT_THAT(result.output, Not(HasSubstr("bad_"))) << result.output;
+    auto fields = fields_by_rank(result.output);
+    ASSERT_EQ(fields.size(), static_cast<size_t>(ranks)) << result.output;
+    for (auto& [rank, mine] : fields) {
+      EXPECT_EQ(mine["communicators"], intercomm ? "9" : "6") << "rank " << rank;
+      EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Mpi, Conformance, testing::Combine(testing::ValuesIn(levels()), testing::Values(1, 2)),
                          placement_name);

@@ -165,6 +165,41 @@ static void failed_dup(void)
   MPI_Type_free(&type);
 }
 
+/* Communicators made back to back (MPICH attr/fkeyval, comm/dupic, comm/ic1): OpenMPI agrees on each new
+ * communicator's id through rounds its progress callbacks drive, some without any network activity (a
+ * rank alone, the self BTL), and bxisim's polling rule blocked such a rank for ever ("deadlock" with one
+ * rank). With "intercomm" (levels with inter-communicators) the halves also make, dup and use one. */
+static void make_communicators(int rank, int size, int intercomm)
+{
+  int made = 0;
+  for (int i = 0; i < 3; ++i) {
+    MPI_Comm self_dup, world_dup;
+    CHECK(MPI_Comm_dup(MPI_COMM_SELF, &self_dup) == MPI_SUCCESS, "self_dup");
+    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &world_dup) == MPI_SUCCESS, "world_dup");
+    int sum = 0, one = 1;
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, world_dup);
+    CHECK(sum == size, "world_dup_sum");
+    MPI_Comm_free(&self_dup);
+    MPI_Comm_free(&world_dup);
+    made += 2;
+  }
+  if (intercomm && size >= 2) {
+    MPI_Comm local, inter, inter_dup;
+    MPI_Comm_split(MPI_COMM_WORLD, rank < size / 2, rank, &local);
+    CHECK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, rank < size / 2 ? size / 2 : 0, 7, &inter) == MPI_SUCCESS,
+          "intercomm");
+    CHECK(MPI_Comm_dup(inter, &inter_dup) == MPI_SUCCESS, "intercomm_dup");
+    int remote = 0;
+    MPI_Comm_remote_size(inter_dup, &remote);
+    CHECK(remote == (rank < size / 2 ? size - size / 2 : size / 2), "remote_size");
+    MPI_Comm_free(&inter_dup);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&local);
+    made += 3;
+  }
+  printf("communicators=%d\n", made);
+}
+
 int main(int argc, char** argv)
 {
   MPI_Init(&argc, &argv);
@@ -181,7 +216,11 @@ int main(int argc, char** argv)
     unsupported(rank, size, strcmp(mode, "unsupported_fatal") == 0);
   } else if (strcmp(mode, "failed_dup") == 0)
     failed_dup();
-  else if (strcmp(mode, "attributes") == 0) {
+  else if (strcmp(mode, "communicators") == 0 || strcmp(mode, "communicators_intercomm") == 0) {
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    make_communicators(rank, size, strcmp(mode, "communicators_intercomm") == 0);
+  } else if (strcmp(mode, "attributes") == 0) {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     attributes_and_error_codes(rank, size);
