@@ -80,7 +80,8 @@ class Core
   /* Installs what every API call opens first and closes on return: the runtime ends the calling rank's
    * CPU burst there and marks the code that runs as the simulator's (see runtime/os/SimulatorCall.hpp). */
   /* The scope is told which API function is called and, for the blocking ones, how to describe their
-   * arguments (the runtime names them in its deadlock report). */
+   * arguments (the runtime names them in its deadlock report). Both must outlive the scope returned
+   * (the runtime keeps pointers to them, not copies): a string literal, and the caller's own object. */
   using CallArguments = std::function<std::string()>;
   using CallScope     = std::function<std::shared_ptr<void>(const char* function, const CallArguments& arguments)>;
   void setCallScope(CallScope scope) { callScope_ = std::move(scope); }

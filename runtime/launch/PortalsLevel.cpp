@@ -84,9 +84,12 @@ PortalsLevel::PortalsLevel(const std::string& level, const platform::Machine& ma
   core.setContextProvider([this] { return context_of_caller(); });
   core.setCallScope([](const char* function, const portals::Core::CallArguments& arguments) {
     auto call = std::make_shared<PortalsCall>();
-    if (call->rank() != nullptr) // what the deadlock report says while the rank blocks in this call
-      call->rank()->set_waiting_for([name = std::string(function), arguments] {
-        return arguments ? fmt::format("{}({})", name, arguments()) : name;
+    // What the deadlock report says while the rank blocks in this call. Two pointers, so that
+    // std::function keeps them without allocating (every Portals call comes here): the function's name
+    // is a literal and `arguments` outlives the call scope (guarded() holds both), whose end clears this.
+    if (call->rank() != nullptr)
+      call->rank()->set_waiting_for([function, described = &arguments] {
+        return *described ? fmt::format("{}({})", function, (*described)()) : std::string(function);
       });
     if (call->rank() != nullptr && RunRecorder::current() != nullptr && RunRecorder::current()->has_timeline()) {
       call->recorded = function;

@@ -44,10 +44,16 @@ struct KeyValueStore {
 
   void wake_waiters_of(const std::string& key)
   {
+    // Taken out of the map before the first release: a release is a simcall, other ranks run during
+    // it and may add or remove waiters (the end of an equal_range may be another key's entry, which
+    // its own put erases: iterating across the releases read a freed node).
     auto [first, last] = waiting.equal_range(key);
+    std::vector<simgrid::s4u::SemaphorePtr> woken;
     for (auto waiter = first; waiter != last; ++waiter)
-      waiter->second->release();
+      woken.push_back(std::move(waiter->second));
     waiting.erase(first, last);
+    for (const auto& semaphore : woken)
+      semaphore->release();
   }
 };
 

@@ -189,6 +189,22 @@ TEST(Launch, KeyValueStoreAndBarrier)
   }
 }
 
+TEST(Launch, KeyValueStoreWithManyWaiters)
+{
+  // Each rank waits for its right neighbour's key; a put wakes its waiters while other ranks put and
+  // wait (a put used to iterate the waiters across its wake-ups and crashed from 9 ranks up).
+  constexpr int kRanks = 64;
+  auto result = run_bxisim("run --no-cpu-simulation -n " + std::to_string(kRanks) + " " + test_program("kv_ring"));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), static_cast<size_t>(kRanks)) << result.output;
+  for (const auto& [rank, values] : fields) {
+    EXPECT_EQ(number(values, "put"), 0);
+    EXPECT_EQ(number(values, "got"), 0);
+    EXPECT_EQ(number(values, "right"), 1000 * ((rank + 1) % kRanks));
+  }
+}
+
 TEST(Launch, TemporaryFolderIsRemovedAtExit)
 {
   std::string tmpdir = fresh_folder("tmpdir-removed");
