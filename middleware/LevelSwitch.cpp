@@ -946,34 +946,34 @@ void LevelSwitch::record_Type_dup(MPI_Datatype type, MPI_Datatype newtype)
   });
 }
 
+namespace
+{
+/** What re-creates, at another back end, an error handler the program made with `create`. */
+template <class Function>
+auto errhandler_maker(Function* function, int (MpiInterface::*create)(Function*, MPI_Errhandler*))
+{
+  return [function, create](LevelSwitch& s, int be) {
+    MPI_Errhandler made = MPI_ERRHANDLER_NULL;
+    LevelSwitch::Call call(s, be);
+    (call.target().*create)(function, &made);
+    return value_of(made);
+  };
+}
+} // namespace
+
 void LevelSwitch::record_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler errhandler)
 {
-  record_local_constructor(value_of(errhandler), [function](LevelSwitch& s, int be) {
-    MPI_Errhandler made = MPI_ERRHANDLER_NULL;
-    Call call(s, be);
-    call.target().Comm_create_errhandler(function, &made);
-    return value_of(made);
-  });
+  record_local_constructor(value_of(errhandler), errhandler_maker(function, &MpiInterface::Comm_create_errhandler));
 }
 
 void LevelSwitch::record_Win_create_errhandler(MPI_Win_errhandler_function* function, MPI_Errhandler errhandler)
 {
-  record_local_constructor(value_of(errhandler), [function](LevelSwitch& s, int be) {
-    MPI_Errhandler made = MPI_ERRHANDLER_NULL;
-    Call call(s, be);
-    call.target().Win_create_errhandler(function, &made);
-    return value_of(made);
-  });
+  record_local_constructor(value_of(errhandler), errhandler_maker(function, &MpiInterface::Win_create_errhandler));
 }
 
 void LevelSwitch::record_File_create_errhandler(MPI_File_errhandler_function* function, MPI_Errhandler errhandler)
 {
-  record_local_constructor(value_of(errhandler), [function](LevelSwitch& s, int be) {
-    MPI_Errhandler made = MPI_ERRHANDLER_NULL;
-    Call call(s, be);
-    call.target().File_create_errhandler(function, &made);
-    return value_of(made);
-  });
+  record_local_constructor(value_of(errhandler), errhandler_maker(function, &MpiInterface::File_create_errhandler));
 }
 
 namespace

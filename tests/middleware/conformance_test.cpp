@@ -2,6 +2,7 @@
 // found wrong in bxisim: the same program at every level this build has (BXISIM_MPI_TEST_LEVELS), across
 // nodes (--ppn 1) and inside a node (--ppn 2).
 
+#include "MpiTestLevels.hpp"
 #include "tests/runtime/RunOutput.hpp"
 #include "tests/support/CommandRunner.hpp"
 
@@ -18,15 +19,6 @@ using testing::Not;
 namespace
 {
 const std::string kPrograms = BXISIM_MW_TEST_PROGRAMS;
-
-std::vector<std::string> levels()
-{
-  std::vector<std::string> result;
-  std::stringstream list(BXISIM_MPI_TEST_LEVELS);
-  for (std::string level; std::getline(list, level, ',');)
-    result.push_back(level);
-  return result;
-}
 
 class Conformance : public testing::TestWithParam<std::tuple<std::string, int>> // level, ranks per node
 {
@@ -150,5 +142,5 @@ TEST_P(Conformance, CommunicatorsAreMadeBackToBackFromOneRankUp)
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Mpi, Conformance, testing::Combine(testing::ValuesIn(levels()), testing::Values(1, 2)),
-                         placement_name);
+INSTANTIATE_TEST_SUITE_P(Mpi, Conformance,
+                         testing::Combine(testing::ValuesIn(mpi_test_levels()), testing::Values(1, 2)), placement_name);

@@ -3,6 +3,7 @@
 // bxisim's OpenMPI build exists), through the middleware's dispatch: across nodes (--ppn 1) and
 // inside nodes (--ppn 2 and more). The same program and checks at every level.
 
+#include "MpiTestLevels.hpp"
 #include "tests/runtime/RunOutput.hpp"
 #include "tests/support/CommandRunner.hpp"
 
@@ -21,15 +22,6 @@ using testing::HasSubstr;
 namespace
 {
 const std::string kPrograms = BXISIM_MW_TEST_PROGRAMS;
-
-std::vector<std::string> levels()
-{
-  std::vector<std::string> result;
-  std::stringstream list(BXISIM_MPI_TEST_LEVELS);
-  for (std::string level; std::getline(list, level, ',');)
-    result.push_back(level);
-  return result;
-}
 
 CommandResult run_mpi(const std::string& level, const std::string& program, int ranks, int ppn,
                       const std::string& arguments, const std::string& options = "")
@@ -121,8 +113,8 @@ TEST_P(PerPlacement, IntegerSumsWrapAround)
     EXPECT_EQ(mine["wrong_sums"], "0") << "rank " << rank << "\n" << result.output;
 }
 
-INSTANTIATE_TEST_SUITE_P(Mpi, PerPlacement, testing::Combine(testing::ValuesIn(levels()), testing::Values(1, 2)),
-                         placement_name);
+INSTANTIATE_TEST_SUITE_P(Mpi, PerPlacement,
+                         testing::Combine(testing::ValuesIn(mpi_test_levels()), testing::Values(1, 2)), placement_name);
 
 TEST(MpiEnd, AJobEndingWhileRanksWaitInTheStartUpFenceEndsCleanly)
 {
@@ -148,7 +140,7 @@ class CmPath : public testing::TestWithParam<int> // ranks per node
  protected:
   void SetUp() override
   {
-    auto all = levels();
+    auto all = mpi_test_levels();
     if (std::find(all.begin(), all.end(), "message") == all.end())
       GTEST_SKIP() << "this build has no OpenMPI (mpi_patches/build): the message level is not tested";
   }
@@ -247,4 +239,4 @@ TEST_P(PerLevel, MismatchedCollectivesAreReportedWithTheirCalls)
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Mpi, PerLevel, testing::ValuesIn(levels()), level_name);
+INSTANTIATE_TEST_SUITE_P(Mpi, PerLevel, testing::ValuesIn(mpi_test_levels()), level_name);
