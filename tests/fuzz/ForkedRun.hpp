@@ -5,9 +5,13 @@
 //   0                    accepted;
 //   config::kUsageExitCode  refused cleanly (a ConfigError, or SimGrid's own refusal through
 //                        SetupAbortGuard): both are what bxisim shows a user as bad input;
-// anything else (a signal, a sanitizer report, an exception that is not a ConfigError, a hang past
-// kChildSeconds) is a finding: the parent prints what the child printed and aborts, so that libFuzzer
-// (or fuzz_replay_<target>) records the input.
+// anything else (a signal, a sanitizer report, an exception that is not a ConfigError, a hang) is a
+// finding: the parent prints what the child printed and aborts, so that libFuzzer (or
+// fuzz_replay_<target>) records the input.
+// A hang is a child that spins for kChildCpuSeconds of CPU time (SIGXCPU), or that is still running
+// after kChildWallSeconds of wall time (SIGALRM: blocked). The CPU limit is the tight one: on a loaded
+// machine, at `nice -n 19`, a child that needs 1 s of CPU can take more than 5 s of wall time, which
+// a wall-clock limit alone took for a hang.
 // libFuzzer does not see the child's coverage: these targets mutate their corpus without feedback.
 
 #include "runtime/config/ConfigError.hpp"
@@ -19,14 +23,16 @@
 #include <exception>
 #include <string>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace bxisim::fuzz
 {
 
-inline constexpr unsigned kChildSeconds   = 5;  // a child still running then hangs (libFuzzer's -timeout is 10 s)
-inline constexpr int kUnexpectedException = 99; // exit code of a child that caught a foreign exception
+inline constexpr rlim_t kChildCpuSeconds    = 5;  // a child that used this much CPU spins
+inline constexpr unsigned kChildWallSeconds = 60; // a child still running then is blocked (fuzz.sh: -timeout=90)
+inline constexpr int kUnexpectedException   = 99; // exit code of a child that caught a foreign exception
 
 /** Calls `body()` (returns an exit code; may throw) in a child; aborts this process on a finding. */
 template <typename Body>
@@ -47,7 +53,10 @@ void run_in_child(Body body)
     dup2(output, STDOUT_FILENO);
     dup2(output, STDERR_FILENO);
     std::signal(SIGALRM, SIG_DFL); // libFuzzer's timeout handler is the parent's business
-    alarm(kChildSeconds);
+    std::signal(SIGXCPU, SIG_DFL);
+    rlimit cpu{kChildCpuSeconds, kChildCpuSeconds + 1};
+    setrlimit(RLIMIT_CPU, &cpu);
+    alarm(kChildWallSeconds);
     int code = kUnexpectedException;
     try {
       code = body();
@@ -73,7 +82,11 @@ void run_in_child(Body body)
       std::fprintf(stderr, "fuzz child: exit code %d; it printed:\n%s\n", WEXITSTATUS(status), text.c_str());
     else
       std::fprintf(stderr, "fuzz child: killed by signal %d (%s)%s; it printed:\n%s\n", WTERMSIG(status),
-                   strsignal(WTERMSIG(status)), WTERMSIG(status) == SIGALRM ? ", a hang" : "", text.c_str());
+                   strsignal(WTERMSIG(status)),
+                   WTERMSIG(status) == SIGALRM   ? ", a hang (blocked)"
+                   : WTERMSIG(status) == SIGXCPU ? ", a hang (spins)"
+                                                 : "",
+                   text.c_str());
     close(output);
     std::abort();
   }
