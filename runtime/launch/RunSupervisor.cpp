@@ -213,7 +213,6 @@ void RunSupervisor::supervise()
   sigaddset(&blocked, supervisor_signal());
   pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
   sigset_t wanted                           = stop_signals();
-  bool stepping                             = false;
   std::chrono::duration<double> idle_period = kPeriod;
   if (options_.preempt_after > 0)
     idle_period =
@@ -221,7 +220,7 @@ void RunSupervisor::supervise()
   while (not done_.load()) {
     // Once a rank has been found busy-waiting, it must be paused again after each quantum in its code.
     auto nanoseconds = std::chrono::duration_cast<std::chrono::nanoseconds>(
-        stepping ? std::chrono::duration<double>(os::kBusyWaitQuantum) : idle_period);
+        any_stepping_ ? std::chrono::duration<double>(os::kBusyWaitQuantum) : idle_period);
     timespec period{0, nanoseconds.count()};
     int number = sigtimedwait(&wanted, nullptr, &period);
     if (done_.load())
@@ -238,7 +237,6 @@ void RunSupervisor::supervise()
            fmt::format("bxisim: the wall-clock limit is reached (--wall-limit {})", options_.wall_limit));
     watch(now);
     preempt(now);
-    stepping = std::find(stepping_.begin(), stepping_.end(), true) != stepping_.end();
   }
 }
 
@@ -261,6 +259,7 @@ void RunSupervisor::preempt(std::chrono::steady_clock::time_point now)
   if (stepping_[index] ? in_code < os::kBusyWaitQuantum : quiet.count() < options_.preempt_after)
     return;
   stepping_[index] = true;
+  any_stepping_    = true;
   os::expect_preemption_at(transitions); // the signal pauses the rank only if it is still there
   pthread_kill(simulator_thread_, preemption_signal());
 }

@@ -68,6 +68,7 @@ class RunSupervisor
   // preemption state: any transition into or out of the simulator
   unsigned long last_transitions_ = 0;
   std::chrono::steady_clock::time_point in_code_since_;
+  bool any_stepping_ = false;  // one of stepping_ is set: the supervisor then wakes every quantum
   std::vector<bool> stepping_; // by rank: found busy-waiting, paused (with a step) after each quantum in its code
 };
 
