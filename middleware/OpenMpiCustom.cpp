@@ -44,6 +44,20 @@ void OpenMpiAbi::callback_to_be_status(const MPI_Status* status, void* be) const
   *static_cast<be_status*>(be) = to_be_status(status);
 }
 
+int OpenMpiRank::Init_thread(int* argc, char*** argv, int required, int* provided)
+{
+  // A simulated rank is one thread of the simulator, so bxisim cannot offer MPI_THREAD_MULTIPLE (the
+  // patched OpenMPI ends the job when asked for it). MPI lets the library provide less than required and
+  // the program decide: bxisim asks OpenMPI for MPI_THREAD_SERIALIZED instead and reports what it provides.
+  if (required == MPI_THREAD_MULTIPLE)
+    required = MPI_THREAD_SERIALIZED;
+  int v_provided{};
+  int result_ = fn_.Init_thread(argc, argv, to_be_thread_level(required), &v_provided);
+  if (be_ok(result_) && provided != nullptr)
+    *provided = from_be_thread_level(v_provided);
+  return from_be_errcode(result_);
+}
+
 int OpenMpiRank::Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
                                     MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval,
                                     void* extra_state)

@@ -67,7 +67,7 @@ Type_create_darray Type_match_size Unpack_external Win_test Win_sync
 """.split())
 BACKENDS = {
     "OpenMpiRank": {"conversions": "OpenMpiAbi", "prefix": "PMPI_", "absent": set(),
-                    "custom": {"Comm_get_attr", "Attr_get"}},
+                    "custom": {"Comm_get_attr", "Attr_get", "Init_thread"}},
     "SmpiRank": {"conversions": "SmpiAbi", "prefix": "MPI_", "absent": SMPI_ABSENT,
                  "custom": {"Init", "Init_thread", "Query_thread", "Abort", "Is_thread_main", "Win_create", "Win_allocate",
                             "Win_allocate_shared", "Win_create_dynamic", "Type_create_struct", "Type_get_envelope",
@@ -380,7 +380,13 @@ def conversion_code(f):
                 else:
                     before.append(f"  be_status s_{n}{{}};\n")
                 args.append(f"{n} != MPI_STATUS_IGNORE ? &s_{n} : be_status_ignore()")
-                after.append(f"  if ({n} != MPI_STATUS_IGNORE)\n    from_be_status(s_{n}, {n});\n")
+                if a.direction == "inout":
+                    after.append(f"  if ({n} != MPI_STATUS_IGNORE)\n    from_be_status(s_{n}, {n});\n")
+                else:
+                    # MPI-3.1 3.2.5: only the calls returning several statuses write the error field; a
+                    # single-completion call (Recv, Wait, Probe, Mrecv, ...) leaves the program's value.
+                    after.append(f"  if ({n} != MPI_STATUS_IGNORE) {{\n    int error_ = {n}->MPI_ERROR;\n"
+                                 f"    from_be_status(s_{n}, {n});\n    {n}->MPI_ERROR = error_;\n  }}\n")
             continue
         if a.length:
             before.append(f"  Scratch<{be}> a_{n}({n} != nullptr ? static_cast<size_t>({a.length}) : 0);\n")

@@ -168,6 +168,19 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
   // sums that should wrap around stop at the type's limit. The base component computes them right.
   set_mca_default("op", "^avx");
   setenv("OPAL_PREFIX", prefix.c_str(), 0); // help texts and parameter files of the build
+  // OpenMPI 4.1.4's btl/portals4 sends a fragment longer than its eager limit (32 KiB) as a "long" message,
+  // which only its zero-length overflow entry matches: the data is dropped, yet the sender completes. ob1
+  // pipelines the rendezvous of non-contiguous data over 32 KiB in fragments up to btl_max_send_size
+  // (64 KiB), so such a receive never ended (MPICH pt2pt/mprobe). No fragment longer than the eager limit:
+  const std::string eager =
+      mca_value("btl_portals4_eager_limit").empty() ? "32768" : mca_value("btl_portals4_eager_limit");
+  set_mca_default("btl_portals4_max_send_size", eager);
+  if (mca_value("pml") == "ob1" && std::strtoll(mca_value("btl_portals4_max_send_size").c_str(), nullptr, 0) >
+                                       std::strtoll(eager.c_str(), nullptr, 0))
+    XBT_WARN("--mca btl_portals4_max_send_size %s exceeds the eager limit %s: OpenMPI 4.1.4's btl/portals4 drops "
+             "every fragment longer than its eager limit (a receive of non-contiguous data then never ends); give "
+             "btl_portals4_max_send_size the value of btl_portals4_eager_limit",
+             mca_value("btl_portals4_max_send_size").c_str(), eager.c_str());
   if (mca_value("pml") == "ob1" && mca_value("btl").find("portals4") == std::string::npos)
     XBT_WARN("--mca btl %s leaves out portals4: ranks on different nodes cannot reach each other",
              mca_value("btl").c_str());

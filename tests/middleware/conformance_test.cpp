@@ -142,5 +142,52 @@ TEST_P(Conformance, CommunicatorsAreMadeBackToBackFromOneRankUp)
   }
 }
 
+// MPICH init/initstat: MPI_Init_thread(MPI_THREAD_MULTIPLE) ended the job; MPI lets a library provide less
+// than required and the program decide. A rank is one thread of the simulator: bxisim provides SERIALIZED.
+TEST_P(Conformance, ThreadMultipleIsAnsweredWithTheLevelProvided)
+{
+  auto result = run(2, "thread_multiple");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, Not(HasSubstr("bad_"))) << result.output;
+  EXPECT_THAT(result.output, Not(HasSubstr("not supported"))) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 2u) << result.output;
+  for (auto& [rank, mine] : fields) {
+    EXPECT_EQ(mine["provided"], "2") << "rank " << rank; // MPI_THREAD_SERIALIZED
+    EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
+    EXPECT_EQ(mine["finalized"], "1") << "rank " << rank;
+  }
+}
+
+// MPICH pt2pt/mprobe: bxisim wrote the back end's error field (MPI_SUCCESS) into the program's status after
+// MPI_Mprobe, MPI_Mrecv, MPI_Recv, ...; MPI says only the calls returning several statuses write it.
+TEST_P(Conformance, ASingleCompletionLeavesTheStatusErrorField)
+{
+  auto result = run(2, level() == "smpi" ? "status_error no_mprobe" : "status_error"); // SMPI: no MPI_Mprobe
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, Not(HasSubstr("bad_"))) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 2u) << result.output;
+  for (auto& [rank, mine] : fields)
+    EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
+}
+
+// MPICH pt2pt/mprobe (a 1 MiB MPI_Type_vector): at the OpenMPI levels the receive never ended (deadlock).
+// ob1 pipelines non-contiguous data over the 32 KiB eager limit in fragments up to btl_max_send_size
+// (64 KiB), and OpenMPI 4.1.4's btl/portals4 drops every fragment longer than its eager limit; bxisim
+// sets btl_portals4_max_send_size to the eager limit. Vectors of 2, 33 (65 KiB) and 512 blocks.
+TEST_P(Conformance, NoncontiguousMessagesOverTheEagerLimitArrive)
+{
+  auto result = run(2, level() == "smpi" ? "noncontiguous no_mprobe" : "noncontiguous"); // SMPI: no MPI_Mprobe
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, Not(HasSubstr("deadlock"))) << result.output;
+  EXPECT_THAT(result.output, Not(HasSubstr("bad_"))) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 2u) << result.output;
+  EXPECT_EQ(fields[1]["vectors"], "6") << result.output;
+  for (auto& [rank, mine] : fields)
+    EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
+}
+
 INSTANTIATE_TEST_SUITE_P(Mpi, Conformance,
                          testing::Combine(testing::ValuesIn(mpi_test_levels()), testing::Values(1, 2)), placement_name);
