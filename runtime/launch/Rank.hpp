@@ -2,6 +2,7 @@
 // One simulated process of `bxisim run`: where it runs, its state, and its account of CPU time.
 
 #include "runtime/os/ProcessState.hpp"
+#include "runtime/os/StackShadow.hpp"
 
 #include <simgrid/s4u/Host.hpp>
 
@@ -155,6 +156,8 @@ class Rank
   std::jmp_buf exit_jump;
   bool exit_jump_armed = false;
   bool killed_in_libc  = false; // SimGrid killed it in a noexcept libc function: os::leave_killed_rank
+  /** Where its actor's stack is, for ASan's shadow of abandoned frames (os/StackShadow.hpp). */
+  os::ActorStack stack;
 
   static void set_cpu_settings(const CpuSettings& settings);
   static const CpuSettings& cpu_settings();
