@@ -25,6 +25,7 @@
 #include "runtime/results/Progress.hpp"
 #include "runtime/results/RunSummary.hpp"
 
+#include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
@@ -403,9 +404,10 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
           r.index(), level->dispatch(r.index()), SmpiLevel::call_hooks(), job->dispatch(r.index()), start == "smpi");
       return true;
     };
-    after_main = [&switching](Rank& r, int code) {
+    after_main = [&switching, job = mpi.get(), level = smpi.get()](Rank& r, int code) {
       const auto& dispatch = switching[static_cast<size_t>(r.index())];
-      if (dispatch != nullptr && dispatch->initialized() && not dispatch->finalized()) {
+      bool aborted         = job->abort_state().rank == r.index() || level->abort_state().rank == r.index();
+      if (dispatch != nullptr && dispatch->initialized() && not dispatch->finalized() && not aborted) {
         FILE* out = OutputRouter::original_stderr();
         fmt::print(out,
                    "bxisim: rank {} ended without MPI_Finalize (it called MPI_Init): call MPI_Finalize before "
@@ -501,7 +503,12 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     for (size_t i = 0; i < ranks.size(); ++i) {
       Rank* rank = ranks[i].get();
       auto code  = [rank, copy = copies[i], argv = options.command, &load_first, &after_main, &portals, &recorder] {
-        run_rank(*rank, copy, argv, load_first, after_main);
+        try {
+          run_rank(*rank, copy, argv, load_first, after_main);
+        } catch (const simgrid::ForcefulKillException&) { // stopped: the summary says when
+          recorder.rank_ended(rank->index(), simgrid::s4u::Engine::get_clock());
+          throw;
+        }
         recorder.rank_ended(rank->index(), simgrid::s4u::Engine::get_clock());
         if (portals)
           portals->rank_ended(*rank); // what it left in flight is finalized (portals/README.md, "Misuse")

@@ -251,7 +251,8 @@ bool SmpiLevel::load(Rank& rank)
 int SmpiLevel::check_end(Rank& rank, int code)
 {
   const auto& dispatch = dispatch_.at(static_cast<size_t>(rank.index()));
-  if (dispatch != nullptr && dispatch->initialized() && not dispatch->finalized()) {
+  bool aborted         = abort_.rank == rank.index(); // MPI_Abort ends a rank without MPI_Finalize by design
+  if (dispatch != nullptr && dispatch->initialized() && not dispatch->finalized() && not aborted) {
     FILE* out = OutputRouter::original_stderr();
     fmt::print(out,
                "bxisim: rank {} ended without MPI_Finalize (it called MPI_Init): call MPI_Finalize before "

@@ -224,6 +224,29 @@ TEST_P(PerLevel, ARankThatNeverCallsMpiFinalize)
   }
 }
 
+TEST_P(PerLevel, MpiAbortEndsTheJobWithItsCodeAndOneReport)
+{
+  for (int ppn : {1, 2}) {
+    auto result = run_mpi(level(), "mpi_bad", 4, ppn, "abort");
+    EXPECT_EQ(result.exit_code, 42) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("rank 3 called MPI_Abort with error code 42")) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("rank 3 ended the job with code 42")) << result.output;
+    // an aborting rank leaves without MPI_Finalize by design: no second report says it should not
+    EXPECT_THAT(result.output, testing::Not(HasSubstr("without MPI_Finalize"))) << result.output;
+    EXPECT_THAT(result.output, testing::Not(HasSubstr("passed_the_abort"))) << result.output;
+    // the stopped ranks are reported with the simulated time at which the abort stopped them: after the
+    // barrier, not after the aborting rank's end (OpenMPI's MPI_Abort stops the others, then waits 100 us)
+    auto time_after = [&](const std::string& text) {
+      auto at = result.output.find(text);
+      return at == std::string::npos ? -1.0 : std::stod(result.output.substr(at + text.size()));
+    };
+    double stopped = time_after("ranks 0-2: stopped at ");
+    double ended   = time_after("rank 3: exit code 42 at ");
+    EXPECT_GT(stopped, 0.0) << result.output;
+    EXPECT_LE(stopped, ended) << result.output;
+  }
+}
+
 TEST_P(PerLevel, MismatchedCollectivesAreReportedWithTheirCalls)
 {
   for (int ppn : {1, 2}) {

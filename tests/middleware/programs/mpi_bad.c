@@ -1,4 +1,4 @@
-/* Bad MPI programs, one per argument: before_init, no_finalize, mismatch. */
+/* Bad MPI programs, one per argument: before_init, no_finalize, mismatch, abort. */
 #include <mpi.h>
 
 #include <stdio.h>
@@ -28,6 +28,18 @@ int main(int argc, char** argv)
       MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
     else
       MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+  }
+  if (!strcmp(mode, "abort")) { /* the last rank aborts after a barrier, the others wait for its message */
+    int size = 0, value = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == size - 1)
+      MPI_Abort(MPI_COMM_WORLD, 42);
+    else
+      MPI_Recv(&value, 1, MPI_INT, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    printf("passed_the_abort=1\n");
     MPI_Finalize();
     return 0;
   }
