@@ -5,6 +5,7 @@
 #include "Rank.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 
+#include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
 #include <csignal>
@@ -25,6 +26,17 @@ std::vector<std::string> files_to_remove;
 std::vector<std::string> folders_to_remove;
 bool keep_folder = false;
 std::string folder_path;
+std::vector<Rank*> rank_of_actor; // by SimGrid pid
+
+/** The rank whose actor runs now, in the simulator's code (a call it made), or nullptr. */
+Rank* rank_of_running_actor()
+{
+  const simgrid::s4u::Actor* actor = simgrid::s4u::Actor::self(); // reads the running context: no allocation
+  if (actor == nullptr)
+    return nullptr;
+  auto pid = static_cast<size_t>(actor->get_pid());
+  return pid < rank_of_actor.size() ? rank_of_actor[pid] : nullptr;
+}
 
 void print(int fd, const char* text)
 {
@@ -57,6 +69,13 @@ void on_crash(int signal_number)
   if (rank != nullptr)
     std::snprintf(line, sizeof(line), "bxisim: rank %d crashed (%s) on %s at simulated time %.9f s.\n", rank->index(),
                   strsignal(signal_number), rank->node_name().c_str(), simgrid::s4u::Engine::get_clock());
+  else if (Rank* caller = rank_of_running_actor())
+    std::snprintf(line, sizeof(line),
+                  "bxisim: the simulator crashed (%s) inside a call of rank %d (MPI, Portals or a libc function "
+                  "bxisim simulates) on %s at simulated time %.9f s: the backtrace shows the call and where it "
+                  "failed, in the rank's arguments (a bad pointer) or in the simulator or its MPI library.\n",
+                  strsignal(signal_number), caller->index(), caller->node_name().c_str(),
+                  simgrid::s4u::Engine::get_clock());
   else
     std::snprintf(line, sizeof(line), "bxisim: the simulator crashed (%s), outside the code of any rank.\n",
                   strsignal(signal_number));
@@ -79,6 +98,14 @@ void abort_unsupported(const char* message)
   print(fd, message);
   remove_folder_or_say_kept(fd);
   _exit(kUnsupportedExitCode);
+}
+
+void note_rank_actor(long pid, Rank& rank)
+{
+  auto index = static_cast<size_t>(pid);
+  if (rank_of_actor.size() <= index)
+    rank_of_actor.resize(index + 1, nullptr);
+  rank_of_actor[index] = &rank;
 }
 
 void install_crash_report(const RunFolder& folder)

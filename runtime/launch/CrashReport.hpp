@@ -12,6 +12,12 @@ namespace bxisim::runtime
 /** Installs the handlers (on an alternate stack: a rank may crash by overflowing its actor's stack). */
 void install_crash_report(const RunFolder& folder);
 
+class Rank;
+
+/** Before the run: the actor with SimGrid pid `pid` runs `rank`, so that a crash inside one of that rank's
+ * calls to the simulator names the rank. */
+void note_rank_actor(long pid, Rank& rank);
+
 /** Ends the run at once, from any thread (one that SimGrid does not know included): prints `message`
  * with the ranks' output so far, removes the temporary folder, exits with kUnsupportedExitCode. */
 [[noreturn]] void abort_unsupported(const char* message);

@@ -513,14 +513,14 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
         if (portals)
           portals->rank_ended(*rank); // what it left in flight is finalized (portals/README.md, "Misuse")
       };
-      if (smpi) {
-        auto actor = smpi->create_actor(*rank, code);
-        if (portals)
-          portals->register_rank_actor(actor->get_pid(), *rank);
-      } else {
-        auto actor = simgrid::s4u::Actor::create(fmt::format("rank{}", i), rank->host(), code);
+      simgrid::s4u::ActorPtr actor;
+      if (smpi)
+        actor = smpi->create_actor(*rank, code);
+      else
+        actor = simgrid::s4u::Actor::create(fmt::format("rank{}", i), rank->host(), code);
+      if (portals)
         portals->register_rank_actor(actor->get_pid(), *rank);
-      }
+      note_rank_actor(actor->get_pid(), *rank);
     }
     if (options.sim_time_limit > 0)
       simgrid::s4u::Actor::create("sim-time-limit", ranks.front()->host(), [&] {

@@ -247,6 +247,21 @@ TEST_P(PerLevel, MpiAbortEndsTheJobWithItsCodeAndOneReport)
   }
 }
 
+TEST_P(PerLevel, ACrashInsideAnMpiCallNamesTheRank)
+{
+  for (int ppn : {1, 2}) {
+    auto result = run_mpi(level(), "mpi_bad", 2, ppn, "bad_pointer");
+    EXPECT_EQ(result.exit_code, 4) << result.output; // a crash
+    // OpenMPI runs in the rank's own copy (a crash of the rank's code); SMPI runs in the simulator
+    if (level() == "smpi")
+      EXPECT_THAT(result.output, HasSubstr("crashed (Segmentation fault) inside a call of rank 1")) << result.output;
+    else
+      EXPECT_THAT(result.output, HasSubstr("rank 1 crashed (Segmentation fault)")) << result.output;
+    EXPECT_THAT(result.output, testing::Not(HasSubstr("outside the code of any rank"))) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("MPI_Comm_size")) << result.output; // in the backtrace
+  }
+}
+
 TEST_P(PerLevel, MismatchedCollectivesAreReportedWithTheirCalls)
 {
   for (int ppn : {1, 2}) {

@@ -1,4 +1,5 @@
-/* Bad MPI programs, one per argument: before_init, no_finalize, mismatch, abort. */
+/* Bad MPI programs, one per argument: before_init, no_finalize, mismatch, abort,
+   bad_pointer. */
 #include <mpi.h>
 
 #include <stdio.h>
@@ -28,6 +29,13 @@ int main(int argc, char** argv)
       MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
     else
       MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+  }
+  if (!strcmp(mode, "bad_pointer")) { /* rank 1 gives MPI an output pointer into unmapped memory */
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1)
+      MPI_Comm_size(MPI_COMM_WORLD, (int*)16);
     MPI_Finalize();
     return 0;
   }
