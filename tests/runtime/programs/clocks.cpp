@@ -14,6 +14,8 @@
 
 namespace
 {
+long spin_reads = 0;
+
 double seconds(const timespec& time)
 {
   return static_cast<double>(time.tv_sec) + static_cast<double>(time.tv_nsec) * 1e-9;
@@ -34,9 +36,10 @@ void sleep_with(const char* how, double duration)
   } else if (std::strcmp(how, "spin") == 0) { // waits for time to pass by reading the clock, doing nothing else
     timespec start, now;
     clock_gettime(CLOCK_MONOTONIC, &start);
-    do
+    do {
       clock_gettime(CLOCK_MONOTONIC, &now);
-    while (seconds(now) - seconds(start) < duration);
+      ++spin_reads;
+    } while (seconds(now) - seconds(start) < duration);
   } else {
     std::fprintf(stderr, "unknown sleep function %s\n", how);
     std::exit(2);
@@ -78,5 +81,6 @@ int main(int argc, char** argv)
   std::printf("steady_clock=%.9f\n", std::chrono::duration<double>(steady1 - steady0).count());
   std::printf("system_clock=%.9f\n", std::chrono::duration<double>(system1 - system0).count());
   std::printf("bxisim_time=%.9f\n", bxisim_time());
+  std::printf("spin_reads=%ld\n", spin_reads);
   return 0;
 }
