@@ -491,6 +491,8 @@ int OpenMpiAbi::from_be_combiner(int combiner)
   return combiner >= 0 && combiner < count ? kCombiners[combiner] : combiner;
 }
 
+// The program's keyvals are OpenMPI's shifted by kUserKeyvalOffset: OpenMPI numbers them upwards from its
+// last predefined key, and unshifted the 490th or so would be 501, the standard ABI's MPI_TAG_UB.
 int OpenMpiAbi::to_be_keyval(int keyval)
 {
   if (keyval == MPI_KEYVAL_INVALID)
@@ -498,7 +500,7 @@ int OpenMpiAbi::to_be_keyval(int keyval)
   for (int i = 0; i < kKeyvalCount; ++i)
     if (kKeyvals[i] == keyval)
       return i;
-  return keyval;
+  return keyval >= kUserKeyvalOffset ? keyval - kUserKeyvalOffset : kOmpiKeyvalInvalid; // OpenMPI refuses it
 }
 
 int OpenMpiAbi::from_be_keyval(int keyval)
@@ -507,7 +509,7 @@ int OpenMpiAbi::from_be_keyval(int keyval)
     return MPI_KEYVAL_INVALID;
   if (keyval >= 0 && keyval < kKeyvalCount)
     return kKeyvals[keyval];
-  return keyval;
+  return keyval >= 0 ? keyval + kUserKeyvalOffset : keyval;
 }
 
 // Codes and classes the program adds (MPI_Add_error_class/_code) follow the last predefined code: OpenMPI

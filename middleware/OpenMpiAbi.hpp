@@ -185,6 +185,7 @@ class OpenMpiAbi : public BackEndCallbacks
   static constexpr int kOmpiRoot               = -4;
   static constexpr int kOmpiAnyTag             = -1;
   static constexpr int kOmpiKeyvalInvalid      = -1;
+  static constexpr int kUserKeyvalOffset       = 1000; // above the standard ABI's predefined keys (501-606)
   static constexpr int kOmpiDistributeDfltDarg = -1;
   static constexpr int kOmpiErrLastcode        = 92;
 

@@ -85,6 +85,22 @@ TEST_P(Conformance, PredefinedAttributesAndTheProgramsErrorCodesAreInBxisimsAbi)
   }
 }
 
+// Hundreds of keyvals (MPICH's attr tests): at message and cycle OpenMPI numbered the 490th or so program
+// keyval 501, which bxisim passed through unchanged: the standard ABI's MPI_TAG_UB.
+TEST_P(Conformance, ManyKeyvalsNeverTakeAPredefinedKeysNumber)
+{
+  auto result = run(2, "many_keyvals");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, Not(HasSubstr("bad_"))) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 2u) << result.output;
+  for (auto& [rank, mine] : fields) {
+    EXPECT_EQ(mine["keyvals"], "700") << "rank " << rank;
+    EXPECT_EQ(mine["clashes"], "0") << "rank " << rank;
+    EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
+  }
+}
+
 // MPICH comm/commname, group/groupnullincl (util/mtest.c makes inter-communicators): SMPI 3.32 has no
 // MPI_Intercomm_create; the call failed with a message whatever the error handler, the program went on with
 // the handle it never got and SMPI crashed (segmentation fault) freeing it.

@@ -312,6 +312,52 @@ static void noncontiguous(int rank)
   printf("vectors=%d\n", rank == 1 ? 6 : 0);
 }
 
+/* Many keyvals (MPICH attr tests make hundreds): none may take the number of a predefined attribute key (the
+ * standard ABI numbers them from 501), and each keeps its own attribute. */
+static void many_keyvals(void)
+{
+  enum { kCount = 700 };
+  static int keys[kCount];
+  static int values[kCount];
+  const int predefined[] = {MPI_TAG_UB,
+                            MPI_HOST,
+                            MPI_IO,
+                            MPI_WTIME_IS_GLOBAL,
+                            MPI_APPNUM,
+                            MPI_LASTUSEDCODE,
+                            MPI_UNIVERSE_SIZE,
+                            MPI_WIN_BASE,
+                            MPI_WIN_SIZE,
+                            MPI_WIN_DISP_UNIT,
+                            MPI_WIN_CREATE_FLAVOR,
+                            MPI_WIN_MODEL};
+  int clashes = 0, wrong = 0;
+  for (int i = 0; i < kCount; ++i) {
+    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &keys[i], NULL);
+    for (unsigned p = 0; p < sizeof(predefined) / sizeof(predefined[0]); ++p)
+      clashes += keys[i] == predefined[p] || keys[i] == MPI_KEYVAL_INVALID;
+    values[i] = i;
+    MPI_Comm_set_attr(MPI_COMM_WORLD, keys[i], &values[i]);
+  }
+  for (int i = 0; i < kCount; ++i) {
+    int* value = NULL;
+    int flag   = 0;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, keys[i], &value, &flag);
+    wrong += !flag || value != &values[i];
+  }
+  int* tag_ub = NULL;
+  int flag    = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag);
+  CHECK(flag && *tag_ub >= 32767, "tag_ub_after_keyvals");
+  CHECK(clashes == 0, "keyval_is_predefined");
+  CHECK(wrong == 0, "keyval_attribute");
+  for (int i = 0; i < kCount; ++i) {
+    MPI_Comm_delete_attr(MPI_COMM_WORLD, keys[i]);
+    MPI_Comm_free_keyval(&keys[i]);
+  }
+  printf("keyvals=%d clashes=%d\n", kCount, clashes);
+}
+
 int main(int argc, char** argv)
 {
   const char* mode = argc > 1 ? argv[1] : "";
@@ -343,7 +389,9 @@ int main(int argc, char** argv)
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     make_communicators(rank, size, strcmp(mode, "communicators_intercomm") == 0);
-  } else if (strcmp(mode, "attributes") == 0) {
+  } else if (strcmp(mode, "many_keyvals") == 0)
+    many_keyvals();
+  else if (strcmp(mode, "attributes") == 0) {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     attributes_and_error_codes(rank, size);
