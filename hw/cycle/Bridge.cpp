@@ -1,6 +1,7 @@
 #include "Bridge.hpp"
 
 #include "CycleNicConfig.hpp"
+#include "hw/actors/StackShadow.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -16,6 +17,9 @@ namespace bxisim::hw::cycle
 
 namespace
 {
+// How deep the SystemC kernel, the stages' methods and the Portals inputs go below Bridge::run, with margin.
+constexpr uintptr_t kDeadFramesDepth = 256 * 1024;
+
 bool systemc_ended()
 {
   return (sc_core::sc_get_status() & (sc_core::SC_STOPPED | sc_core::SC_END_OF_SIMULATION)) != 0;
@@ -66,7 +70,11 @@ bool Bridge::systemc_part()
 
 void Bridge::run()
 {
+  const ActorStack stack = actor_stack_from(__builtin_frame_address(0));
+  forget_all_frames_at_exit(stack);
   for (;;) {
+    // SystemC and the Portals inputs run below this frame; whatever they left there is dead (ASan only)
+    forget_frames_below_caller(stack, kDeadFramesDepth);
     ++rounds_;
     if (not systemc_part())
       break;

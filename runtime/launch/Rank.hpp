@@ -1,8 +1,8 @@
 #pragma once
 // One simulated process of `bxisim run`: where it runs, its state, and its account of CPU time.
 
+#include "hw/actors/StackShadow.hpp"
 #include "runtime/os/ProcessState.hpp"
-#include "runtime/os/StackShadow.hpp"
 
 #include <simgrid/s4u/Host.hpp>
 
@@ -156,8 +156,8 @@ class Rank
   std::jmp_buf exit_jump;
   bool exit_jump_armed = false;
   bool killed_in_libc  = false; // SimGrid killed it in a noexcept libc function: os::leave_killed_rank
-  /** Where its actor's stack is, for ASan's shadow of abandoned frames (os/StackShadow.hpp). */
-  os::ActorStack stack;
+  /** Where its actor's stack is, for ASan's shadow of abandoned frames (hw/actors/StackShadow.hpp). */
+  hw::ActorStack stack;
 
   static void set_cpu_settings(const CpuSettings& settings);
   static const CpuSettings& cpu_settings();

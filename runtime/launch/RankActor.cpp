@@ -1,9 +1,9 @@
 #include "RankActor.hpp"
 
 #include "OutputRouter.hpp"
+#include "hw/actors/StackShadow.hpp"
 #include "runtime/os/CodePages.hpp"
 #include "runtime/os/SimulatorCall.hpp"
-#include "runtime/os/StackShadow.hpp"
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
@@ -39,7 +39,7 @@ using MainFunction = int (*)(int, char**, char**);
 int call_main(Rank& rank, MainFunction main_function, int argc, char** argv)
 {
   if (setjmp(rank.exit_jump) != 0) {
-    os::forget_frames_below_caller(rank.stack);
+    hw::forget_frames_below_caller(rank.stack);
     return rank.exit_code();
   }
   rank.exit_jump_armed = true;
@@ -102,8 +102,8 @@ double loading_cpu_seconds()
 void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::string> argv,
               const std::function<bool(Rank&)>& load_first, const std::function<int(Rank&, int)>& after_main)
 {
-  rank.stack = os::actor_stack_from(__builtin_frame_address(0));
-  simgrid::s4u::this_actor::on_exit([&rank](bool) { os::forget_all_frames(rank.stack); });
+  rank.stack = hw::actor_stack_from(__builtin_frame_address(0));
+  hw::forget_all_frames_at_exit(rank.stack);
   rank.mark_running();
   rank.process_state().set_own_folder(std::filesystem::path(program_copy).parent_path().string());
   std::vector<char*> pointers;
@@ -156,13 +156,13 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
         rank.mark_ended(checked & 0xff);
     }
   } catch (const simgrid::ForcefulKillException&) { // the simulation ended with this rank blocked
-    os::forget_frames_below_caller(rank.stack);
+    hw::forget_frames_below_caller(rank.stack);
     os::set_running_rank(nullptr);
     rank.exit_jump_armed = false;
     rank.mark_killed();
     throw;
   } catch (...) { // an uncaught exception, of any type: std::terminate would abort the process, a crash
-    os::forget_frames_below_caller(rank.stack);
+    hw::forget_frames_below_caller(rank.stack);
     os::set_running_rank(nullptr);
     rank.exit_jump_armed = false;
     FILE* out            = OutputRouter::original_stderr();

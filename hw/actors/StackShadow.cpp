@@ -1,12 +1,13 @@
 #include "StackShadow.hpp"
 
+#include <simgrid/s4u/Actor.hpp>
 #include <xbt/config.hpp>
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
 #endif
 
-namespace bxisim::os
+namespace bxisim::hw
 {
 
 namespace
@@ -34,14 +35,16 @@ ActorStack actor_stack_from(const void* first_frame)
   return stack;
 }
 
-__attribute__((noinline)) void forget_frames_below_caller([[maybe_unused]] const ActorStack& stack)
+__attribute__((noinline)) void forget_frames_below_caller([[maybe_unused]] const ActorStack& stack,
+                                                          [[maybe_unused]] uintptr_t depth)
 {
 #if defined(__SANITIZE_ADDRESS__)
   // The caller's frame is above this one's: the frame address of the caller is where its frame ends.
   auto caller_frame_end = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
   if (stack.top == 0 || caller_frame_end < stack.bottom || caller_frame_end > stack.top)
     return; // not on that actor's stack: nothing known about this one
-  clear(stack.bottom, caller_frame_end);
+  uintptr_t from = caller_frame_end - stack.bottom > depth ? caller_frame_end - depth : stack.bottom;
+  clear(from, caller_frame_end);
 #endif
 }
 
@@ -53,4 +56,11 @@ void forget_all_frames([[maybe_unused]] const ActorStack& stack)
 #endif
 }
 
-} // namespace bxisim::os
+void forget_all_frames_at_exit([[maybe_unused]] const ActorStack& stack)
+{
+#if defined(__SANITIZE_ADDRESS__)
+  simgrid::s4u::this_actor::on_exit([stack](bool) { forget_all_frames(stack); });
+#endif
+}
+
+} // namespace bxisim::hw
