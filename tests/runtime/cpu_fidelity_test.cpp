@@ -66,6 +66,13 @@ bool faithful(const std::map<int, Fields>& simulated, const std::map<int, Fields
 
 void expect_faithful(const std::string& placement, size_t bytes)
 {
+#if defined(__SANITIZE_ADDRESS__)
+  // Under ASan the rank's calls to malloc, memcpy & co. go through ASan's interceptors (first touches of
+  // shadow memory, quarantine): CPU time of the rank's own code that the normal build does not have. What
+  // these tests check is a property of the normal build, where they run; ASan checks these paths through
+  // every other Portals test.
+  GTEST_SKIP() << "measured CPU time is ASan's as much as the rank's: checked in the normal build only";
+#endif
   auto model = run_fidelity(placement + " --no-cpu-simulation", bytes);
   ASSERT_EQ(model.size(), static_cast<size_t>(kRanks / 2)) << "one line per pair";
   for (int rank = 0; rank < kRanks; rank += 2) // the model itself: every Put alike (clocks read in ns)
