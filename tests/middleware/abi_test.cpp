@@ -213,7 +213,11 @@ TEST_F(AbiTest, AttributeKeys)
   EXPECT_EQ(OpenMpiAbi::to_be_keyval(MPI_WIN_MODEL), 11);
   EXPECT_EQ(OpenMpiAbi::from_be_keyval(3), MPI_WTIME_IS_GLOBAL);
   EXPECT_EQ(OpenMpiAbi::from_be_keyval(-1), MPI_KEYVAL_INVALID);
-  EXPECT_EQ(OpenMpiAbi::from_be_keyval(40), 40); // a keyval the program created
+  // a keyval the program created: shifted above the standard ABI's predefined keys (501-606)
+  EXPECT_EQ(OpenMpiAbi::from_be_keyval(40), 40 + OpenMpiAbi::kUserKeyvalOffset);
+  EXPECT_EQ(OpenMpiAbi::to_be_keyval(40 + OpenMpiAbi::kUserKeyvalOffset), 40);
+  EXPECT_EQ(OpenMpiAbi::from_be_keyval(501), 501 + OpenMpiAbi::kUserKeyvalOffset); // not MPI_TAG_UB
+  EXPECT_EQ(OpenMpiAbi::to_be_keyval(40), -1); // no keyval has that number: OpenMPI refuses it
 }
 
 TEST(OpenMpiRankTest, ALibraryThatIsNotOpenMpiIsRefusedNamingTheFirstMissingSymbol)
