@@ -94,6 +94,12 @@ class OpenMpiAbi : public BackEndCallbacks
   {
     return buffer;
   }
+  /** MPI_BOTTOM too (a null pointer). */
+  template <class T>
+  static T* to_be_bottom(T* buffer)
+  {
+    return buffer;
+  }
 
   /** A function or object of the back end; throws std::runtime_error naming it when absent, unless optional. */
   void* symbol(const char* name, bool optional) const;

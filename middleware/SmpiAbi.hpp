@@ -94,6 +94,13 @@ class SmpiAbi : public BackEndCallbacks
   {
     return buffer == MPI_IN_PLACE ? reinterpret_cast<T*>(kSmpiInPlace) : buffer;
   }
+  /** SMPI's MPI_BOTTOM is (void*)-111 (bxisim's is a null pointer): without it SMPI refuses a null buffer with a
+   * count (MPI_ERR_BUFFER) instead of taking the datatype's displacements as addresses. */
+  template <class T>
+  static T* to_be_bottom(T* buffer)
+  {
+    return buffer == MPI_BOTTOM ? reinterpret_cast<T*>(kSmpiBottom) : buffer;
+  }
 
   // Statuses
   be_status to_be_status(const MPI_Status* status) const;
@@ -180,6 +187,7 @@ class SmpiAbi : public BackEndCallbacks
   static constexpr int kSmpiKeyvalInvalid      = -9;
   static constexpr int kSmpiDistributeDfltDarg = 3;
   static constexpr intptr_t kSmpiInPlace       = -222;
+  static constexpr intptr_t kSmpiBottom        = -111;
   /** Keyvals the program creates: SMPI numbers them from 0, which is MPI_KEYVAL_INVALID in mpi.h. */
   static constexpr int kUserKeyvalOffset = 1000;
 

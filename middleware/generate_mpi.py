@@ -44,6 +44,16 @@ CALLBACKS = {
 }
 # Buffer arguments that may be MPI_IN_PLACE, whose value differs between ABIs: converted by to_be_buffer.
 IN_PLACE_BUFFERS = {"sendbuf", "recvbuf"}
+# Data buffers of the calls that may be MPI_BOTTOM (absolute addresses in the datatype), whose value differs
+# between ABIs: converted by to_be_bottom. Only the point-to-point and one-sided calls, where SMPI itself turns
+# its MPI_BOTTOM back into a null pointer (its requests); elsewhere a null pointer stays one, as programs pass
+# NULL for buffers a call does not use (a non-root's receive buffer).
+BOTTOM_BUFFERS = {"buf", "sendbuf", "recvbuf", "origin_addr", "result_addr", "compare_addr"}
+BOTTOM_FUNCTIONS = set("""
+Send Recv Bsend Ssend Rsend Isend Ibsend Issend Irsend Irecv Send_init Bsend_init Ssend_init Rsend_init Recv_init
+Sendrecv Sendrecv_replace Mrecv Imrecv Put Get Accumulate Get_accumulate Fetch_and_op Compare_and_swap Rput Rget
+Raccumulate Rget_accumulate
+""".split())
 
 # The back ends: the conversion class, the prefix of the back end's functions (OpenMPI: PMPI_x, so that
 # a program's profiling layer is not called twice; SMPI: MPI_x, whose wrappers call the communicator's
@@ -355,6 +365,9 @@ def conversion_code(f):
         n = a.name
         if a.ctype:
             bt = a.backend_type()
+            if f.name in BOTTOM_FUNCTIONS and n in BOTTOM_BUFFERS and a.ctype in ("void*", "const void*"):
+                args.append(f"to_be_bottom({n})")
+                continue
             if n in IN_PLACE_BUFFERS and a.ctype in ("void*", "const void*"):
                 args.append(f"to_be_buffer({n})")
                 continue

@@ -205,5 +205,20 @@ TEST_P(Conformance, NoncontiguousMessagesOverTheEagerLimitArrive)
     EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
 }
 
+// MPICH rma/put_bottom (and pt2pt/bottom): MPI_BOTTOM is a null pointer in bxisim's ABI and (void*)-111 in SMPI
+// 3.32; passed as it was, SMPI refused the buffer (MPI_ERR_BUFFER under MPI_ERRORS_ARE_FATAL: the job ended).
+TEST_P(Conformance, MpiBottomWithAbsoluteAddressesIsABuffer)
+{
+  auto result = run(2, "bottom");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, Not(HasSubstr("bad_"))) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 2u) << result.output;
+  EXPECT_EQ(fields[0]["bottom_transfers"], "1") << result.output; // MPI_Get into MPI_BOTTOM
+  EXPECT_EQ(fields[1]["bottom_transfers"], "3") << result.output; // MPI_Recv, MPI_Irecv, MPI_Put's target
+  for (auto& [rank, mine] : fields)
+    EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
+}
+
 INSTANTIATE_TEST_SUITE_P(Mpi, Conformance,
                          testing::Combine(testing::ValuesIn(mpi_test_levels()), testing::Values(1, 2)), placement_name);

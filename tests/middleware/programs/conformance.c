@@ -358,6 +358,71 @@ static void many_keyvals(void)
   printf("keyvals=%d clashes=%d\n", kCount, clashes);
 }
 
+/* MPI_BOTTOM as the buffer, the datatype holding absolute addresses (MPICH rma/put_bottom, pt2pt/bottom): by
+ * MPI_Send/MPI_Recv, MPI_Isend/MPI_Irecv and MPI_Put/MPI_Get (fence epochs) between ranks 0 and 1; a null buffer
+ * with a count of 0 stays valid. */
+static void bottom(int rank)
+{
+  int values[3] = {0, 0, 0};
+  MPI_Aint address;
+  MPI_Get_address(values, &address);
+  int block = 3;
+  MPI_Datatype absolute;
+  MPI_Type_create_hindexed(1, &block, &address, MPI_INT, &absolute);
+  MPI_Type_commit(&absolute);
+  int transfers = 0;
+  if (rank == 0) {
+    values[0] = 11, values[1] = 12, values[2] = 13;
+    CHECK(MPI_Send(MPI_BOTTOM, 1, absolute, 1, 1, MPI_COMM_WORLD) == MPI_SUCCESS, "bottom_send");
+    MPI_Request request;
+    values[0] = 21, values[1] = 22, values[2] = 23;
+    CHECK(MPI_Isend(MPI_BOTTOM, 1, absolute, 1, 2, MPI_COMM_WORLD, &request) == MPI_SUCCESS, "bottom_isend");
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    CHECK(MPI_Send(NULL, 0, MPI_INT, 1, 3, MPI_COMM_WORLD) == MPI_SUCCESS, "null_send");
+  } else if (rank == 1) {
+    CHECK(MPI_Recv(MPI_BOTTOM, 1, absolute, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS, "bottom_recv");
+    CHECK(values[0] == 11 && values[1] == 12 && values[2] == 13, "bottom_recv_data");
+    transfers += values[0] == 11 && values[2] == 13;
+    MPI_Request request;
+    CHECK(MPI_Irecv(MPI_BOTTOM, 1, absolute, 0, 2, MPI_COMM_WORLD, &request) == MPI_SUCCESS, "bottom_irecv");
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    CHECK(values[0] == 21 && values[1] == 22 && values[2] == 23, "bottom_irecv_data");
+    transfers += values[0] == 21 && values[2] == 23;
+    MPI_Status status;
+    CHECK(MPI_Recv(NULL, 0, MPI_INT, 0, 3, MPI_COMM_WORLD, &status) == MPI_SUCCESS, "null_recv");
+    int count = -1;
+    MPI_Get_count(&status, MPI_INT, &count);
+    CHECK(count == 0, "null_recv_count");
+  }
+
+  int window[3] = {0, 0, 0};
+  MPI_Win win;
+  MPI_Win_create(window, sizeof window, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Win_fence(0, win);
+  if (rank == 0) {
+    values[0] = 31, values[1] = 32, values[2] = 33;
+    CHECK(MPI_Put(MPI_BOTTOM, 1, absolute, 1, 0, 3, MPI_INT, win) == MPI_SUCCESS, "bottom_put");
+  }
+  MPI_Win_fence(0, win);
+  if (rank == 1) {
+    CHECK(window[0] == 31 && window[1] == 32 && window[2] == 33, "bottom_put_data");
+    transfers += window[0] == 31 && window[2] == 33;
+    window[0] = 41, window[1] = 42, window[2] = 43;
+  }
+  MPI_Win_fence(0, win);
+  if (rank == 0) {
+    CHECK(MPI_Get(MPI_BOTTOM, 1, absolute, 1, 0, 3, MPI_INT, win) == MPI_SUCCESS, "bottom_get");
+  }
+  MPI_Win_fence(0, win);
+  if (rank == 0) {
+    CHECK(values[0] == 41 && values[1] == 42 && values[2] == 43, "bottom_get_data");
+    transfers += values[0] == 41 && values[2] == 43;
+  }
+  MPI_Win_free(&win);
+  MPI_Type_free(&absolute);
+  printf("bottom_transfers=%d\n", transfers);
+}
+
 int main(int argc, char** argv)
 {
   const char* mode = argc > 1 ? argv[1] : "";
@@ -375,6 +440,8 @@ int main(int argc, char** argv)
     status_error(rank);
   else if (strcmp(mode, "noncontiguous") == 0)
     noncontiguous(rank);
+  else if (strcmp(mode, "bottom") == 0)
+    bottom(rank);
   else if (strcmp(mode, "errhandler_return") == 0)
     errhandler_return();
   else if (strcmp(mode, "errhandler_fatal") == 0)
