@@ -59,6 +59,7 @@ struct NetworkInterface {
   std::unordered_set<ptl_handle_any_t> eqs, cts, mds, entries;
   int unexpectedHeaders = 0;
   int triggeredOps      = 0;
+  bool toldOfSilentDrop = false; // a message nobody would hear of was dropped here: said once (Target.cpp)
 
   bool matching() const { return (options & PTL_NI_MATCHING) != 0; }
   bool logical() const { return (options & PTL_NI_LOGICAL) != 0; }

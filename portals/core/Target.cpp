@@ -152,6 +152,18 @@ void Core::deliverRequest(Message& msg)
       return fail(msg, PTL_NI_PT_DISABLED);
     }
     ni->status[PTL_SR_DROP_COUNT]++;
+    bool silent = msg.kind != OpKind::get && msg.kind != OpKind::fetchAtomic && msg.kind != OpKind::swap &&
+                  msg.ackReq == PTL_NO_ACK_REQ;
+    if (silent && !ni->toldOfSilentDrop) {
+      // What the specification prescribes, but a program waiting for that data then waits forever
+      // without a word: an MPI library whose receive buffers are used up does this.
+      ni->toldOfSilentDrop = true;
+      XBT_WARN("a message from nid %u pid %u to nid %u pid %u, portal table entry %u, matched no list entry and was "
+               "dropped (PTL_SR_DROP_COUNT); it asked for no acknowledgement, so its sender is never told. If a "
+               "program then waits for it: give that entry flow control (PTL_PT_FLOWCTRL) or more list entries "
+               "(OpenMPI's btl/portals4: --mca btl_portals4_recv_md_num). Said once per NI.",
+               msg.source.phys.nid, msg.source.phys.pid, msg.target.phys.nid, msg.target.phys.pid, msg.ptIndex);
+    }
     return fail(msg, PTL_NI_DROPPED);
   }
   unsigned need = permissionsFor(msg.kind);

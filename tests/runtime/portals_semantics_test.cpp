@@ -77,6 +77,22 @@ TEST_P(PortalsSemantics, FullEventQueueKeepsTheNewest)
   EXPECT_EQ(ranks[1]["drained"], "dropped:3,4,5,6,");
 }
 
+// A Put that matches nothing on a portal table entry without flow control is dropped, as the
+// specification says; without an ACK nobody would ever hear of it, so bxisim says so once per NI.
+TEST_P(PortalsSemantics, ASilentDropIsCountedAndSaidOnce)
+{
+  auto result = run("silent_drop");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  auto ranks = fields_by_rank(result.output);
+  EXPECT_EQ(number(ranks[1], "drops"), 4) << result.output; // 3 silent + 1 acknowledged
+  EXPECT_EQ(number(ranks[0], "acked_fail_type"), PTL_NI_DROPPED) << result.output;
+  const std::string warning = "matched no list entry and was dropped";
+  auto first                = result.output.find(warning);
+  ASSERT_NE(first, std::string::npos) << result.output;
+  EXPECT_EQ(result.output.find(warning, first + 1), std::string::npos) << "said once: " << result.output;
+  EXPECT_THAT(result.output, HasSubstr("btl_portals4_recv_md_num")) << result.output;
+}
+
 TEST_P(PortalsSemantics, MisuseEndsInErrorCodesAndFailureEvents)
 {
   auto ranks = fields("misuse");

@@ -381,6 +381,34 @@ static void from_thread(void)
   tear_down();
 }
 
+/* Rank 0 Puts 3 messages without acknowledgement to rank 1, whose PT 0 has no entry and no flow control: all
+ * dropped (PTL_SR_DROP_COUNT 3), and the sender never told. Then one with an ACK: PTL_NI_DROPPED. */
+static void silent_drop(void)
+{
+  set_up(64);
+  static char source[8] = "dropped";
+  ptl_handle_md_t md    = bind_md(source, sizeof source, PTL_CT_NONE, 0);
+  bxisim_barrier(); /* rank 1's PT exists */
+  if (rank == 0) {
+    for (int i = 0; i < 3; ++i) {
+      CHECK(PtlPut(md, 0, sizeof source, PTL_NO_ACK_REQ, peer, pt, 0, 0, NULL, 0));
+      wait_for(eq, PTL_EVENT_SEND);
+    }
+    CHECK(PtlPut(md, 0, sizeof source, PTL_ACK_REQ, peer, pt, 0, 0, NULL, 0));
+    ptl_event_t ack = wait_for(eq, PTL_EVENT_ACK);
+    printf("acked_fail_type=%d\n", (int)ack.ni_fail_type);
+  }
+  bxisim_barrier(); /* every Put has reached rank 1 */
+  if (rank == 1) {
+    ptl_sr_value_t drops = 0;
+    CHECK(PtlNIStatus(ni, PTL_SR_DROP_COUNT, &drops));
+    printf("drops=%ld\n", (long)drops);
+  }
+  CHECK(PtlMDRelease(md));
+  bxisim_barrier();
+  tear_down();
+}
+
 int main(int argc, char** argv)
 {
   rank             = bxisim_rank();
@@ -399,6 +427,8 @@ int main(int argc, char** argv)
     leave_in_flight(1);
   else if (strcmp(what, "return_in_flight") == 0)
     leave_in_flight(0);
+  else if (strcmp(what, "silent_drop") == 0)
+    silent_drop();
   else if (strcmp(what, "thread") == 0)
     from_thread();
   else {
