@@ -122,8 +122,7 @@ nlohmann::json make_summary(const SummaryFacts& facts, const config::Parameters&
     nlohmann::json status = rank_status(*rank);
     double rank_end       = recorder.rank_end(rank->index());
     status["end_time"]    = rank_end >= 0 ? nlohmann::json(rank_end) : nlohmann::json(nullptr);
-    if (rank->state() != RankState::Killed) // a stopped rank's time is when the run stopped it
-      end = std::max(end, rank_end);
+    end                   = std::max(end, rank_end); // a stopped rank's: when the run stopped it
     rk.push_back(status);
   }
   summary["simulated_time"] = end;
