@@ -423,6 +423,20 @@ static void bottom(int rank)
   printf("bottom_transfers=%d\n", transfers);
 }
 
+/* 20 rounds of 100 MPI_Iprobe that find nothing (no message is ever sent), then a barrier. */
+static void iprobe_loop(void)
+{
+  int found = 0, iprobes = 0;
+  for (int round = 0; round < 20; ++round)
+    for (int i = 0; i < 100; ++i, ++iprobes) {
+      int flag = 0;
+      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      found += flag;
+    }
+  MPI_Barrier(MPI_COMM_WORLD);
+  printf("iprobes=%d found=%d\n", iprobes, found);
+}
+
 int main(int argc, char** argv)
 {
   const char* mode = argc > 1 ? argv[1] : "";
@@ -456,7 +470,9 @@ int main(int argc, char** argv)
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     make_communicators(rank, size, strcmp(mode, "communicators_intercomm") == 0);
-  } else if (strcmp(mode, "many_keyvals") == 0)
+  } else if (strcmp(mode, "iprobe_loop") == 0)
+    iprobe_loop();
+  else if (strcmp(mode, "many_keyvals") == 0)
     many_keyvals();
   else if (strcmp(mode, "attributes") == 0) {
     int size;
