@@ -9,6 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <sstream>
 #include <tuple>
 
@@ -33,6 +34,16 @@ class Conformance : public testing::TestWithParam<std::tuple<std::string, int>> 
                        "/conformance " + arguments + " 2>&1");
   }
 };
+
+/** The run ended well, no check failed, and each of `ranks` ranks printed its fields (returned). */
+std::map<int, Fields> expect_passed(const CommandResult& result, size_t ranks)
+{
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, Not(HasSubstr("bad_"))) << result.output;
+  auto fields = fields_by_rank(result.output);
+  EXPECT_EQ(fields.size(), ranks) << result.output;
+  return fields;
+}
 
 std::string placement_name(const testing::TestParamInfo<std::tuple<std::string, int>>& param)
 {
@@ -89,12 +100,7 @@ TEST_P(Conformance, PredefinedAttributesAndTheProgramsErrorCodesAreInBxisimsAbi)
 // keyval 501, which bxisim passed through unchanged: the standard ABI's MPI_TAG_UB.
 TEST_P(Conformance, ManyKeyvalsNeverTakeAPredefinedKeysNumber)
 {
-  auto result = run(2, "many_keyvals");
-  EXPECT_EQ(result.exit_code, 0) << result.output;
-  EXPECT_THAT(result.output, Not(HasSubstr("bad_"))) << result.output;
-  auto fields = fields_by_rank(result.output);
-  ASSERT_EQ(fields.size(), 2u) << result.output;
-  for (auto& [rank, mine] : fields) {
+  for (auto& [rank, mine] : expect_passed(run(2, "many_keyvals"), 2)) {
     EXPECT_EQ(mine["keyvals"], "700") << "rank " << rank;
     EXPECT_EQ(mine["clashes"], "0") << "rank " << rank;
     EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
@@ -112,11 +118,8 @@ TEST_P(Conformance, IprobeLoopsThatFindNothingEnd)
     paths.push_back("--pml cm");
   for (const auto& path : paths) {
     auto result = run(4, "iprobe_loop", path);
-    EXPECT_EQ(result.exit_code, 0) << path << "\n" << result.output;
-    EXPECT_THAT(result.output, Not(HasSubstr("deadlock"))) << result.output;
-    auto fields = fields_by_rank(result.output);
-    ASSERT_EQ(fields.size(), 4u) << result.output;
-    for (auto& [rank, mine] : fields) {
+    EXPECT_THAT(result.output, Not(HasSubstr("deadlock"))) << path << "\n" << result.output;
+    for (auto& [rank, mine] : expect_passed(result, 4)) {
       EXPECT_EQ(mine["iprobes"], "2000") << "rank " << rank << " " << path;
       EXPECT_EQ(mine["found"], "0") << "rank " << rank << " " << path;
       EXPECT_EQ(mine["ok"], "1") << "rank " << rank << " " << path;
@@ -232,13 +235,9 @@ TEST_P(Conformance, NoncontiguousMessagesOverTheEagerLimitArrive)
 // 3.32; passed as it was, SMPI refused the buffer (MPI_ERR_BUFFER under MPI_ERRORS_ARE_FATAL: the job ended).
 TEST_P(Conformance, MpiBottomWithAbsoluteAddressesIsABuffer)
 {
-  auto result = run(2, "bottom");
-  EXPECT_EQ(result.exit_code, 0) << result.output;
-  EXPECT_THAT(result.output, Not(HasSubstr("bad_"))) << result.output;
-  auto fields = fields_by_rank(result.output);
-  ASSERT_EQ(fields.size(), 2u) << result.output;
-  EXPECT_EQ(fields[0]["bottom_transfers"], "1") << result.output; // MPI_Get into MPI_BOTTOM
-  EXPECT_EQ(fields[1]["bottom_transfers"], "3") << result.output; // MPI_Recv, MPI_Irecv, MPI_Put's target
+  auto fields = expect_passed(run(2, "bottom"), 2);
+  EXPECT_EQ(fields[0]["bottom_transfers"], "1"); // MPI_Get into MPI_BOTTOM
+  EXPECT_EQ(fields[1]["bottom_transfers"], "3"); // MPI_Recv, MPI_Irecv, MPI_Put's target
   for (auto& [rank, mine] : fields)
     EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
 }
