@@ -194,6 +194,18 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
       XBT_WARN("--mca osc %s: osc portals4 needs --pml cm (it uses the Portals MTL's endpoints); with pml %s "
                "one-sided calls will crash",
                osc.c_str(), mca_value("pml").c_str());
+    // OpenMPI 4.1.4's osc/pt2pt answers a compare-and-swap with a blocking send while it holds the window's
+    // accumulate lock (ompi_osc_pt2pt_cswap_start). A btl/portals4 send ends with a Portals event, so that
+    // send runs opal_progress, which processes the next one-sided fragment already received: one that needs
+    // the same lock (compare-and-swap, accumulate) spins for it in ompi_osc_pt2pt_acc_op_queue, above the
+    // frame that holds it, for ever (MPICH rma/linked_list_fop, mutex_bench). With one receive posted per
+    // window, no fragment can arrive while one is processed.
+    set_mca_default("osc_pt2pt_receive_count", "1");
+    if (std::strtoll(mca_value("osc_pt2pt_receive_count").c_str(), nullptr, 0) > 1)
+      XBT_WARN("--mca osc_pt2pt_receive_count %s: OpenMPI 4.1.4's osc/pt2pt can hang for ever when a window "
+               "receives several compare-and-swap or accumulate operations at once (it replies to a "
+               "compare-and-swap with a blocking send while it holds the window's accumulate lock); leave it at 1",
+               mca_value("osc_pt2pt_receive_count").c_str());
   }
 
   polls_block_ = parameters.text("mpi.polling") == "block";

@@ -425,6 +425,40 @@ static void iprobe_loop(void)
   printf("iprobes=%d found=%d\n", iprobes, found);
 }
 
+/* Every rank but 0 increments a counter in rank 0's window `increments` times with MPI_Compare_and_swap in
+ * shared passive-target epochs (MPI_MODE_NOCHECK, as MPICH rma/linked_list_fop and mcs_mutex.c do), retrying
+ * with the value it read until its swap succeeds; rank 0 waits in MPI_Barrier. Each success adds exactly one. */
+static void concurrent_cas(int rank, int size)
+{
+  const int increments = 50;
+  int* counter         = NULL;
+  MPI_Win win;
+  MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &counter, &win);
+  *counter = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  int guess = 0, attempts = 0;
+  for (int done = 0; rank != 0 && done < increments;) {
+    int next = guess + 1, old = -1;
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, MPI_MODE_NOCHECK, win);
+    MPI_Compare_and_swap(&next, &guess, &old, MPI_INT, 0, 0, win);
+    MPI_Win_unlock(0, win);
+    attempts++;
+    if (old == guess) {
+      done++;
+      guess = next;
+    } else
+      guess = old;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  int final = -1;
+  MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+  MPI_Get(&final, 1, MPI_INT, 0, 0, 1, MPI_INT, win);
+  MPI_Win_unlock(0, win);
+  CHECK(rank == 0 || attempts >= increments, "cas_attempts");
+  printf("counter=%d expected=%d\n", final, increments * (size - 1)); /* the test compares them */
+  MPI_Win_free(&win);
+}
+
 int main(int argc, char** argv)
 {
   const char* mode = argc > 1 ? argv[1] : "";
@@ -460,7 +494,11 @@ int main(int argc, char** argv)
     make_communicators(rank, size, strcmp(mode, "communicators_intercomm") == 0);
   } else if (strcmp(mode, "iprobe_loop") == 0)
     iprobe_loop();
-  else if (strcmp(mode, "many_keyvals") == 0)
+  else if (strcmp(mode, "concurrent_cas") == 0) {
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    concurrent_cas(rank, size);
+  } else if (strcmp(mode, "many_keyvals") == 0)
     many_keyvals();
   else if (strcmp(mode, "attributes") == 0) {
     int size;
