@@ -411,6 +411,37 @@ static void bottom(int rank)
   printf("bottom_transfers=%d\n", transfers);
 }
 
+/* Globals named like functions of libc (err.h's err and warn, error.h's error), headers this file
+ * does not include: in a program started as an executable they are the program's own variables. Each rank
+ * writes its own values, then reduces them with a program-defined operation that counts its calls in
+ * another such global (MPICH coll/redscat2's `int err`). */
+int err   = 0;
+int error = 0;
+long warn = 0;
+
+static void count_sum(void* in, void* inout, int* count, MPI_Datatype* type)
+{
+  (void)type;
+  ++error;
+  for (int i = 0; i < *count; ++i)
+    ((int*)inout)[i] += ((int*)in)[i];
+}
+
+static void global_names(int rank, int size)
+{
+  CHECK(err == 0 && error == 0 && warn == 0, "globals_start_at_zero");
+  err += rank + 1;
+  warn = 3L * rank;
+  MPI_Op op;
+  MPI_Op_create(count_sum, 1, &op);
+  int total = 0;
+  MPI_Allreduce(&err, &total, 1, MPI_INT, op, MPI_COMM_WORLD);
+  MPI_Op_free(&op);
+  CHECK(total == size * (size + 1) / 2, "global_sum");
+  CHECK(err == rank + 1 && warn == 3L * rank, "globals_kept");
+  printf("err=%d total=%d\n", err, total);
+}
+
 /* 20 rounds of 100 MPI_Iprobe that find nothing (no message is ever sent), then a barrier. */
 static void iprobe_loop(void)
 {
@@ -460,7 +491,11 @@ int main(int argc, char** argv)
     make_communicators(rank, size, strcmp(mode, "communicators_intercomm") == 0);
   } else if (strcmp(mode, "iprobe_loop") == 0)
     iprobe_loop();
-  else if (strcmp(mode, "many_keyvals") == 0)
+  else if (strcmp(mode, "global_names") == 0) {
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    global_names(rank, size);
+  } else if (strcmp(mode, "many_keyvals") == 0)
     many_keyvals();
   else if (strcmp(mode, "attributes") == 0) {
     int size;
