@@ -245,5 +245,20 @@ TEST_P(Conformance, TheProgramsGlobalsNamedLikeLibcFunctionsAreItsOwn)
   }
 }
 
+// MPICH coll/nonblocking2 and nonblocking3 on 1 rank (message, cycle): the 9th MPI_Ialltoall + MPI_Wait in a row
+// deadlocked at t=0. The polling rule counted a source's empty polls across MPI calls: each wait of a 1-rank
+// non-blocking collective progresses without Portals, so nine calls made nine quiet polls and the rank blocked.
+TEST_P(Conformance, NonblockingCollectivesOnOneRankEnd)
+{
+  for (int ranks : {1, 2}) {
+    auto result = run(ranks, "ialltoall_waits");
+    EXPECT_THAT(result.output, Not(HasSubstr("deadlock"))) << result.output;
+    for (auto& [rank, mine] : expect_passed(result, static_cast<size_t>(ranks))) {
+      EXPECT_EQ(mine["ialltoall_rounds"], "20") << "rank " << rank;
+      EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Mpi, Conformance,
                          testing::Combine(testing::ValuesIn(mpi_test_levels()), testing::Values(1, 2)), placement_name);

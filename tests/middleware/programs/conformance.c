@@ -442,6 +442,24 @@ static void global_names(int rank, int size)
   printf("err=%d total=%d\n", err, total);
 }
 
+/* 20 MPI_Ialltoall, each followed by MPI_Wait (MPICH coll/nonblocking2 on 1 rank). */
+static void ialltoall_waits(int rank, int size)
+{
+  int sent[64], got[64], rounds = 0;
+  for (int round = 0; round < 20 && size <= 64; ++round) {
+    for (int i = 0; i < size; ++i)
+      sent[i] = 1000 * round + 10 * rank + i, got[i] = -1;
+    MPI_Request request;
+    MPI_Ialltoall(sent, 1, MPI_INT, got, 1, MPI_INT, MPI_COMM_WORLD, &request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    int right = 1;
+    for (int i = 0; i < size; ++i)
+      right &= got[i] == 1000 * round + 10 * i + rank;
+    rounds += right;
+  }
+  printf("ialltoall_rounds=%d\n", rounds);
+}
+
 /* 20 rounds of 100 MPI_Iprobe that find nothing (no message is ever sent), then a barrier. */
 static void iprobe_loop(void)
 {
@@ -491,7 +509,11 @@ int main(int argc, char** argv)
     make_communicators(rank, size, strcmp(mode, "communicators_intercomm") == 0);
   } else if (strcmp(mode, "iprobe_loop") == 0)
     iprobe_loop();
-  else if (strcmp(mode, "global_names") == 0) {
+  else if (strcmp(mode, "ialltoall_waits") == 0) {
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    ialltoall_waits(rank, size);
+  } else if (strcmp(mode, "global_names") == 0) {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     global_names(rank, size);
