@@ -11,6 +11,7 @@
 // Layering: middleware never includes runtime/; the runtime creates one RankMpi per rank and
 // installs the provider.
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -35,6 +36,8 @@ class RankMpi
   bool finalized() const { return finalized_; }
   /** The MPI function the rank is in ("MPI_Bcast"), or nullptr: deadlock reports name it. */
   const char* current_call() const { return current_call_; }
+  /** How many MPI calls the rank has entered so far (the polling rule's sign that the program acted). */
+  uint64_t calls_entered() const { return calls_entered_; }
   /** The hooks of the back end the rank is calling now when they are the rank's own (level switching), or nullptr. */
   virtual const CallHooks* active_call_hooks() const { return nullptr; }
 
@@ -44,6 +47,7 @@ class RankMpi
   bool initialized_         = false;
   bool finalized_           = false;
   const char* current_call_ = nullptr;
+  uint64_t calls_entered_   = 0;
 };
 
 /**

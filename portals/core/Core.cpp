@@ -166,6 +166,12 @@ Core::ProcessState* Core::process(uint32_t id)
   return it == processes_.end() ? nullptr : &it->second;
 }
 
+void Core::programActed(uint32_t id)
+{
+  if (ProcessState* ps = process(id))
+    ps->changes++;
+}
+
 NetworkInterface* Core::ownedNi(ptl_handle_ni_t h, const ProcessState& ps)
 {
   NetworkInterface* ni = nis_.find(h);

@@ -102,6 +102,10 @@ class Core
    * model charge its growing delay. See pollFoundNothing. */
   using PollBlockingRule = std::function<bool(uint32_t id)>;
   void setPollBlocking(PollBlockingRule rule) { pollBlocking_ = std::move(rule); }
+  /* Process `id` acted outside Portals since its last poll (the runtime's word: it entered a new MPI call,
+   * which may have started work that progresses without Portals, e.g. a 1-rank MPI_Ialltoall): a change,
+   * so its sources count their quiet polls from zero again. Called by the rule, before the count. */
+  void programActed(uint32_t id);
   /* Forgets every object and process (tests). */
   void reset();
 

@@ -4,6 +4,7 @@
 #include "OutputRouter.hpp"
 #include "RankBarrier.hpp"
 #include "RankServices.hpp"
+#include "portals/core/Core.hpp"
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 
@@ -227,6 +228,7 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
   }
   handles_.assign(ranks_.size(), nullptr);
   blocking_depth_.assign(ranks_.size(), nullptr);
+  calls_seen_.assign(ranks_.size(), 0);
   dispatch_.resize(ranks_.size());
   the_job = this;
   // The program's MPI calls (mpi.h's entry points) go to the calling rank's dispatch.
@@ -336,6 +338,13 @@ std::function<bool(uint32_t)> OpenMpiJob::poll_blocking_rule()
     if (depth == nullptr || *depth <= 0)
       return false;
     const auto& dispatch = dispatch_[id];
+    // A rank that entered another MPI call since its last poll here acted outside Portals: its quiet polls
+    // count from zero. Without it they added up over successive calls, and the 9th MPI_Wait in a row of a
+    // 1-rank MPI_Ialltoall (libnbc progress, no Portals change) blocked for ever (MPICH coll/nonblocking2).
+    if (dispatch != nullptr && dispatch->calls_entered() != calls_seen_[id]) {
+      calls_seen_[id] = dispatch->calls_entered();
+      portals::Core::instance().programActed(id);
+    }
     // Empty polls sleep (10 ns doubling to 1 us) instead of blocking in calls that make a communicator
     // (their progress makes no Portals change) and in calls that never wait for another rank: a loop of
     // MPI_Iprobe with nothing to find blocked for ever with --pml cm (MPICH rma/linked_list_fop).

@@ -84,6 +84,7 @@ class OpenMpiJob
   std::vector<void*> handles_;
   std::vector<std::unique_ptr<mw::RankMpi>> dispatch_; // each rank's MPI dispatch (middleware) over its copy
   std::vector<const int*> blocking_depth_;             // each copy's opal_progress_blocking_depth
+  std::vector<uint64_t> calls_seen_;                   // each rank's MPI calls entered, at its last blocking poll
   bool polls_block_ = false;
   JobAbort abort_;
   std::unique_ptr<RankBarrier> fence_;

@@ -250,5 +250,35 @@ TEST_P(Conformance, MpiBottomWithAbsoluteAddressesIsABuffer)
     EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
 }
 
+// MPICH coll/redscat2 and red_scat_block2 (`int err;` counted by their reduction operations): a program is a
+// shared object loaded into the simulator, and a global it defines with the name of a symbol the simulator's
+// process exports (libc's function `err`) was that symbol: the program read libc's code bytes as its error
+// count (" Found 1672611104 errors") and a write crashed. bxicc links with -Bsymbolic since.
+TEST_P(Conformance, TheProgramsGlobalsNamedLikeLibcFunctionsAreItsOwn)
+{
+  auto result = run(4, "global_names");
+  EXPECT_THAT(result.output, Not(HasSubstr("crashed"))) << result.output;
+  for (auto& [rank, mine] : expect_passed(result, 4)) {
+    EXPECT_EQ(mine["err"], std::to_string(rank + 1)) << "rank " << rank;
+    EXPECT_EQ(mine["total"], "10") << "rank " << rank; // 1 + 2 + 3 + 4
+    EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
+  }
+}
+
+// MPICH coll/nonblocking2 and nonblocking3 on 1 rank (message, cycle): the 9th MPI_Ialltoall + MPI_Wait in a row
+// deadlocked at t=0. The polling rule counted a source's empty polls across MPI calls: each wait of a 1-rank
+// non-blocking collective progresses without Portals, so nine calls made nine quiet polls and the rank blocked.
+TEST_P(Conformance, NonblockingCollectivesOnOneRankEnd)
+{
+  for (int ranks : {1, 2}) {
+    auto result = run(ranks, "ialltoall_waits");
+    EXPECT_THAT(result.output, Not(HasSubstr("deadlock"))) << result.output;
+    for (auto& [rank, mine] : expect_passed(result, static_cast<size_t>(ranks))) {
+      EXPECT_EQ(mine["ialltoall_rounds"], "20") << "rank " << rank;
+      EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Mpi, Conformance,
                          testing::Combine(testing::ValuesIn(mpi_test_levels()), testing::Values(1, 2)), placement_name);

@@ -411,6 +411,55 @@ static void bottom(int rank)
   printf("bottom_transfers=%d\n", transfers);
 }
 
+/* Globals named like functions of libc (err.h's err and warn, error.h's error), headers this file
+ * does not include: in a program started as an executable they are the program's own variables. Each rank
+ * writes its own values, then reduces them with a program-defined operation that counts its calls in
+ * another such global (MPICH coll/redscat2's `int err`). */
+int err   = 0;
+int error = 0;
+long warn = 0;
+
+static void count_sum(void* in, void* inout, int* count, MPI_Datatype* type)
+{
+  (void)type;
+  ++error;
+  for (int i = 0; i < *count; ++i)
+    ((int*)inout)[i] += ((int*)in)[i];
+}
+
+static void global_names(int rank, int size)
+{
+  CHECK(err == 0 && error == 0 && warn == 0, "globals_start_at_zero");
+  err += rank + 1;
+  warn = 3L * rank;
+  MPI_Op op;
+  MPI_Op_create(count_sum, 1, &op);
+  int total = 0;
+  MPI_Allreduce(&err, &total, 1, MPI_INT, op, MPI_COMM_WORLD);
+  MPI_Op_free(&op);
+  CHECK(total == size * (size + 1) / 2, "global_sum");
+  CHECK(err == rank + 1 && warn == 3L * rank, "globals_kept");
+  printf("err=%d total=%d\n", err, total);
+}
+
+/* 20 MPI_Ialltoall, each followed by MPI_Wait (MPICH coll/nonblocking2 on 1 rank). */
+static void ialltoall_waits(int rank, int size)
+{
+  int sent[64], got[64], rounds = 0;
+  for (int round = 0; round < 20 && size <= 64; ++round) {
+    for (int i = 0; i < size; ++i)
+      sent[i] = 1000 * round + 10 * rank + i, got[i] = -1;
+    MPI_Request request;
+    MPI_Ialltoall(sent, 1, MPI_INT, got, 1, MPI_INT, MPI_COMM_WORLD, &request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    int right = 1;
+    for (int i = 0; i < size; ++i)
+      right &= got[i] == 1000 * round + 10 * i + rank;
+    rounds += right;
+  }
+  printf("ialltoall_rounds=%d\n", rounds);
+}
+
 /* 20 rounds of 100 MPI_Iprobe that find nothing (no message is ever sent), then a barrier. */
 static void iprobe_loop(void)
 {
@@ -498,6 +547,14 @@ int main(int argc, char** argv)
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     concurrent_cas(rank, size);
+  } else if (strcmp(mode, "ialltoall_waits") == 0) {
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    ialltoall_waits(rank, size);
+  } else if (strcmp(mode, "global_names") == 0) {
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    global_names(rank, size);
   } else if (strcmp(mode, "many_keyvals") == 0)
     many_keyvals();
   else if (strcmp(mode, "attributes") == 0) {
