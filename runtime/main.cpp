@@ -62,6 +62,7 @@ int main(int argc, char** argv)
   bxisim::runtime::add_trace_command(app, exit_code);
   bxisim::runtime::add_plot_command(app, exit_code);
 
+  bxisim::runtime::accept_mpirun_spellings(app, argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 
@@ -26,7 +27,63 @@ struct RunCommandOptions {
   std::vector<std::string> regions; // name=level
   std::vector<std::string> faults;  // link=NAME,down=T1[,up=T2] or link=NAME,profile=FILE
 };
+/**
+ * What to say when the word where the program should be is an option: options of mpirun and smpirun
+ * a user may try, with bxisim's way of doing the same.
+ */
+std::string unknown_option_message(const std::string& word)
+{
+  std::string name = word.substr(0, word.find('='));
+  std::string hint;
+  if (name == "-N" || name == "--npernode" || name == "-npernode" || name == "--map-by" || name == "-ppn")
+    hint = " For the number of ranks per node, give --ppn P (and --map-by core|node for the order).";
+  else if (name == "-x")
+    hint = " The ranks share bxisim's environment: set the variable before bxisim run (VAR=VALUE bxisim run ...).";
+  else if (name == "-H" || name == "--host" || name == "-host" || name == "--hostfile" || name == "-hostfile" ||
+           name == "--machinefile" || name == "-machinefile" || name == "-platform")
+    hint = " The machine is the simulated platform: choose it with --platform (and its size with --set "
+           "platform.nodes=N; `bxisim platform --help`).";
+  else if (name == "--oversubscribe")
+    hint = " A rank runs on a core of its own: for more ranks per node give --set node.cores=N.";
+  else if (name == "--bind-to" || name == "--report-bindings" || name == "--allow-run-as-root" ||
+           name == "--use-hwthread-cpus" || name == "-c")
+    hint = name == "-c" ? " The number of ranks is -n N."
+                        : " Leave it out: nothing to bind, every rank has its own simulated core.";
+  return fmt::format("{}: not an option of bxisim run; its options come before the program (bxisim run --help lists "
+                     "them).{}",
+                     word, hint);
+}
 } // namespace
+
+void accept_mpirun_spellings(const CLI::App& app, int argc, char** argv)
+{
+  static char kRanks[] = "-n";
+  const CLI::App* run  = nullptr;
+  int i                = 1;
+  for (; i < argc && run == nullptr; ++i)
+    if (std::string(argv[i]) == "run")
+      run = app.get_subcommand("run");
+  if (run == nullptr)
+    return;
+  // Walk run's options up to the program: each option takes its values with it.
+  while (i < argc) {
+    std::string word = argv[i];
+    if (word == "-np") {
+      argv[i] = kRanks;
+      i += 2;
+      continue;
+    }
+    if (word.size() < 2 || word[0] != '-')
+      return; // the program
+    const CLI::Option* option = run->get_option_no_throw(word.substr(0, word.find('=')));
+    if (option == nullptr)
+      return; // unknown: CLI11 or the launcher will say so
+    if (word.find('=') != std::string::npos)
+      i += 1;
+    else
+      i += 1 + std::max(0, option->get_type_size_max());
+  }
+}
 
 void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
 {
@@ -34,7 +91,7 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
   auto* command = app.add_subcommand(
       "run",
       "Run a program built with bxicc/bxicxx as N simulated ranks: bxisim run -n N [options] ./program [arguments...]");
-  command->add_option("-n,--ranks", options->launch.ranks, "Number of ranks")->required();
+  command->add_option("-n,--ranks", options->launch.ranks, "Number of ranks (-np N too, as for mpirun)")->required();
   command->add_option("--ppn", options->launch.ranks_per_node, "Ranks per node (default: one per core of a node)");
   command->add_option("--map-by", options->map_by, "core: fill a node before the next (default); node: round-robin")
       ->check(CLI::IsMember({"core", "node"}));
@@ -144,6 +201,9 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
                                             "rank per core).",
                                             options->launch.ranks_per_node));
     options->launch.command = command->remaining();
+    if (not options->launch.command.empty() && options->launch.command.front().size() > 1 &&
+        options->launch.command.front()[0] == '-')
+      throw config::ConfigError(unknown_option_message(options->launch.command.front()));
     // --level, else BXISIM_LEVEL from the environment, else message.
     const char* level_variable = std::getenv("BXISIM_LEVEL");
     if (command->get_option("--level")->count() == 0 && level_variable != nullptr && *level_variable != '\0')

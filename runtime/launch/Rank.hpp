@@ -151,6 +151,9 @@ class Rank
   /** Whether a pause has advanced its simulated time yet (a busy-wait without CPU simulation). */
   bool stepped() const { return stepped_; }
   void mark_stepped() { stepped_ = true; }
+  /** How many pauses have advanced its simulated time (each by os::kBusyWaitStep). */
+  unsigned long busy_wait_steps() const { return busy_wait_steps_; }
+  void count_busy_wait_step() { ++busy_wait_steps_; }
 
   /** exit() in the rank's code jumps here (see RankActor.cpp): set while main runs. */
   std::jmp_buf exit_jump;
@@ -182,9 +185,10 @@ class Rank
   double burst_wall_start_ = 0.0; // monotonic clock at start_burst()
   std::function<std::string()> waiting_for_;
   std::vector<std::pair<uintptr_t, uintptr_t>> own_code_;
-  bool preempted_            = false;
-  unsigned long preemptions_ = 0;
-  bool stepped_              = false;
+  bool preempted_                = false;
+  unsigned long preemptions_     = 0;
+  bool stepped_                  = false;
+  unsigned long busy_wait_steps_ = 0;
   os::ProcessState process_state_;
 };
 

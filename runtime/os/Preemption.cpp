@@ -33,7 +33,8 @@ void warn_first_step(const runtime::Rank& rank)
            "nothing else could run. bxisim now pauses it whenever it has run its own code for %lld ms of wall time, "
            "so that the others go on, and each pause advances its simulated time by %g s (its computation is not "
            "simulated). Simulated times now depend on the host's speed; a Portals or MPI call (or sched_yield) in "
-           "the loop avoids this. --preempt-after 0 turns it off.",
+           "the loop avoids this. If it computes rather than waits (it would end by itself), --preempt-after 0 (or a "
+           "larger value) keeps simulated times exact; the summary counts the pauses (busy-wait steps).",
            rank.index(), rank.last_call_time(), static_cast<long long>(kBusyWaitQuantum.count()), kBusyWaitStep);
 }
 
@@ -50,6 +51,7 @@ void pause(runtime::Rank& rank)
         rank.mark_stepped();
         warn_first_step(rank);
       }
+      rank.count_busy_wait_step();
       simgrid::s4u::this_actor::sleep_for(kBusyWaitStep);
     }
   } catch (const simgrid::ForcefulKillException&) {

@@ -2,6 +2,7 @@
 
 #include "hw/trace/TrafficCounters.hpp"
 #include "runtime/launch/Rank.hpp"
+#include "runtime/os/Preemption.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
@@ -119,10 +120,11 @@ nlohmann::json make_summary(const SummaryFacts& facts, const config::Parameters&
   double end        = 0;
   nlohmann::json rk = nlohmann::json::array();
   for (const auto& rank : ranks) {
-    nlohmann::json status = rank_status(*rank);
-    double rank_end       = recorder.rank_end(rank->index());
-    status["end_time"]    = rank_end >= 0 ? nlohmann::json(rank_end) : nlohmann::json(nullptr);
-    end                   = std::max(end, rank_end); // a stopped rank's: when the run stopped it
+    nlohmann::json status     = rank_status(*rank);
+    double rank_end           = recorder.rank_end(rank->index());
+    status["end_time"]        = rank_end >= 0 ? nlohmann::json(rank_end) : nlohmann::json(nullptr);
+    status["busy_wait_steps"] = rank->busy_wait_steps();
+    end                       = std::max(end, rank_end); // a stopped rank's: when the run stopped it
     rk.push_back(status);
   }
   summary["simulated_time"] = end;
@@ -248,6 +250,20 @@ void print_summary_table(const nlohmann::json& s, std::FILE* out)
     ends.push_back(fmt::format("{} more groups in the summary file", hidden));
   }
   fmt::print(out, "  {:<22} {}\n", "rank ends", fmt::join(ends, "; "));
+  // Pauses of preempted ranks that advanced simulated time by wall-clock measure (os/Preemption.hpp).
+  unsigned long steps = 0;
+  std::vector<int> stepped;
+  for (const auto& rank : ranks)
+    if (rank.value("busy_wait_steps", 0UL) > 0) {
+      steps += rank["busy_wait_steps"].get<unsigned long>();
+      stepped.push_back(rank["rank"].get<int>());
+    }
+  if (steps > 0)
+    fmt::print(out,
+               "  {:<22} {} pause(s) of ranks {} in their own code added {:.9f} s of simulated time in all: these "
+               "times depend on the host's speed and change from run to run. If the program computes there "
+               "rather than busy-waits on memory, --preempt-after 0 (or a larger value) keeps them exact\n",
+               "busy-wait steps", steps, fmt::join(stepped, ","), static_cast<double>(steps) * os::kBusyWaitStep);
   std::vector<std::string> levels;
   for (const auto& [level, entry] : s["levels"].items())
     levels.push_back(fmt::format("{} {:.9f} s", level, entry["simulated_max"].get<double>()));

@@ -10,7 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string>
 #include <unistd.h>
+#include <vector>
 
 using namespace bxisim::test;
 using testing::HasSubstr;
@@ -144,6 +146,39 @@ TEST(BadRunCommandLine, NoProgram)
   auto result = run_bxisim("run -n 2");
   EXPECT_EQ(result.exit_code, kUsage);
   EXPECT_THAT(result.output, HasSubstr("give the program to run"));
+}
+
+TEST(RunCommandLine, AcceptsMpirunsNpBeforeTheProgramOnly)
+{
+  // mpirun's and smpirun's -np N; CLI11 alone read it as "-n p". After the program it is the program's.
+  auto result = run_bxisim("run -np 3 --ppn 1 --mca btl_base_verbose 0 -q --no-summary --no-cpu-simulation " +
+                           test_program("options") + " -m -np");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 3U) << result.output;
+  for (const auto& [rank, values] : fields)
+    EXPECT_EQ(values.at("sizes"), "-np") << "rank " << rank;
+}
+
+TEST(BadRunCommandLine, AnMpirunOptionIsNamedWithBxisimsWay)
+{
+  struct Case {
+    std::string option;
+    std::string hint;
+  };
+  for (const auto& [option, hint] : std::vector<Case>{{"-N 1", "--ppn P"},
+                                                      {"--npernode 1", "--ppn P"},
+                                                      {"-x FOO=1", "VAR=VALUE bxisim run"},
+                                                      {"--hostfile hosts", "--platform"},
+                                                      {"--oversubscribe", "node.cores"},
+                                                      {"--bind-to core", "Leave it out"}}) {
+    auto result = run_bxisim("run -n 2 " + option + " " + test_program("ends") + " return all 0");
+    EXPECT_EQ(result.exit_code, kUsage) << result.output;
+    std::string name = option.substr(0, option.find(' '));
+    EXPECT_THAT(result.output, HasSubstr(name + ": not an option of bxisim run; its options come before the program"));
+    EXPECT_THAT(result.output, HasSubstr(hint)) << option;
+    EXPECT_THAT(result.output, Not(HasSubstr("no such program")));
+  }
 }
 
 TEST(BadRunCommandLine, MissingProgramFile)
