@@ -3,7 +3,9 @@
  * phase6=cycle` puts one phase at another level without recompiling. Compute phases simulate a fixed
  * amount of work (bxisim_compute, deterministic; a busy loop under another MPI). Rank 0 prints, per
  * phase, its simulated duration after a barrier: phase,<k>,<seconds>.
- *   phases [iterations]   (default 4: every communication phase repeats its pattern that many times) */
+ *   phases [iterations [late_ns]]   (iterations, default 4: every communication phase repeats its
+ *   pattern that many times; late_ns, default 0: rank 0 enters every phase's first barrier that many
+ *   nanoseconds late, a perturbation of the phases' start for the study's sensitivity runs) */
 #include <bxisim/region.h>
 #include <mpi.h>
 
@@ -16,6 +18,7 @@
 #endif
 
 static int rank, size, iterations = 4;
+static double rank0_late = 0; /* seconds: rank 0 enters every phase's first barrier that late */
 
 static void compute(double seconds)
 {
@@ -86,10 +89,14 @@ int main(int argc, char** argv)
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc > 1)
     iterations = atoi(argv[1]);
+  if (argc > 2)
+    rank0_late = atof(argv[2]) * 1e-9;
   for (int k = 1; k <= 10; ++k) {
     char name[16];
     snprintf(name, sizeof name, "phase%d", k);
     bxisim_region_begin(name, BXISIM_LEVEL_DEFAULT);
+    if (rank == 0 && rank0_late > 0)
+      compute(rank0_late);
     MPI_Barrier(MPI_COMM_WORLD);
     double start = MPI_Wtime();
     switch (k) {
