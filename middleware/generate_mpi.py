@@ -397,9 +397,12 @@ def conversion_code(f):
                     after.append(f"  if ({n} != MPI_STATUS_IGNORE)\n    from_be_status(s_{n}, {n});\n")
                 else:
                     # MPI-3.1 3.2.5: only the calls returning several statuses write the error field; a
-                    # single-completion call (Recv, Wait, Probe, Mrecv, ...) leaves the program's value.
+                    # single-completion call (Recv, Wait, Probe, Mrecv, ...) leaves the program's value,
+                    # except in the empty status (a null or inactive request), whose error is MPI_SUCCESS (3.7.3).
                     after.append(f"  if ({n} != MPI_STATUS_IGNORE) {{\n    int error_ = {n}->MPI_ERROR;\n"
-                                 f"    from_be_status(s_{n}, {n});\n    {n}->MPI_ERROR = error_;\n  }}\n")
+                                 f"    from_be_status(s_{n}, {n});\n"
+                                 f"    bool empty_ = {n}->MPI_SOURCE == MPI_ANY_SOURCE && {n}->MPI_TAG == MPI_ANY_TAG;\n"
+                                 f"    {n}->MPI_ERROR = empty_ ? MPI_SUCCESS : error_;\n  }}\n")
             continue
         if a.length:
             before.append(f"  Scratch<{be}> a_{n}({n} != nullptr ? static_cast<size_t>({a.length}) : 0);\n")

@@ -258,6 +258,21 @@ static void status_error(int rank)
     while (!flag)
       MPI_Test(&request, &flag, &status);
     CHECK(status.MPI_ERROR == MPI_ERR_TOPOLOGY, "test_error");
+    /* MPICH pt2pt/rqstatus: a null request gives the empty status, whose error field is MPI_SUCCESS
+     * (MPI-3.1 3.7.3), whatever the program's status held */
+    request          = MPI_REQUEST_NULL;
+    flag             = 0;
+    status.MPI_ERROR = MPI_ERR_DIMS;
+    MPI_Request_get_status(request, &flag, &status);
+    CHECK(flag && status.MPI_SOURCE == MPI_ANY_SOURCE && status.MPI_TAG == MPI_ANY_TAG &&
+              status.MPI_ERROR == MPI_SUCCESS,
+          "null_get_status");
+    status.MPI_ERROR = MPI_ERR_DIMS;
+    MPI_Wait(&request, &status);
+    CHECK(status.MPI_SOURCE == MPI_ANY_SOURCE && status.MPI_ERROR == MPI_SUCCESS, "null_wait");
+    status.MPI_ERROR = MPI_ERR_DIMS;
+    MPI_Test(&request, &flag, &status);
+    CHECK(flag && status.MPI_ERROR == MPI_SUCCESS, "null_test");
     /* a call returning several statuses writes the field */
     MPI_Status statuses[1];
     statuses[0].MPI_ERROR = MPI_ERR_DIMS;
