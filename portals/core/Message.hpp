@@ -3,6 +3,8 @@
 #ifndef BXISIM_PORTALS_MESSAGE_HPP
 #define BXISIM_PORTALS_MESSAGE_HPP
 
+#include "ByteBuffer.hpp"
+
 #include <portals4.h>
 
 #include <array>
@@ -63,7 +65,7 @@ struct Message {
   ptl_size_t mlength      = 0;                 // bytes the target accepted
   ptl_size_t targetOffset = 0;                 // the offset used in the target entry (remote or locally managed)
   ptl_list_t matchedList  = PTL_PRIORITY_LIST; // the list the target matched on (ptl_list of ACK/REPLY events)
-  std::vector<unsigned char> replyData;        // reply payload (Get, FetchAtomic, Swap): mlength bytes
+  ByteBuffer replyData;                        // reply payload (Get, FetchAtomic, Swap): mlength bytes
   ptl_size_t responseBytes() const { return response == ResponseKind::reply ? mlength : 0; }
 
   // ---- initiator bookkeeping: opaque to models ----

@@ -206,7 +206,7 @@ void Core::deliverRequest(Message& msg)
     std::vector<unsigned char> value(mlen);
     r.read(p.offset, value.data(), mlen);
     if (msg.kind != OpKind::atomic)
-      msg.replyData = value;
+      msg.replyData.assign(value.begin(), value.end());
     applyAtomic(msg.atomicOp, msg.atomicType, value.data(), msg.payload(), msg.operand.data(), mlen / elem);
     r.write(p.offset, value.data(), mlen);
     break;

@@ -126,6 +126,19 @@ TEST(OpenMpiStart, SpawnIsRefusedClearly)
   EXPECT_THAT(result.output, Not(HasSubstr("MPI_Comm_spawn returned")));
 }
 
+TEST(OpenMpiStart, TheCopyBindsItsOwnSymbolsWhenLinked)
+{
+  // -Bsymbolic (DT_FLAGS SYMBOLIC): OpenMPI's references to its own functions and data never bind to a
+  // symbol of the same name in the bxisim executable or its libraries (SMPI's MPI_*, libc's globals),
+  // and a copy loads without looking its own symbols up through every library of the process.
+  auto flags = run_command("readelf -d '" BXISIM_OPENMPI_PREFIX "/lib/libbxisim-openmpi.so' 2>&1");
+  ASSERT_EQ(flags.exit_code, 0) << flags.output;
+  EXPECT_THAT(flags.output, testing::ContainsRegex(R"(\(FLAGS\) +.*SYMBOLIC)")) << flags.output;
+  auto relocations = run_command("readelf -rW '" BXISIM_OPENMPI_PREFIX "/lib/libbxisim-openmpi.so' | grep -c "
+                                 "-e R_X86_64_GLOB_DAT -e 'R_X86_64_64 '");
+  EXPECT_LT(std::stoi(relocations.output), 100) << "symbol lookups left for the loader: " << relocations.output;
+}
+
 TEST(OpenMpiStart, MissingBuildIsNamed)
 {
   auto result = run_command("BXISIM_OPENMPI_PREFIX=/nonexistent '" BXISIM_BINARY "' run -n 2 " +
