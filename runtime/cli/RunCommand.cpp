@@ -206,8 +206,13 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
       throw config::ConfigError(unknown_option_message(options->launch.command.front()));
     // --level, else BXISIM_LEVEL from the environment, else message.
     const char* level_variable = std::getenv("BXISIM_LEVEL");
-    if (command->get_option("--level")->count() == 0 && level_variable != nullptr && *level_variable != '\0')
+    if (command->get_option("--level")->count() == 0 && level_variable != nullptr && *level_variable != '\0') {
       options->launch.level = level_variable;
+      if (options->launch.level != "smpi" && options->launch.level != "message" && options->launch.level != "cycle")
+        throw config::ConfigError(fmt::format("BXISIM_LEVEL={} (from the environment): unknown level; the levels are "
+                                              "smpi, message and cycle (or unset BXISIM_LEVEL, or give --level).",
+                                              options->launch.level));
+    }
     for (const auto& region : options->regions) {
       auto equal = region.find('=');
       if (equal == std::string::npos)

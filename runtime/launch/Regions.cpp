@@ -245,6 +245,19 @@ bool Regions::finish(const std::string& json_path, double end_time)
                  "must enter and leave the same regions in the same order\n",
                  r, boundaries_[static_cast<size_t>(r)].size(), boundaries_[0].size());
     }
+  for (const auto& [name, level] : remap_)
+    if (totals_.count(name) == 0) {
+      // Most often a misspelt name: the run went on at other levels than the user believes.
+      std::vector<std::string> entered;
+      for (const auto& [entered_name, totals] : totals_)
+        entered.push_back("'" + entered_name + "'");
+      fmt::print(stderr,
+                 "bxisim: warning: --region {}={} re-mapped a region no rank entered; {}. Check the name given to "
+                 "bxisim_region_begin (or bxisim::region) in the program.\n",
+                 name, level,
+                 entered.empty() ? std::string("the program entered no region")
+                                 : fmt::format("the regions entered were {}", fmt::join(entered, ", ")));
+    }
   for (int r = 0; r < ranks_; ++r)
     if (not open_[static_cast<size_t>(r)].empty())
       fmt::print(stderr, "bxisim: rank {} ended inside region '{}' (no bxisim_region_end)\n", r,

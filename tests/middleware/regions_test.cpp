@@ -15,6 +15,7 @@
 
 using namespace bxisim::test;
 using testing::HasSubstr;
+using testing::Not;
 
 namespace
 {
@@ -108,6 +109,23 @@ TEST(Regions, BadRegionSettingsAreRefused)
   auto result = run_regions("", "--level smpi --region solve=fast nested");
   EXPECT_NE(result.exit_code, 0);
   EXPECT_THAT(result.output, HasSubstr("unknown level 'fast'"));
+}
+
+TEST(Regions, AnUnknownLevelInTheEnvironmentIsNamedAsSuch)
+{
+  auto result = run_regions("BXISIM_LEVEL=fast", "nested");
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("BXISIM_LEVEL=fast (from the environment): unknown level"));
+}
+
+TEST(Regions, ARemappedRegionNoRankEnteredIsNamedWithTheRegionsEntered)
+{
+  // A misspelt --region would otherwise leave the run at other levels than its user believes.
+  auto result = run_regions("", "--level smpi --region solv=cycle --region solve=smpi nested");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("--region solv=cycle re-mapped a region no rank entered; the regions entered "
+                                       "were 'exchange', 'setup', 'solve'"));
+  EXPECT_THAT(result.output, Not(HasSubstr("--region solve=smpi re-mapped")));
 }
 
 TEST(Regions, TheHeaderIsANoOpUnderAnotherMpi)
