@@ -20,6 +20,7 @@
 #include "platforms/WireFaults.hpp"
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/CodePages.hpp"
+#include "runtime/os/HeapPolicy.hpp"
 #include "runtime/os/Preemption.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include "runtime/results/Progress.hpp"
@@ -318,6 +319,7 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   check_level(options.level, "--level");
   check_program(program);
   check_simulator_settings(simulator_options);
+  os::keep_freed_heap_memory();
   Regions regions(options.level, options.regions, options.ranks);
   Rank::set_cpu_settings(cpu_settings(parameters));
   auto platform_config = platform::PlatformConfig::from_parameters(parameters);
