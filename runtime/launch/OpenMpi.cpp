@@ -1,5 +1,6 @@
 #include "OpenMpi.hpp"
 
+#include "CopyCache.hpp"
 #include "ExitCodes.hpp"
 #include "OutputRouter.hpp"
 #include "RankBarrier.hpp"
@@ -217,7 +218,18 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
     polls_block_ = false;
   }
 
+  CopyCache cache(library_, parameters.integer("mpi.copy_cache"));
+  bool told_why_not = false;
   for (const auto& rank : ranks_) {
+    if (std::string kept = cache.copy(rank->index()); not kept.empty()) {
+      copies_.push_back(kept);
+      continue;
+    }
+    if (not cache.why_not().empty() && not told_why_not) {
+      told_why_not = true;
+      XBT_VERB("OpenMPI copies cannot be kept between runs (%s): this run's copies go to its own folder",
+               cache.why_not().c_str());
+    }
     std::string copy = fmt::format("{}/{}", folder.rank_folder(rank->index()), kLibraryName);
     std::error_code error;
     fs::copy_file(library_, copy, fs::copy_options::overwrite_existing, error);

@@ -8,6 +8,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <map>
+
 using namespace bxisim::test;
 using testing::HasSubstr;
 using testing::Not;
@@ -137,6 +140,49 @@ TEST(OpenMpiStart, TheCopyBindsItsOwnSymbolsWhenLinked)
   auto relocations = run_command("readelf -rW '" BXISIM_OPENMPI_PREFIX "/lib/libbxisim-openmpi.so' | grep -c "
                                  "-e R_X86_64_GLOB_DAT -e 'R_X86_64_64 '");
   EXPECT_LT(std::stoi(relocations.output), 100) << "symbol lookups left for the loader: " << relocations.output;
+}
+
+TEST(OpenMpiStart, CopiesAreKeptBetweenRunsUpToTheCacheLimit)
+{
+  namespace fs           = std::filesystem;
+  const std::string root = temporary_path("copy-cache");
+  fs::remove_all(root);
+  const auto library_size = fs::file_size(BXISIM_OPENMPI_PREFIX "/lib/libbxisim-openmpi.so");
+  auto kept               = [&root] {
+    std::map<std::string, fs::path> copies; // file name -> path
+    if (fs::exists(root + "/library-copies"))
+      for (const auto& entry : fs::recursive_directory_iterator(root + "/library-copies"))
+        if (entry.is_regular_file())
+          copies[entry.path().filename().string()] = entry.path();
+    return copies;
+  };
+  auto ring = [&root](const std::string& options, int ppn) {
+    return run_command("BXISIM_CACHE_DIR='" + root + "' '" BXISIM_BINARY "' run -n 4 --ppn " + std::to_string(ppn) +
+                       " " + options + " " + test_program("openmpi_copy") + " ring 4096 2>&1");
+  };
+  for (int ppn : {1, 2}) {
+    check_ring(ring("--set mpi.copy_cache=3", ppn), 4, ppn); // 3 ranks use kept copies, the 4th its own
+    auto copies = kept();
+    ASSERT_EQ(copies.size(), 3u);
+    for (const char* name : {"copy-0.so", "copy-1.so", "copy-2.so"}) {
+      ASSERT_EQ(copies.count(name), 1u) << name;
+      EXPECT_EQ(fs::file_size(copies[name]), library_size) << name;
+    }
+  }
+  // Kept copies are used as they are; an incomplete one (a run killed while copying) is made again.
+  auto copies   = kept();
+  auto modified = fs::last_write_time(copies["copy-0.so"]);
+  fs::resize_file(copies["copy-1.so"], 4096);
+  check_ring(ring("--set mpi.copy_cache=3", 2), 4, 2);
+  EXPECT_EQ(fs::last_write_time(copies["copy-0.so"]), modified);
+  EXPECT_EQ(fs::file_size(copies["copy-1.so"]), library_size);
+  // 0 keeps none; a cache folder that cannot be written leaves every copy in the run's folder.
+  fs::remove_all(root);
+  check_ring(ring("--set mpi.copy_cache=0", 1), 4, 1);
+  EXPECT_TRUE(kept().empty());
+  auto unwritable = run_command("BXISIM_CACHE_DIR=/proc/bxisim-cannot-write '" BXISIM_BINARY "' run -n 4 --ppn 2 " +
+                                test_program("openmpi_copy") + " ring 4096 2>&1");
+  check_ring(unwritable, 4, 2);
 }
 
 TEST(OpenMpiStart, MissingBuildIsNamed)
