@@ -232,6 +232,7 @@ def main():
     ap.add_argument("--levels", default="smpi,message")
     ap.add_argument("--ppn", default="1,2", help="ranks per node to run each test at")
     ap.add_argument("--tests", default="", help="only these programs (comma-separated)")
+    ap.add_argument("--skip", default="", help="leave out these programs (comma-separated), e.g. tests known to be long")
     ap.add_argument("--timeout", type=int, default=120, help="wall seconds per run (at least)")
     ap.add_argument("--max-timeout", type=int, default=300, help="cap on a testlist's timeLimit")
     ap.add_argument("--jobs", type=int, default=1)
@@ -248,13 +249,14 @@ def main():
     os.makedirs(log_dir, exist_ok=True)
     inc, util_objs = build_util(args, build_dir)
     only = set(t for t in args.tests.split(",") if t)
+    skip = set(t for t in args.skip.split(",") if t)
 
     jobs = []
     rows = []
     for folder in args.dirs.split(","):
         mk = parse_makefile_am(os.path.join(args.suite, folder, "Makefile.am"))
         for prog, nprocs, opts in parse_testlist(os.path.join(args.suite, folder)):
-            if only and prog not in only:
+            if (only and prog not in only) or prog in skip:
                 continue
             exe, err = build_test(args, folder, prog, mk, inc, util_objs, build_dir)
             if exe is None:
