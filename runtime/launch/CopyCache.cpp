@@ -42,7 +42,9 @@ CopyCache::CopyCache(const std::string& library, long long limit) : library_(lib
   fs::path canonical = fs::canonical(library, error);
   if (limit_ <= 0 || root.empty() || error)
     return;
-  size_         = fs::file_size(canonical, error);
+  size_ = fs::file_size(canonical, error);
+  if (error)
+    return;
   auto modified = fs::last_write_time(canonical, error);
   if (error)
     return;

@@ -319,7 +319,10 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   check_level(options.level, "--level");
   check_program(program);
   check_simulator_settings(simulator_options);
-  os::keep_freed_heap_memory();
+  // Only without CPU simulation: a rank's own allocations would then touch pages the heap kept but never
+  // used, and their first-touch faults would be measured as its computation (CpuFidelity.* fail).
+  if (not parameters.boolean("cpu.simulate"))
+    os::keep_freed_heap_memory();
   Regions regions(options.level, options.regions, options.ranks);
   Rank::set_cpu_settings(cpu_settings(parameters));
   auto platform_config = platform::PlatformConfig::from_parameters(parameters);
