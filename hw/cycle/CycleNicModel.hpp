@@ -12,6 +12,7 @@
 
 #include "Bridge.hpp"
 #include "BxiNic.hpp"
+#include "CycleNic.hpp"
 #include "CycleNicConfig.hpp"
 
 #include "hw/trace/OperationTrace.hpp"
@@ -38,22 +39,7 @@ class Parameters;
 namespace bxisim::hw::cycle
 {
 
-/** Finds the core host of a simulated process, by its id or its physical address. */
-struct ProcessDirectory {
-  std::function<simgrid::s4u::Host*(uint32_t process_id)> core_of_process;
-  std::function<simgrid::s4u::Host*(ptl_nid_t nid, ptl_pid_t pid)> core_of_address;
-};
-
-/** Counters of one run, summed over the NICs. */
-struct CycleNicStatistics {
-  uint64_t commands = 0, frames_sent = 0, chunks_sent = 0, credit_stalls = 0, flow_stalls = 0;
-  double credit_stalled_seconds = 0, flow_stalled_seconds = 0;
-  uint64_t tlb_hits = 0, tlb_misses = 0, headers_matched = 0, retransmissions = 0, bridge_rounds = 0;
-  uint64_t command_queue_stalls = 0; // commands posted while the process's queue was full
-  uint64_t frames_dropped       = 0; // frames the network lost (nic.drop_frames, faults)
-};
-
-class CycleNicModel : public portals::NicModel
+class CycleNicModel : public CycleNic
 {
  public:
   /** Builds every NIC's modules and elaborates SystemC: call before Engine::run, once per process.
@@ -62,11 +48,18 @@ class CycleNicModel : public portals::NicModel
                 const std::string& vcd_file = "", const std::string& vcd_pattern = "");
   ~CycleNicModel() override;
 
-  /** Starts the bridge and the NICs' actors (daemons). Call from an actor or before Engine::run. */
-  void start();
-  /** After Engine::run: rethrows an error SystemC raised. */
-  void check();
+  // CycleNic
+  void start() override;
+  void check() override;
+  CycleNicStatistics statistics() const override;
+  void set_trace(OperationTrace* trace) override;
+  void flush_trace() override;
+  void set_on_lost_for_good(std::function<void(const std::string&)> handler) override
+  {
+    on_lost_for_good_ = std::move(handler);
+  }
 
+  // portals::NicModel
   const char* name() const override { return "cycle"; }
   void submit(std::unique_ptr<portals::Message> message) override;
   portals::WaitStatus wait(const portals::ProcessContext& context, double timeout) override;
@@ -76,14 +69,6 @@ class CycleNicModel : public portals::NicModel
 
   const CycleNicConfig& config() const { return config_; }
   BxiNic& nic(int node) { return *nics_.at(static_cast<size_t>(node)); }
-  CycleNicStatistics statistics() const;
-  /** Records every wire frame and PCIe transfer into `trace` (owned by the caller; the S4BXI CSV, as the
-   * message model does) and, when it has stage observers, what each stage did (the timeline). */
-  void set_trace(OperationTrace* trace);
-  /** Records the PCIe writes that have finished (they are posted: nobody waits for them). */
-  void flush_trace();
-  /** As hw::message::MessageNicModel::set_on_lost_for_good: a frame lost with E2E off. */
-  void set_on_lost_for_good(std::function<void(const std::string&)> handler) { on_lost_for_good_ = std::move(handler); }
 
  private:
   struct Waiter {

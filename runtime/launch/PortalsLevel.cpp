@@ -1,6 +1,7 @@
 #include "PortalsLevel.hpp"
 
 #include "CrashReport.hpp"
+#include "CyclePlugin.hpp"
 #include "OutputRouter.hpp"
 
 #include "runtime/config/ConfigError.hpp"
@@ -126,9 +127,9 @@ void PortalsLevel::enable_level(const std::string& level)
     message_->set_on_lost_for_good([this](const std::string& why) { stop_on_lost_frame(why); });
   } else if (level == "cycle" && not cycle_) {
     auto directory = message_directory();
-    cycle_         = std::make_unique<hw::cycle::CycleNicModel>(
-        machine_, parameters_, hw::cycle::ProcessDirectory{directory.core_of_process, directory.core_of_address},
-        vcd_file_, vcd_signals_);
+    cycle_         = make_cycle_nic(machine_, parameters_,
+                                    hw::cycle::ProcessDirectory{directory.core_of_process, directory.core_of_address},
+                                    vcd_file_, vcd_signals_);
     cycle_->set_on_lost_for_good([this](const std::string& why) { stop_on_lost_frame(why); });
     cycle_->set_trace(trace_.get());
   }

@@ -9,7 +9,7 @@
 
 #include "Rank.hpp"
 
-#include "hw/cycle/CycleNicModel.hpp"
+#include "hw/cycle/CycleNic.hpp"
 #include "hw/message/MessageNicModel.hpp"
 #include "hw/trace/OperationTrace.hpp"
 #include "platforms/Machine.hpp"
@@ -81,7 +81,7 @@ class PortalsLevel
   hw::message::ProcessDirectory message_directory();
   std::string vcd_file_, vcd_signals_;
   std::unique_ptr<hw::message::MessageNicModel> message_;
-  std::unique_ptr<hw::cycle::CycleNicModel> cycle_;
+  std::unique_ptr<hw::cycle::CycleNic> cycle_; // from the plugin (CyclePlugin.hpp)
   std::string lost_for_good_;
   void stop_on_lost_frame(const std::string& why);
   portals::NicModel* current_ = nullptr;

@@ -55,19 +55,31 @@ int main(int argc, char** argv)
 }
 )";
 
-void run_installed_mpi_program(const std::string& placement)
+std::string run_installed_mpi_program(const std::string& placement, const std::string& options = "")
 {
   const std::string& prefix = installed_prefix();
   std::string program       = temporary_path("sum");
   auto build = run_command(prefix + "/bin/bxicc -O1 " + write_file("sum.c", kSumProgram) + " -o " + program);
-  ASSERT_EQ(build.exit_code, 0) << build.output;
+  EXPECT_EQ(build.exit_code, 0) << build.output;
+  if (build.exit_code != 0)
+    return build.output;
   // From a folder outside the build, with no BXISIM_OPENMPI_PREFIX: bxisim looks in the prefix first.
   auto run = run_command("cd " + std::filesystem::path(program).parent_path().string() +
                          " && env -u BXISIM_OPENMPI_PREFIX " + prefix + "/bin/bxisim run -n " + std::to_string(kRanks) +
-                         " " + placement + " --no-cpu-simulation -q --no-summary " + program);
-  ASSERT_EQ(run.exit_code, 0) << run.output;
+                         " " + placement + " --no-cpu-simulation -q --no-summary " + options + " " + program + " 2>&1");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
   EXPECT_THAT(run.output, HasSubstr("[rank 0] size=" + std::to_string(kRanks) +
                                     " sum=" + std::to_string(kRanks * (kRanks - 1) / 2)));
+  return run.output;
+}
+
+void run_installed_at_cycle(const std::string& placement)
+{
+  // The installed bxisim loads the installed cycle NIC plugin, not the build tree's.
+  auto output = run_installed_mpi_program(placement, "--level cycle --log=bxisim_launch.thres:verbose");
+  EXPECT_THAT(output,
+              HasSubstr("cycle NIC model loaded from " + std::filesystem::canonical(installed_prefix()).string() +
+                        "/lib/bxisim/libbxisim-nic-cycle.so"));
 }
 } // namespace
 
@@ -81,14 +93,24 @@ TEST(Install, MpiProgramRunsFromThePrefixInsideANode)
   run_installed_mpi_program("--ppn " + std::to_string(kRanks));
 }
 
+TEST(Install, CycleLevelRunsWithThePrefixsPluginAcrossNodes)
+{
+  run_installed_at_cycle("--ppn 1");
+}
+
+TEST(Install, CycleLevelRunsWithThePrefixsPluginInsideANode)
+{
+  run_installed_at_cycle("--ppn " + std::to_string(kRanks));
+}
+
 TEST(Install, PrefixHoldsHeadersDocsScriptsAndOpenMpi)
 {
   const std::string& prefix = installed_prefix();
   for (const char* file :
        {"bin/bxisim", "bin/bxicc", "bin/bxicxx", "include/portals4.h", "include/mpi.h", "include/bxisim/rank.h",
         "share/doc/bxisim/summary.schema.json", "share/doc/bxisim/running.md", "share/bxisim/render_timeline.py",
-        "share/bxisim/plot_csv.py", "lib/bxisim/openmpi/complete", "lib/cmake/bxisim/bxisimConfig.cmake",
-        "lib/pkgconfig/bxisim.pc"})
+        "share/bxisim/plot_csv.py", "lib/bxisim/openmpi/complete", "lib/bxisim/libbxisim-nic-cycle.so",
+        "lib/cmake/bxisim/bxisimConfig.cmake", "lib/pkgconfig/bxisim.pc"})
     EXPECT_TRUE(std::filesystem::exists(prefix + "/" + file)) << file;
   // The installed bxisim finds its drawing scripts in the prefix.
   auto help = run_command(prefix + "/bin/bxisim plot " + prefix + "/share/doc/bxisim/results/flow-control.csv -o " +
