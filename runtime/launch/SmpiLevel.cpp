@@ -18,6 +18,7 @@
 #include <stdexcept>
 
 XBT_LOG_EXTERNAL_CATEGORY(bxisim_runtime);
+XBT_LOG_EXTERNAL_CATEGORY(smpi);
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_smpi, bxisim_runtime, "--level smpi: ranks as SMPI processes");
 
 namespace bxisim::runtime
@@ -216,6 +217,11 @@ SmpiLevel::~SmpiLevel()
   mw::set_call_hooks(nullptr);
   mw::set_abort_handler(nullptr);
   os::set_clock_hooks(nullptr);
+  // In a mixed run, ranks that never ran at smpi never finalized there either, and SMPI would ask at its
+  // end whether they called MPI_Finalize ("Stalling SMPI instance"): bxisim checks that itself, at every
+  // level (check_end). Said anyway when the user turned SMPI's verbose messages on.
+  if (mixed_ && not XBT_LOG_ISENABLED(smpi, xbt_log_priority_verbose))
+    xbt_log_control_set("smpi.thres:warning");
   SMPI_finalize();
 }
 

@@ -77,6 +77,18 @@ TEST(Regions, NestedRegionsAreTimedAndReMappedWithoutRecompiling)
   }
 }
 
+TEST(Regions, ARunThatNeverEntersSmpiSaysNothingOfSmpiRanks)
+{
+  // Every region re-mapped to message: no rank ever initializes SMPI, nor finalizes there.
+  for (int ppn : {1, 2}) {
+    auto result = run_regions("", "--level message --region exchange=message --region solve=message nested", ppn);
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_EQ(table(result.output)["solve"].level, "message") << result.output;
+    EXPECT_THAT(result.output, Not(HasSubstr("Stalling SMPI instance"))) << result.output;
+    EXPECT_THAT(result.output, Not(HasSubstr("MPI_Finalize"))) << result.output;
+  }
+}
+
 TEST(Regions, TheCodesLevelsAndTheEnvironmentsDefault)
 {
   // BXISIM_LEVEL stands for --level when it is not given; a region asking for another level than the
