@@ -4,6 +4,7 @@
 #include "OutputRouter.hpp"
 #include "runtime/os/Preemption.hpp"
 #include "runtime/os/SimulatorCall.hpp"
+#include "runtime/os/SimulatorSignals.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 
@@ -28,15 +29,8 @@ constexpr size_t kReportLines = 40; // the summary shows at most this many group
 // frozen where it is (an endless loop, a long computation: "running its own code" in the summary).
 constexpr auto kStopGrace = std::chrono::milliseconds(500);
 
-int supervisor_signal()
-{
-  return SIGRTMIN + 2;
-}
-
-int preemption_signal()
-{
-  return SIGRTMIN + 3;
-}
+using os::preemption_signal;
+using os::supervisor_signal;
 
 // Requests to the simulator's thread, answered in its signal handler or at its next simulator call.
 std::atomic<bool> freeze_requested{false};

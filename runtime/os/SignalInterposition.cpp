@@ -8,6 +8,7 @@
 #include "RankEnd.hpp"
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
+#include "SimulatorSignals.hpp"
 #include "runtime/launch/Rank.hpp"
 
 #include <xbt/log.h>
@@ -181,6 +182,25 @@ int killpg(pid_t group, int signal_number) noexcept
   if (rank == nullptr)
     return BXISIM_REAL(killpg)(group, signal_number);
   return send(*rank, group > 0 ? -group : group, signal_number, SI_USER, sigval{}, "killpg");
+}
+
+// A rank's mask is the simulator thread's: bxisim's own signals stay deliverable whatever the rank blocks.
+int sigprocmask(int how, const sigset_t* set, sigset_t* old_set) noexcept
+{
+  if (running_rank() == nullptr || set == nullptr || how == SIG_UNBLOCK)
+    return BXISIM_REAL(sigprocmask)(how, set, old_set);
+  sigset_t allowed = *set;
+  bxisim::os::remove_simulator_signals(allowed);
+  return BXISIM_REAL(sigprocmask)(how, &allowed, old_set);
+}
+
+int pthread_sigmask(int how, const sigset_t* set, sigset_t* old_set) noexcept
+{
+  if (running_rank() == nullptr || set == nullptr || how == SIG_UNBLOCK)
+    return BXISIM_REAL(pthread_sigmask)(how, set, old_set);
+  sigset_t allowed = *set;
+  bxisim::os::remove_simulator_signals(allowed);
+  return BXISIM_REAL(pthread_sigmask)(how, &allowed, old_set);
 }
 
 // Every rank runs on the simulator's thread: pthread_self() in a rank is the rank's main thread.

@@ -81,6 +81,18 @@ TEST_P(BusyWait, APlainLoopSeesThePutOncePreemptedWithoutCpuSimulation)
 // With CPU simulation on (the default) a pause simulates the CPU time the rank used, as a call would:
 // no warning, and the wait ends once that CPU time has carried the rank past the Put's arrival (its
 // CPU time until the first pause is at most its wall time, 0.05 s plus the supervisor's period).
+// bxisim's own signals (preemption, the supervisor's) stay deliverable whatever a rank blocks.
+TEST_P(BusyWait, APlainLoopThatBlockedEverySignalIsStillPreempted)
+{
+  Seen plain   = spin(GetParam(), "plain", "--no-cpu-simulation --preempt-after 0.05");
+  Seen blocked = spin(GetParam(), "blocked", "--no-cpu-simulation --preempt-after 0.05 --wall-limit 30");
+  EXPECT_EQ(blocked.result.exit_code, 0) << blocked.result.output;
+  EXPECT_THAT(blocked.result.output, HasSubstr("busy-wait steps"));
+  EXPECT_DOUBLE_EQ(blocked.put, kPutAfter);
+  // the same landing time as the plain loop's, within a pause
+  EXPECT_NEAR(blocked.seen, plain.seen, kPauseStep + 1e-12) << blocked.result.output;
+}
+
 TEST_P(BusyWait, APlainLoopSeesThePutWithCpuSimulation)
 {
   Seen plain = spin(GetParam(), "plain", "--preempt-after 0.05");

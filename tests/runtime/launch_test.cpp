@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -65,6 +66,35 @@ TEST(Launch, EveryOutputLineIsPrefixedByItsRank)
   for (int rank = 0; rank < 3; ++rank)
     EXPECT_THAT(result.output,
                 HasSubstr("[rank " + std::to_string(rank) + "] rank " + std::to_string(rank) + " done\n"));
+}
+
+/** Every line of `output` that starts "[rank N] rank " names rank N next; returns how many there were. */
+int check_every_line_names_its_rank(const std::string& output)
+{
+  std::istringstream lines(output);
+  int checked = 0;
+  for (std::string line; std::getline(lines, line);) {
+    int prefix = -1, named = -1;
+    if (std::sscanf(line.c_str(), "[rank %d] rank %d", &prefix, &named) != 2)
+      continue;
+    EXPECT_EQ(prefix, named) << line;
+    ++checked;
+  }
+  return checked;
+}
+
+TEST(Launch, OutputGoesToTheRankThatWroteItWhateverTheWay)
+{
+  constexpr int kRanks = 4, kRounds = 6;
+  // per rank and round: stdio, write, stderr, the two halves; then 100 lines written at once
+  constexpr int kLines = kRanks * (kRounds * 4 + 100);
+  for (const char* mode : {"plain", "blocked"}) {
+    auto result = run_bxisim("run -n " + std::to_string(kRanks) + " --no-cpu-simulation -q --no-summary " +
+                             test_program("interleaved_output") + " " + std::to_string(kRounds) + " " + mode);
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_EQ(check_every_line_names_its_rank(result.output), kLines) << mode;
+    EXPECT_THAT(result.output, HasSubstr("[rank 3] rank 3 half 5 and half\n"));
+  }
 }
 
 TEST(Launch, NoRankPrefixLeavesTheRanksOutputAsWritten)

@@ -1,11 +1,13 @@
 /* A rank that busy-waits on memory its NIC writes (tests/runtime/busy_wait_test.cpp): rank 1 Puts a
  * value into rank 0's buffer after argv[2] microseconds of sleep; rank 0 loops on the buffer without
- * any call ("plain": only preemption lets the NIC write), or calling sched_yield ("yield"), and prints
- * the value and when it saw it. Times are simulated, from the end of a common barrier. */
+ * any call ("plain": only preemption lets the NIC write; "blocked": the same, after blocking every
+ * signal it can), or calling sched_yield ("yield"), and prints the value and when it saw it. Times are simulated, from
+ * the end of a common barrier. */
 #include <bxisim/rank.h>
 #include <portals4.h>
 
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +26,12 @@ int main(int argc, char** argv)
 {
   int yield     = argc > 1 && strcmp(argv[1], "yield") == 0;
   long delay_us = argc > 2 ? atol(argv[2]) : 5;
-  int rank      = bxisim_rank();
+  if (argc > 1 && strcmp(argv[1], "blocked") == 0) {
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, NULL);
+  }
+  int rank = bxisim_rank();
   ptl_handle_ni_t ni;
   ptl_pt_index_t pt;
   ptl_process_t me, peer;
