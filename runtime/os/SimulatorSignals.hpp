@@ -19,16 +19,10 @@ inline int preemption_signal()
   return SIGRTMIN + 3;
 }
 
-/** Raised by the kernel on the simulator's thread when a rank writes into the output pipes (OutputRouter). */
-inline int output_signal()
-{
-  return SIGRTMIN + 4;
-}
-
 /** Removes bxisim's signals from `set`. */
 inline void remove_simulator_signals(sigset_t& set)
 {
-  for (int number : {supervisor_signal(), preemption_signal(), output_signal()})
+  for (int number : {supervisor_signal(), preemption_signal()})
     sigdelset(&set, number);
 }
 
