@@ -41,6 +41,16 @@ bool stops_by_default(int signal_number)
   return signal_number == SIGSTOP || signal_number == SIGTSTP || signal_number == SIGTTIN || signal_number == SIGTTOU;
 }
 
+/** sigprocmask or pthread_sigmask (`real`) of the calling rank, without bxisim's own signals. */
+int change_mask(int (*real)(int, const sigset_t*, sigset_t*), int how, const sigset_t* set, sigset_t* old_set)
+{
+  if (running_rank() == nullptr || set == nullptr || how == SIG_UNBLOCK)
+    return real(how, set, old_set);
+  sigset_t allowed = *set;
+  bxisim::os::remove_simulator_signals(allowed);
+  return real(how, &allowed, old_set);
+}
+
 /** What the kernel would do when `signal_number` reaches the rank, done on the rank. */
 void deliver(Rank& rank, int signal_number, int code, sigval value)
 {
@@ -187,20 +197,12 @@ int killpg(pid_t group, int signal_number) noexcept
 // A rank's mask is the simulator thread's: bxisim's own signals stay deliverable whatever the rank blocks.
 int sigprocmask(int how, const sigset_t* set, sigset_t* old_set) noexcept
 {
-  if (running_rank() == nullptr || set == nullptr || how == SIG_UNBLOCK)
-    return BXISIM_REAL(sigprocmask)(how, set, old_set);
-  sigset_t allowed = *set;
-  bxisim::os::remove_simulator_signals(allowed);
-  return BXISIM_REAL(sigprocmask)(how, &allowed, old_set);
+  return change_mask(BXISIM_REAL(sigprocmask), how, set, old_set);
 }
 
 int pthread_sigmask(int how, const sigset_t* set, sigset_t* old_set) noexcept
 {
-  if (running_rank() == nullptr || set == nullptr || how == SIG_UNBLOCK)
-    return BXISIM_REAL(pthread_sigmask)(how, set, old_set);
-  sigset_t allowed = *set;
-  bxisim::os::remove_simulator_signals(allowed);
-  return BXISIM_REAL(pthread_sigmask)(how, &allowed, old_set);
+  return change_mask(BXISIM_REAL(pthread_sigmask), how, set, old_set);
 }
 
 // Every rank runs on the simulator's thread: pthread_self() in a rank is the rank's main thread.
