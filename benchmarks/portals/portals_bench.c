@@ -5,6 +5,9 @@
  *   put-waitack   one Put at a time, next after its ACK event
  *   put-nowait    COUNT Puts posted back to back, then wait for all ACKs
  *   put-waitsend  next Put after the SEND event of the previous one
+ *   put-pair      a Put of SIZE bytes then at once one of 8 B, both with an ACK; the next pair after both
+ *                 ACKs (seconds_per_request: per pair); the 8 B payload reaches the target right behind
+ *                 the large one (the cycle NIC's DMA writer then has both to write)
  *   get-waitreply one Get at a time, next after its REPLY event
  *   get-nowait    COUNT Gets back to back, then wait for all REPLYs
  *   ack           ptlperf ACK mode: Put with a full ACK, one in flight
@@ -86,6 +89,12 @@ static double run(const char* mode, long count, size_t size)
     for (long i = 0; i < count; ++i)
       put(size, PTL_ACK_REQ);
     wait_events(PTL_EVENT_ACK, count);
+  } else if (strcmp(mode, "put-pair") == 0) {
+    for (long i = 0; i < count; ++i) {
+      put(size, PTL_ACK_REQ);
+      put(8, PTL_ACK_REQ);
+      wait_events(PTL_EVENT_ACK, 2);
+    }
   } else if (strcmp(mode, "put-waitsend") == 0) {
     for (long i = 0; i < count; ++i) {
       put(size, PTL_NO_ACK_REQ);

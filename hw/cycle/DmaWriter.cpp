@@ -2,6 +2,8 @@
 
 #include "StageTrace.hpp"
 
+#include <algorithm>
+
 namespace bxisim::hw::cycle
 {
 
@@ -25,18 +27,31 @@ void DmaWriter::run()
       size = message.responseBytes();
     wait(config_.setup);
     if (size > 0) {
-      // Payload writes go in order, each holding the write engine for its serialization on the PCIe;
-      // frames without payload (ACKs, Get requests) do not wait for the engine.
-      if (sc_core::sc_time_stamp() < engine_free_at_)
-        wait(engine_free_at_ - sc_core::sc_time_stamp());
-      post_write(dma, *payload, size, frame.kind == FrameKind::Response ? kWriteToInitiator : 0);
       if (config_.model_pcie) {
+        // The payload streams to memory while its frame arrives (thesis figure 4.10): with the engine
+        // free, the engine pushes its last PCIe packet one packet after the frame's last wire packet
+        // and the payload is in memory a PCIe latency later (in_memory_at, from the depacketizer).
+        // Writes still go one after another, each holding the engine for its serialization on the
+        // PCIe: a payload that arrives while earlier ones hold the engine is written after them. The
+        // SimGrid transfer is posted when the engine gets to the payload (at once when it streamed).
+        const sc_core::sc_time now     = sc_core::sc_time_stamp();
+        const sc_core::sc_time latency = to_sc_time(config_.pcie.latency);
+        const sc_core::sc_time occupy  = to_sc_time(static_cast<double>(size) / config_.pcie.bandwidth);
+        const sc_core::sc_time streamed =
+            frame.in_memory_at > latency ? frame.in_memory_at - latency : sc_core::SC_ZERO_TIME;
+        const sc_core::sc_time done = std::max(streamed, engine_free_at_ + occupy);
+        if (done > now + occupy)
+          wait(done - occupy - now); // earlier payloads hold the engine
+        post_write(dma, *payload, size, frame.kind == FrameKind::Response ? kWriteToInitiator : 0);
         ++writes;
         bytes += size;
-        engine_free_at_ = sc_core::sc_time_stamp() + to_sc_time(static_cast<double>(size) / config_.pcie.bandwidth);
+        engine_free_at_    = done;
+        frame.in_memory_at = done + latency; // its event waits for it (EventEngine)
         if (tracing_stages())
           trace_stage_until(frame.to, "DMA writer", frame_label(frame) + ": " + std::to_string(size) + " B to memory",
-                            sc_core::sc_time_stamp(), engine_free_at_);
+                            done - occupy, done);
+      } else {
+        post_write(dma, *payload, size, frame.kind == FrameKind::Response ? kWriteToInitiator : 0);
       }
     }
     forward(out, *payload);

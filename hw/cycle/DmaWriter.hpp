@@ -1,10 +1,14 @@
 #pragma once
 // DMA writer: writes arrived payloads (a request's accepted bytes at the target, a reply's at the
 // initiator) to host memory, in order, each write holding the write engine for its serialization on
-// the PCIe; the transfer itself is a SimGrid communication posted by the PCIe endpoint. The frame
-// goes on to the event engine as soon as its write is posted: events wait for the payload's last
-// PCIe packet (FrameExtension::in_memory_at), not for the engine. Frames without payload (ACKs) do
-// not wait for the engine either.
+// the PCIe; the transfer itself is a SimGrid communication posted by the PCIe endpoint. A payload
+// streams to memory while its frame arrives (thesis figure 4.10): when the engine is free, it is in
+// memory one PCIe packet and the PCIe latency after the frame's last wire packet
+// (FrameExtension::in_memory_at, set by the depacketizer), and the engine is free again one packet
+// after that arrival, not one whole serialization later. Only a payload that arrives while earlier
+// ones still hold the engine waits for them; it is then in memory one serialization after them. The
+// writer updates in_memory_at, which the frame's event waits for (EventEngine). Frames without
+// payload (ACKs, Get requests) do not wait for the engine.
 
 #include "Channels.hpp"
 #include "CycleNicConfig.hpp"

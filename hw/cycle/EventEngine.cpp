@@ -19,7 +19,9 @@ void EventEngine::process(tlm::tlm_generic_payload& payload)
   Operation& operation   = *frame.operation;
   sc_core::sc_time start = sc_core::sc_time_stamp();
   wait(config_.event);
-  if (frame.kind == FrameKind::Response && sc_core::sc_time_stamp() < frame.in_memory_at)
+  // The event follows its payload into memory (a reply's at the initiator; a request's at the target
+  // when the DMA writer was still busy with earlier payloads: DmaWriter sets in_memory_at).
+  if (sc_core::sc_time_stamp() < frame.in_memory_at)
     wait(frame.in_memory_at - sc_core::sc_time_stamp());
   ++events;
   if (tracing_stages())

@@ -1,9 +1,10 @@
 #pragma once
 // Event engine: writes full events and counter updates to host memory over the PCIe. At the target,
 // a delivered request's events were posted by the semantics layer at delivery; the engine writes
-// them and passes the request on to the response generator when it needs an answer. At the
-// initiator, a response's events wait for its payload's last PCIe packet to be in memory, then the
-// operation's SEND (if still due) and ACK/REPLY complete.
+// them (after the payload, once the DMA writer has it in memory) and passes the request on to the
+// response generator when it needs an answer. At the initiator, a response's events wait for its
+// payload's last PCIe packet to be in memory, then the operation's SEND (if still due) and ACK/REPLY
+// complete.
 
 #include "CycleNicConfig.hpp"
 #include "Outbox.hpp"

@@ -199,6 +199,43 @@ TEST(CycleLevel, PutNoWaitStreamsCompleteAtTheStageLimitInsideANode)
   expect_put_nowait_streams_at_the_stage_limit(2);
 }
 
+// Regression (phase 10 of the region-switch study, benchmarks/region_switch/README.md): the DMA writer
+// held its engine for a payload's whole PCIe serialization from the moment the frame had arrived,
+// although the payload streams to memory behind the wire (in memory one PCIe packet after the last wire
+// packet). An 8 B Put right behind a large one waited for that write: its ACK came size / PCIe bandwidth
+// after the large Put's (5.24 us behind 64 KiB). Now nothing makes it wait but the ports: the 8 B Put
+// leaves one link packet after the large one, and its ACK follows the large one's by one packet, on the
+// wire (--ppn 1) or on the NIC's loopback (--ppn 2). put-pair: a Put of SIZE then one of 8 B, both with
+// an ACK, per pair; put-waitack: the Put of SIZE alone.
+namespace
+{
+void expect_a_small_put_behind_a_large_one_waits_one_packet(int ppn)
+{
+  auto p                  = bxisim::config::Parameters::defaults();
+  const int count         = 3;
+  const std::string sizes = "4096 65536 1048576";
+  auto pairs              = run_bench("cycle", "put-pair", ppn, "", sizes, count);
+  auto alone              = run_bench("cycle", "put-waitack", ppn, "", sizes, count);
+  ASSERT_EQ(pairs.size(), 3U);
+  ASSERT_EQ(alone.size(), 3U);
+  double bandwidth  = ppn == 1 ? p.real("bxi.link_bandwidth") : p.real("bxi.loopback_bandwidth");
+  double packet     = p.real("nic.wire_packet") / bandwidth;
+  double resolution = 1e-9 / count; // the benchmark reads a nanosecond clock around `count` pairs
+  for (long size : {4096L, 65536L, 1048576L})
+    EXPECT_NEAR(pairs.at(size) - alone.at(size), packet, 2 * resolution) << size << " B, --ppn " << ppn;
+}
+} // namespace
+
+TEST(CycleLevel, ASmallPutBehindALargeOneWaitsOnePacketAcrossNodes)
+{
+  expect_a_small_put_behind_a_large_one_waits_one_packet(1);
+}
+
+TEST(CycleLevel, ASmallPutBehindALargeOneWaitsOnePacketInsideANode)
+{
+  expect_a_small_put_behind_a_large_one_waits_one_packet(2);
+}
+
 // docs/adding-a-nic-feature.md: cycle.tx_extra_cycles holds each command in the decoder. With one
 // Put in flight it adds its cycles once per request (the ACK never goes through the decoder), across
 // nodes and inside a node; the message model's nic.tx_delay is paid by the Put and by its ACK.

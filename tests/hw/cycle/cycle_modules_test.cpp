@@ -482,7 +482,44 @@ TEST(CommandQueue, SchedulesRoundRobinAmongProcessesAndFreesSlots)
   EXPECT_EQ(freed[1], 2);
 }
 
-TEST(DmaWriter, WritesPayloadsInOrderHoldingTheEngineForTheirSerialization)
+namespace
+{
+/** Puts frames into a frame queue at chosen times, in time order, each with its in_memory_at as the
+ * depacketizer sets it (the last wire packet at `arrived`, the deposit of its payload after it). */
+struct TimedFeeder : sc_core::sc_module {
+  cyc::FrameQueue& queue;
+  std::vector<std::pair<sc_core::sc_time, tlm::tlm_generic_payload*>> plan;
+  TimedFeeder(sc_core::sc_module_name name, cyc::FrameQueue& q,
+              std::vector<std::pair<sc_core::sc_time, tlm::tlm_generic_payload*>> p)
+      : sc_core::sc_module(name), queue(q), plan(std::move(p))
+  {
+    SC_HAS_PROCESS(TimedFeeder);
+    SC_THREAD(run);
+  }
+  void run()
+  {
+    for (auto& [when, frame] : plan) {
+      if (sc_core::sc_time_stamp() < when)
+        wait(when - sc_core::sc_time_stamp());
+      queue.push_back(frame);
+      frame->release();
+    }
+  }
+};
+
+double seconds(const sc_core::sc_time& time)
+{
+  return time.to_seconds();
+}
+} // namespace
+
+// The payloads stream to memory behind the wire: a payload that arrives with the engine free is in
+// memory one PCIe packet and the PCIe latency after its last wire packet, and the engine is free one
+// packet after that arrival. Before (phase 10 of the region-switch study), the engine was held for the
+// whole serialization from the moment the frame had arrived, so an 8 B payload right behind a 64 KiB one
+// waited 5.24 us for a write that had already streamed. Writes still go in order: a third payload that
+// arrives (from another source) while the engine is busy is written after the others.
+TEST(DmaWriter, StreamedPayloadsLeaveTheEngineFreeOnePciePacketAfterTheirArrival)
 {
   auto config = default_cycle_config();
   cyc::FramePool pool;
@@ -493,28 +530,57 @@ TEST(DmaWriter, WritesPayloadsInOrderHoldingTheEngineForTheirSerialization)
   writer.in.bind(arrived);
   writer.dma.bind(pcie.in);
   writer.out.bind(events.in);
-  const uint64_t size = 4096;
-  auto* first         = make_request(pool, size);
-  auto* second        = make_request(pool, size);
-  auto* get           = make_request(pool, size, 1, bxisim::portals::OpKind::get); // no payload to write
-  for (auto* frame : {first, second, get})
-    frame_of(*frame).operation->message->mlength = size;
-  QueueFeeder feeder("feeder", arrived, {first, second, get});
+  const auto& c        = config.dma_writer;
+  const uint64_t large = 65536, small = 8;
+  auto* first  = make_request(pool, large);
+  auto* second = make_request(pool, small);
+  auto* third  = make_request(pool, large);
+  auto* get    = make_request(pool, large, 1, bxisim::portals::OpKind::get); // no payload to write
+  // Late enough that the engine, idle since time 0, could have streamed the first payload.
+  const double start                                      = 2 * static_cast<double>(large) / c.pcie.bandwidth;
+  const std::vector<std::pair<double, uint64_t>> arrivals = {
+      {start, large}, {start + 10e-9, small}, {start + 20e-9, large}, {start + 30e-9, 0}};
+  std::vector<std::pair<sc_core::sc_time, tlm::tlm_generic_payload*>> plan;
+  std::vector<tlm::tlm_generic_payload*> frames = {first, second, third, get};
+  for (size_t i = 0; i < frames.size(); ++i) {
+    frame_of(*frames[i]).operation->message->mlength = arrivals[i].second;
+    frame_of(*frames[i]).arrived_at                  = cyc::to_sc_time(arrivals[i].first);
+    frame_of(*frames[i]).in_memory_at = cyc::to_sc_time(arrivals[i].first) + c.deposit(arrivals[i].second);
+    frames[i]->acquire(); // kept for the checks
+    plan.emplace_back(cyc::to_sc_time(arrivals[i].first), frames[i]);
+  }
+  TimedFeeder feeder("feeder", arrived, plan);
   sc_core::sc_start();
-  const auto& c         = config.dma_writer;
-  sc_core::sc_time hold = cyc::to_sc_time(static_cast<double>(size) / c.pcie.bandwidth);
-  ASSERT_EQ(pcie.arrivals.size(), 2U); // the Get request writes nothing
-  EXPECT_EQ(pcie.arrivals[0], c.setup);
-  // The second write waits for the engine: the first's serialization on the PCIe.
-  EXPECT_EQ(pcie.arrivals[1], c.setup + hold);
-  EXPECT_EQ(pcie.bytes, (std::vector<unsigned>{size, size}));
-  ASSERT_EQ(events.arrivals.size(), 3U);
-  EXPECT_EQ(events.arrivals[0], c.setup);
-  EXPECT_EQ(events.arrivals[1], c.setup + hold);
-  // The Get goes on after its own setup, without waiting for the engine.
-  EXPECT_EQ(events.arrivals[2], c.setup + hold + c.setup);
-  EXPECT_EQ(writer.writes, 2U);
-  EXPECT_EQ(writer.bytes, 2 * size);
+  const double bandwidth = c.pcie.bandwidth, latency = c.pcie.latency, setup = seconds(c.setup);
+  const double packet = static_cast<double>(c.packet) / bandwidth;
+  auto serialization  = [&](uint64_t bytes) { return static_cast<double>(bytes) / bandwidth; };
+  ASSERT_EQ(pcie.arrivals.size(), 3U); // the Get request writes nothing
+  EXPECT_EQ(pcie.bytes, (std::vector<unsigned>{large, small, large}));
+  // The first streamed in: its write is posted at once; the engine is done one packet after arrival.
+  EXPECT_NEAR(seconds(pcie.arrivals[0]), start + setup, 1e-12);
+  double first_done = start + packet;
+  EXPECT_NEAR(seconds(frame_of(*first).in_memory_at), first_done + latency, 2e-12);
+  // The 8 B payload: after the first's last packet, not after its whole serialization.
+  // (The writer takes a frame once it has passed the previous one on, then spends its setup.)
+  double second_done = std::max(start + 10e-9 + serialization(small), first_done + serialization(small));
+  double taken       = std::max(start + 10e-9, seconds(events.arrivals.at(0))) + setup;
+  EXPECT_NEAR(seconds(pcie.arrivals[1]), std::max(taken, second_done - serialization(small)), 2e-12);
+  EXPECT_NEAR(seconds(frame_of(*second).in_memory_at), second_done + latency, 2e-12);
+  EXPECT_LT(seconds(frame_of(*second).in_memory_at), start + serialization(large)); // before: after it
+  // The third waits for the engine: it streamed in while the engine was busy, so it is written after them.
+  double third_done = second_done + serialization(large);
+  taken             = std::max(start + 20e-9, seconds(events.arrivals.at(1))) + setup;
+  EXPECT_NEAR(seconds(pcie.arrivals[2]), std::max(taken, third_done - serialization(large)), 2e-12);
+  EXPECT_NEAR(seconds(frame_of(*third).in_memory_at), third_done + latency, 2e-12);
+  // Each frame goes on once its write is posted; the Get right after its own setup.
+  ASSERT_EQ(events.arrivals.size(), 4U);
+  for (size_t i = 0; i < 3; ++i)
+    EXPECT_EQ(events.arrivals[i], pcie.arrivals[i]) << i;
+  EXPECT_NEAR(seconds(events.arrivals[3]), seconds(pcie.arrivals[2]) + setup, 1e-12);
+  EXPECT_EQ(writer.writes, 3U);
+  EXPECT_EQ(writer.bytes, 2 * large + small);
+  for (auto* frame : frames)
+    frame->release();
 }
 
 TEST(EventEngine, ResponseEventsWaitForThePayloadInMemoryThenCompleteTheOperation)
