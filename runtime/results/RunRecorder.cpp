@@ -1,5 +1,6 @@
 #include "RunRecorder.hpp"
 
+#include "hw/actors/CommCompletion.hpp"
 #include "middleware/RankMpi.hpp"
 #include "runtime/launch/Rank.hpp"
 
@@ -64,9 +65,7 @@ RunRecorder::RunRecorder(const std::vector<std::unique_ptr<Rank>>& ranks, std::s
     RunRecorder* recorder = current();
     if (recorder == nullptr)
       return;
-    if (dynamic_cast<const simgrid::s4u::Comm*>(&activity) != nullptr) {
-      ++recorder->activities_.communications;
-    } else if (const auto* exec = dynamic_cast<const simgrid::s4u::Exec*>(&activity)) {
+    if (const auto* exec = dynamic_cast<const simgrid::s4u::Exec*>(&activity)) {
       ++recorder->activities_.executions;
       if (recorder->trace_ && exec->get_host_number() == 1) {
         auto rank = recorder->rank_of_host_.find(exec->get_host());
@@ -75,6 +74,11 @@ RunRecorder::RunRecorder(const std::vector<std::unique_ptr<Rank>>& ranks, std::s
                                  exec->get_finish_time());
       }
     }
+  });
+  // Communications nobody waits for (detached transfers) too: the s4u signal misses them.
+  hw::watch_completions([](const void*) {
+    if (current() != nullptr)
+      ++current()->activities_.communications;
   });
   simgrid::s4u::Actor::on_creation_cb([](simgrid::s4u::Actor&) {
     if (current() != nullptr)
