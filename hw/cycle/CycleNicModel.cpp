@@ -1,7 +1,6 @@
 #include "CycleNicModel.hpp"
 
 #include "StageTrace.hpp"
-#include "hw/actors/CommCompletion.hpp"
 
 #include "hw/trace/TrafficCounters.hpp"
 #include "platforms/Route.hpp"
@@ -52,7 +51,7 @@ CycleNicModel::CycleNicModel(const platform::Machine& machine, const config::Par
     Host host;
     host.host        = node.nic;
     host.mmio        = sg4::Mailbox::by_name(node.name + "-nic-mmio");
-    host.arrivals    = sg4::Semaphore::create(0);
+    host.arrived     = std::make_unique<Arrivals<Chunk>>();
     host.sends_ready = sg4::Semaphore::create(0);
     host.reads_ready = sg4::Semaphore::create(0);
     hosts_.push_back(std::move(host));
@@ -64,8 +63,7 @@ CycleNicModel::CycleNicModel(const platform::Machine& machine, const config::Par
       nic->trace(vcd_, vcd_pattern);
   }
   sc_core::sc_start(sc_core::SC_ZERO_TIME); // elaboration and initialisation, before SimGrid runs
-  bridge_           = std::make_unique<Bridge>([this] { drain(); });
-  completion_watch_ = hw::watch_completions([this](const void* kernel_comm) { transfer_ended(kernel_comm); });
+  bridge_ = std::make_unique<Bridge>([this] { drain(); });
 }
 
 void CycleNicModel::set_trace(OperationTrace* trace)
@@ -86,7 +84,6 @@ void CycleNicModel::flush_trace()
 
 CycleNicModel::~CycleNicModel()
 {
-  hw::stop_watching_completions(completion_watch_);
   if (stage_trace == trace_)
     stage_trace = nullptr;
   if (vcd_ != nullptr)
@@ -206,58 +203,19 @@ void CycleNicModel::port_loop(int node)
     here.sends.pop_front();
     const FrameExtension& frame = frame_of(*send.frame);
     int to                      = frame.to;
-    Lane& chunks                = lane(node, to, frame.network());
     sg4::CommPtr transfer       = sg4::Comm::sendto_init(here.host, hosts_[to].host);
     transfer->set_payload_size(send.bytes);
     transfer->detach();
-    chunks_in_flight_.emplace(hw::kernel_of(*transfer),
-                              ChunkInFlight{to, &chunks, chunks.sent++, Chunk{send.frame, send.flits, send.last}});
+    lanes_.sent(*transfer, node, to, frame.network(), *hosts_[to].arrived, Chunk{send.frame, send.flits, send.last});
     TrafficCounters::count_frame(node, to, send.bytes, send.last ? 1 : 0);
-  }
-}
-
-CycleNicModel::Lane& CycleNicModel::lane(int from, int to, unsigned network)
-{
-  uint64_t key = (static_cast<uint64_t>(from) << 33) | (static_cast<uint64_t>(to) << 1) | (network & 1U);
-  return lanes_[key];
-}
-
-void CycleNicModel::transfer_ended(const void* kernel_comm)
-{
-  auto it = chunks_in_flight_.find(kernel_comm);
-  if (it == chunks_in_flight_.end())
-    return; // not a wire chunk
-  ChunkInFlight ended = it->second;
-  chunks_in_flight_.erase(it);
-  Lane& chunks = *ended.lane;
-  if (ended.number != chunks.taken) { // an earlier chunk of its lane is still on the way
-    chunks.early.emplace(ended.number, ended.chunk);
-    return;
-  }
-  Host& to = hosts_[ended.to];
-  to.arrived.push_back(ended.chunk);
-  ++chunks.taken;
-  for (auto next = chunks.early.begin(); next != chunks.early.end() && next->first == chunks.taken;
-       next      = chunks.early.erase(next)) {
-    to.arrived.push_back(next->second);
-    ++chunks.taken;
-  }
-  if (to.taker_asleep) {
-    to.taker_asleep = false;
-    to.arrivals->release(); // runs in the maestro: a direct release, no simcall
   }
 }
 
 void CycleNicModel::wire_loop(int node)
 {
-  Host& here = hosts_[node];
+  Arrivals<Chunk>& arrived = *hosts_[node].arrived;
   for (;;) {
-    while (here.arrived.empty()) {
-      here.taker_asleep = true;
-      here.arrivals->acquire();
-    }
-    Chunk chunk = here.arrived.front();
-    here.arrived.pop_front();
+    Chunk chunk           = arrived.take();
     FrameExtension& frame = frame_of(*chunk.frame);
     if (chunk.last && trace_ != nullptr) // as the message model: every frame that reached the NIC, lost or not
       trace_->record(s4bxi_name(frame), frame.from, node, frame.sent_at.to_seconds(), sg4::Engine::get_clock());

@@ -16,6 +16,7 @@
 #include "CycleNic.hpp"
 #include "CycleNicConfig.hpp"
 
+#include "hw/actors/WireLanes.hpp"
 #include "hw/trace/OperationTrace.hpp"
 #include "platforms/Machine.hpp"
 #include "platforms/WireFaults.hpp"
@@ -30,7 +31,6 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace bxisim::config
@@ -84,17 +84,6 @@ class CycleNicModel : public CycleNic
     uint64_t flits;
     bool last;
   };
-  /** One sender's chunks to one NIC on one virtual network: numbered when sent, taken in that order. */
-  struct Lane {
-    uint64_t sent = 0, taken = 0;
-    std::map<uint64_t, Chunk> early; // ended before an earlier one of the lane, by number
-  };
-  struct ChunkInFlight {
-    int to;
-    Lane* lane;
-    uint64_t number;
-    Chunk chunk;
-  };
   struct Read {
     tlm::tlm_generic_payload* frame;
     simgrid::s4u::Host* memory;
@@ -103,9 +92,7 @@ class CycleNicModel : public CycleNic
   struct Host { // the SimGrid side of one NIC
     simgrid::s4u::Host* host;
     simgrid::s4u::Mailbox* mmio;
-    std::deque<Chunk> arrived; // chunks whose transfer ended, in the order the NIC takes them
-    simgrid::s4u::SemaphorePtr arrivals;
-    bool taker_asleep = false; // wire-rx waits on `arrivals`
+    std::unique_ptr<Arrivals<Chunk>> arrived; // chunks whose transfer ended, for wire-rx
     std::deque<OutboxRequest> sends;
     simgrid::s4u::SemaphorePtr sends_ready;
     std::deque<Read> reads;
@@ -121,8 +108,6 @@ class CycleNicModel : public CycleNic
   void port_loop(int node);
   void wire_loop(int node);
   void read_loop(int node);
-  void transfer_ended(const void* kernel_comm);
-  Lane& lane(int from, int to, unsigned network);
 
   const platform::Machine& machine_;
   CycleNicConfig config_;
@@ -134,10 +119,8 @@ class CycleNicModel : public CycleNic
   std::unique_ptr<Bridge> bridge_;
   std::map<uint32_t, Waiter> waiters_;
   std::map<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>, double> bottlenecks_;
-  std::vector<simgrid::s4u::CommPtr> writes_;                       // posted DMA writes, dropped once finished
-  std::unordered_map<const void*, ChunkInFlight> chunks_in_flight_; // by SimGrid kernel communication
-  std::unordered_map<uint64_t, Lane> lanes_;
-  unsigned completion_watch_ = 0;
+  std::vector<simgrid::s4u::CommPtr> writes_; // posted DMA writes, dropped once finished
+  WireLanes<Chunk> lanes_;
   std::set<uint64_t> dropped_frames_;
   platform::WireFaults faults_;
   std::function<void(const std::string&)> on_lost_for_good_;

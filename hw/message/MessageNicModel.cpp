@@ -52,7 +52,7 @@ MessageNicModel::MessageNicModel(const platform::Machine& machine, const Message
     nic.host = node.nic;
     for (int network = 0; network < kNetworks; ++network) {
       nic.tx[network].ready = sg4::Semaphore::create(0);
-      nic.rx[network] = sg4::Mailbox::by_name(node.name + (network == kRequests ? "-rx-request" : "-rx-response"));
+      nic.rx[network]       = std::make_unique<Arrivals<WireFrame>>();
     }
     nic.e2e_ready = sg4::Semaphore::create(0);
     for (auto& ready : nic.matching_ready)
@@ -73,9 +73,7 @@ void MessageNicModel::start()
       const char* suffix = network == kRequests ? "request" : "response";
       auto net           = static_cast<Network>(network);
       sg4::Actor::create(std::string("tx-") + suffix, host, [this, node, net] { tx_loop(node, net); })->daemonize();
-      auto rx = sg4::Actor::create(std::string("rx-") + suffix, host, [this, node, net] { rx_loop(node, net); });
-      rx->daemonize();
-      nic(node).rx[network]->set_receiver(rx); // frames flow in even while RX is busy
+      sg4::Actor::create(std::string("rx-") + suffix, host, [this, node, net] { rx_loop(node, net); })->daemonize();
     }
     sg4::Actor::create("matching", host, [this, node] { matching_loop(node, kRequests); })->daemonize();
     sg4::Actor::create("responses", host, [this, node] { matching_loop(node, kResponses); })->daemonize();
@@ -318,9 +316,12 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
   frame.sent_at   = now();
   uint64_t bytes  = config_.wire_bytes(payload);
 
-  sg4::CommPtr wire = nic(destination).rx[network]->put_init(new WireFrame(frame), bytes);
+  sg4::CommPtr wire = sg4::Comm::sendto_init(nic(node).host, nic(destination).host);
+  wire->set_payload_size(bytes);
   TrafficCounters::count_frame(node, destination, bytes);
   if (destination == node) {
+    wire->start();
+    lanes_.sent(*wire, node, destination, network, *nic(destination).rx[network], frame);
     // The NIC's loopback: TX waits until the frame is through, so the request and response networks
     // (and both directions of an exchange inside the node) share it fairly without piling up flows
     // beyond its capacity (unbounded concurrent flows make SimGrid's solver time grow with their
@@ -328,6 +329,7 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
     wire->wait();
   } else {
     wire->detach();
+    lanes_.sent(*wire, node, destination, network, *nic(destination).rx[network], frame);
     sg4::this_actor::sleep_for(serialization(nic(node).host, nic(destination).host, bytes));
   }
   // The E2E timer starts once the frame's last packet has left: a 16 MiB frame is not late for
@@ -350,7 +352,7 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
 void MessageNicModel::rx_loop(int node, Network network)
 {
   for (;;) {
-    std::unique_ptr<WireFrame> frame(nic(node).rx[network]->get<WireFrame>());
+    std::optional<WireFrame> frame(nic(node).rx[network]->take());
     InFlight& arriving = *frame->operation;
     trace(s4bxi_frame_name(frame->kind, arriving.message->kind),
           frame->kind == FrameKind::Request || frame->kind == FrameKind::ResponseAck ? arriving.source_node

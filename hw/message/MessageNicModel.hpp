@@ -25,16 +25,17 @@
 #include "InFlight.hpp"
 #include "MessageNicConfig.hpp"
 
+#include "hw/actors/WireLanes.hpp"
 #include "hw/trace/OperationTrace.hpp"
 #include "platforms/Machine.hpp"
 #include "portals/core/NicModel.hpp"
 
-#include <simgrid/s4u/Mailbox.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -103,7 +104,7 @@ class MessageNicModel : public portals::NicModel
   struct Nic {
     simgrid::s4u::Host* host;
     TxQueue tx[kNetworks];
-    simgrid::s4u::Mailbox* rx[kNetworks];
+    std::unique_ptr<Arrivals<WireFrame>> rx[kNetworks]; // frames whose transfer ended, per network's RX
     // E2E: one timer per NIC, armed on the oldest unacknowledged frame. Entries are in sending order
     // (the timeout is constant, so deadlines are too); an acknowledged frame is released at once and
     // its entry dropped when it reaches the front. e2e_first numbers e2e.front() (InFlight::*_e2e).
@@ -189,6 +190,7 @@ class MessageNicModel : public portals::NicModel
   MessageNicConfig config_;
   ProcessDirectory directory_;
   std::vector<Nic> nics_;
+  WireLanes<WireFrame> lanes_;
   std::map<uint32_t, Waiter> waiters_;
   std::vector<BackgroundTransfer> background_;
   std::map<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>, RouteFigures> routes_;
