@@ -70,7 +70,7 @@ class WireLanes
   {
     uint64_t key = (static_cast<uint64_t>(from) << 33) | (static_cast<uint64_t>(to) << 1) | (network & 1U);
     Lane& lane   = lanes_[key];
-    in_flight_.emplace(kernel_of(transfer), InFlight{&lane, lane.sent++, &receiver, std::move(frame)});
+    in_flight_.emplace(kernel_of(transfer), InFlight{key, &lane, lane.sent++, &receiver, std::move(frame)});
   }
 
  private:
@@ -79,6 +79,7 @@ class WireLanes
     std::map<uint64_t, Frame> early; // arrived before an earlier frame of the lane, by number
   };
   struct InFlight {
+    uint64_t key;
     Lane* lane;
     uint64_t number;
     Arrivals<Frame>* receiver;
@@ -104,10 +105,12 @@ class WireLanes
       arrived.receiver->push(std::move(next->second));
       ++lane.taken;
     }
+    if (lane.taken == lane.sent) // nothing of the lane in flight: its numbers may start again
+      lanes_.erase(arrived.key);
   }
 
   std::unordered_map<const void*, InFlight> in_flight_; // by SimGrid kernel communication
-  std::unordered_map<uint64_t, Lane> lanes_;
+  std::unordered_map<uint64_t, Lane> lanes_;            // those with frames in flight
   unsigned watch_ = 0;
 };
 
