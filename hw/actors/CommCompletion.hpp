@@ -1,8 +1,8 @@
 #pragma once
 // Completion of SimGrid communications, including those nobody waits for.
 //
-// The cycle NIC takes a wire chunk in when its transfer ends (a chunk must not wait behind a longer
-// one another NIC posted earlier), and the run's summary counts every communication. SimGrid 3.32's
+// Both NIC models take a wire frame in when its transfer ends (a frame must not wait behind a longer
+// one another NIC posted earlier: WireLanes.hpp), and the run's summary counts every communication. SimGrid 3.32's
 // public completion signal, s4u::Activity::on_completion, fires only when an actor waits for or tests
 // the activity, so it never fires for detached transfers. The kernel's own signal,
 // kernel::activity::CommImpl::on_completion, fires for every communication when its network action

@@ -352,49 +352,49 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
 void MessageNicModel::rx_loop(int node, Network network)
 {
   for (;;) {
-    std::optional<WireFrame> frame(nic(node).rx[network]->take());
-    InFlight& arriving = *frame->operation;
-    trace(s4bxi_frame_name(frame->kind, arriving.message->kind),
-          frame->kind == FrameKind::Request || frame->kind == FrameKind::ResponseAck ? arriving.source_node
-                                                                                     : arriving.target_node,
-          node, frame->sent_at);
-    InFlight& operation = *frame->operation;
-    if (config_.dropped_frames.count(frame->ordinal) != 0) {
-      lose(node, *frame, "nic.drop_frames");
+    WireFrame frame    = nic(node).rx[network]->take();
+    InFlight& arriving = *frame.operation;
+    trace(s4bxi_frame_name(frame.kind, arriving.message->kind),
+          frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck ? arriving.source_node
+                                                                                   : arriving.target_node,
+          node, frame.sent_at);
+    InFlight& operation = *frame.operation;
+    if (config_.dropped_frames.count(frame.ordinal) != 0) {
+      lose(node, frame, "nic.drop_frames");
       continue;
     }
     if (faults_.any()) {
-      bool from_initiator = frame->kind == FrameKind::Request || frame->kind == FrameKind::ResponseAck;
+      bool from_initiator = frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck;
       int sender          = from_initiator ? operation.source_node : operation.target_node;
-      std::string why     = faults_.loss(route_figures(nic(sender).host, nic(node).host).links, frame->ordinal,
-                                         frame->sent_at, now(), sender != node);
+      std::string why     = faults_.loss(route_figures(nic(sender).host, nic(node).host).links, frame.ordinal,
+                                         frame.sent_at, now(), sender != node);
       if (not why.empty()) {
-        lose(node, *frame, why);
+        lose(node, frame, why);
         continue;
       }
     }
-    switch (frame->kind) {
+    switch (frame.kind) {
     case FrameKind::Request:
       // E2E acknowledges what the network delivered, before any processing: a request waiting for
       // the matching engine (behind a full response queue, say) is not lost.
       if (config_.e2e)
-        enqueue_bxi_ack(node, FrameKind::RequestAck, frame->operation);
+        enqueue_bxi_ack(node, FrameKind::RequestAck, frame.operation);
       if (operation.request_arrived)
         break; // a retransmission of a request whose BXI ACK was lost
       operation.request_arrived = true;
-      frame->ready_at = now() + packet_time(nic(node).host, operation.target_core, operation.message->requestBytes());
-      nic(node).matching[kRequests].push_back(*frame);
+      frame.ready_at = now() + packet_time(nic(node).host, operation.target_core, operation.message->requestBytes());
+      nic(node).matching[kRequests].push_back(frame);
       nic(node).matching_ready[kRequests]->release();
       break;
     case FrameKind::Response:
       if (config_.e2e)
-        enqueue_bxi_ack(node, FrameKind::ResponseAck, frame->operation);
+        enqueue_bxi_ack(node, FrameKind::ResponseAck, frame.operation);
       if (operation.response_arrived)
         break; // a retransmission whose BXI ACK was lost
       operation.response_arrived = true;
       return_flow_credit(operation);
-      frame->ready_at = now() + packet_time(nic(node).host, operation.source_core, operation.message->responseBytes());
-      nic(node).matching[kResponses].push_back(*frame);
+      frame.ready_at = now() + packet_time(nic(node).host, operation.source_core, operation.message->responseBytes());
+      nic(node).matching[kResponses].push_back(frame);
       nic(node).matching_ready[kResponses]->release();
       break;
     case FrameKind::RequestAck:
