@@ -384,9 +384,10 @@ void CycleNicModel::polled(const portals::ProcessContext& context, portals::Poll
     wait(context, std::numeric_limits<double>::infinity());
     return;
   }
+  // Woken early by an event of the process, as in the message model (MessageNicModel::polled says why).
   Waiter& polling    = waiter(context.id);
   polling.poll_delay = polling.poll_delay == 0.0 ? kPollDelayMin : std::min(2 * polling.poll_delay, kPollDelayMax);
-  sg4::this_actor::sleep_for(polling.poll_delay);
+  wait(context, polling.poll_delay);
 }
 
 CycleNicStatistics CycleNicModel::statistics() const

@@ -25,7 +25,7 @@ namespace bxisim::hw::message
 namespace
 {
 constexpr double kPollDelayMin = 1e-8; // first sleep of a polling loop that finds nothing
-constexpr double kPollDelayMax = 1e-6; // cap of the doubling: the event is seen at most this late
+constexpr double kPollDelayMax = 1e-6; // cap of the doubling: what Portals does not announce is seen at most this late
 
 const char* kind_name(FrameKind kind)
 {
@@ -428,18 +428,13 @@ void MessageNicModel::matching_loop(int node, Network network)
     if (frame.ready_at - now() >= precision_)
       sg4::this_actor::sleep_until(frame.ready_at);
     if (frame.kind == FrameKind::Request)
-      on_request(node, frame);
+      on_request(node, frame, taken);
     else
       on_response(node, frame);
-    if (frame.kind == FrameKind::Request && trace_ != nullptr && trace_->wants_stages())
-      trace_->stage(node, "matching",
-                    std::string(s4bxi_frame_name(frame.kind, frame.operation->message->kind)) + " from nid " +
-                        std::to_string(frame.operation->source_node),
-                    taken, now());
   }
 }
 
-void MessageNicModel::on_request(int node, const WireFrame& frame)
+void MessageNicModel::on_request(int node, const WireFrame& frame, double taken)
 {
   InFlight& operation        = *frame.operation;
   portals::Message& received = *operation.message;
@@ -448,6 +443,13 @@ void MessageNicModel::on_request(int node, const WireFrame& frame)
   nic(node).response_slots->acquire();
   operation.holds_response_slot = true;
   operation.request_delivered   = true;
+  // The timeline's matching lane, recorded before the delivery: the process it wakes may end the run
+  // before this actor runs again.
+  if (trace_ != nullptr && trace_->wants_stages())
+    trace_->stage(node, "matching",
+                  std::string(s4bxi_frame_name(frame.kind, received.kind)) + " from nid " +
+                      std::to_string(operation.source_node),
+                  taken, now());
   portals::Core::instance().deliverRequest(received);
   if (received.kind != portals::OpKind::get)
     write_to_memory("PCI_DMA_WRITE", node, operation.target_core, received.mlength);
@@ -685,15 +687,16 @@ void MessageNicModel::notify(uint32_t process_id)
 void MessageNicModel::polled(const portals::ProcessContext& context, portals::PollAction action)
 {
   // A polling loop must let simulated time advance, and see an event soon after it comes: block until
-  // it (where Core found that exact), else sleep a little, longer each time nothing comes (DESIGN.md
-  // section 5, "Polling").
+  // it (where Core found that exact), else wait a little, longer each time nothing comes (DESIGN.md
+  // section 5, "Polling"), woken early by an event of the process: a Portals event is seen when it
+  // comes; only what Portals does not announce (a clock the loop reads, shared memory) waits the delay.
   if (action == portals::PollAction::block) {
     wait(context, std::numeric_limits<double>::infinity());
     return;
   }
   Waiter& polling    = waiter(context.id);
   polling.poll_delay = polling.poll_delay == 0.0 ? kPollDelayMin : std::min(2 * polling.poll_delay, kPollDelayMax);
-  sg4::this_actor::sleep_for(polling.poll_delay);
+  wait(context, polling.poll_delay);
 }
 
 } // namespace bxisim::hw::message

@@ -150,7 +150,7 @@ class MessageNicModel : public portals::NicModel
   void write_loop(int node);
 
   void transmit(int node, WireFrame& frame);
-  void on_request(int node, const WireFrame& frame);
+  void on_request(int node, const WireFrame& frame, double taken);
   void on_response(int node, const WireFrame& frame);
   void complete_send_once(InFlight& operation);
   /** Flow control: waits until `operation` may leave NIC `node`, then counts it in flight. */
