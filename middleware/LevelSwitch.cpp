@@ -265,6 +265,7 @@ int LevelSwitch::receive_route(int source, int tag, MPI_Comm comm)
   Posted posted;
   if (not as_posted(source, tag, comm, posted))
     return current_;
+  posted.id          = ++receives_posted_;
   last_posted_       = posted;
   last_posted_valid_ = true;
   int other          = 1 - current_;
@@ -323,6 +324,20 @@ void LevelSwitch::note_receive_request(MPI_Request request, int source, int tag,
   (void)back_end;
   if (last_posted_valid_ && reinterpret_cast<uintptr_t>(request) >= kPredefinedLimit)
     receives_[reinterpret_cast<uintptr_t>(request)] = {last_posted_, place_};
+}
+
+void LevelSwitch::note_cancel(MPI_Request request)
+{
+  auto it = receives_.find(reinterpret_cast<uintptr_t>(request));
+  if (it == receives_.end())
+    return;
+  int back_end = owner_of(request);
+  match(back_end); // a message already sent to the receive has taken it: the cancel will fail
+  auto& posted = levels_[back_end].posted;
+  uint64_t id  = it->second.posted.id;
+  auto found   = std::find_if(posted.begin(), posted.end(), [id](const Posted& p) { return p.id == id; });
+  if (found != posted.end())
+    posted.erase(found);
 }
 
 void LevelSwitch::check_wait(MPI_Request request, const char* call)

@@ -137,6 +137,9 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
    */
   int receive_route(int source, int tag, MPI_Comm comm);
   void note_receive_request(MPI_Request request, int source, int tag, int back_end);
+  /** Before MPI_Cancel of `request`: a receive no message has reached yet no longer takes one (a message
+   * sent at the other level must not be forwarded to it). */
+  void note_cancel(MPI_Request request);
   /** The back end a probe looks in: where a message it matches waits, as for a receive (nothing counted). */
   int probe_route(int source, int tag, MPI_Comm comm);
   /** After a matched probe (MPI_Mprobe, MPI_Improbe with a message) in `back_end`: the message it took. */
@@ -385,8 +388,9 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   /** A receive (or matched probe) this rank posted at one back end, not known to be matched yet. */
   struct Posted {
     int comm;
-    int from; // MPI_COMM_WORLD rank, -1: MPI_ANY_SOURCE
-    int tag;  // or MPI_ANY_TAG
+    int from;        // MPI_COMM_WORLD rank, -1: MPI_ANY_SOURCE
+    int tag;         // or MPI_ANY_TAG
+    uint64_t id = 0; // receive_route's number of the receive (0: a probe's)
     bool takes(const Message& message) const
     {
       return message.comm == comm && (from < 0 || message.from == from) && (tag == MPI_ANY_TAG || message.tag == tag);
@@ -501,7 +505,8 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   std::unordered_map<uintptr_t, Followed> followed_; // by program handle (MPI_COMM_WORLD included)
   bool last_posted_valid_ = false;                   // the receive receive_route just counted
   Posted last_posted_{};
-  long forwarded_ = 0; // messages sent to a receive of the other level
+  uint64_t receives_posted_ = 0; // numbers the receives receive_route counts
+  long forwarded_           = 0; // messages sent to a receive of the other level
   std::string wait_detail_;
   std::string place_ = "outside any region";
   Slot slots_[2];

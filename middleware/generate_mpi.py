@@ -524,7 +524,7 @@ SWITCH_PERSISTENT = {
     "Wait": "  if (is_persistent(*request))\n    return persistent_wait(request, status);\n",
     "Test": "  if (is_persistent(*request))\n    return persistent_test(request, flag, status);\n",
     "Request_free": "  if (is_persistent(*request))\n    return persistent_free(request);\n",
-    "Cancel": "  if (is_persistent(*request))\n    return persistent_cancel(request);\n",
+    "Cancel": "  if (is_persistent(*request))\n    return persistent_cancel(request);\n  note_cancel(*request);\n",
     "Request_get_status": "  if (is_persistent(request))\n    return persistent_get_status(request, flag, status);\n",
     # a reference handed out by MPI_*_get_errhandler is the program's handle: its free drops that reference
     "Errhandler_free": "  if (errhandler != nullptr && drop_errhandler_reference(*errhandler))\n    return MPI_SUCCESS;\n",

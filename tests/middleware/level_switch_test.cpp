@@ -145,6 +145,16 @@ TEST_P(LevelSwitch, AMessageSentToAReceivePendingAtTheOtherLevelIsForwardedToIt)
   check_ok(run_switch("--level smpi", "orphan_send", GetParam()));
 }
 
+TEST_P(LevelSwitch, AReceiveCancelledAtOneLevelTakesNoMessageSentAtTheOther)
+{
+  // A receive cancelled at smpi (completed, or never), the same receive posted again at message: the
+  // message sent there goes to the new one (it went to the cancelled one, and the run deadlocked).
+  // And the other way round (message then smpi).
+  for (const char* options : {"--level smpi", "--level message --region first=message --region second=smpi"})
+    for (const char* how : {"waited", "unwaited"})
+      check_ok(run_switch(options, std::string("cancelled ") + how, GetParam()));
+}
+
 TEST_P(LevelSwitch, MessagesCrossBoundariesOnDuplicatedAndSplitCommunicators)
 {
   // Receives posted before the boundary on a duplicate and a split of MPI_COMM_WORLD get the messages

@@ -70,7 +70,12 @@
  *   at once, right before the boundary; rank 0 prints when it left "first" (split_end). These hung in SMPI when a rank
  * waiting at a boundary was suspended (SimGrid froze its eager sends: runtime/launch/Regions.cpp). Mode
  * "abort_at_boundary": rank 0 calls MPI_Abort(MPI_COMM_WORLD, 43) at 1 ms, in "first" (SMPI) or, with argument
- * "message", in "second" (MESSAGE), while the other ranks wait at the boundary that ends the region. */
+ * "message", in "second" (MESSAGE), while the other ranks wait at the boundary that ends the region.
+ * Mode "cancelled": in "first" (SMPI) every rank posts a receive from its left neighbour (tag 9) and
+ *   cancels it (waited for: cancelled, checked); in "second" (MESSAGE) it posts the same receive again
+ *   and the neighbour sends: the message goes to the new receive, not to the cancelled one (as Quicksilver
+ *   does each cycle; a run with one cycle at another level hung). With argument "unwaited", the
+ *   cancelled receive is never completed. */
 #include <bxisim/region.h>
 #include <mpi.h>
 
@@ -905,6 +910,27 @@ int main(int argc, char** argv)
       bxisim_region_end("second");
     else
       bxisim_region_end("first");
+  } else if (!strcmp(mode, "cancelled")) {
+    int right = (rank + 1) % size, left = (rank + size - 1) % size, first = -1, second = -1;
+    MPI_Request receive;
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    MPI_Irecv(&first, 1, MPI_INT, left, 9, MPI_COMM_WORLD, &receive);
+    MPI_Cancel(&receive);
+    if (argc <= 2 || strcmp(argv[2], "unwaited") != 0) {
+      MPI_Status status;
+      int cancelled = 0;
+      MPI_Wait(&receive, &status);
+      MPI_Test_cancelled(&status, &cancelled);
+      check(cancelled == 1, "cancelled_flag", 1);
+    }
+    bxisim_region_end("first");
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    int word = 900 + rank;
+    MPI_Irecv(&second, 1, MPI_INT, left, 9, MPI_COMM_WORLD, &receive);
+    MPI_Send(&word, 1, MPI_INT, right, 9, MPI_COMM_WORLD);
+    MPI_Wait(&receive, MPI_STATUS_IGNORE);
+    check(second == 900 + left && first == -1, "cancelled_receive", 2);
+    bxisim_region_end("second");
   } else if (!strcmp(mode, "derived")) {
     derived();
   } else if (!strcmp(mode, "attributes")) {
