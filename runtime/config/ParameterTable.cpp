@@ -194,7 +194,7 @@ const std::vector<ParameterSpec> kTable = {
      "block",
      "What an empty Portals poll inside a blocking MPI wait does: block until the rank's next Portals event, once it "
      "has seen every change (exact; sleeps instead when a shared-memory BTL is possible), or sleep a growing delay "
-     "(10 ns to 1 us; an event is seen up to 1 us late)",
+     "(10 ns to 1 us) that an event of the rank ends (what Portals does not announce is seen up to 1 us late)",
      "DESIGN.md section 5 (polling)",
      {"block", "delay"}},
     {"mpi.copy_cache",
