@@ -6,20 +6,14 @@
 #include <bxisim/rank.h>
 #include <portals4.h>
 
+#include "portals_check.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #define MAX_BYTES (1u << 20)
-#define CHECK(call)                                                                                                    \
-  do {                                                                                                                 \
-    int rc_ = (call);                                                                                                  \
-    if (rc_ != PTL_OK) {                                                                                               \
-      fprintf(stderr, "%s failed: %d\n", #call, rc_);                                                                  \
-      exit(1);                                                                                                         \
-    }                                                                                                                  \
-  } while (0)
 
 static unsigned char byte_of(uint64_t payload, uint64_t offset)
 {

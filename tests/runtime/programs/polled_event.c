@@ -5,18 +5,12 @@
 #include <bxisim/rank.h>
 #include <portals4.h>
 
+#include "portals_check.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(call)                                                                                                    \
-  do {                                                                                                                 \
-    int rc_ = (call);                                                                                                  \
-    if (rc_ != PTL_OK) {                                                                                               \
-      fprintf(stderr, "%s failed: %d\n", #call, rc_);                                                                  \
-      exit(1);                                                                                                         \
-    }                                                                                                                  \
-  } while (0)
 
 int main(int argc, char** argv)
 {
