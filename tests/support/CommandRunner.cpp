@@ -2,7 +2,9 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <gtest/gtest.h>
 #include <stdexcept>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,11 +33,48 @@ CommandResult run_bxisim(const std::string& arguments)
   return run_command(std::string("'") + BXISIM_BINARY + "' " + arguments);
 }
 
+namespace
+{
+
+/** The test process's scratch folder: removed when the process ends, unless a test failed (its files
+ * then explain the failure) or BXISIM_KEEP_TEST_FILES is set. Without this every run of the suite
+ * left hundreds of folders in /tmp. */
+class ScratchFolder
+{
+ public:
+  ScratchFolder()
+      : owner_(getpid()), path_(std::filesystem::temp_directory_path() / ("bxisim-test-" + std::to_string(owner_)))
+  {
+    std::filesystem::create_directories(path_);
+  }
+  ScratchFolder(const ScratchFolder&)            = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  ~ScratchFolder()
+  {
+    if (getpid() != owner_) // a forked child (a death test) leaves the folder to its parent
+      return;
+    // gtest's UnitTest is never destroyed, so it can still be asked at static destruction.
+    bool keep = std::getenv("BXISIM_KEEP_TEST_FILES") != nullptr || ::testing::UnitTest::GetInstance()->Failed();
+    if (keep) {
+      fprintf(stderr, "test files kept in %s\n", path_.c_str());
+      return;
+    }
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  pid_t owner_;
+  std::filesystem::path path_;
+};
+
+} // namespace
+
 std::string temporary_path(const std::string& name)
 {
-  auto folder = std::filesystem::temp_directory_path() / ("bxisim-test-" + std::to_string(getpid()));
-  std::filesystem::create_directories(folder);
-  return (folder / name).string();
+  static ScratchFolder folder;
+  return (folder.path() / name).string();
 }
 
 } // namespace bxisim::test
