@@ -24,8 +24,6 @@ namespace bxisim::hw::cycle
 
 namespace
 {
-constexpr double kPollDelayMin = 1e-8;
-constexpr double kPollDelayMax = 1e-6;
 
 PcieFigures pcie_of(const platform::Machine& machine)
 {
@@ -42,7 +40,7 @@ CycleNicModel::CycleNicModel(const platform::Machine& machine, const config::Par
     : machine_(machine),
       config_(CycleNicConfig::from_parameters(parameters, pcie_of(machine), parameters.real("bxi.link_bandwidth"))),
       directory_(std::move(directory)), dropped_frames_(config_.link_port.dropped),
-      faults_(platform::FaultSpec::from_parameters(parameters))
+      faults_(platform::FaultSpec::from_parameters(parameters)), poll_backoff_(PollBackoff::from_parameters(parameters))
 {
   if (sc_core::sc_get_status() != sc_core::SC_ELABORATION)
     throw std::logic_error("the cycle NIC model can be built once per process only (SystemC cannot restart)");
@@ -386,7 +384,7 @@ void CycleNicModel::polled(const portals::ProcessContext& context, portals::Poll
   }
   // Woken early by an event of the process, as in the message model (MessageNicModel::polled says why).
   Waiter& polling    = waiter(context.id);
-  polling.poll_delay = polling.poll_delay == 0.0 ? kPollDelayMin : std::min(2 * polling.poll_delay, kPollDelayMax);
+  polling.poll_delay = poll_backoff_.next(polling.poll_delay);
   wait(context, polling.poll_delay);
 }
 

@@ -16,6 +16,7 @@
 #include "CycleNic.hpp"
 #include "CycleNicConfig.hpp"
 
+#include "hw/actors/PollBackoff.hpp"
 #include "hw/actors/WireLanes.hpp"
 #include "hw/trace/OperationTrace.hpp"
 #include "platforms/Machine.hpp"
@@ -123,6 +124,7 @@ class CycleNicModel : public CycleNic
   WireLanes<Chunk> lanes_;
   std::set<uint64_t> dropped_frames_;
   platform::WireFaults faults_;
+  PollBackoff poll_backoff_; // what an empty poll of a process sleeps
   std::function<void(const std::string&)> on_lost_for_good_;
   /** Why the network lost the frame whose last chunk just reached NIC `node` ("": it did not). */
   std::string loss_of(int node, const FrameExtension& frame);

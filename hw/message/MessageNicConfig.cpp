@@ -43,6 +43,7 @@ MessageNicConfig MessageNicConfig::from_parameters(const config::Parameters& par
   config.model_pcie_commands  = config.model_pcie && parameters.boolean("nic.model_pcie_commands");
   config.dropped_frames       = parameters.frame_numbers("nic.drop_frames");
   config.faults               = platform::FaultSpec::from_parameters(parameters);
+  config.poll_backoff         = PollBackoff::from_parameters(parameters);
   if (config.wire_packet_payload > config.wire_packet)
     throw config::ConfigError(fmt::format("nic.wire_packet_payload ({}) exceeds nic.wire_packet ({}): a packet "
                                           "cannot carry more payload than its size.",

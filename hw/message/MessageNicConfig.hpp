@@ -1,6 +1,7 @@
 #pragma once
 // Figures of the message-level NIC model (thesis 4.2-4.3), filled once from the nic.* parameters.
 
+#include "hw/actors/PollBackoff.hpp"
 #include "platforms/WireFaults.hpp"
 
 #include <cstdint>
@@ -39,6 +40,7 @@ struct MessageNicConfig {
   platform::FaultSpec faults;        // links down, random losses (fault.*)
   unsigned flow_nic_limit;           // NIC flow control: requests in flight per destination NIC (0: off)
   unsigned flow_process_limit;       // ... per destination process (0: off)
+  PollBackoff poll_backoff;          // what an empty poll of a process sleeps
 
   static MessageNicConfig from_parameters(const config::Parameters& parameters);
 

@@ -24,8 +24,6 @@ namespace bxisim::hw::message
 
 namespace
 {
-constexpr double kPollDelayMin = 1e-8; // first sleep of a polling loop that finds nothing
-constexpr double kPollDelayMax = 1e-6; // cap of the doubling: what Portals does not announce is seen at most this late
 
 const char* kind_name(FrameKind kind)
 {
@@ -695,7 +693,7 @@ void MessageNicModel::polled(const portals::ProcessContext& context, portals::Po
     return;
   }
   Waiter& polling    = waiter(context.id);
-  polling.poll_delay = polling.poll_delay == 0.0 ? kPollDelayMin : std::min(2 * polling.poll_delay, kPollDelayMax);
+  polling.poll_delay = config_.poll_backoff.next(polling.poll_delay);
   wait(context, polling.poll_delay);
 }
 

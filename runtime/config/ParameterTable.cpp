@@ -179,6 +179,26 @@ const std::vector<ParameterSpec> kTable = {
      "SMPI's smpi/cpu-threshold (default 1e-6 s)",
      {},
      kNonNegative},
+    {"cpu.poll_delay_min",
+     T::Duration,
+     "s",
+     "10ns",
+     "At the message and cycle levels, the sleep of a rank's first empty poll (MPI_Test, MPI_Iprobe, PtlEQGet, "
+     "PtlCTGet finding nothing): it doubles at each further empty poll up to cpu.poll_delay_max and an event of the "
+     "rank ends it; with CPU simulation off it is all the time a polling loop takes",
+     "bxisim choice; SMPI's smpi/test and smpi/iprobe play this part at smpi",
+     {},
+     kPositive},
+    {"cpu.poll_delay_max",
+     T::Duration,
+     "s",
+     "1us",
+     "At the message and cycle levels, the longest sleep of an empty poll: what Portals does not announce (a "
+     "clock the loop reads, shared memory) is seen at most this late, and a loop that computes between polls "
+     "pays up to this per poll when CPU simulation is off",
+     "bxisim choice; SMPI's smpi/test (1e-4 s, growing) at smpi",
+     {},
+     kPositive},
     // --- MPI programs (bxisim run of a program calling MPI, over OpenMPI per rank) -----------------
     {"mpi.pml",
      T::Choice,
@@ -194,7 +214,8 @@ const std::vector<ParameterSpec> kTable = {
      "block",
      "What an empty Portals poll inside a blocking MPI wait does: block until the rank's next Portals event, once it "
      "has seen every change (exact; sleeps instead when a shared-memory BTL is possible), or sleep a growing delay "
-     "(10 ns to 1 us) that an event of the rank ends (what Portals does not announce is seen up to 1 us late)",
+     "(cpu.poll_delay_min to cpu.poll_delay_max, 10 ns to 1 us by default) that an event of the rank ends (what "
+     "Portals does not announce is seen up to cpu.poll_delay_max late)",
      "DESIGN.md section 5 (polling)",
      {"block", "delay"}},
     {"mpi.copy_cache",

@@ -357,7 +357,7 @@ std::function<bool(uint32_t)> OpenMpiJob::poll_blocking_rule()
       calls_seen_[id] = dispatch->calls_entered();
       portals::Core::instance().programActed(id);
     }
-    // Empty polls sleep (10 ns doubling to 1 us) instead of blocking in calls that make a communicator
+    // Empty polls sleep (cpu.poll_delay_min doubling to cpu.poll_delay_max) instead of blocking in calls that make a communicator
     // (their progress makes no Portals change) and in calls that never wait for another rank: a loop of
     // MPI_Iprobe with nothing to find blocked for ever with --pml cm (MPICH rma/linked_list_fop).
     return dispatch == nullptr ||
