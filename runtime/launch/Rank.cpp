@@ -90,6 +90,14 @@ double Rank::end_burst()
   return std::max(0.0, std::min(wall, cpu));
 }
 
+double Rank::burst_so_far()
+{
+  if (not settings.simulate || not settings.measure)
+    return 0.0;
+  double seconds = end_burst(); // reads the clocks only: the burst goes on
+  return seconds < settings.threshold ? 0.0 : seconds * settings.factor;
+}
+
 bool Rank::simulate_burst(double seconds)
 {
   if (not settings.simulate || not settings.measure || seconds < settings.threshold)

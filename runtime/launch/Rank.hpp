@@ -74,6 +74,11 @@ class Rank
     at_edge_ = false;
     return at_edge ? edge_burst_ : end_burst();
   }
+  /**
+   * The simulated seconds the rank's current burst would take if it ended now (0 when it would not be
+   * simulated), without ending it: for clock reads that must not switch ranks (see time()).
+   */
+  double burst_so_far();
   /** Whether the exit edge starts the next burst (the SimulatorCall taken at the entry edge has ended). */
   void defer_burst_start() { start_deferred_ = true; }
   bool take_deferred_start()

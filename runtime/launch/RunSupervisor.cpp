@@ -15,6 +15,8 @@
 #include <cstdio>
 #include <execinfo.h>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <unistd.h>
 
@@ -112,6 +114,23 @@ std::string rank_ranges(const std::vector<int>& ranks)
   return (ranks.size() > 1 ? "ranks " : "rank ") + text;
 }
 
+/** Whether thread `tid` of this process sleeps in the kernel at every look over a few milliseconds. */
+bool sleeps_in_kernel(pid_t tid)
+{
+  for (int look = 0; look < 5; ++look) {
+    std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    auto name_end = text.rfind(')'); // the state follows the command name, which may hold spaces
+    if (name_end == std::string::npos || name_end + 2 >= text.size())
+      return false;
+    char state = text[name_end + 2];
+    if (state != 'S' && state != 'D')
+      return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
 std::string describe(const Rank& rank, const Rank* rank_in_code)
 {
   switch (rank.state()) {
@@ -163,8 +182,8 @@ std::string describe_ranks(const std::vector<std::unique_ptr<Rank>>& ranks, cons
 RunSupervisor::RunSupervisor(const SupervisorOptions& options, const std::vector<std::unique_ptr<Rank>>& ranks,
                              const RunFolder& folder)
     : options_(options), ranks_(ranks), folder_(folder.path()), keep_folder_(folder.kept()),
-      simulator_thread_(pthread_self()), start_(std::chrono::steady_clock::now()), quiet_since_(start_),
-      in_code_since_(start_), stepping_(ranks.size(), false)
+      simulator_thread_(pthread_self()), simulator_tid_(gettid()), start_(std::chrono::steady_clock::now()),
+      quiet_since_(start_), in_code_since_(start_), stepping_(ranks.size(), false)
 {
   block_stop_signals();
   void* warm_up[1];
@@ -297,6 +316,12 @@ void RunSupervisor::watch(std::chrono::steady_clock::time_point now)
             "another rank or the NIC should write (a flag, a counter) waits forever, as nothing else runs until it "
             "calls bxisim (a Portals or MPI call, a clock read, a sleep, sched_yield) or bxisim preempts it "
             "(--preempt-after); otherwise it is in an endless loop or a very long computation";
+  if (sleeps_in_kernel(simulator_tid_))
+    why = "It does not run: its thread sleeps in the kernel, on a lock or in a blocking system call of its own. All "
+          "ranks run on that one thread, so a rank waiting for a lock that another rank holds waits forever: a lock "
+          "of a shared library taken across a simulator call (a clock read, a sleep) by the other rank. Privatize "
+          "that library (--privatize-lib NAME: each rank gets its own copy and lock), or remove the blocking call "
+          "the backtrace shows";
   write_text(fmt::format("bxisim: watchdog: rank {} has run its own code for {:.0f} s of wall time without calling the "
                          "simulator, since simulated time {:.9f} s. {}. Its backtrace (innermost first):\n",
                          rank->index(), quiet, rank->last_call_time(), why));

@@ -58,6 +58,7 @@ class RunSupervisor
   std::string folder_;
   bool keep_folder_;
   pthread_t simulator_thread_;
+  pid_t simulator_tid_; // the same thread, as the kernel knows it (/proc/self/task)
   std::chrono::steady_clock::time_point start_;
   std::atomic<bool> done_{false};
   std::thread thread_;

@@ -201,15 +201,33 @@ int gettimeofday(timeval* time, void* zone) noexcept
   return 0;
 }
 
+// Shared libraries call time() for seeds and time stamps, sometimes holding a lock of theirs
+// (libxml2's xmlInitParser): a clock read that switched ranks there let the next rank block on that
+// lock on the same thread for ever. So time() reads the simulated clock plus the rank's burst so far
+// without ending the burst, and switches only where a spin at one simulated time must be charged.
+// At --level smpi (clock hooks) SMPI keeps the account of CPU time: the usual read.
 time_t time(time_t* result) noexcept
 {
-  if (running_rank() == nullptr)
+  bxisim::runtime::Rank* rank = running_rank();
+  if (rank == nullptr)
     return BXISIM_REAL(time)(result);
-  bxisim::os::enter_call_edge();
-  auto now = static_cast<time_t>(std::floor(simulated_now_in_noexcept()));
+  double seconds = simgrid::s4u::Engine::get_clock() + rank->burst_so_far();
+  if (bxisim::os::clock_hooks() != nullptr) {
+    bxisim::os::enter_call_edge();
+    seconds = simulated_now_in_noexcept();
+    bxisim::os::leave_call_edge();
+  } else if (double cost = spin_cost(rank, seconds); cost > 0) {
+    bxisim::os::enter_call_edge();
+    seconds = surviving_kill("killed while reading the clock", [cost] {
+      SimulatorCall call;
+      simgrid::s4u::this_actor::sleep_for(cost);
+      return simgrid::s4u::Engine::get_clock();
+    });
+    bxisim::os::leave_call_edge();
+  }
+  auto now = static_cast<time_t>(std::floor(seconds));
   if (result != nullptr)
     *result = now;
-  bxisim::os::leave_call_edge();
   return now;
 }
 

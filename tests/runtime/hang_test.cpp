@@ -42,7 +42,8 @@ TEST(Watchdog, NamesTheSpinningRankWithABacktraceThenTheWallLimitStopsTheRun)
 {
   std::string tmpdir = fresh_folder("tmpdir-spin");
   auto result =
-      run_command("TMPDIR=" + tmpdir + " " + hang("-n 3 --no-cpu-simulation --preempt-after 0 --watchdog 1 --wall-limit 4", "spin", "1"));
+      run_command("TMPDIR=" + tmpdir + " " +
+                  hang("-n 3 --no-cpu-simulation --preempt-after 0 --watchdog 1 --wall-limit 4", "spin", "1"));
   EXPECT_EQ(result.exit_code, kLimit) << result.output;
   EXPECT_THAT(result.output, HasSubstr("watchdog: rank 1 has run its own code for 1 s of wall time without calling "
                                        "the simulator, since simulated time 0.000005000 s"));
@@ -54,6 +55,31 @@ TEST(Watchdog, NamesTheSpinningRankWithABacktraceThenTheWallLimitStopsTheRun)
                                        "time 0.000005000 s"));
   EXPECT_THAT(result.output, HasSubstr("ranks 0,2: ended with exit code 0"));
   EXPECT_EQ(entry_count(tmpdir), 0);
+}
+
+// Two ranks take a shared library's lock and read clock_gettime inside it, which switches ranks: rank 1
+// then waits for the lock rank 0 holds, on the thread they share. The watchdog says it is blocked, not
+// spinning, and how to give each rank its own lock.
+void expect_a_rank_blocked_on_another_ranks_lock_to_be_named(int ppn)
+{
+  auto result = run_command(kBxisim + " run -n 2 --ppn " + std::to_string(ppn) +
+                            " --watchdog 1 --wall-limit 4 --set cpu.factor=1000 " + test_program("locked_clock") +
+                            " 0.003 clock_gettime");
+  EXPECT_EQ(result.exit_code, kLimit) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("It does not run: its thread sleeps in the kernel, on a lock"));
+  EXPECT_THAT(result.output, HasSubstr("--privatize-lib NAME"));
+  EXPECT_THAT(result.output, HasSubstr("liblocked_clock.so(locked_clock_gettime+")); // in the backtrace
+  EXPECT_THAT(result.output, Not(HasSubstr("busy-waits on memory")));
+}
+
+TEST(Watchdog, NamesARankBlockedOnAnotherRanksLockAcrossNodes)
+{
+  expect_a_rank_blocked_on_another_ranks_lock_to_be_named(1);
+}
+
+TEST(Watchdog, NamesARankBlockedOnAnotherRanksLockInsideANode)
+{
+  expect_a_rank_blocked_on_another_ranks_lock_to_be_named(2);
 }
 
 TEST(Limits, TheSimulatedTimeLimitStopsRanksThatSleepForever)
@@ -76,8 +102,8 @@ TEST(Limits, ARankStoppedWhileReadingTheClockEndsCleanly)
   // The ranks wait for time to pass by reading the clock, each read advancing it (nothing else is
   // simulated): the limit's kill lands inside clock_gettime, which glibc declares noexcept. It used to
   // abort the whole simulator (std::terminate); the ranks now leave through their exit jump.
-  auto result = run_bxisim("run -n 2 -q --no-cpu-simulation --sim-time-limit 0.0001 " + test_program("clocks") +
-                           " spin 1");
+  auto result =
+      run_bxisim("run -n 2 -q --no-cpu-simulation --sim-time-limit 0.0001 " + test_program("clocks") + " spin 1");
   EXPECT_EQ(result.exit_code, kLimit) << result.output;
   EXPECT_THAT(result.output, HasSubstr("the simulated time limit is reached"));
   EXPECT_THAT(result.output, Not(HasSubstr("terminate")));

@@ -127,3 +127,32 @@ TEST(SimulatedTime, AClockBusyWaitOfASecondTakesAMillionReads)
 {
   expect_spin_ends_by_the_rule(1.0);
 }
+
+namespace
+{
+// Each rank computes 3 ms of CPU time, simulated 1000 times slower (cpu.factor), then calls time()
+// inside a shared library's lock. A clock read that switched ranks there left the other rank blocked on
+// that lock, on the one thread all ranks share: the run never ended (the wall-time limit bounds it here).
+void expect_time_in_a_locked_library_to_switch_no_rank(int ppn)
+{
+  auto result = run_bxisim("run -n 2 --ppn " + std::to_string(ppn) + " --wall-limit 60 --set cpu.factor=1000 " +
+                           test_program("locked_clock") + " 0.003");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  for (int rank : {0, 1}) {
+    Fields fields = fields_by_rank(result.output)[rank];
+    // time() counts the computation so far (3 s simulated) although it does not end the burst
+    EXPECT_GE(number(fields, "seconds"), 3) << result.output;
+    EXPECT_LE(number(fields, "seconds"), number(fields, "simulated")) << result.output;
+  }
+}
+} // namespace
+
+TEST(SimulatedTime, TimeInsideASharedLibrarysLockSwitchesNoRankAcrossNodes)
+{
+  expect_time_in_a_locked_library_to_switch_no_rank(1);
+}
+
+TEST(SimulatedTime, TimeInsideASharedLibrarysLockSwitchesNoRankInsideANode)
+{
+  expect_time_in_a_locked_library_to_switch_no_rank(2);
+}

@@ -1,0 +1,32 @@
+/* Each rank computes argv[1] seconds of CPU time (default 0.003), then reads time() inside a shared
+ * library that holds its lock meanwhile (liblocked_clock.so), and prints seconds=<time()'s answer>
+ * and simulated=<bxisim_time() after it>. With argv[2] = "clock_gettime", it reads that clock there
+ * instead. */
+#include <bxisim/rank.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+long locked_clock_read(void);
+double locked_clock_gettime(void);
+
+static double cpu_seconds(void)
+{
+  struct timespec now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+int main(int argc, char** argv)
+{
+  double work     = argc > 1 ? atof(argv[1]) : 0.003;
+  double start    = cpu_seconds();
+  volatile long x = 0;
+  while (cpu_seconds() - start < work)
+    x++;
+  long seconds = argc > 2 && strcmp(argv[2], "clock_gettime") == 0 ? (long)locked_clock_gettime() : locked_clock_read();
+  printf("seconds=%ld simulated=%.9f\n", seconds, bxisim_time());
+  return 0;
+}
