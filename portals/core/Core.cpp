@@ -321,7 +321,10 @@ int Core::niInit(ptl_interface_t iface, unsigned options, ptl_pid_t pid, const p
     grant(l.max_waw_ordered_size, desired->max_waw_ordered_size);
     grant(l.max_war_ordered_size, desired->max_war_ordered_size);
     grant(l.max_volatile_size, desired->max_volatile_size);
-    l.features = desired->features & kSupportedFeatures;
+    // A fetching atomic is an atomic operation (the specification bounds both by max_atomic_size), so a
+    // smaller max_atomic_size bounds it too (the reference implementation's test_limits check so).
+    l.max_fetch_atomic_size = std::min(l.max_fetch_atomic_size, l.max_atomic_size);
+    l.features              = desired->features & kSupportedFeatures;
   }
   ni->pts.resize(static_cast<size_t>(ni->limits.max_pt_index) + 1);
   ptl_handle_ni_t h = nis_.insert(ni);

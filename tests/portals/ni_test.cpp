@@ -159,6 +159,28 @@ TEST_F(NiTest, DesiredLimitsAreGrantedAndEnforced)
   EXPECT_EQ(PtlEQAlloc(ni, 4, &eq), PTL_NO_SPACE);
 }
 
+TEST_F(NiTest, ASmallerAtomicSizeBoundsFetchingAtomicsToo)
+{
+  // Found by the reference implementation's test_limits: asked for max_atomic_size 4 and nothing for
+  // fetching atomics, FetchAtomic and Swap of 8 B were accepted.
+  ptl_ni_limits_t desired{};
+  desired.max_atomic_size       = 4;
+  desired.max_fetch_atomic_size = 1024;
+  as(0);
+  ASSERT_EQ(PtlInit(), PTL_OK);
+  ptl_handle_ni_t ni;
+  ptl_ni_limits_t actual;
+  ASSERT_EQ(PtlNIInit(0, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, &desired, &actual, &ni), PTL_OK);
+  EXPECT_EQ(actual.max_atomic_size, 4u);
+  EXPECT_EQ(actual.max_fetch_atomic_size, 4u);
+  char buf[16]{};
+  ptl_handle_md_t md = bindMd(ni, buf, sizeof buf);
+  uint64_t operand   = 0;
+  EXPECT_EQ(PtlFetchAtomic(md, 0, md, 8, 8, phys(0), 0, 0, 0, nullptr, 0, PTL_SUM, PTL_INT64_T), PTL_ARG_INVALID);
+  EXPECT_EQ(PtlSwap(md, 0, md, 8, 8, phys(0), 0, 0, 0, nullptr, 0, &operand, PTL_SWAP, PTL_INT64_T), PTL_ARG_INVALID);
+  EXPECT_EQ(PtlAtomic(md, 0, 8, PTL_NO_ACK_REQ, phys(0), 0, 0, 0, nullptr, 0, PTL_SUM, PTL_INT64_T), PTL_ARG_INVALID);
+}
+
 TEST_F(NiTest, LogicalMapTranslatesRanksBothWays)
 {
   // Logical rank i is physical rank (3 - i): a reversed map, so a mix-up cannot go unnoticed.
