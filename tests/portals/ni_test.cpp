@@ -6,7 +6,19 @@ namespace bxisim::portals::testing
 namespace
 {
 
-using NiTest = PortalsWorld;
+class NiTest : public PortalsWorld
+{
+ protected:
+  /** Rank 0's matching NI made with `desired` limits; the limits granted go to `actual`. */
+  ptl_handle_ni_t niWithLimits(const ptl_ni_limits_t& desired, ptl_ni_limits_t& actual)
+  {
+    as(0);
+    EXPECT_EQ(PtlInit(), PTL_OK);
+    ptl_handle_ni_t ni = PTL_INVALID_HANDLE;
+    EXPECT_EQ(PtlNIInit(0, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, &desired, &actual, &ni), PTL_OK);
+    return ni;
+  }
+};
 
 TEST_F(NiTest, CallsBeforePtlInitReturnNoInit)
 {
@@ -140,11 +152,8 @@ TEST_F(NiTest, DesiredLimitsAreGrantedAndEnforced)
   ptl_ni_limits_t desired{};
   desired.max_mds = 2;
   desired.max_eqs = 1;
-  as(0);
-  ASSERT_EQ(PtlInit(), PTL_OK);
-  ptl_handle_ni_t ni;
   ptl_ni_limits_t actual;
-  ASSERT_EQ(PtlNIInit(0, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, &desired, &actual, &ni), PTL_OK);
+  ptl_handle_ni_t ni = niWithLimits(desired, actual);
   EXPECT_EQ(actual.max_mds, 2);
   EXPECT_EQ(actual.max_eqs, 1);
   EXPECT_GT(actual.max_cts, 0);
@@ -166,11 +175,8 @@ TEST_F(NiTest, ASmallerAtomicSizeBoundsFetchingAtomicsToo)
   ptl_ni_limits_t desired{};
   desired.max_atomic_size       = 4;
   desired.max_fetch_atomic_size = 1024;
-  as(0);
-  ASSERT_EQ(PtlInit(), PTL_OK);
-  ptl_handle_ni_t ni;
   ptl_ni_limits_t actual;
-  ASSERT_EQ(PtlNIInit(0, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, &desired, &actual, &ni), PTL_OK);
+  ptl_handle_ni_t ni = niWithLimits(desired, actual);
   EXPECT_EQ(actual.max_atomic_size, 4u);
   EXPECT_EQ(actual.max_fetch_atomic_size, 4u);
   char buf[16]{};
