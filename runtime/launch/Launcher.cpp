@@ -357,6 +357,13 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   std::vector<PrivatizedLibrary> libraries;
   for (const auto& name : options.privatized_libraries)
     libraries.push_back(find_privatized_library(name, program));
+  for (const auto& runtime : openmp_runtimes_needed(program))
+    if (std::none_of(libraries.begin(), libraries.end(), [&](const auto& l) { return l.soname == runtime; })) {
+      XBT_VERB("each rank gets its own copy of %s (OpenMP's runtime keeps its state per OS thread, which all "
+               "ranks share)",
+               runtime.c_str());
+      libraries.push_back(find_privatized_library(runtime, program));
+    }
 
   uintmax_t copy_bytes = std::filesystem::file_size(program);
   for (const auto& library : libraries)

@@ -62,7 +62,26 @@ std::vector<std::string> search_folders(const std::string& program)
     folders.emplace_back(system);
   return folders;
 }
+
+std::vector<std::string> needed_libraries(const std::string& file)
+{
+  std::vector<std::string> needed;
+  std::string listing = patchelf({"--print-needed", file});
+  boost::split(needed, listing, boost::is_any_of("\n"));
+  needed.erase(std::remove(needed.begin(), needed.end(), std::string()), needed.end());
+  return needed;
+}
 } // namespace
+
+std::vector<std::string> openmp_runtimes_needed(const std::string& program)
+{
+  static const std::vector<std::string> runtimes = {"libgomp.so.1", "libomp.so", "libomp.so.5", "libiomp5.so"};
+  std::vector<std::string> found;
+  for (const auto& needed : needed_libraries(program))
+    if (std::find(runtimes.begin(), runtimes.end(), needed) != runtimes.end())
+      found.push_back(needed);
+  return found;
+}
 
 PrivatizedLibrary find_privatized_library(const std::string& name, const std::string& program)
 {
@@ -71,8 +90,12 @@ PrivatizedLibrary find_privatized_library(const std::string& name, const std::st
     if (fs::is_regular_file(name))
       found = fs::absolute(name).string();
   } else {
+    std::vector<std::string> candidates = {name, "lib" + name + ".so"};
+    for (const auto& needed : needed_libraries(program)) // `gomp` for the libgomp.so.1 the program needs
+      if (boost::starts_with(needed, "lib" + name + ".so."))
+        candidates.push_back(needed);
     for (const auto& folder : search_folders(program)) {
-      for (const auto& candidate : {name, "lib" + name + ".so"})
+      for (const auto& candidate : candidates)
         if (fs::is_regular_file(fs::path(folder) / candidate)) {
           found = (fs::path(folder) / candidate).string();
           break;
@@ -117,9 +140,7 @@ std::string make_rank_copies(RunFolder& folder, int rank, const std::string& pro
     patchelf({"--set-soname", fmt::format("{}.rank{}", library.soname, rank), copies.back()});
   }
   for (const auto& file : copies) {
-    std::vector<std::string> needed;
-    std::string listing = patchelf({"--print-needed", file});
-    boost::split(needed, listing, boost::is_any_of("\n"));
+    std::vector<std::string> needed = needed_libraries(file);
     for (size_t i = 0; i < libraries.size(); ++i)
       if (std::find(needed.begin(), needed.end(), libraries[i].soname) != needed.end())
         patchelf({"--replace-needed", libraries[i].soname, copies[i + 1], file});

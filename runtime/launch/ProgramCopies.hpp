@@ -21,11 +21,18 @@ struct PrivatizedLibrary {
 };
 
 /**
- * Finds the library --privatize-lib `name` means: a path, or a file name (or `foo` for libfoo.so)
- * looked for next to the program, in the program's RUNPATH, in LD_LIBRARY_PATH and in the system
- * folders. Throws config::ConfigError when there is none.
+ * Finds the library --privatize-lib `name` means: a path, or a file name (or `foo` for libfoo.so, or
+ * for the libfoo.so.N the program needs) looked for next to the program, in the program's RUNPATH, in
+ * LD_LIBRARY_PATH and in the system folders. Throws config::ConfigError when there is none.
  */
 PrivatizedLibrary find_privatized_library(const std::string& name, const std::string& program);
+
+/**
+ * The OpenMP runtimes the program needs (libgomp.so.1, libomp.so.5, ...). They keep their state per OS
+ * thread, and all ranks run on one: shared, a rank's parallel region would be taken for a region nested
+ * in another rank's (a team of one thread), or run on another rank's team. Each rank needs its own copy.
+ */
+std::vector<std::string> openmp_runtimes_needed(const std::string& program);
 
 /** Copies the program and the libraries for `rank` into `folder`, relinked; returns the program's copy. */
 std::string make_rank_copies(RunFolder& folder, int rank, const std::string& program,

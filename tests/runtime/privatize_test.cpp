@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 using namespace bxisim::test;
 
 namespace
@@ -41,4 +43,41 @@ TEST(PrivatizeLib, ShortNameFindsLibFooSo)
   auto fields = run_privatize("--privatize-lib shared_a --privatize-lib shared_b");
   for (const auto& [rank, values] : fields)
     EXPECT_EQ(number(values, "b_value"), 1) << "rank " << rank;
+}
+
+namespace
+{
+// OpenMP's runtime keeps its state per OS thread, which all ranks share: with one libgomp for all, a
+// rank's region begun while another rank was inside its own was taken for a nested region and ran on
+// a team of one thread. Each rank gets its own libgomp without being asked (or when asked by short name).
+void expect_every_rank_to_run_full_teams(int ppn, const std::string& options)
+{
+  auto result = run_bxisim("run -n 2 --ppn " + std::to_string(ppn) + " --no-cpu-simulation " + options + " " +
+                           test_program("openmp_regions") + " 3");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 2u) << result.output;
+  for (const auto& [rank, values] : fields) {
+    EXPECT_EQ(number(values, "team"), 2) << "rank " << rank << "\n" << result.output;
+    EXPECT_EQ(number(values, "regions"), 3) << "rank " << rank;
+  }
+}
+} // namespace
+
+TEST(PrivatizeLib, OpenMpRanksRunFullTeamsAcrossNodes)
+{
+  setenv("OMP_NUM_THREADS", "2", 1);
+  expect_every_rank_to_run_full_teams(1, "");
+}
+
+TEST(PrivatizeLib, OpenMpRanksRunFullTeamsInsideANode)
+{
+  setenv("OMP_NUM_THREADS", "2", 1);
+  expect_every_rank_to_run_full_teams(2, "");
+}
+
+TEST(PrivatizeLib, ShortNameFindsTheVersionedLibraryTheProgramNeeds)
+{
+  setenv("OMP_NUM_THREADS", "2", 1);
+  expect_every_rank_to_run_full_teams(2, "--privatize-lib gomp"); // libgomp.so.1: no libgomp.so in system folders
 }
