@@ -62,6 +62,18 @@ TEST(Wrappers, ShowPrintsTheCommandWithoutRunningIt)
   EXPECT_FALSE(std::filesystem::exists(output));
 }
 
+TEST(Wrappers, AFortranSourceIsRefusedWithTheReason)
+{
+  std::string source = write_source("ring.f90", "program ring\n  use mpi\nend program ring\n");
+  for (const auto& wrapper : {kBxicc, kBxicxx}) {
+    auto result = run_command(wrapper + " -O2 " + source + " -o " + temporary_path("ring"));
+    EXPECT_EQ(result.exit_code, 2) << result.output;
+    EXPECT_THAT(result.output,
+                HasSubstr(source + " is a Fortran source: bxisim offers MPI to C and C++ programs only"));
+    EXPECT_THAT(result.output, HasSubstr("smpif90"));
+  }
+}
+
 TEST(Wrappers, LinkingGivesASharedObjectThatRunsAsRanks)
 {
   std::string program = temporary_path("value");
