@@ -205,18 +205,15 @@ int gettimeofday(timeval* time, void* zone) noexcept
 // (libxml2's xmlInitParser): a clock read that switched ranks there let the next rank block on that
 // lock on the same thread for ever. So time() reads the simulated clock plus the rank's burst so far
 // without ending the burst, and switches only where a spin at one simulated time must be charged.
-// At --level smpi (clock hooks) SMPI keeps the account of CPU time: the usual read.
+// At --level smpi, SMPI keeps the account of CPU time and offers no way to read it without charging
+// it (a switch): there time() reads the simulated clock as of the rank's last MPI call.
 time_t time(time_t* result) noexcept
 {
   bxisim::runtime::Rank* rank = running_rank();
   if (rank == nullptr)
     return BXISIM_REAL(time)(result);
   double seconds = simgrid::s4u::Engine::get_clock() + rank->burst_so_far();
-  if (bxisim::os::clock_hooks() != nullptr) {
-    bxisim::os::enter_call_edge();
-    seconds = simulated_now_in_noexcept();
-    bxisim::os::leave_call_edge();
-  } else if (double cost = spin_cost(rank, seconds); cost > 0) {
+  if (double cost = spin_cost(rank, seconds); cost > 0) {
     bxisim::os::enter_call_edge();
     seconds = surviving_kill("killed while reading the clock", [cost] {
       SimulatorCall call;

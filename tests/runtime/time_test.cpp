@@ -156,3 +156,18 @@ TEST(SimulatedTime, TimeInsideASharedLibrarysLockSwitchesNoRankInsideANode)
 {
   expect_time_in_a_locked_library_to_switch_no_rank(2);
 }
+
+// At --level smpi, SMPI keeps the account of CPU time: time() reads the clock of the rank's last MPI call
+// there, and still switches no rank (the same program hung before).
+TEST(SimulatedTime, TimeInsideASharedLibrarysLockSwitchesNoRankAtTheSmpiLevel)
+{
+  for (int ppn : {1, 2}) {
+    auto result = run_bxisim("run -n 2 --ppn " + std::to_string(ppn) + " --level smpi --wall-limit 60 " +
+                             test_program("locked_clock_mpi") + " 0.003");
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    auto fields = fields_by_rank(result.output);
+    ASSERT_EQ(fields.size(), 2u) << result.output;
+    for (const auto& [rank, values] : fields)
+      EXPECT_EQ(number(values, "seconds"), 0) << "rank " << rank;
+  }
+}
