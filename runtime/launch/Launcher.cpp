@@ -357,7 +357,12 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   std::vector<PrivatizedLibrary> libraries;
   for (const auto& name : options.privatized_libraries)
     libraries.push_back(find_privatized_library(name, program));
-  for (const auto& runtime : openmp_runtimes_needed(program))
+  std::vector<std::string> openmp_runtimes = openmp_runtimes_needed(program);
+  // Idle OpenMP threads spin by default: those of the ranks that wait in simulated time would take this
+  // machine's cores from the rank that runs, and its regions would be measured that much slower.
+  if (not openmp_runtimes.empty() && std::getenv("OMP_WAIT_POLICY") == nullptr)
+    setenv("OMP_WAIT_POLICY", "passive", 1);
+  for (const auto& runtime : openmp_runtimes)
     if (std::none_of(libraries.begin(), libraries.end(), [&](const auto& l) { return l.soname == runtime; })) {
       XBT_VERB("each rank gets its own copy of %s (OpenMP's runtime keeps its state per OS thread, which all "
                "ranks share)",

@@ -60,6 +60,7 @@ void expect_every_rank_to_run_full_teams(int ppn, const std::string& options)
   for (const auto& [rank, values] : fields) {
     EXPECT_EQ(number(values, "team"), 2) << "rank " << rank << "\n" << result.output;
     EXPECT_EQ(number(values, "regions"), 3) << "rank " << rank;
+    EXPECT_EQ(number(values, "passive"), 1) << "rank " << rank; // idle threads sleep unless asked otherwise
   }
 }
 } // namespace
@@ -67,17 +68,30 @@ void expect_every_rank_to_run_full_teams(int ppn, const std::string& options)
 TEST(PrivatizeLib, OpenMpRanksRunFullTeamsAcrossNodes)
 {
   setenv("OMP_NUM_THREADS", "2", 1);
+  unsetenv("OMP_WAIT_POLICY");
   expect_every_rank_to_run_full_teams(1, "");
 }
 
 TEST(PrivatizeLib, OpenMpRanksRunFullTeamsInsideANode)
 {
   setenv("OMP_NUM_THREADS", "2", 1);
+  unsetenv("OMP_WAIT_POLICY");
   expect_every_rank_to_run_full_teams(2, "");
+}
+
+TEST(PrivatizeLib, OpenMpWaitPolicyOfTheUserIsKept)
+{
+  auto result =
+      run_command("OMP_NUM_THREADS=2 OMP_WAIT_POLICY=active '" BXISIM_BINARY "' run -n 2 --no-cpu-simulation " +
+                  test_program("openmp_regions") + " 1");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  for (const auto& [rank, values] : fields_by_rank(result.output))
+    EXPECT_EQ(number(values, "passive"), 0) << "rank " << rank;
 }
 
 TEST(PrivatizeLib, ShortNameFindsTheVersionedLibraryTheProgramNeeds)
 {
   setenv("OMP_NUM_THREADS", "2", 1);
+  unsetenv("OMP_WAIT_POLICY");
   expect_every_rank_to_run_full_teams(2, "--privatize-lib gomp"); // libgomp.so.1: no libgomp.so in system folders
 }
