@@ -9,6 +9,8 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sys/wait.h>
 
 namespace bxisim::runtime
@@ -76,6 +78,12 @@ std::vector<std::string> needed_libraries(const std::string& file)
 std::vector<std::string> openmp_runtimes_needed(const std::string& program)
 {
   static const std::vector<std::string> runtimes = {"libgomp.so.1", "libomp.so", "libomp.so.5", "libiomp5.so"};
+  // Every run asks: a read of the file spares most of them a patchelf process (about 7 ms).
+  std::ifstream file(program, std::ios::binary);
+  std::string image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  if (std::none_of(runtimes.begin(), runtimes.end(),
+                   [&](const std::string& runtime) { return image.find(runtime) != std::string::npos; }))
+    return {};
   std::vector<std::string> found;
   for (const auto& needed : needed_libraries(program))
     if (std::find(runtimes.begin(), runtimes.end(), needed) != runtimes.end())
