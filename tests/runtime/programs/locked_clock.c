@@ -1,8 +1,12 @@
 /* Each rank computes argv[1] seconds of CPU time (default 0.003), then reads time() inside a shared
  * library that holds its lock meanwhile (liblocked_clock.so), and prints seconds=<time()'s answer>
  * and simulated=<bxisim_time() after it>. With argv[2] = "clock_gettime", it reads that clock there
- * instead. */
+ * instead. Built with -DLOCKED_CLOCK_MPI, it is an MPI program (for --level smpi): the same between
+ * MPI_Init and MPI_Finalize. */
 #include <bxisim/rank.h>
+#ifdef LOCKED_CLOCK_MPI
+#include <mpi.h>
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +25,9 @@ static double cpu_seconds(void)
 
 int main(int argc, char** argv)
 {
+#ifdef LOCKED_CLOCK_MPI
+  MPI_Init(&argc, &argv);
+#endif
   double work     = argc > 1 ? atof(argv[1]) : 0.003;
   double start    = cpu_seconds();
   volatile long x = 0;
@@ -28,5 +35,8 @@ int main(int argc, char** argv)
     x++;
   long seconds = argc > 2 && strcmp(argv[2], "clock_gettime") == 0 ? (long)locked_clock_gettime() : locked_clock_read();
   printf("seconds=%ld simulated=%.9f\n", seconds, bxisim_time());
+#ifdef LOCKED_CLOCK_MPI
+  MPI_Finalize();
+#endif
   return 0;
 }
