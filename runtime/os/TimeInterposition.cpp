@@ -99,6 +99,14 @@ double spin_cost(const bxisim::runtime::Rank* rank, double now)
   return step;
 }
 
+constexpr unsigned kTimeReadsWithoutSwitch = 64;
+
+struct QuietTimeReads {
+  unsigned long transitions = 0; // os::simulator_transitions() at the last read
+  unsigned count            = 0; // time() reads since, none of them a simulator call
+};
+std::unordered_map<const bxisim::runtime::Rank*, QuietTimeReads> quiet_time_reads;
+
 /** The simulated clock; reading it is a simulator call, so the CPU burst before is simulated first. */
 double simulated_now()
 {
@@ -207,20 +215,36 @@ int gettimeofday(timeval* time, void* zone) noexcept
 // without ending the burst, and switches only where a spin at one simulated time must be charged.
 // At --level smpi, SMPI keeps the account of CPU time and offers no way to read it without charging
 // it (a switch): there time() reads the simulated clock as of the rank's last MPI call.
+// A loop that calls time() while it waits for memory to change must still let the others run (the NIC
+// that writes it): every kTimeReadsWithoutSwitch-th read in a row without a simulator call is a full
+// read, which switches, as every read did before.
 time_t time(time_t* result) noexcept
 {
   bxisim::runtime::Rank* rank = running_rank();
   if (rank == nullptr)
     return BXISIM_REAL(time)(result);
-  double seconds = simgrid::s4u::Engine::get_clock() + rank->burst_so_far();
-  if (double cost = spin_cost(rank, seconds); cost > 0) {
+  QuietTimeReads& reads     = quiet_time_reads[rank];
+  unsigned long transitions = bxisim::os::simulator_transitions();
+  if (transitions != reads.transitions) {
+    reads.transitions = transitions;
+    reads.count       = 0;
+  }
+  double seconds = 0;
+  if (++reads.count >= kTimeReadsWithoutSwitch) {
     bxisim::os::enter_call_edge();
-    seconds = surviving_kill("killed while reading the clock", [cost] {
-      SimulatorCall call;
-      simgrid::s4u::this_actor::sleep_for(cost);
-      return simgrid::s4u::Engine::get_clock();
-    });
+    seconds = simulated_now_in_noexcept();
     bxisim::os::leave_call_edge();
+  } else {
+    seconds = simgrid::s4u::Engine::get_clock() + rank->burst_so_far();
+    if (double cost = spin_cost(rank, seconds); cost > 0) {
+      bxisim::os::enter_call_edge();
+      seconds = surviving_kill("killed while reading the clock", [cost] {
+        SimulatorCall call;
+        simgrid::s4u::this_actor::sleep_for(cost);
+        return simgrid::s4u::Engine::get_clock();
+      });
+      bxisim::os::leave_call_edge();
+    }
   }
   auto now = static_cast<time_t>(std::floor(seconds));
   if (result != nullptr)

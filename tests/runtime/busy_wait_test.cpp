@@ -93,6 +93,19 @@ TEST_P(BusyWait, APlainLoopThatBlockedEverySignalIsStillPreempted)
   EXPECT_NEAR(blocked.seen, plain.seen, kPauseStep + 1e-12) << blocked.result.output;
 }
 
+// time() does not switch ranks (a library may hold a lock across it), but a loop of them does now and
+// then: with preemption off, `while (!flag) time(NULL);` still sees the Put, with or without CPU simulation.
+TEST_P(BusyWait, ATimeLoopSeesThePutWithoutPreemption)
+{
+  for (const char* cpu : {"--no-cpu-simulation", ""}) {
+    Seen timed = spin(GetParam(), "time", std::string(cpu) + " --preempt-after 0 --watchdog 0 --wall-limit 30");
+    EXPECT_EQ(timed.result.exit_code, 0) << timed.result.output;
+    EXPECT_THAT(timed.result.output, Not(HasSubstr("busy-wait steps"))) << "no pause was needed";
+    EXPECT_DOUBLE_EQ(timed.put, kPutAfter);
+    EXPECT_GT(timed.seen, kPutAfter);
+  }
+}
+
 TEST_P(BusyWait, APlainLoopSeesThePutWithCpuSimulation)
 {
   Seen plain = spin(GetParam(), "plain", "--preempt-after 0.05");

@@ -1,8 +1,8 @@
 /* A rank that busy-waits on memory its NIC writes (tests/runtime/busy_wait_test.cpp): rank 1 Puts a
  * value into rank 0's buffer after argv[2] microseconds of sleep; rank 0 loops on the buffer without
  * any call ("plain": only preemption lets the NIC write; "blocked": the same, after blocking every
- * signal it can), or calling sched_yield ("yield"), and prints the value and when it saw it. Times are simulated, from
- * the end of a common barrier. */
+ * signal it can), or calling sched_yield ("yield") or time() ("time"), and prints the value and when it saw it. Times
+ * are simulated, from the end of a common barrier. */
 #include <bxisim/rank.h>
 #include <portals4.h>
 
@@ -25,6 +25,7 @@ static double now(void)
 int main(int argc, char** argv)
 {
   int yield     = argc > 1 && strcmp(argv[1], "yield") == 0;
+  int read_time = argc > 1 && strcmp(argv[1], "time") == 0;
   long delay_us = argc > 2 ? atol(argv[2]) : 5;
   if (argc > 1 && strcmp(argv[1], "blocked") == 0) {
     sigset_t all;
@@ -74,6 +75,8 @@ int main(int argc, char** argv)
     while (flag == 0)
       if (yield)
         sched_yield();
+      else if (read_time)
+        (void)time(NULL);
     printf("value=%ld seen=%.9f\n", (long)flag, now() - start);
   }
   bxisim_barrier();
