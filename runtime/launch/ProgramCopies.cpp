@@ -1,5 +1,6 @@
 #include "ProgramCopies.hpp"
 
+#include "ElfNeeded.hpp"
 #include "runtime/config/ConfigError.hpp"
 
 #include <boost/algorithm/string.hpp>
@@ -9,8 +10,6 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <sys/wait.h>
 
 namespace bxisim::runtime
@@ -64,28 +63,13 @@ std::vector<std::string> search_folders(const std::string& program)
     folders.emplace_back(system);
   return folders;
 }
-
-std::vector<std::string> needed_libraries(const std::string& file)
-{
-  std::vector<std::string> needed;
-  std::string listing = patchelf({"--print-needed", file});
-  boost::split(needed, listing, boost::is_any_of("\n"));
-  needed.erase(std::remove(needed.begin(), needed.end(), std::string()), needed.end());
-  return needed;
-}
 } // namespace
 
 std::vector<std::string> openmp_runtimes_needed(const std::string& program)
 {
   static const std::vector<std::string> runtimes = {"libgomp.so.1", "libomp.so", "libomp.so.5", "libiomp5.so"};
-  // Every run asks: a read of the file spares most of them a patchelf process (about 7 ms).
-  std::ifstream file(program, std::ios::binary);
-  std::string image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (std::none_of(runtimes.begin(), runtimes.end(),
-                   [&](const std::string& runtime) { return image.find(runtime) != std::string::npos; }))
-    return {};
   std::vector<std::string> found;
-  for (const auto& needed : needed_libraries(program))
+  for (const auto& needed : elf_needed(program))
     if (std::find(runtimes.begin(), runtimes.end(), needed) != runtimes.end())
       found.push_back(needed);
   return found;
@@ -99,7 +83,7 @@ PrivatizedLibrary find_privatized_library(const std::string& name, const std::st
       found = fs::absolute(name).string();
   } else {
     std::vector<std::string> candidates = {name, "lib" + name + ".so"};
-    for (const auto& needed : needed_libraries(program)) // `gomp` for the libgomp.so.1 the program needs
+    for (const auto& needed : elf_needed(program)) // `gomp` for the libgomp.so.1 the program needs
       if (boost::starts_with(needed, "lib" + name + ".so."))
         candidates.push_back(needed);
     for (const auto& folder : search_folders(program)) {
@@ -148,7 +132,7 @@ std::string make_rank_copies(RunFolder& folder, int rank, const std::string& pro
     patchelf({"--set-soname", fmt::format("{}.rank{}", library.soname, rank), copies.back()});
   }
   for (const auto& file : copies) {
-    std::vector<std::string> needed = needed_libraries(file);
+    std::vector<std::string> needed = elf_needed(file);
     for (size_t i = 0; i < libraries.size(); ++i)
       if (std::find(needed.begin(), needed.end(), libraries[i].soname) != needed.end())
         patchelf({"--replace-needed", libraries[i].soname, copies[i + 1], file});
