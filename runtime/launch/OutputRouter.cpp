@@ -1,6 +1,7 @@
 #include "OutputRouter.hpp"
 
 #include "RunSupervisor.hpp"
+#include "runtime/results/Progress.hpp"
 
 #include <fmt/format.h>
 
@@ -48,6 +49,7 @@ bool pipes_hold_unread()
 
 void write_all(int fd, const char* data, size_t size)
 {
+  Progress::clear_for_output(); // the progress line, on the same terminal, is not a line to append to
   while (size > 0) {
     ssize_t written = write(fd, data, size);
     if (written < 0 && errno == EINTR)

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <mutex>
 #include <unistd.h>
 
 namespace bxisim::runtime
@@ -15,7 +16,10 @@ namespace bxisim::runtime
 namespace
 {
 Progress* the_progress = nullptr;
-}
+// The line is drawn by the simulator's thread and erased by the output router's, which writes the
+// ranks' output: one at a time.
+std::mutex line_mutex;
+} // namespace
 
 bool Progress::wanted(bool quiet, std::FILE* out)
 {
@@ -34,7 +38,10 @@ Progress::Progress(const RunRecorder& recorder, int ranks, std::FILE* out)
     if (end != after && *end == '\0' && value >= 0)
       first_after_ = value;
   }
-  the_progress          = this;
+  {
+    std::lock_guard<std::mutex> lock(line_mutex);
+    the_progress = this;
+  }
   static bool connected = false;
   if (not connected) {
     connected = true;
@@ -48,6 +55,7 @@ Progress::Progress(const RunRecorder& recorder, int ranks, std::FILE* out)
 Progress::~Progress()
 {
   clear();
+  std::lock_guard<std::mutex> lock(line_mutex);
   the_progress = nullptr;
 }
 
@@ -64,6 +72,7 @@ void Progress::tick(double simulated_time)
     finished += recorder_.rank_end(r) >= 0 ? 1 : 0;
   const auto& a = recorder_.activities();
   double events = static_cast<double>(a.communications + a.executions + a.sleeps + a.time_steps);
+  std::lock_guard<std::mutex> lock(line_mutex);
   fmt::print(out_,
              "\r\033[Kbxisim: simulated {:.6f} s | wall {:.1f} s | sim/wall {:.3g} | ranks finished {}/{} | {:.0f} "
              "events/s",
@@ -74,11 +83,22 @@ void Progress::tick(double simulated_time)
 
 void Progress::clear()
 {
+  std::lock_guard<std::mutex> lock(line_mutex);
   if (not shown_)
     return;
   fmt::print(out_, "\r\033[K");
   std::fflush(out_);
   shown_ = false;
+}
+
+void Progress::clear_for_output()
+{
+  std::lock_guard<std::mutex> lock(line_mutex);
+  if (the_progress == nullptr || not the_progress->shown_)
+    return;
+  fmt::print(the_progress->out_, "\r\033[K");
+  std::fflush(the_progress->out_);
+  the_progress->shown_ = false;
 }
 
 } // namespace bxisim::runtime

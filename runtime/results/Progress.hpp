@@ -3,6 +3,7 @@
 // place (simulated time, wall time, their ratio, ranks finished, SimGrid events per second). Off when
 // stderr is not a terminal, with --quiet, and when the CI environment variable is set.
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 
@@ -26,6 +27,9 @@ class Progress
   void tick(double simulated_time);
   /** Removes the line (before the run's own messages follow). */
   void clear();
+  /** Removes the line of the run in progress, if one is shown, before the ranks' output is written to the
+   * terminal (from the output router's thread): ranks' lines must not be appended to it. */
+  static void clear_for_output();
 
  private:
   using Clock                           = std::chrono::steady_clock;
@@ -35,9 +39,9 @@ class Progress
   int ranks_;
   std::FILE* out_;
   Clock::time_point start_;
-  double first_after_  = kFirstAfter;
-  double last_draw_    = 0;
-  bool shown_          = false;
+  double first_after_ = kFirstAfter;
+  double last_draw_   = 0;
+  std::atomic<bool> shown_{false}; // also cleared by the output router's thread
   unsigned long calls_ = 0;
 };
 

@@ -31,8 +31,17 @@ TEST(Progress, ShownInPlaceOnATerminal)
   EXPECT_THAT(result.output, testing::HasSubstr("ranks finished 0/2 | "));
   EXPECT_THAT(result.output, testing::HasSubstr(" events/s"));
   EXPECT_THAT(result.output, testing::HasSubstr("sim/wall "));
-  // The line is erased before the summary table.
-  EXPECT_THAT(result.output, testing::HasSubstr("\r\033[Kbxisim: summary of the run"));
+  // The ranks' output (stdout, the same terminal) is never appended to the line: it is erased first.
+  EXPECT_THAT(result.output, testing::Not(testing::HasSubstr("events/s[rank"))) << result.output;
+  // The last line drawn is erased before anything else is printed: the summary table, or the ranks' last
+  // output when that comes first (which one does depends on when the last redraw happened).
+  auto last_draw = result.output.rfind("\r\033[Kbxisim: simulated ");
+  ASSERT_NE(last_draw, std::string::npos);
+  auto erased  = result.output.find("\r\033[K", last_draw + 1);
+  auto summary = result.output.find("bxisim: summary of the run", last_draw);
+  ASSERT_NE(summary, std::string::npos) << result.output;
+  EXPECT_LT(erased, summary) << result.output;
+  EXPECT_EQ(result.output.find('\n', last_draw), result.output.find('\n', erased)) << "erased before any new line";
 }
 
 TEST(Progress, OffWithQuietInCiAndWhenStderrIsNotATerminal)
