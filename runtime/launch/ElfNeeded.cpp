@@ -13,18 +13,6 @@
 namespace bxisim::runtime
 {
 
-namespace
-{
-template <typename T>
-bool read_at(const std::string& image, uint64_t offset, T& value)
-{
-  if (offset > image.size() || image.size() - offset < sizeof(T))
-    return false;
-  std::memcpy(&value, image.data() + offset, sizeof(T));
-  return true;
-}
-} // namespace
-
 std::vector<std::string> elf_needed(const std::string& path)
 {
   std::ifstream file(path, std::ios::binary);

@@ -1,6 +1,7 @@
 #include "Launcher.hpp"
 
 #include "CrashReport.hpp"
+#include "ElfNeeded.hpp"
 #include "ExitCodes.hpp"
 #include "OpenMpi.hpp"
 #include "OutputRouter.hpp"
@@ -55,16 +56,6 @@ namespace bxisim::runtime
 
 namespace
 {
-/** Reads a T at `offset` of `image`; false when the image is too short (a truncated file). */
-template <typename T>
-bool read_at(const std::string& image, uint64_t offset, T& value)
-{
-  if (offset > image.size() || image.size() - offset < sizeof(T))
-    return false;
-  std::memcpy(&value, image.data() + offset, sizeof(T));
-  return true;
-}
-
 /** Whether the ELF image exports a defined function `main` in its dynamic symbol table. */
 bool exports_main(const std::string& image, const Elf64_Ehdr& header, bool& truncated)
 {
