@@ -311,6 +311,29 @@ void OpenMpiAbi::resolve_predefined()
       {MPI_COMPLEX32, "ompi_mpi_complex32"}};
   for (const auto& [datatype, object] : datatypes)
     predefined(value(datatype), object);
+  // bxisim's OpenMPI is built without Fortran: its Fortran types are unavailable (MPI_ERR_TYPE). Each one
+  // whose gfortran layout is a C type's is that type, as SMPI does (Fortran programs, bxif90); the others
+  // (MPI_2REAL, MPI_2DOUBLE_PRECISION, the 16-byte ones) stay unavailable, and OpenMPI reports them.
+  static const std::pair<MPI_Datatype, MPI_Datatype> fortran_types[] = {{MPI_INTEGER, MPI_INT},
+                                                                        {MPI_REAL, MPI_FLOAT},
+                                                                        {MPI_DOUBLE_PRECISION, MPI_DOUBLE},
+                                                                        {MPI_COMPLEX, MPI_C_FLOAT_COMPLEX},
+                                                                        {MPI_DOUBLE_COMPLEX, MPI_C_DOUBLE_COMPLEX},
+                                                                        {MPI_LOGICAL, MPI_INT},
+                                                                        {MPI_CHARACTER, MPI_CHAR},
+                                                                        {MPI_2INTEGER, MPI_2INT},
+                                                                        {MPI_INTEGER1, MPI_INT8_T},
+                                                                        {MPI_INTEGER2, MPI_INT16_T},
+                                                                        {MPI_INTEGER4, MPI_INT32_T},
+                                                                        {MPI_INTEGER8, MPI_INT64_T},
+                                                                        {MPI_REAL4, MPI_FLOAT},
+                                                                        {MPI_REAL8, MPI_DOUBLE},
+                                                                        {MPI_COMPLEX8, MPI_C_FLOAT_COMPLEX},
+                                                                        {MPI_COMPLEX16, MPI_C_DOUBLE_COMPLEX},
+                                                                        {MPI_LOGICAL4, MPI_INT32_T},
+                                                                        {MPI_LOGICAL8, MPI_INT64_T}};
+  for (const auto& [fortran, c] : fortran_types)
+    alias(value(fortran), value(c));
 }
 
 OpenMpiAbi::be_status OpenMpiAbi::to_be_status(const MPI_Status* status) const

@@ -38,6 +38,14 @@ constexpr std::pair<const char*, const char*> kRemovedInMpi3[] = {
     {"MPI_Type_ub", "MPI_Type_get_extent"}};
 } // namespace
 
+bool is_bxisim_mpi_entry(const char* name)
+{
+  if (starts_with(name, "bxisim_MPI_") || starts_with(name, "bxisim_PMPI_"))
+    return true;
+  size_t length = std::strlen(name);
+  return (starts_with(name, "mpi_") || starts_with(name, "pmpi_")) && length > 5 && name[length - 1] == '_';
+}
+
 ProgramMpiUse program_mpi_use(const std::string& path)
 {
   std::ifstream file(path, std::ios::binary);
@@ -59,7 +67,7 @@ ProgramMpiUse program_mpi_use(const std::string& path)
       if (symbol.st_shndx != SHN_UNDEF || symbol.st_name >= names.size())
         continue;
       const char* name = names.c_str() + symbol.st_name;
-      if (starts_with(name, "bxisim_MPI_") || starts_with(name, "bxisim_PMPI_"))
+      if (is_bxisim_mpi_entry(name))
         use.bxisim_mpi = true;
       else if (starts_with(name, "MPI_") || starts_with(name, "PMPI_") || starts_with(name, "ompi_mpi_"))
         use.foreign_symbols.emplace_back(name);

@@ -15,6 +15,12 @@ struct ProgramMpiUse {
   std::vector<std::string> foreign_symbols;
 };
 
+/**
+ * Whether an undefined symbol of a program is one of bxisim's MPI entry points: mpi.h's bxisim_MPI_x /
+ * bxisim_PMPI_x, or a Fortran binding (mpi_x_ / pmpi_x_, bxif90's programs).
+ */
+bool is_bxisim_mpi_entry(const char* name);
+
 /** Reads the ELF dynamic symbol table of `path` (a shared object); throws std::runtime_error if unreadable. */
 ProgramMpiUse program_mpi_use(const std::string& path);
 

@@ -135,4 +135,10 @@ void set_wtime_function(double (*wtime)());
  */
 void set_rank_provider(std::function<RankMpi*()> provider);
 
+/**
+ * A rank's copy of the program was loaded (`dlopen` handle): the Fortran bindings learn where its copy of
+ * mpif.h's special addresses (MPI_BOTTOM, MPI_STATUS_IGNORE, ... : COMMON blocks of the program) lie.
+ */
+void note_fortran_program(void* program);
+
 } // namespace bxisim::mw

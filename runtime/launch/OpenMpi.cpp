@@ -5,6 +5,7 @@
 #include "OutputRouter.hpp"
 #include "RankBarrier.hpp"
 #include "RankServices.hpp"
+#include "middleware/ProgramCheck.hpp"
 #include "portals/core/Core.hpp"
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/SimulatorCall.hpp"
@@ -110,7 +111,7 @@ bool shared_memory_btl_possible(const std::string& btl)
 bool program_uses_mpi(const std::string& program)
 {
   for (const auto& name : undefined_symbols(program))
-    if (name.rfind("bxisim_MPI_", 0) == 0 || name.rfind("bxisim_PMPI_", 0) == 0 || name == "bxisim_openmpi_handle")
+    if (mw::is_bxisim_mpi_entry(name.c_str()) || name == "bxisim_openmpi_handle")
       return true;
   return false;
 }
@@ -357,8 +358,8 @@ std::function<bool(uint32_t)> OpenMpiJob::poll_blocking_rule()
       calls_seen_[id] = dispatch->calls_entered();
       portals::Core::instance().programActed(id);
     }
-    // Empty polls sleep (cpu.poll_delay_min doubling to cpu.poll_delay_max) instead of blocking in calls that make a communicator
-    // (their progress makes no Portals change) and in calls that never wait for another rank: a loop of
+    // Empty polls sleep (cpu.poll_delay_min doubling to cpu.poll_delay_max) instead of blocking in calls that make a
+    // communicator (their progress makes no Portals change) and in calls that never wait for another rank: a loop of
     // MPI_Iprobe with nothing to find blocked for ever with --pml cm (MPICH rma/linked_list_fop).
     return dispatch == nullptr ||
            (not makes_a_communicator(dispatch->current_call()) && not never_waits_for_others(dispatch->current_call()));

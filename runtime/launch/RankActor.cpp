@@ -2,6 +2,7 @@
 
 #include "OutputRouter.hpp"
 #include "hw/actors/StackShadow.hpp"
+#include "middleware/RankMpi.hpp"
 #include "runtime/os/CodePages.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 
@@ -136,6 +137,7 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
       rank.mark_load_failed();
       return;
     }
+    mw::note_fortran_program(handle);
     if (Rank::cpu_settings().simulate && Rank::cpu_settings().measure)
       os::populate_code_of(handle);                // its first pass through each page of code is not its computation
     rank.set_own_code(os::code_ranges_of(handle)); // not before: constructors run under the loader's lock

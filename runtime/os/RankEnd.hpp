@@ -2,6 +2,10 @@
 // Ending the rank whose code runs, as a process ends: by exit() (exit handlers run), by _exit(), or
 // by a signal it does not handle.
 
+#include "SimulatorCall.hpp"
+
+#include <simgrid/Exception.hpp>
+
 namespace bxisim::runtime
 {
 class Rank;
@@ -26,5 +30,23 @@ void end_rank_by_signal(runtime::Rank& rank, int signal_number);
  * there (RankActor.cpp). Returns only when the rank is not inside its main; the caller then rethrows.
  */
 void leave_killed_rank(runtime::Rank& rank);
+
+/**
+ * For the functions glibc declares noexcept: runs `body`; a kill of the rank inside it (the job ends)
+ * must not leave through them (std::terminate), so the rank leaves through its exit jump instead, see
+ * leave_killed_rank. The jump is taken outside the catch handler.
+ */
+template <typename Body>
+auto surviving_kill(const char* what, Body body) -> decltype(body())
+{
+  runtime::Rank* rank = running_rank();
+  try {
+    return body();
+  } catch (const simgrid::ForcefulKillException&) {
+  }
+  if (rank != nullptr)
+    leave_killed_rank(*rank);
+  throw simgrid::ForcefulKillException(what); // outside main: as before
+}
 
 } // namespace bxisim::os

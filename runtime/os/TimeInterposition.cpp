@@ -123,33 +123,15 @@ double simulated_now()
   return now;
 }
 
-/**
- * For the functions glibc declares noexcept: runs `body`; a kill of the rank inside it (the job ends)
- * must not leave through them (std::terminate), so the rank leaves through its exit jump instead, see
- * os::leave_killed_rank. The jump is taken outside the catch handler.
- */
-template <typename Body>
-auto surviving_kill(const char* what, Body body) -> decltype(body())
-{
-  bxisim::runtime::Rank* rank = running_rank();
-  try {
-    return body();
-  } catch (const simgrid::ForcefulKillException&) {
-  }
-  if (rank != nullptr)
-    bxisim::os::leave_killed_rank(*rank);
-  throw simgrid::ForcefulKillException(what); // outside main: as before
-}
-
 double simulated_now_in_noexcept()
 {
-  return surviving_kill("killed while reading the clock", simulated_now);
+  return bxisim::os::surviving_kill("killed while reading the clock", simulated_now);
 }
 
 /** sched_yield of a rank: the others run; a kill leaves as in simulated_now_in_noexcept. */
 void simulated_yield()
 {
-  surviving_kill("killed while yielding", [] {
+  bxisim::os::surviving_kill("killed while yielding", [] {
     SimulatorCall call;
     if (double cost = call.rank() != nullptr ? spin_cost(call.rank(), simgrid::s4u::Engine::get_clock()) : 0; cost > 0)
       simgrid::s4u::this_actor::sleep_for(cost);
@@ -238,7 +220,7 @@ time_t time(time_t* result) noexcept
     seconds = simgrid::s4u::Engine::get_clock() + rank->burst_so_far();
     if (double cost = spin_cost(rank, seconds); cost > 0) {
       bxisim::os::enter_call_edge();
-      seconds = surviving_kill("killed while reading the clock", [cost] {
+      seconds = bxisim::os::surviving_kill("killed while reading the clock", [cost] {
         SimulatorCall call;
         simgrid::s4u::this_actor::sleep_for(cost);
         return simgrid::s4u::Engine::get_clock();

@@ -171,3 +171,34 @@ TEST(SimulatedTime, TimeInsideASharedLibrarysLockSwitchesNoRankAtTheSmpiLevel)
       EXPECT_EQ(number(values, "seconds"), 0) << "rank " << rank;
   }
 }
+
+namespace
+{
+// Three ranks each sleep a simulated millisecond while they hold a shared library's mutex. The real
+// pthread_mutex_lock of the second rank put the one thread all ranks share to sleep on a lock only that
+// thread could release (the run hung; libgfortran's I/O units, locked across an MPI call in a print,
+// did the same). A rank now waits in simulated time, polling from 10 ns doubling to 1 us, so each takes
+// the mutex at its first poll after the previous holder left it.
+void expect_ranks_to_take_a_shared_mutex_in_turn(int ppn)
+{
+  auto result = run_bxisim("run -n 3 --ppn " + std::to_string(ppn) + " --no-cpu-simulation --wall-limit 60 " +
+                           test_program("locked_clock") + " 0 sleep");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 3u) << result.output;
+  // Polls at 10, 30, 70, ..., 1270 ns, then every 1 us: the first after 1 ms is at 1.000270 ms.
+  EXPECT_DOUBLE_EQ(number(fields[0], "simulated"), 0.001000000) << result.output;
+  EXPECT_DOUBLE_EQ(number(fields[1], "simulated"), 0.002000270) << result.output;
+  EXPECT_DOUBLE_EQ(number(fields[2], "simulated"), 0.003001270) << result.output;
+}
+} // namespace
+
+TEST(SharedLocks, RanksTakeAMutexInTurnInSimulatedTimeAcrossNodes)
+{
+  expect_ranks_to_take_a_shared_mutex_in_turn(1);
+}
+
+TEST(SharedLocks, RanksTakeAMutexInTurnInSimulatedTimeInsideANode)
+{
+  expect_ranks_to_take_a_shared_mutex_in_turn(3);
+}

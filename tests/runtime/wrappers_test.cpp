@@ -18,6 +18,7 @@ using testing::HasSubstr;
 namespace
 {
 const std::string kBxicc  = std::string(BXISIM_BIN_DIR) + "/bxicc";
+const std::string kBxif90 = std::string(BXISIM_BIN_DIR) + "/bxif90";
 const std::string kBxicxx = std::string(BXISIM_BIN_DIR) + "/bxicxx";
 
 std::string write_source(const std::string& name, const std::string& text)
@@ -62,16 +63,24 @@ TEST(Wrappers, ShowPrintsTheCommandWithoutRunningIt)
   EXPECT_FALSE(std::filesystem::exists(output));
 }
 
-TEST(Wrappers, AFortranSourceIsRefusedWithTheReason)
+TEST(Wrappers, AFortranSourceIsSentToBxif90)
 {
   std::string source = write_source("ring.f90", "program ring\n  use mpi\nend program ring\n");
   for (const auto& wrapper : {kBxicc, kBxicxx}) {
     auto result = run_command(wrapper + " -O2 " + source + " -o " + temporary_path("ring"));
     EXPECT_EQ(result.exit_code, 2) << result.output;
-    EXPECT_THAT(result.output,
-                HasSubstr(source + " is a Fortran source: bxisim offers MPI to C and C++ programs only"));
-    EXPECT_THAT(result.output, HasSubstr("smpif90"));
+    EXPECT_THAT(result.output, HasSubstr(source + " is a Fortran source: build Fortran programs with bxif90"));
   }
+  auto result = run_command(kBxif90 + " -O2 " + source + " -o " + temporary_path("ring"));
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+}
+
+TEST(Wrappers, TheMpiF08ModuleIsRefusedWithTheReason)
+{
+  std::string source = write_source("f08.f90", "program f08\n  use mpi_f08\n  call MPI_Init()\nend program f08\n");
+  auto result        = run_command(kBxif90 + " " + source + " -o " + temporary_path("f08"));
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("uses the module mpi_f08, which bxisim does not offer: use 'use mpi'"));
 }
 
 TEST(Wrappers, LinkingGivesASharedObjectThatRunsAsRanks)

@@ -1,8 +1,9 @@
 /* Each rank computes argv[1] seconds of CPU time (default 0.003), then reads time() inside a shared
  * library that holds its lock meanwhile (liblocked_clock.so), and prints seconds=<time()'s answer>
  * and simulated=<bxisim_time() after it>. With argv[2] = "clock_gettime", it reads that clock there
- * instead. Built with -DLOCKED_CLOCK_MPI, it is an MPI program (for --level smpi): the same between
- * MPI_Init and MPI_Finalize. */
+ * instead (under a mutex), with "clock_gettime_semaphore" the same under a semaphore, with "sleep"
+ * it sleeps a millisecond under the mutex instead (seconds=0). Built with -DLOCKED_CLOCK_MPI, it is an MPI program (for
+ * --level smpi): the same between MPI_Init and MPI_Finalize. */
 #include <bxisim/rank.h>
 #ifdef LOCKED_CLOCK_MPI
 #include <mpi.h>
@@ -15,6 +16,8 @@
 
 long locked_clock_read(void);
 double locked_clock_gettime(void);
+double semaphore_clock_gettime(void);
+void locked_sleep(void);
 
 static double cpu_seconds(void)
 {
@@ -33,7 +36,11 @@ int main(int argc, char** argv)
   volatile long x = 0;
   while (cpu_seconds() - start < work)
     x++;
-  long seconds = argc > 2 && strcmp(argv[2], "clock_gettime") == 0 ? (long)locked_clock_gettime() : locked_clock_read();
+  const char* clock = argc > 2 ? argv[2] : "time";
+  long seconds      = strcmp(clock, "sleep") == 0                     ? (locked_sleep(), 0L)
+                      : strcmp(clock, "clock_gettime") == 0           ? (long)locked_clock_gettime()
+                      : strcmp(clock, "clock_gettime_semaphore") == 0 ? (long)semaphore_clock_gettime()
+                                                                      : locked_clock_read();
   printf("seconds=%ld simulated=%.9f\n", seconds, bxisim_time());
 #ifdef LOCKED_CLOCK_MPI
   MPI_Finalize();

@@ -1,0 +1,107 @@
+// MPI from Fortran (bxif90, mpif.h and `use mpi`; middleware/FortranSupport.hpp): the same program at every
+// level this build has (BXISIM_MPI_TEST_LEVELS), across nodes (--ppn 1) and inside a node (--ppn 2).
+
+#include "MpiTestLevels.hpp"
+#include "tests/runtime/RunOutput.hpp"
+#include "tests/support/CommandRunner.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <tuple>
+
+using namespace bxisim::test;
+using testing::HasSubstr;
+using testing::Not;
+
+namespace
+{
+const std::string kPrograms = BXISIM_MW_TEST_PROGRAMS;
+constexpr int kRanks        = 4;
+
+class Fortran : public testing::TestWithParam<std::tuple<std::string, int>> // level, ranks per node
+{
+ protected:
+  const std::string& level() const { return std::get<0>(GetParam()); }
+  int ppn() const { return std::get<1>(GetParam()); }
+
+  CommandResult run(const std::string& program, const std::string& arguments) const
+  {
+    return run_command("'" BXISIM_BINARY "' run -q --no-summary --level " + level() + " --no-cpu-simulation -n " +
+                       std::to_string(kRanks) + " --ppn " + std::to_string(ppn()) + " " + kPrograms + "/" + program +
+                       " " + arguments + " 2>&1");
+  }
+
+  /** The run ended well, no check failed, every rank printed ok=1; its fields by rank. */
+  std::map<int, Fields> run_passed(const std::string& arguments) const
+  {
+    auto result = run("fortran_suite", arguments);
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_THAT(result.output, Not(HasSubstr("bad_"))) << result.output;
+    auto fields = fields_by_rank(result.output);
+    EXPECT_EQ(fields.size(), static_cast<size_t>(kRanks)) << result.output;
+    for (auto& [rank, mine] : fields)
+      EXPECT_EQ(mine["ok"], "1") << "rank " << rank << "\n" << result.output;
+    return fields;
+  }
+};
+
+std::string placement_name(const testing::TestParamInfo<std::tuple<std::string, int>>& param)
+{
+  return std::get<0>(param.param) + "_ppn" + std::to_string(std::get<1>(param.param));
+}
+} // namespace
+
+// The ping-pong is mpi_suite.c's, call for call: the Fortran bindings add no simulated time, so the times
+// are C's to the nanosecond.
+TEST_P(Fortran, PointToPointTakesTheSameSimulatedTimeAsC)
+{
+  auto fields   = run_passed("p2p 65536");
+  auto c_result = run("mpi_suite", "p2p 65536");
+  ASSERT_EQ(c_result.exit_code, 0) << c_result.output;
+  auto c_fields = fields_by_rank(c_result.output);
+  for (int rank = 0; rank < kRanks; ++rank) {
+    ASSERT_FALSE(fields[rank]["pingpong_time"].empty()) << "rank " << rank;
+    EXPECT_DOUBLE_EQ(number(fields[rank], "pingpong_time"), number(c_fields[rank], "pingpong_time")) << "rank " << rank;
+    EXPECT_EQ(fields[rank]["ring_from"], std::to_string((rank + kRanks - 1) % kRanks)) << "rank " << rank;
+  }
+  EXPECT_EQ(fields[0]["any_source_sum"], "6"); // 1 + 2 + 3, each with its own tag
+}
+
+TEST_P(Fortran, CollectivesWithFortranTypesAndAUserOperation)
+{
+  auto fields = run_passed("collectives");
+  for (auto& [rank, mine] : fields) {
+    EXPECT_EQ(mine["double_sum"], "8.0") << "rank " << rank; // 0.5 + 1.5 + 2.5 + 3.5
+    EXPECT_EQ(mine["in_place_max"], "4") << "rank " << rank;
+    EXPECT_EQ(mine["logical_and"], "F") << "rank " << rank; // rank 1 gives .false.
+    EXPECT_EQ(mine["user_op"], "10") << "rank " << rank;    // the Fortran procedure's sum
+    EXPECT_EQ(mine["user_op_called"], "T") << "rank " << rank;
+    EXPECT_EQ(mine["maxloc_value"], "3") << "rank " << rank; // 3 * rank mod 4: 0, 3, 2, 1
+    EXPECT_EQ(mine["maxloc_rank"], "1") << "rank " << rank;
+    EXPECT_EQ(mine["bcast"], "42") << "rank " << rank;
+  }
+  EXPECT_EQ(fields[0]["gather_sum"], "14"); // 0 + 1 + 4 + 9
+}
+
+TEST_P(Fortran, CommunicatorsAttributesStringsDatatypesAndErrorHandlers)
+{
+  auto fields = run_passed("comms");
+  for (auto& [rank, mine] : fields) {
+    EXPECT_EQ(mine["half_size"], "2") << "rank " << rank;
+    EXPECT_EQ(mine["half_rank"], rank < 2 ? "1" : "0") << "rank " << rank; // key -rank: reversed
+    EXPECT_EQ(mine["name"], "the") << "rank " << rank;                     // "the half", trailing blanks dropped
+    EXPECT_EQ(mine["name_length"], "8") << "rank " << rank;
+    EXPECT_EQ(mine["copied_attribute"], "16") << "rank " << rank; // 5 + 1 + the keyval's extra state 10
+    EXPECT_EQ(mine["copied_flag"], "T") << "rank " << rank;
+    int sender = (rank + kRanks - 1) % kRanks; // the second row of its 4x3 matrix, through a vector type
+    EXPECT_EQ(mine["row_1"], std::to_string(2 + 100 * sender)) << "rank " << rank;
+    EXPECT_EQ(mine["row_3"], std::to_string(10 + 100 * sender)) << "rank " << rank;
+    EXPECT_EQ(mine["handler_calls"], "1") << "rank " << rank;
+    EXPECT_EQ(mine["handler_code"], "16") << "rank " << rank; // MPI_ERR_OTHER
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Mpi, Fortran, testing::Combine(testing::ValuesIn(mpi_test_levels()), testing::Values(1, 2)),
+                         placement_name);
