@@ -65,6 +65,7 @@ TEST_P(Fortran, PointToPointTakesTheSameSimulatedTimeAsC)
     ASSERT_FALSE(fields[rank]["pingpong_time"].empty()) << "rank " << rank;
     EXPECT_DOUBLE_EQ(number(fields[rank], "pingpong_time"), number(c_fields[rank], "pingpong_time")) << "rank " << rank;
     EXPECT_EQ(fields[rank]["ring_from"], std::to_string((rank + kRanks - 1) % kRanks)) << "rank " << rank;
+    EXPECT_EQ(fields[rank]["waitany_indices"], "3") << "rank " << rank; // 1 + 2: Fortran counts from 1
   }
   EXPECT_EQ(fields[0]["any_source_sum"], "6"); // 1 + 2 + 3, each with its own tag
 }

@@ -112,6 +112,15 @@ contains
       call MPI_Waitall(2, requests, MPI_STATUSES_IGNORE, ierr)
       call check('request_null', requests(1) == MPI_REQUEST_NULL .and. requests(2) == MPI_REQUEST_NULL)
       call check('nb_data', in(1) == achar(mod(peer, 128)))
+      ! Waitany's index counts from 1 in Fortran
+      call MPI_Irecv(in, bytes, MPI_BYTE, peer, 7, MPI_COMM_WORLD, requests(1), ierr)
+      call MPI_Isend(out, bytes, MPI_BYTE, peer, 7, MPI_COMM_WORLD, requests(2), ierr)
+      seen = 0
+      do k = 1, 2
+        call MPI_Waitany(2, requests, i, status, ierr)
+        seen = seen + i
+      end do
+      write (*, '(a,i0)') 'waitany_indices=', seen
     end if
     ! any source, any tag: everyone sends its rank to 0 with tag 100 + rank
     if (rank == 0) then
