@@ -119,7 +119,7 @@ bool program_uses_mpi(const std::string& program)
 bool program_uses_regions(const std::string& program)
 {
   for (const auto& name : undefined_symbols(program))
-    if (name == "bxisim_region_begin")
+    if (name == "bxisim_region_begin" || name == "bxisim_region_begin_") // C, Fortran
       return true;
   return false;
 }

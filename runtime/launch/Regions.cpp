@@ -360,4 +360,18 @@ void bxisim_region_end(const char* name)
     regions->switch_level(*rank, name, switch_to, regions->place(*rank));
 }
 
+// Fortran (bxif90, bxisim_regionf.h): the name has a length of its own, its trailing blanks are not part of it.
+void bxisim_region_begin_(const char* name, const int* level, size_t length)
+{
+  while (length > 0 && name[length - 1] == ' ')
+    --length;
+  bxisim_region_begin(std::string(name, length).c_str(), *level);
+}
+
+void bxisim_region_end_(const char* name, size_t length)
+{
+  while (length > 0 && name[length - 1] == ' ')
+    --length;
+  bxisim_region_end(std::string(name, length).c_str());
+}
 } // extern "C"

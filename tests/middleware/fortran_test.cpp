@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -102,6 +103,24 @@ TEST_P(Fortran, CommunicatorsAttributesStringsDatatypesAndErrorHandlers)
     EXPECT_EQ(mine["handler_calls"], "1") << "rank " << rank;
     EXPECT_EQ(mine["handler_code"], "16") << "rank " << rank; // MPI_ERR_OTHER
   }
+}
+
+// A region of a Fortran program (bxisim_regionf.h), run at the test's level inside a run at another one.
+TEST_P(Fortran, RegionsSwitchLevels)
+{
+  const std::string other = level() == "smpi" ? "message" : "smpi";
+  auto levels             = mpi_test_levels();
+  if (std::find(levels.begin(), levels.end(), other) == levels.end())
+    GTEST_SKIP() << "this build has no " << other << " level";
+  auto result = run_command("'" BXISIM_BINARY "' run --level " + other + " --region exchange=" + level() +
+                            " --no-cpu-simulation -n " + std::to_string(kRanks) + " --ppn " + std::to_string(ppn()) +
+                            " " + kPrograms + "/fortran_regions 2>&1");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), static_cast<size_t>(kRanks)) << result.output;
+  for (auto& [rank, mine] : fields)
+    EXPECT_EQ(mine["region_sum"], "6") << "rank " << rank;
+  EXPECT_THAT(result.output, testing::ContainsRegex("region exchange +[0-9.]+ s at " + level())) << result.output;
 }
 
 INSTANTIATE_TEST_SUITE_P(Mpi, Fortran, testing::Combine(testing::ValuesIn(mpi_test_levels()), testing::Values(1, 2)),
