@@ -1,6 +1,9 @@
 #include "ProgramCheck.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstring>
+#include <dlfcn.h>
 #include <elf.h>
 #include <fstream>
 #include <stdexcept>
@@ -46,6 +49,33 @@ bool is_bxisim_mpi_entry(const char* name)
   return (starts_with(name, "mpi_") || starts_with(name, "pmpi_")) && length > 5 && name[length - 1] == '_';
 }
 
+namespace
+{
+bool is_fortran_entry(const char* name)
+{
+  return not starts_with(name, "bxisim_") && is_bxisim_mpi_entry(name);
+}
+
+// A Fortran binding the bxisim executable itself defines: libsimgrid's SMPI defines others (MPI-1's
+// mpi_type_struct_, ...), which a program must never reach.
+bool bxisim_defines(const char* name)
+{
+  Dl_info ours{};
+  Dl_info found{};
+  void* symbol = dlsym(RTLD_DEFAULT, name);
+  return symbol != nullptr && dladdr(reinterpret_cast<void*>(&is_fortran_entry), &ours) != 0 &&
+         dladdr(symbol, &found) != 0 && found.dli_fbase == ours.dli_fbase;
+}
+
+/** MPI_TYPE_STRUCT for mpi_type_struct_ (pmpi_: PMPI_...). */
+std::string fortran_mpi_name(const std::string& symbol)
+{
+  std::string name = symbol.substr(0, symbol.size() - 1);
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::toupper(c); });
+  return name;
+}
+} // namespace
+
 ProgramMpiUse program_mpi_use(const std::string& path)
 {
   std::ifstream file(path, std::ios::binary);
@@ -67,7 +97,9 @@ ProgramMpiUse program_mpi_use(const std::string& path)
       if (symbol.st_shndx != SHN_UNDEF || symbol.st_name >= names.size())
         continue;
       const char* name = names.c_str() + symbol.st_name;
-      if (is_bxisim_mpi_entry(name))
+      if (is_fortran_entry(name) && not bxisim_defines(name))
+        use.foreign_symbols.emplace_back(name);
+      else if (is_bxisim_mpi_entry(name))
         use.bxisim_mpi = true;
       else if (starts_with(name, "MPI_") || starts_with(name, "PMPI_") || starts_with(name, "ompi_mpi_"))
         use.foreign_symbols.emplace_back(name);
@@ -81,6 +113,17 @@ ProgramMpiUse program_mpi_use(const std::string& path)
 std::string foreign_mpi_message(const std::string& program, const ProgramMpiUse& use)
 {
   const std::string& name = use.foreign_symbols.front();
+  if (is_fortran_entry(name.c_str())) {
+    std::string function = fortran_mpi_name(starts_with(name.c_str(), "pmpi_") ? name.substr(1) : name);
+    std::string message =
+        program + " calls " + function + " (" + name + "), which bxisim's Fortran bindings do not " + "offer: ";
+    for (const auto& [removed, replacement] : kRemovedInMpi3)
+      if (function == fortran_mpi_name(std::string(removed) + "_"))
+        return message + function + " was removed from MPI in MPI-3.0 (OpenMPI 4.1 leaves it out too); use " +
+               fortran_mpi_name(std::string(replacement) + "_") + " instead.";
+    return message + "bxisim provides MPI-3.1's Fortran bindings of mpif.h and 'use mpi' (docs/mpi.md); " + function +
+           " is not one of them (MPI_SIZEOF, the mpi_f08 module and MPI-4.0 functions are not available).";
+  }
   if (not use.bxisim_mpi)
     return program + " calls " + name +
            " directly: it was built against another MPI's mpi.h (OpenMPI's, MPICH's or SimGrid's), whose calls "

@@ -11,7 +11,8 @@ struct ProgramMpiUse {
   /** It calls bxisim's MPI entry points (it was built with bxisim's mpi.h). */
   bool bxisim_mpi = false;
   /** MPI_x / PMPI_x functions it calls but does not define: built against another MPI's mpi.h, or (with
-   *  bxisim_mpi) calling a function bxisim's mpi.h does not declare. */
+   *  bxisim_mpi) calling a function bxisim's mpi.h does not declare; or Fortran bindings (mpi_x_) that
+   *  bxisim does not define (MPI-1's removed functions, MPI_SIZEOF, ...). */
   std::vector<std::string> foreign_symbols;
 };
 
