@@ -38,3 +38,8 @@ find_program(BXISIM_PATCHELF patchelf)
 if(NOT BXISIM_PATCHELF)
   message(FATAL_ERROR "bxisim needs patchelf: install it with `apt-get install patchelf` (or run scripts/setup).")
 endif()
+# bxif90 and the Fortran module mpi (mpi.mod) are built with gfortran.
+find_program(BXISIM_GFORTRAN gfortran)
+if(NOT BXISIM_GFORTRAN)
+  message(FATAL_ERROR "bxisim needs gfortran (bxif90, the Fortran module mpi): install it with `apt-get install gfortran` (or run scripts/setup).")
+endif()
