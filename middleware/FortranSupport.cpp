@@ -120,6 +120,14 @@ int* weights(int* address)
   return const_cast<int*>(weights(static_cast<const int*>(address)));
 }
 
+std::string info_string_from_fortran(const char* text, size_t size)
+{
+  size_t first = 0;
+  while (first < size && text[first] == ' ')
+    ++first;
+  return string_from_fortran(text + first, size - first);
+}
+
 std::string string_from_fortran(const char* text, size_t size)
 {
   while (size > 0 && text[size - 1] == ' ')
@@ -143,10 +151,11 @@ MPI_Status status_from_fortran(const MPI_Fint* status)
   return c_status;
 }
 
-Status::Status(MPI_Fint* status, bool read_first)
+Status::Status(MPI_Fint* status)
     : status_(status), ignored_(is_special(status, kStatusIgnore) || is_special(status, kStatusesIgnore))
 {
-  if (read_first && not ignored_)
+  // Read first: a single-completion call leaves MPI_ERROR as the program set it (MPI-3.1 3.2.5).
+  if (not ignored_)
     c_status_ = status_from_fortran(status);
 }
 
@@ -226,10 +235,27 @@ constexpr size_t kPoolSize = 2048;
 std::array<FortranUserFunction, kPoolSize> user_functions{};
 std::array<FortranErrhandler, kPoolSize> errhandlers{};
 
+// The back ends without Fortran types of their own (SMPI, bxisim's OpenMPI) give a Fortran program's
+// operation the C twin of the type its call named: a Fortran procedure is given the Fortran name back.
+MPI_Datatype fortran_twin(MPI_Datatype datatype)
+{
+  static const std::pair<MPI_Datatype, MPI_Datatype> twins[] = {{MPI_INT, MPI_INTEGER},
+                                                                {MPI_FLOAT, MPI_REAL},
+                                                                {MPI_DOUBLE, MPI_DOUBLE_PRECISION},
+                                                                {MPI_C_FLOAT_COMPLEX, MPI_COMPLEX},
+                                                                {MPI_C_DOUBLE_COMPLEX, MPI_DOUBLE_COMPLEX},
+                                                                {MPI_CHAR, MPI_CHARACTER},
+                                                                {MPI_2INT, MPI_2INTEGER}};
+  for (const auto& [c, fortran] : twins)
+    if (datatype == c)
+      return fortran;
+  return datatype;
+}
+
 template <size_t I>
 void user_function_trampoline(void* in, void* inout, int* length, MPI_Datatype* datatype)
 {
-  MPI_Fint type = to_fortran(*datatype);
+  MPI_Fint type = to_fortran(fortran_twin(*datatype));
   user_functions[I](in, inout, length, &type);
 }
 template <class Handle, size_t I>
@@ -339,6 +365,28 @@ const std::array<MPI_User_function*, kPoolSize>& user_function_trampolines()
 }
 
 } // namespace fortran
+
+// C's MPI_x_c2f / MPI_x_f2c (@local in mpi_api.list): the Fortran bindings' numbers, so that C and Fortran
+// parts of one program (and C code given a handle by Fortran) agree, at every level and across switches.
+#define BXISIM_HANDLE_CONVERSIONS(Kind, Handle)                                                                        \
+  MPI_Fint local_##Kind##_c2f(Handle handle)                                                                           \
+  {                                                                                                                    \
+    return fortran::to_fortran(handle);                                                                                \
+  }                                                                                                                    \
+  Handle local_##Kind##_f2c(MPI_Fint handle)                                                                           \
+  {                                                                                                                    \
+    return fortran::from_fortran<Handle>(handle);                                                                      \
+  }
+BXISIM_HANDLE_CONVERSIONS(Comm, MPI_Comm)
+BXISIM_HANDLE_CONVERSIONS(Errhandler, MPI_Errhandler)
+BXISIM_HANDLE_CONVERSIONS(File, MPI_File)
+BXISIM_HANDLE_CONVERSIONS(Group, MPI_Group)
+BXISIM_HANDLE_CONVERSIONS(Info, MPI_Info)
+BXISIM_HANDLE_CONVERSIONS(Message, MPI_Message)
+BXISIM_HANDLE_CONVERSIONS(Op, MPI_Op)
+BXISIM_HANDLE_CONVERSIONS(Request, MPI_Request)
+BXISIM_HANDLE_CONVERSIONS(Type, MPI_Datatype)
+BXISIM_HANDLE_CONVERSIONS(Win, MPI_Win)
 
 void note_fortran_program(void* program)
 {

@@ -105,16 +105,18 @@ int* weights(int* address);
 
 /** A Fortran string argument without its trailing blanks. */
 std::string string_from_fortran(const char* text, size_t size);
+/** An info key or value: without its leading and trailing blanks (MPI-3.1 9). */
+std::string info_string_from_fortran(const char* text, size_t size);
 /** Copies a C string into a Fortran one of `size` characters, blank-padded (truncated if longer). */
 void string_to_fortran(const char* c_text, char* text, size_t size);
 
 MPI_Status status_from_fortran(const MPI_Fint* status);
 
-/** A status argument: C's, or MPI_STATUS_IGNORE when the program passed mpif.h's. */
+/** A status argument (out or inout): C's, or MPI_STATUS_IGNORE when the program passed mpif.h's. */
 class Status
 {
  public:
-  Status(MPI_Fint* status, bool read_first);
+  explicit Status(MPI_Fint* status);
   MPI_Status* get() { return ignored_ ? MPI_STATUS_IGNORE : &c_status_; }
   void copy_out();
 

@@ -29,7 +29,7 @@ Win_get_attr Comm_create_keyval Keyval_create Type_create_keyval Win_create_keyv
 Win_create_errhandler File_create_errhandler Grequest_start Register_datarep
 """.split())
 # C-only functions: handle and status conversions between the languages.
-C_ONLY = re.compile(r"^(\w+_c2f|\w+_f2c|Status_c2f|Status_f2c|T_\w+)$")
+C_ONLY = re.compile(r"^(\w+_c2f|\w+_f2c|T_\w+)$")
 SCALARS = {"int", "MPI_Aint", "MPI_Offset", "MPI_Count", "MPI_Fint", "double"}
 POINTERS = {"int*", "const int*", "MPI_Aint*", "const MPI_Aint*", "MPI_Offset*", "MPI_Count*", "MPI_Fint*",
             "const MPI_Fint*"}
@@ -111,7 +111,7 @@ def binding(f):
                 argument = f"&{n}_c"
             else:
                 param = f"MPI_Fint* {n}"
-                pre.append(f"fortran::Status {n}_c({n}, {'true' if a.direction == 'inout' else 'false'});")
+                pre.append(f"fortran::Status {n}_c({n});")
                 post.append(f"{n}_c.copy_out();")
                 argument = f"{n}_c.get()"
         elif a.kind in INT_KINDS:
@@ -135,13 +135,16 @@ def binding(f):
         elif a.ctype == "const char*":
             param = f"const char* {n}"
             hidden.append(f"size_t {n}_size")
-            pre.append(f"std::string {n}_c = fortran::string_from_fortran({n}, {n}_size);")
+            reader = "info_string_from_fortran" if f.name.startswith("Info_") else "string_from_fortran"
+            pre.append(f"std::string {n}_c = fortran::{reader}({n}, {n}_size);")
             argument = f"{n}_c.c_str()"
         elif a.ctype == "char*":
             param = f"char* {n}"
             hidden.append(f"size_t {n}_size")
             pre.append(f"std::vector<char> {n}_c(std::max<size_t>({n}_size, {C_STRING_BUFFER}) + 1, '\\0');")
-            post.append(f"fortran::string_to_fortran({n}_c.data(), {n}, {n}_size);")
+            copy = f"fortran::string_to_fortran({n}_c.data(), {n}, {n}_size);"
+            # MPI_INFO_GET leaves the value as it was when the key is not there
+            post.append(f"if (*flag) {copy}" if f.name == "Info_get" else copy)
             argument = f"{n}_c.data()"
         else:
             return None  # callbacks, MPI_T handles, argv: written by hand or not offered in Fortran

@@ -105,6 +105,32 @@ TEST_P(Fortran, CommunicatorsAttributesStringsDatatypesAndErrorHandlers)
   }
 }
 
+// A program of Fortran and C parts: handles cross through C's MPI_x_f2c and MPI_x_c2f (MPI-3.1 17.2.4).
+TEST_P(Fortran, HandlesCrossToCAndBack)
+{
+  auto fields = run_passed("mixed");
+  for (auto& [rank, mine] : fields) {
+    EXPECT_EQ(mine["c_half_size"], "2") << "rank " << rank;
+    int sender = (rank + kRanks - 1) % kRanks; // through a datatype C made
+    EXPECT_EQ(mine["pair_1"], std::to_string(sender)) << "rank " << rank;
+    EXPECT_EQ(mine["pair_2"], std::to_string(-sender)) << "rank " << rank;
+  }
+}
+
+// MPI-3.1 9: Fortran info keys and values lose their leading and trailing blanks; a missing key leaves the
+// value as it was.
+TEST_P(Fortran, InfoStringsFollowFortransRules)
+{
+  auto fields = run_passed("info");
+  for (auto& [rank, mine] : fields) {
+    EXPECT_EQ(mine["found"], "T") << "rank " << rank;
+    EXPECT_EQ(mine["value"], "val.") << "rank " << rank;
+    EXPECT_EQ(mine["absent_found"], "F") << "rank " << rank;
+    EXPECT_EQ(mine["absent_value"], "untouched.") << "rank " << rank;
+    EXPECT_EQ(mine["valuelen"], "3") << "rank " << rank;
+  }
+}
+
 // A region of a Fortran program (bxisim_regionf.h), run at the test's level inside a run at another one.
 TEST_P(Fortran, RegionsSwitchLevels)
 {

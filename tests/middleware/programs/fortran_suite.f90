@@ -4,6 +4,8 @@
 !                 then non-blocking requests, MPI_ANY_SOURCE with a probe and statuses, Sendrecv
 !   collectives   allreduce (DOUBLE PRECISION, MPI_IN_PLACE, LOGICAL), a Fortran user operation, MINLOC
 !                 over MPI_2INTEGER, bcast, gather, alltoall
+!   mixed         handles across a C part (fortran_c_side.c: MPI_Comm_f2c, MPI_Type_c2f, MPI_Comm_c2f)
+!   info          info keys and values, their blanks, a missing key
 !   comms         split, dup with a Fortran attribute copy procedure, names (strings both ways), MPI_TAG_UB,
 !                 a vector datatype, a Fortran error handler, error strings, the processor name
 module checks
@@ -70,6 +72,10 @@ program fortran_suite
     call collectives()
   case ('comms')
     call comms()
+  case ('mixed')
+    call mixed()
+  case ('info')
+    call info()
   case default
     call check('mode', .false.)
   end select
@@ -77,6 +83,37 @@ program fortran_suite
   call MPI_Finalize(ierr)
 
 contains
+
+  subroutine mixed()
+    integer, external :: c_comm_size, c_pair_type, c_world
+    integer :: half, pair, received(2), status(MPI_STATUS_SIZE)
+    call check('world', c_world() == MPI_COMM_WORLD)
+    call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), rank, half, ierr)
+    write (*, '(a,i0)') 'c_half_size=', c_comm_size(half)
+    pair = c_pair_type()
+    call MPI_Sendrecv([rank, -rank], 1, pair, mod(rank + 1, size), 4, received, 1, pair, &
+                      mod(rank - 1 + size, size), 4, MPI_COMM_WORLD, status, ierr)
+    write (*, '(a,i0,a,i0)') 'pair_1=', received(1), ' pair_2=', received(2)
+    call MPI_Type_free(pair, ierr)
+    call MPI_Comm_free(half, ierr)
+  end subroutine mixed
+
+  subroutine info()
+    integer :: info_handle, length
+    logical :: flag
+    character(len=32) :: value
+    call MPI_Info_create(info_handle, ierr)
+    call MPI_Info_set(info_handle, ' lead', ' val ', ierr)
+    call MPI_Info_get(info_handle, 'lead', 32, value, flag, ierr)
+    write (*, '(a,l1,3a)') 'found=', flag, ' value=', trim(value), '.'
+    value = 'untouched'
+    call MPI_Info_get(info_handle, 'absent', 32, value, flag, ierr)
+    write (*, '(a,l1,3a)') 'absent_found=', flag, ' absent_value=', trim(value), '.'
+    call MPI_Info_get_valuelen(info_handle, 'lead', length, flag, ierr)
+    write (*, '(a,i0)') 'valuelen=', length
+    call MPI_Info_free(info_handle, ierr)
+    call check('info_null', info_handle == MPI_INFO_NULL)
+  end subroutine info
 
   subroutine p2p(argument)
     character(len=*), intent(in) :: argument
@@ -112,6 +149,14 @@ contains
       call MPI_Waitall(2, requests, MPI_STATUSES_IGNORE, ierr)
       call check('request_null', requests(1) == MPI_REQUEST_NULL .and. requests(2) == MPI_REQUEST_NULL)
       call check('nb_data', in(1) == achar(mod(peer, 128)))
+      ! a single-completion call leaves MPI_ERROR as the program set it (MPI-3.1 3.2.5)
+      status(MPI_ERROR) = MPI_ERR_DIMS
+      if (mod(rank, 2) == 0) then
+        call MPI_Send(out, 1, MPI_BYTE, peer, 8, MPI_COMM_WORLD, ierr)
+      else
+        call MPI_Recv(in, 1, MPI_BYTE, peer, 8, MPI_COMM_WORLD, status, ierr)
+        call check('status_error_kept', status(MPI_ERROR) == MPI_ERR_DIMS)
+      end if
       ! Waitany's index counts from 1 in Fortran
       call MPI_Irecv(in, bytes, MPI_BYTE, peer, 7, MPI_COMM_WORLD, requests(1), ierr)
       call MPI_Isend(out, bytes, MPI_BYTE, peer, 7, MPI_COMM_WORLD, requests(2), ierr)
@@ -162,9 +207,8 @@ contains
     n = rank + 1
     call MPI_Allreduce(n, i, 1, MPI_INTEGER, op, MPI_COMM_WORLD, ierr)
     write (*, '(a,i0,a,l1)') 'user_op=', i, ' user_op_called=', user_op_calls > 0 .or. rank /= 0
-    ! the datatype the operation gets names a 4-byte integer (MPI_INTEGER, or MPI_INT where the library has no
-    ! Fortran types of its own: SMPI, bxisim's OpenMPI)
-    if (user_op_calls > 0) call check('user_op_datatype', user_op_datatype == MPI_INTEGER .or. user_op_datatype == MPI_INT)
+    ! the operation is given the datatype the call named
+    if (user_op_calls > 0) call check('user_op_datatype', user_op_datatype == MPI_INTEGER)
     call MPI_Op_free(op, ierr)
     call check('op_null', op == MPI_OP_NULL)
     pair = [mod(rank * 3, size), rank]
