@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <dlfcn.h>
+#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -66,7 +67,9 @@ MPI_Fint handle_to_fortran(uintptr_t handle)
   if (handle < static_cast<uintptr_t>(kFirstTableHandle))
     return static_cast<MPI_Fint>(handle);
   HandleTable& handles = table();
-  auto [it, added]     = handles.value_of.try_emplace(handle, handles.next);
+  if (handles.next == std::numeric_limits<MPI_Fint>::max() && handles.value_of.count(handle) == 0)
+    unsupported("an MPI function", "more than 2^31 handles over the run (Fortran INTEGERs number them)");
+  auto [it, added] = handles.value_of.try_emplace(handle, handles.next);
   if (added) {
     handles.handle_of.emplace(handles.next, handle);
     ++handles.next;
@@ -182,11 +185,12 @@ int peer_count(MPI_Comm comm)
 {
   int inter = 0;
   int size  = 0;
-  MPI_Comm_test_inter(comm, &inter);
+  // PMPI: the program's profiling layer and error handlers see only the calls it made
+  PMPI_Comm_test_inter(comm, &inter);
   if (inter)
-    MPI_Comm_remote_size(comm, &size);
+    PMPI_Comm_remote_size(comm, &size);
   else
-    MPI_Comm_size(comm, &size);
+    PMPI_Comm_size(comm, &size);
   return size;
 }
 
@@ -195,18 +199,18 @@ namespace
 std::pair<int, int> degrees(MPI_Comm comm)
 {
   int topology = MPI_UNDEFINED;
-  MPI_Topo_test(comm, &topology);
+  PMPI_Topo_test(comm, &topology);
   int in = 0, out = 0, weighted = 0;
   if (topology == MPI_DIST_GRAPH) {
-    MPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted);
+    PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted);
   } else if (topology == MPI_GRAPH) {
     int rank = 0;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Graph_neighbors_count(comm, rank, &in);
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Graph_neighbors_count(comm, rank, &in);
     out = in;
   } else if (topology == MPI_CART) {
     int dimensions = 0;
-    MPI_Cartdim_get(comm, &dimensions);
+    PMPI_Cartdim_get(comm, &dimensions);
     in = out = 2 * dimensions;
   }
   return {in, out};
@@ -557,6 +561,19 @@ BXISIM_FORTRAN_BOTH(op_create, (FortranUserFunction function, const MPI_Fint* co
 BXISIM_FORTRAN_ERRHANDLER(comm, Comm, MPI_Comm)
 BXISIM_FORTRAN_ERRHANDLER(win, Win, MPI_Win)
 BXISIM_FORTRAN_ERRHANDLER(file, File, MPI_File)
+
+// MPI-3.1 3.6.1: with mpif.h and `use mpi` the buffer argument is "wrongly defined" and unused: the
+// address C gives back is not written into the program's variable.
+BXISIM_FORTRAN_BOTH(buffer_detach, (void*, MPI_Fint* size, MPI_Fint* ierror), {
+  void* address = nullptr;
+  int bytes     = 0;
+  *ierror       = profiled ? PMPI_Buffer_detach(&address, &bytes) : MPI_Buffer_detach(&address, &bytes);
+  *size         = bytes;
+})
+
+// MPI-3.1 17.1.7: only makes the compiler assume the buffer may have changed; nothing to do here.
+void mpi_f_sync_reg_(void*) {}
+void pmpi_f_sync_reg_(void*) {}
 
 BXISIM_FORTRAN_BOTH(grequest_start, (void*, void*, void*, void*, MPI_Fint*, MPI_Fint*), {
   (void)profiled;

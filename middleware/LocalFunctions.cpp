@@ -49,12 +49,16 @@ MPI_Aint local_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 int local_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status)
 {
   static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint));
+  if (f_status == MPI_F_STATUS_IGNORE || c_status == MPI_STATUS_IGNORE)
+    return MPI_ERR_ARG;
   std::memcpy(f_status, c_status, sizeof(MPI_Status));
   return MPI_SUCCESS;
 }
 
 int local_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status)
 {
+  if (f_status == MPI_F_STATUS_IGNORE || c_status == MPI_STATUS_IGNORE)
+    return MPI_ERR_ARG;
   std::memcpy(c_status, f_status, sizeof(MPI_Status));
   return MPI_SUCCESS;
 }

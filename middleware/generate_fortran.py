@@ -26,7 +26,7 @@ from generate_mpi import HANDLES, INT_KINDS, CALLBACKS, read_list  # noqa: E402
 HAND_WRITTEN = set("""
 Init Init_thread Pcontrol Comm_set_attr Comm_get_attr Attr_put Attr_get Type_set_attr Type_get_attr Win_set_attr
 Win_get_attr Comm_create_keyval Keyval_create Type_create_keyval Win_create_keyval Op_create Comm_create_errhandler
-Win_create_errhandler File_create_errhandler Grequest_start Register_datarep
+Win_create_errhandler File_create_errhandler Grequest_start Register_datarep Buffer_detach
 """.split())
 # C-only functions: handle and status conversions between the languages.
 C_ONLY = re.compile(r"^(\w+_c2f|\w+_f2c|T_\w+)$")
@@ -49,7 +49,8 @@ def fortran_name(f, profiled):
 
 
 def length_expression(expression, arguments):
-    """The C++ of an array length of the list, over the converted arguments."""
+    """The C++ of an array length of the list, over the converted arguments (never negative: the C call
+    reports a negative count)."""
     def replace(m):
         word = m.group(0)
         a = arguments.get(word)
@@ -59,7 +60,7 @@ def length_expression(expression, arguments):
         if a.kind in HANDLES:
             return f"{word}_c"
         return f"(*{word})"
-    return re.sub(r"[A-Za-z_]\w*", replace, expression)
+    return "std::max(0, " + re.sub(r"[A-Za-z_]\w*", replace, expression) + ")"
 
 
 def binding(f):

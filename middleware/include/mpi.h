@@ -260,6 +260,8 @@ enum {
 #define MPI_ERRCODES_IGNORE ((int*)0)
 #define MPI_STATUS_IGNORE ((MPI_Status*)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status*)0)
+#define MPI_F_STATUS_IGNORE ((MPI_Fint*)0)
+#define MPI_F_STATUSES_IGNORE ((MPI_Fint*)0)
 #define MPI_UNWEIGHTED ((int*)10)
 #define MPI_WEIGHTS_EMPTY ((int*)11)
 

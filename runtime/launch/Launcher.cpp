@@ -22,6 +22,7 @@
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/CodePages.hpp"
 #include "runtime/os/HeapPolicy.hpp"
+#include "runtime/os/LockInterposition.hpp"
 #include "runtime/os/Preemption.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include "runtime/results/Progress.hpp"
@@ -496,6 +497,7 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   prepare_rank_services();
   prepare_pmi(ranks, parameters.real("pmi.barrier_latency"));
   install_crash_report(folder);
+  os::set_endless_lock_wait_handler(abort_unsupported);
   RunSupervisor supervisor({options.watchdog, options.wall_limit, options.preempt_after}, ranks, folder);
   bool deadlock      = false;
   bool limit_reached = false;

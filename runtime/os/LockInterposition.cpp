@@ -9,14 +9,17 @@
 // are tracked per owner rank (the thread id is the same for all ranks, so the C library cannot tell
 // them apart for recursive mutexes): a rank locking a mutex it holds itself gets the C library's answer.
 
+#include "LockInterposition.hpp"
 #include "RankEnd.hpp"
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
+#include "runtime/launch/Rank.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 
 #include <algorithm>
 #include <cerrno>
+#include <fmt/format.h>
 #include <pthread.h>
 #include <unordered_map>
 
@@ -38,8 +41,19 @@ constexpr double kLongestPoll = 1e-6;
 Rank* owner_of(pthread_mutex_t* mutex)
 {
   auto it = owners.find(mutex);
-  return it == owners.end() ? nullptr : it->second.rank;
+  if (it == owners.end())
+    return nullptr;
+  if (mutex->__data.__lock == 0) { // free: released behind the table's back (a condition wait, a rank that ended)
+    owners.erase(it);
+    return nullptr;
+  }
+  return it->second.rank;
 }
+
+// Polling for longer than this is not a lock held across a short call: the holder waits for the poller
+// (a collective in a Fortran print's list, which every rank reaches with the same unit locked).
+constexpr double kLongestWait                     = 1.0;
+void (*endless_wait_handler)(const char* message) = nullptr;
 
 void note_taken(pthread_mutex_t* mutex, Rank* rank)
 {
@@ -66,13 +80,29 @@ void sleep_a_poll(double& delay)
 }
 } // namespace
 
+void bxisim::os::set_endless_lock_wait_handler(void (*handler)(const char* message))
+{
+  endless_wait_handler = handler;
+}
+
 extern "C" int pthread_mutex_lock(pthread_mutex_t* mutex)
 {
   Rank* rank = running_rank();
   if (rank == nullptr)
     return BXISIM_REAL(pthread_mutex_lock)(mutex);
-  for (double delay = kFirstPoll;; sleep_a_poll(delay)) {
+  double waited = 0;
+  for (double delay = kFirstPoll;; waited += delay, sleep_a_poll(delay)) {
     Rank* owner = owner_of(mutex);
+    if (waited >= kLongestWait && owner != nullptr && owner != rank && endless_wait_handler != nullptr)
+      endless_wait_handler(
+          fmt::format(
+              "bxisim: rank {} has waited {} s of simulated time for a lock of a shared library that rank {} holds "
+              "across a simulator call, and rank {} still holds it: it probably waits for rank {} in turn (all ranks "
+              "share the library, and so its lock; a Fortran print or write whose list calls MPI holds libgfortran's "
+              "unit lock meanwhile). Compute the value before the I/O statement, or give each rank its own copy of the "
+              "library (--privatize-lib NAME, where the simulator does not use it itself).\n",
+              rank->index(), kLongestWait, owner->index(), owner->index(), rank->index())
+              .c_str());
     if (owner != nullptr && owner != rank && is_recursive(mutex))
       continue;
     int code = BXISIM_REAL(pthread_mutex_trylock)(mutex);

@@ -131,6 +131,19 @@ TEST_P(Fortran, InfoStringsFollowFortransRules)
   }
 }
 
+// `print *, f()` where f calls a collective: the first rank holds the unit lock of libgfortran (one for all
+// ranks: the simulator's own SimGrid uses it) while it waits for the others, which wait for the lock in
+// simulated time. Separate processes would not; the run ends after a simulated second, saying why and what
+// to do, instead of running for ever.
+TEST_P(Fortran, ACollectiveInsideAPrintEndsWithTheReason)
+{
+  auto result = run("fortran_suite", "print_sum");
+  EXPECT_EQ(result.exit_code, 6) << result.output; // kUnsupportedExitCode
+  EXPECT_THAT(result.output, HasSubstr("has waited 1 s of simulated time for a lock of a shared library that rank"))
+      << result.output;
+  EXPECT_THAT(result.output, HasSubstr("Compute the value before the I/O statement")) << result.output;
+}
+
 // A region of a Fortran program (bxisim_regionf.h), run at the test's level inside a run at another one.
 TEST_P(Fortran, RegionsSwitchLevels)
 {

@@ -5,6 +5,8 @@
 !   collectives   allreduce (DOUBLE PRECISION, MPI_IN_PLACE, LOGICAL), a Fortran user operation, MINLOC
 !                 over MPI_2INTEGER, bcast, gather, alltoall
 !   mixed         handles across a C part (fortran_c_side.c: MPI_Comm_f2c, MPI_Type_c2f, MPI_Comm_c2f)
+!   print_sum     prints an allreduce's result computed inside the print statement: ranks share libgfortran,
+!                 whose unit lock the first rank holds while it waits for the others in the allreduce
 !   info          info keys and values, their blanks, a missing key
 !   comms         split, dup with a Fortran attribute copy procedure, names (strings both ways), MPI_TAG_UB,
 !                 a vector datatype, a Fortran error handler, error strings, the processor name
@@ -76,6 +78,8 @@ program fortran_suite
     call mixed()
   case ('info')
     call info()
+  case ('print_sum')
+    write (*, '(a,i0)') 'sum=', total_of(rank)
   case default
     call check('mode', .false.)
   end select
@@ -83,6 +87,11 @@ program fortran_suite
   call MPI_Finalize(ierr)
 
 contains
+
+  integer function total_of(value)
+    integer, intent(in) :: value
+    call MPI_Allreduce(value, total_of, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  end function total_of
 
   subroutine mixed()
     integer, external :: c_comm_size, c_pair_type, c_world
