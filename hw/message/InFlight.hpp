@@ -44,6 +44,12 @@ struct InFlight {
   // target NIC) in their NIC's E2E list; 0: none.
   uint64_t request_e2e  = 0;
   uint64_t response_e2e = 0;
+  // Copies that reached the other NIC (delivered or lost there): fewer than sent means one is still on the
+  // wire, slowed by contention. Its E2E timer then starts again when it lands (watch_at_landing).
+  int request_landings           = 0;
+  int response_landings          = 0;
+  bool request_watch_at_landing  = false;
+  bool response_watch_at_landing = false;
 };
 
 struct WireFrame {

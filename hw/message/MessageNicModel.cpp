@@ -331,7 +331,8 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
     sg4::this_actor::sleep_for(serialization(nic(node).host, nic(destination).host, bytes));
   }
   // The E2E timer starts once the frame's last packet has left: a 16 MiB frame is not late for
-  // taking the 1.3 ms it needs on the wire.
+  // taking the 1.3 ms it needs on the wire. Slowed by contention, it may still be on the wire when the
+  // timer fires: the timer then starts again when it lands (e2e_loop, rx_loop).
   bool reliable = frame.kind == FrameKind::Request || frame.kind == FrameKind::Response;
   if (config_.e2e && reliable)
     e2e_watch(node, frame);
@@ -357,6 +358,15 @@ void MessageNicModel::rx_loop(int node, Network network)
                                                                                    : arriving.target_node,
           node, frame.sent_at);
     InFlight& operation = *frame.operation;
+    if (frame.kind == FrameKind::Request || frame.kind == FrameKind::Response) {
+      bool request = frame.kind == FrameKind::Request;
+      ++(request ? operation.request_landings : operation.response_landings);
+      bool& watch = request ? operation.request_watch_at_landing : operation.response_watch_at_landing;
+      if (watch) {
+        watch = false;
+        e2e_watch(request ? operation.source_node : operation.target_node, frame);
+      }
+    }
     if (config_.dropped_frames.count(frame.ordinal) != 0) {
       lose(node, frame, "nic.drop_frames");
       continue;
@@ -641,6 +651,12 @@ void MessageNicModel::e2e_loop(int node)
     if (acknowledged || operation.given_up)
       continue;
     int sends = request ? operation.request_sends : operation.response_sends;
+    if ((request ? operation.request_landings : operation.response_landings) < sends) {
+      // Still on the wire, slowed by other flows: its last packet has not left yet. Congestion, not
+      // loss: the timer starts again when it lands.
+      (request ? operation.request_watch_at_landing : operation.response_watch_at_landing) = true;
+      continue;
+    }
     if (sends > config_.e2e_retries) {
       give_up(operation, frame.kind);
       continue;

@@ -14,7 +14,8 @@
 // response queue, then lets Portals semantics match and deliver. Payloads and events are written to
 // memory by the in-order DMA write engine; the response (an ACK, or a reply always read by DMA) goes
 // back on the response network and is acknowledged by a BXI ACK in turn. E2E sends again what is
-// not acknowledged within nic.e2e_timeout of leaving the NIC.
+// not acknowledged within nic.e2e_timeout of leaving the NIC, or of landing for a frame still on the
+// wire (slowed by contention) when its timer fires: congestion is not loss.
 // NIC flow control (thesis 7.1, nic.flow_control_*; off by default): the request TX of a NIC holds a
 // new request while the NIC has `limit` requests in flight towards its destination NIC or process;
 // a request is in flight from its departure until its BXI ACK or response comes back (its credit

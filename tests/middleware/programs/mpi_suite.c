@@ -7,6 +7,7 @@
  *   datatypes     contiguous, vector, indexed, struct (and their envelopes)
  *   rma           put, get, accumulate with fence; lock/unlock; window flavour attribute
  *   pmpi          a profiling layer counting MPI_Send calls through PMPI_Send
+ *   incast <bytes> every rank but 0 sends <bytes> to rank 0 at once (their flows share rank 0's link)
  *   wrap          MPI_SUM of 8- and 16-bit integers whose sums wrap around (modulo 2^8, 2^16), on 1 to 4096
  *                 elements (vectorised reductions take the longer ones)
  */
@@ -380,6 +381,25 @@ static void wrap(void)
   CHECK("wrap", wrong == 0);
 }
 
+static void incast(long bytes)
+{
+  char* data = malloc((size_t)bytes * (size_t)(rank == 0 ? size : 1));
+  if (rank == 0) {
+    MPI_Request* requests = malloc(sizeof(MPI_Request) * (size_t)size);
+    for (int peer = 1; peer < size; ++peer)
+      MPI_Irecv(data + peer * bytes, (int)bytes, MPI_BYTE, peer, 9, MPI_COMM_WORLD, &requests[peer]);
+    MPI_Waitall(size - 1, requests + 1, MPI_STATUSES_IGNORE);
+    for (int peer = 1; peer < size; ++peer)
+      CHECK("incast_data", data[peer * bytes] == (char)peer && data[peer * bytes + bytes - 1] == (char)(peer + 1));
+    free(requests);
+  } else {
+    memset(data, rank, (size_t)bytes);
+    data[bytes - 1] = (char)(rank + 1);
+    MPI_Send(data, (int)bytes, MPI_BYTE, 0, 9, MPI_COMM_WORLD);
+  }
+  free(data);
+}
+
 int main(int argc, char** argv)
 {
   int provided = -1;
@@ -398,6 +418,8 @@ int main(int argc, char** argv)
     datatypes();
   else if (!strcmp(mode, "rma"))
     rma();
+  else if (!strcmp(mode, "incast"))
+    incast(argc > 2 ? atol(argv[2]) : 1 << 20);
   else if (!strcmp(mode, "wrap"))
     wrap();
   else if (!strcmp(mode, "pmpi")) {
