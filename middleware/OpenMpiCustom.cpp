@@ -119,6 +119,29 @@ int OpenMpiRank::Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, 
   return from_be_errcode(result);
 }
 
+// OpenMPI 4.1.4 crashes when the maxima exceed the type's envelope (open-mpi/ompi#14051), which MPI allows:
+// it is asked for what the envelope holds (smaller maxima pass through, for OpenMPI to report).
+int OpenMpiRank::Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                                   int* array_of_integers, MPI_Aint* array_of_addresses,
+                                   MPI_Datatype* array_of_datatypes)
+{
+  be_datatype type = to_be_datatype(datatype);
+  int integers = 0, addresses = 0, datatypes = 0, combiner = 0;
+  int result = fn_.Type_get_envelope(type, &integers, &addresses, &datatypes, &combiner);
+  if (not be_ok(result))
+    return from_be_errcode(result);
+  max_integers  = std::min(max_integers, integers);
+  max_addresses = std::min(max_addresses, addresses);
+  max_datatypes = std::min(max_datatypes, datatypes);
+  Scratch<be_datatype> types(array_of_datatypes != nullptr ? static_cast<size_t>(std::max(max_datatypes, 0)) : 0);
+  result = fn_.Type_get_contents(type, max_integers, max_addresses, max_datatypes, array_of_integers,
+                                 array_of_addresses, array_of_datatypes != nullptr ? types.data() : nullptr);
+  if (be_ok(result))
+    for (size_t i = 0; i < types.size(); ++i)
+      array_of_datatypes[i] = from_be_datatype(types[i]);
+  return from_be_errcode(result);
+}
+
 int OpenMpiRank::Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag)
 {
   int result = fn_.Comm_get_attr(to_be_comm(comm), to_be_keyval(comm_keyval), attribute_val, flag);

@@ -77,7 +77,7 @@ Type_create_darray Type_match_size Unpack_external Win_test Win_sync
 """.split())
 BACKENDS = {
     "OpenMpiRank": {"conversions": "OpenMpiAbi", "prefix": "PMPI_", "absent": set(),
-                    "custom": {"Comm_get_attr", "Attr_get", "Init_thread"}},
+                    "custom": {"Comm_get_attr", "Attr_get", "Init_thread", "Type_get_contents"}},
     "SmpiRank": {"conversions": "SmpiAbi", "prefix": "MPI_", "absent": SMPI_ABSENT,
                  "custom": {"Init", "Init_thread", "Query_thread", "Abort", "Is_thread_main", "Win_create", "Win_allocate",
                             "Win_allocate_shared", "Win_create_dynamic", "Type_create_struct", "Type_get_envelope",

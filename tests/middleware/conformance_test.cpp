@@ -102,6 +102,16 @@ TEST_P(Conformance, ManyKeyvalsNeverTakeAPredefinedKeysNumber)
   }
 }
 
+// MPICH f90 datatype/typecntsf90: MPI_Type_get_contents with maxima above the envelope crashed at message and
+// cycle (OpenMPI 4.1.4's bug, open-mpi/ompi#14051).
+TEST_P(Conformance, TypeContentsWithLargerMaximaThanTheEnvelope)
+{
+  for (auto& [rank, mine] : expect_passed(run(2, "contents_large_maxima"), 2)) {
+    EXPECT_EQ(mine["contents"], "3,2,5") << "rank " << rank;
+    EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
+  }
+}
+
 // MPICH rma/linked_list_fop: loops of MPI_Iprobe that find nothing, between one-sided operations. With
 // OpenMPI's cm path each MPI_Iprobe waits for its own PtlMESearch's event; after 8 of them the empty polls
 // blocked the rank until a Portals change that no other rank would make (every rank was in such a loop):

@@ -523,6 +523,31 @@ static void concurrent_cas(int rank, int size)
   MPI_Win_free(&win);
 }
 
+/* MPICH f90/datatype/typecntsf90 and createf90types: MPI_Type_get_contents with maxima above the type's
+ * envelope (MPI allows it) crashed inside OpenMPI 4.1.4 (open-mpi/ompi#14051). */
+static void contents_with_large_maxima(void)
+{
+  MPI_Datatype vector, inner;
+  MPI_Type_vector(3, 2, 5, MPI_INT, &inner);
+  MPI_Type_contiguous(4, inner, &vector);
+  int integers[16], envelope[4];
+  MPI_Aint addresses[16];
+  MPI_Datatype types[16];
+  MPI_Type_get_envelope(inner, &envelope[0], &envelope[1], &envelope[2], &envelope[3]);
+  CHECK(envelope[0] == 3 && envelope[1] == 0 && envelope[2] == 1 && envelope[3] == MPI_COMBINER_VECTOR, "envelope");
+  MPI_Type_get_contents(inner, 16, 16, 16, integers, addresses, types);
+  CHECK(integers[0] == 3 && integers[1] == 2 && integers[2] == 5 && types[0] == MPI_INT, "vector_contents");
+  MPI_Type_get_contents(vector, 16, 16, 16, integers, addresses, types);
+  CHECK(integers[0] == 4, "contiguous_count");
+  int combiner = 0, n = 0;
+  MPI_Type_get_envelope(types[0], &n, &n, &n, &combiner);
+  CHECK(combiner == MPI_COMBINER_VECTOR, "inner_type");
+  printf("contents=%d,%d,%d\n", 3, 2, 5);
+  MPI_Type_free(&types[0]); /* a derived type given back is a new handle */
+  MPI_Type_free(&vector);
+  MPI_Type_free(&inner);
+}
+
 int main(int argc, char** argv)
 {
   const char* mode = argc > 1 ? argv[1] : "";
@@ -572,6 +597,8 @@ int main(int argc, char** argv)
     global_names(rank, size);
   } else if (strcmp(mode, "many_keyvals") == 0)
     many_keyvals();
+  else if (strcmp(mode, "contents_large_maxima") == 0)
+    contents_with_large_maxima();
   else if (strcmp(mode, "attributes") == 0) {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
