@@ -121,8 +121,10 @@ std::string foreign_mpi_message(const std::string& program, const ProgramMpiUse&
       if (function == fortran_mpi_name(std::string(removed) + "_"))
         return message + function + " was removed from MPI in MPI-3.0 (OpenMPI 4.1 leaves it out too); use " +
                fortran_mpi_name(std::string(replacement) + "_") + " instead.";
+    if (function == "MPI_SIZEOF")
+      return message + "MPI_SIZEOF is a generic procedure of the module mpi: 'use mpi' instead of include 'mpif.h'.";
     return message + "bxisim provides MPI-3.1's Fortran bindings of mpif.h and 'use mpi' (docs/mpi.md); " + function +
-           " is not one of them (MPI_SIZEOF, the mpi_f08 module and MPI-4.0 functions are not available).";
+           " is not one of them (the mpi_f08 module and MPI-4.0 functions are not available).";
   }
   if (not use.bxisim_mpi)
     return program + " calls " + name +

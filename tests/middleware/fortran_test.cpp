@@ -101,7 +101,10 @@ TEST_P(Fortran, CommunicatorsAttributesStringsDatatypesAndErrorHandlers)
     EXPECT_EQ(mine["row_1"], std::to_string(2 + 100 * sender)) << "rank " << rank;
     EXPECT_EQ(mine["row_3"], std::to_string(10 + 100 * sender)) << "rank " << rank;
     EXPECT_EQ(mine["handler_calls"], "1") << "rank " << rank;
-    EXPECT_EQ(mine["handler_code"], "16") << "rank " << rank; // MPI_ERR_OTHER
+    EXPECT_EQ(mine["handler_code"], "16") << "rank " << rank;    // MPI_ERR_OTHER
+    EXPECT_EQ(mine["sizeof_character"], "1") << "rank " << rank; // one element of each, from `use mpi`
+    EXPECT_EQ(mine["sizeof_double"], "8") << "rank " << rank;
+    EXPECT_EQ(mine["sizeof_int2"], "2") << "rank " << rank;
   }
 }
 

@@ -288,5 +288,9 @@ contains
     call check('error_string', length > 0 .and. len_trim(text) == length)
     call MPI_Get_processor_name(host, length, ierr)
     call check('processor_name', length > 0 .and. len_trim(host) == length)
+    call MPI_Sizeof(text, length, ierr)
+    call MPI_Sizeof([0.0d0, 1.0d0], i, ierr)
+    call MPI_Sizeof(int(1, kind=2), k, ierr)
+    write (*, '(a,i0,a,i0,a,i0)') 'sizeof_character=', length, ' sizeof_double=', i, ' sizeof_int2=', k
   end subroutine comms
 end program fortran_suite
