@@ -56,15 +56,19 @@ bool is_fortran_entry(const char* name)
   return not starts_with(name, "bxisim_") && is_bxisim_mpi_entry(name);
 }
 
-// A Fortran binding the bxisim executable itself defines: libsimgrid's SMPI defines others (MPI-1's
-// mpi_type_struct_, ...), which a program must never reach.
-bool bxisim_defines(const char* name)
+// A Fortran MPI binding the program would take from the simulator's process although bxisim does not offer
+// it: libsimgrid's SMPI defines some (MPI-1's mpi_type_struct_, ...), which a program must never reach; and
+// MPI_SIZEOF, which only `use mpi` has. A name nobody defines is left to the loader (a routine of the
+// program's own libraries may be called mpi_something_).
+bool refused_fortran_binding(const char* name)
 {
+  if (std::strcmp(name, "mpi_sizeof_") == 0 || std::strcmp(name, "pmpi_sizeof_") == 0)
+    return true;
   Dl_info ours{};
   Dl_info found{};
   void* symbol = dlsym(RTLD_DEFAULT, name);
   return symbol != nullptr && dladdr(reinterpret_cast<void*>(&is_fortran_entry), &ours) != 0 &&
-         dladdr(symbol, &found) != 0 && found.dli_fbase == ours.dli_fbase;
+         dladdr(symbol, &found) != 0 && found.dli_fbase != ours.dli_fbase;
 }
 
 /** MPI_TYPE_STRUCT for mpi_type_struct_ (pmpi_: PMPI_...). */
@@ -97,7 +101,7 @@ ProgramMpiUse program_mpi_use(const std::string& path)
       if (symbol.st_shndx != SHN_UNDEF || symbol.st_name >= names.size())
         continue;
       const char* name = names.c_str() + symbol.st_name;
-      if (is_fortran_entry(name) && not bxisim_defines(name))
+      if (is_fortran_entry(name) && refused_fortran_binding(name))
         use.foreign_symbols.emplace_back(name);
       else if (is_bxisim_mpi_entry(name))
         use.bxisim_mpi = true;

@@ -108,6 +108,14 @@ TEST(ProgramCheck, BxisimRunNamesAFortranMpi1FunctionRemovedByMpi3)
   EXPECT_THAT(result.output, HasSubstr("use MPI_TYPE_CREATE_STRUCT instead"));
 }
 
+// A routine of the program's own library named like a binding (mpi_my_helper_) is the program's business.
+TEST(ProgramCheck, AFortranProgramsOwnRoutineNamedLikeMpiRuns)
+{
+  auto result = run_bxisim("run -n 2 --level smpi " + kPrograms + "/own_mpi_routine 2>&1");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("helper=called")) << result.output;
+}
+
 TEST(ProgramCheck, BxisimRunNamesAnMpi1FunctionRemovedByMpi3)
 {
   for (const char* ppn : {"1", "2"}) {
