@@ -169,7 +169,6 @@ def binding(f):
 def write_bindings(functions, out):
     lines = [NOTE, '#include "FortranSupport.hpp"\n', "#include <algorithm>", "#include <string>", "#include <vector>\n",
              "using namespace bxisim::mw;\n", "// NOLINTBEGIN", 'extern "C" {']
-    written = []
     for f in functions:
         if f.variadic or C_ONLY.match(f.name) or f.name in HAND_WRITTEN:
             continue
@@ -179,7 +178,6 @@ def write_bindings(functions, out):
                 prefix = "PMPI_" if profiled else "MPI_"
                 nulls = ", ".join("{}" for _ in f.arguments)
                 lines.append(f"void {fortran_name(f, profiled)}() {{ {prefix}{f.name}({nulls}); }}")
-            written.append(f.name)
             continue
         result = binding(f)
         if result is None:
@@ -201,10 +199,8 @@ def write_bindings(functions, out):
             lines += ["  " + s for s in after]
             lines.append("  *ierror = code;" if returns_error else "  return result;")
             lines.append("}")
-        written.append(f.name)
     lines += ["}", "// NOLINTEND", ""]
     (out / "FortranBindings.cpp").write_text("\n".join(lines))
-    return written
 
 
 def mpi_h_constants(text):
@@ -284,7 +280,6 @@ def write_mpif(mpi_h, out):
         lines.append(fortran_line(f"external {profiled}MPI_AINT_ADD, {profiled}MPI_AINT_DIFF"))
     (out / "include").mkdir(parents=True, exist_ok=True)
     (out / "include" / "mpif.h").write_text("\n".join(lines) + "\n")
-    return [name for name, _ in SPECIAL_ADDRESSES]
 
 
 def main():
