@@ -14,6 +14,7 @@
 
 #include "Callbacks.hpp"
 #include "OpenMpiAbi.hpp" // Scratch
+#include "SharedObjectAttributes.hpp"
 
 #include <mpi.h>
 
@@ -190,6 +191,8 @@ class SmpiAbi : public BackEndCallbacks
   static constexpr intptr_t kSmpiBottom        = -111;
   /** Keyvals the program creates: SMPI numbers them from 0, which is MPI_KEYVAL_INVALID in mpi.h. */
   static constexpr int kUserKeyvalOffset = 1000;
+  /** bxisim's predefined handles are below this value (the standard ABI's), the program's above. */
+  static constexpr uintptr_t kPredefinedLimit = 0x400;
 
  protected:
   /** Attribute values converted to bxisim's constants (MPI_WIN_CREATE_FLAVOR, MPI_WIN_MODEL), kept for the program. */
@@ -203,10 +206,17 @@ class SmpiAbi : public BackEndCallbacks
   int created_window(int result, void* window, int flavor, MPI_Win* win);
   /** Types made by MPI_Type_create_struct, whose combiner SMPI 3.32 reports as MPI_COMBINER_INDEXED. */
   std::unordered_map<const void*, bool> struct_types_;
+  /** Attributes of the program's keyvals on MPI_COMM_WORLD and MPI_COMM_SELF, kept by bxisim (SmpiAttributes.cpp). */
+  SharedObjectAttributes comm_attributes_;
+  /** Attributes of the program's keyvals on predefined datatypes, kept by bxisim. */
+  SharedObjectAttributes type_attributes_;
+  bool attribute_kept_here(MPI_Comm comm, int keyval) const;
+  bool attribute_kept_here(MPI_Datatype type, int keyval) const;
+  /** Sets on `made`, with SMPI's `set_attr`, the copies of the kept attributes of `object`; SMPI's error code. */
+  static int copy_kept_attributes(const SharedObjectAttributes& store, uintptr_t key, void* object, void* made,
+                                  int (*set_attr)(void*, int, void*));
 
  private:
-  static constexpr uintptr_t kPredefinedLimit = 0x400;
-
   void resolve_predefined();
   void predefined(uintptr_t abi, void* object);
   void predefined(uintptr_t abi, const char* object);

@@ -121,68 +121,6 @@ int SmpiRank::Win_call_errhandler(MPI_Win win, int errorcode)
   return from_be_errcode(fn_.Win_call_errhandler(to_be_win(win), to_be_errcode(errorcode)));
 }
 
-int SmpiRank::Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag)
-{
-  int result = fn_.Comm_get_attr(to_be_comm(comm), to_be_keyval(comm_keyval), attribute_val, flag);
-  if (be_ok(result) && *flag)
-    *static_cast<const void**>(attribute_val) =
-        from_be_predefined_attribute(comm_keyval, *static_cast<const void**>(attribute_val));
-  return from_be_errcode(result);
-}
-
-int SmpiRank::Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
-{
-  return Comm_get_attr(comm, keyval, attribute_val, flag);
-}
-
-int SmpiRank::Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
-                                 MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval,
-                                 void* extra_state)
-{
-  // SMPI's MPI_COMM_NULL_COPY_FN and MPI_COMM_NULL_DELETE_FN are null, MPI_COMM_DUP_FN is (void*)1.
-  auto callbacks = keyval_callbacks(AttributeKind::Comm, reinterpret_cast<void*>(comm_copy_attr_fn),
-                                    reinterpret_cast<void*>(comm_delete_attr_fn), extra_state, nullptr,
-                                    reinterpret_cast<void*>(1), nullptr);
-  int keyval     = 0;
-  int result     = fn_.Comm_create_keyval(callbacks[0], callbacks[1], &keyval, callbacks[2]);
-  if (be_ok(result))
-    *comm_keyval = from_be_keyval(keyval);
-  return from_be_errcode(result);
-}
-
-int SmpiRank::Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state)
-{
-  return Comm_create_keyval(reinterpret_cast<MPI_Comm_copy_attr_function*>(copy_fn),
-                            reinterpret_cast<MPI_Comm_delete_attr_function*>(delete_fn), keyval, extra_state);
-}
-
-int SmpiRank::Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
-                                 MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval,
-                                 void* extra_state)
-{
-  auto callbacks = keyval_callbacks(AttributeKind::Datatype, reinterpret_cast<void*>(type_copy_attr_fn),
-                                    reinterpret_cast<void*>(type_delete_attr_fn), extra_state, nullptr,
-                                    reinterpret_cast<void*>(1), nullptr);
-  int keyval     = 0;
-  int result     = fn_.Type_create_keyval(callbacks[0], callbacks[1], &keyval, callbacks[2]);
-  if (be_ok(result))
-    *type_keyval = from_be_keyval(keyval);
-  return from_be_errcode(result);
-}
-
-int SmpiRank::Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn,
-                                MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval, void* extra_state)
-{
-  auto callbacks = keyval_callbacks(AttributeKind::Win, reinterpret_cast<void*>(win_copy_attr_fn),
-                                    reinterpret_cast<void*>(win_delete_attr_fn), extra_state, nullptr,
-                                    reinterpret_cast<void*>(1), nullptr);
-  int keyval     = 0;
-  int result     = fn_.Win_create_keyval(callbacks[0], callbacks[1], &keyval, callbacks[2]);
-  if (be_ok(result))
-    *win_keyval = from_be_keyval(keyval);
-  return from_be_errcode(result);
-}
-
 int SmpiAbi::created_window(int result, void* window, int flavor, MPI_Win* win)
 {
   if (be_ok(result)) {

@@ -102,6 +102,24 @@ TEST_P(Conformance, ManyKeyvalsNeverTakeAPredefinedKeysNumber)
   }
 }
 
+// MPICH attr/fkeyval, attrend, attrend2 at smpi: SMPI 3.32 keeps attributes in its MPI_COMM_WORLD and MPI_INT,
+// one object for every rank, so rank 1's MPI_Comm_dup(MPI_COMM_WORLD) copied rank 0's attributes too (6 copies
+// instead of 3), the last rank's MPI_Finalize deleted every rank's, after MPI_Finalized said true; and
+// MPI_Status_set_elements then MPI_Get_count gave MPI_UNDEFINED.
+TEST_P(Conformance, AttributesOnWorldSelfAndPredefinedTypesAreEachRanksOwn)
+{
+  for (auto& [rank, mine] : expect_passed(run(2, "attributes_per_rank"), 2)) {
+    // MPI_Comm_dup twice and MPI_Type_dup once copy; two communicator frees, a type free and a delete delete.
+    EXPECT_EQ(mine["copies"], "3") << "rank " << rank;
+    EXPECT_EQ(mine["deletes"], "4") << "rank " << rank;
+    EXPECT_EQ(mine["foreign"], "0") << "rank " << rank;
+    EXPECT_EQ(mine["count"], "3") << "rank " << rank;
+    // MPI_COMM_SELF's first, the last set first, while MPI is up; then MPI_COMM_WORLD's
+    EXPECT_EQ(mine["finalize_deletes"], "self4,self2,world3") << "rank " << rank;
+    EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
+  }
+}
+
 // MPICH f90 datatype/typecntsf90: MPI_Type_get_contents with maxima above the envelope crashed at message and
 // cycle (OpenMPI 4.1.4's bug, open-mpi/ompi#14051).
 TEST_P(Conformance, TypeContentsWithLargerMaximaThanTheEnvelope)

@@ -548,6 +548,113 @@ static void contents_with_large_maxima(void)
   MPI_Type_free(&inner);
 }
 
+/* Attributes are local to a rank (MPICH attr/fkeyval, attrend, attrend2). SMPI 3.32 has one MPI_COMM_WORLD and one
+ * MPI_INT for every rank and keeps attributes in them: MPI_Comm_dup(MPI_COMM_WORLD) on one rank copied, through
+ * their own copy functions, the attributes every rank had set, and the last rank's MPI_Finalize deleted them all.
+ * Each rank sets its own on MPI_COMM_WORLD, MPI_COMM_SELF and MPI_INT, duplicates them, frees a keyval its
+ * attribute still uses, and lets MPI_Finalize delete the rest: MPI_COMM_SELF's first, last set first, MPI
+ * still up. MPI_Status_set_elements then MPI_Get_count gave MPI_UNDEFINED at smpi. */
+static int my_rank = -1;
+static int copies = 0, foreign_copies = 0, deletes = 0, foreign_deletes = 0;
+static char finalize_deletes[96] = "";
+
+static int count_copy(MPI_Comm comm, int keyval, void* extra, void* in, void* out, int* flag)
+{
+  (void)comm, (void)keyval, (void)extra;
+  copies++;
+  foreign_copies += *(int*)in / 100 != my_rank; /* values are 100 * rank + n */
+  *(void**)out = in;
+  *flag        = 1;
+  return MPI_SUCCESS;
+}
+
+static int count_delete(MPI_Comm comm, int keyval, void* value, void* extra)
+{
+  (void)comm, (void)keyval, (void)extra;
+  deletes++;
+  foreign_deletes += *(int*)value / 100 != my_rank;
+  return MPI_SUCCESS;
+}
+
+static int type_copy(MPI_Datatype type, int keyval, void* extra, void* in, void* out, int* flag)
+{
+  (void)type;
+  return count_copy(MPI_COMM_NULL, keyval, extra, in, out, flag);
+}
+
+static int type_delete(MPI_Datatype type, int keyval, void* value, void* extra)
+{
+  (void)type;
+  return count_delete(MPI_COMM_NULL, keyval, value, extra);
+}
+
+static int finalize_delete(MPI_Comm comm, int keyval, void* value, void* extra)
+{
+  (void)keyval, (void)extra;
+  int finalized = 1;
+  MPI_Finalized(&finalized);
+  char entry[16];
+  snprintf(entry, sizeof entry, "%s%s%d", finalize_deletes[0] ? "," : "",
+           comm == MPI_COMM_SELF    ? "self"
+           : comm == MPI_COMM_WORLD ? "world"
+                                    : "other",
+           *(int*)value % 100);
+  strncat(finalize_deletes, entry, sizeof finalize_deletes - strlen(finalize_deletes) - 1);
+  if (comm == MPI_COMM_SELF && finalized) /* MPI-3.1 8.7.1; OpenMPI deletes MPI_COMM_WORLD's later */
+    strncat(finalize_deletes, "(finalized)", sizeof finalize_deletes - strlen(finalize_deletes) - 1);
+  return MPI_SUCCESS;
+}
+
+static void attributes_per_rank(int rank)
+{
+  my_rank = rank;
+  static int values[6];
+  for (int i = 0; i < 6; ++i)
+    values[i] = 100 * rank + i;
+  int world_key, type_key, self_first, self_second, world_last;
+  MPI_Comm_create_keyval(count_copy, count_delete, &world_key, NULL);
+  MPI_Type_create_keyval(type_copy, type_delete, &type_key, NULL);
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_delete, &self_first, NULL);
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_delete, &self_second, NULL);
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_delete, &world_last, NULL);
+  MPI_Comm_set_attr(MPI_COMM_WORLD, world_key, &values[0]);
+  MPI_Type_set_attr(MPI_INT, type_key, &values[1]);
+  MPI_Barrier(MPI_COMM_WORLD); /* every rank has set its own before any looks */
+  int *value = NULL, flag = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, world_key, &value, &flag);
+  CHECK(flag && value == &values[0], "world_attribute");
+  MPI_Type_get_attr(MPI_INT, type_key, &value, &flag);
+  CHECK(flag && value == &values[1], "type_attribute");
+
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  MPI_Comm_get_attr(dup, world_key, &value, &flag);
+  CHECK(flag && value == &values[0], "dup_attribute");
+  MPI_Datatype type;
+  MPI_Type_dup(MPI_INT, &type);
+  MPI_Type_get_attr(type, type_key, &value, &flag);
+  CHECK(flag && value == &values[1], "type_dup_attribute");
+  MPI_Comm_free_keyval(&world_key); /* MPI_COMM_WORLD's attribute stays, and is still copied */
+  MPI_Comm dup2;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup2);
+  MPI_Comm_free(&dup2);
+  MPI_Comm_free(&dup);
+  MPI_Type_free(&type);
+  MPI_Type_delete_attr(MPI_INT, type_key);
+  MPI_Type_free_keyval(&type_key);
+  printf("copies=%d deletes=%d foreign=%d\n", copies, deletes, foreign_copies + foreign_deletes);
+
+  MPI_Comm_set_attr(MPI_COMM_SELF, self_first, &values[2]);
+  MPI_Comm_set_attr(MPI_COMM_WORLD, world_last, &values[3]);
+  MPI_Comm_set_attr(MPI_COMM_SELF, self_second, &values[4]);
+
+  MPI_Status status;
+  int count = -1;
+  MPI_Status_set_elements(&status, MPI_INT, 3);
+  MPI_Get_count(&status, MPI_INT, &count);
+  printf("count=%d\n", count);
+}
+
 int main(int argc, char** argv)
 {
   const char* mode = argc > 1 ? argv[1] : "";
@@ -603,10 +710,14 @@ int main(int argc, char** argv)
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     attributes_and_error_codes(rank, size);
-  } else
+  } else if (strcmp(mode, "attributes_per_rank") == 0)
+    attributes_per_rank(rank);
+  else
     CHECK(0, "mode");
   printf("ok=%d\n", errors == 0);
   MPI_Finalize();
+  if (finalize_deletes[0])
+    printf("finalize_deletes=%s\n", finalize_deletes);
   printf("finalized=1\n");
   return errors != 0;
 }
