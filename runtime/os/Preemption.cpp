@@ -25,6 +25,10 @@ namespace bxisim::os
 namespace
 {
 std::atomic<unsigned long> expected_transitions{0};
+constexpr unsigned long kNoPause = ~0UL;
+// simulator_transitions() when a preemption signal found the rank outside its own code: the pause is owed
+// until the rank calls the simulator (pause_if_preempted_in_call).
+std::atomic<unsigned long> owed_at{kNoPause};
 
 void warn_first_step(const runtime::Rank& rank)
 {
@@ -71,13 +75,30 @@ void on_preemption_signal(int, siginfo_t*, void* context)
       simulator_transitions() != expected_transitions.load(std::memory_order_relaxed))
     return;
   const auto* interrupted = static_cast<const ucontext_t*>(context);
-  if (not rank->runs_own_code_at(static_cast<uintptr_t>(interrupted->uc_mcontext.gregs[REG_RIP])))
+  if (not rank->runs_own_code_at(static_cast<uintptr_t>(interrupted->uc_mcontext.gregs[REG_RIP]))) {
+    owed_at.store(simulator_transitions(), std::memory_order_relaxed);
     return;
+  }
   int saved_errno = errno;
   pause(*rank);
   errno = saved_errno;
 }
 } // namespace
+
+void pause_if_preempted_in_call(const void* caller)
+{
+  if (owed_at.load(std::memory_order_relaxed) != simulator_transitions())
+    return;
+  runtime::Rank* rank = running_rank();
+  if (rank == nullptr || clock_hooks() != nullptr || not rank->runs_own_code_at(reinterpret_cast<uintptr_t>(caller)))
+    return;
+  owed_at.store(kNoPause, std::memory_order_relaxed);
+  int saved_errno = errno;
+  enter_call_edge();
+  surviving_kill("killed while paused", [rank] { pause(*rank); }); // from noexcept functions (clock_gettime)
+  leave_call_edge();
+  errno = saved_errno;
+}
 
 void install_preemption_handler(int signal_number)
 {

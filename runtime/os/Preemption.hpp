@@ -29,6 +29,15 @@ constexpr auto kBusyWaitQuantum = std::chrono::milliseconds(1);
 void install_preemption_handler(int signal_number);
 
 /**
+ * From a function bxisim interposes without calling the simulator (a CPU-time clock read): pauses the
+ * running rank now if a preemption signal found it outside its own code since its last simulator call,
+ * and `caller` (the function's return address) is in its own code, where a pause is as safe as in the
+ * signal. On some hosts (virtual machines) a signal to a running thread is only delivered when it next
+ * enters the kernel: a loop that reads the thread's CPU clock (a system call) is then always found in it.
+ */
+void pause_if_preempted_in_call(const void* caller);
+
+/**
  * From the supervisor's thread, before it sends the signal: the value of simulator_transitions() it
  * saw; the rank is paused only if nothing has moved since (the rank it meant is still in its code).
  */

@@ -3,6 +3,7 @@
 // ranks' copies of the program and from the libraries they use (std::chrono in libstdc++, say)
 // land here. Calls from the simulator and from threads that are not ranks go on to libc.
 
+#include "Preemption.hpp"
 #include "RankEnd.hpp"
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
@@ -169,8 +170,12 @@ extern "C" {
 // see SimulatorCall.hpp), so that their conversions are not the rank's computation.
 int clock_gettime(clockid_t clock, timespec* time) noexcept
 {
-  if (running_rank() == nullptr || is_cpu_time_clock(clock))
+  if (running_rank() == nullptr)
     return BXISIM_REAL(clock_gettime)(clock, time);
+  if (is_cpu_time_clock(clock)) {
+    bxisim::os::pause_if_preempted_in_call(__builtin_return_address(0));
+    return BXISIM_REAL(clock_gettime)(clock, time);
+  }
   bxisim::os::enter_call_edge();
   *time = to_timespec(simulated_now_in_noexcept());
   bxisim::os::leave_call_edge();
