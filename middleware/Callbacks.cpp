@@ -1,6 +1,7 @@
 #include "Callbacks.hpp"
 
 #include "Entry.hpp"
+#include "ProgramFunctions.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -25,28 +26,38 @@ const BackEndCallbacks& calling_back_end()
 namespace
 {
 // Functions a back end calls without a context argument (user operations, error handlers) go through
-// a pool of trampolines, each bound to one program function: its slot.
+// a pool of trampolines, each bound to one program function: its slot. A function of the program takes
+// one slot for every rank (ProgramFunctions.hpp); the trampoline calls the calling rank's copy.
 constexpr size_t kPoolSize = 512;
+
+int calling_rank_index()
+{
+  RankMpi* rank = calling_rank();
+  return rank != nullptr ? rank->rank() : -1;
+}
 
 template <class Function>
 struct Pool {
-  std::array<Function*, kPoolSize> slots{};
+  std::array<ProgramFunction, kPoolSize> slots{};
+  size_t used = 0;
   std::mutex mutex;
 
   size_t slot_of(Function* function, const char* what)
   {
     std::lock_guard<std::mutex> lock(mutex);
-    for (size_t i = 0; i < kPoolSize; ++i) {
-      if (slots[i] == function)
+    ProgramFunction named = program_function_of(calling_rank_index(), reinterpret_cast<const void*>(function));
+    for (size_t i = 0; i < used; ++i)
+      if (slots[i] == named)
         return i;
-      if (slots[i] == nullptr) {
-        slots[i] = function;
-        return i;
-      }
-    }
-    throw std::runtime_error(std::string("bxisim: more than ") + std::to_string(kPoolSize) + " distinct " + what +
-                             " functions in one run; raise kPoolSize in middleware/Callbacks.cpp");
+    if (used == kPoolSize)
+      throw std::runtime_error(std::string("bxisim: more than ") + std::to_string(kPoolSize) + " distinct " + what +
+                               " functions in one run (a function of a library each rank has its own copy of, "
+                               "--privatize-lib, counts once per rank)");
+    slots[used] = named;
+    return used++;
   }
+  /** The calling rank's copy of slot `i`'s function. */
+  Function* called(size_t i) const { return reinterpret_cast<Function*>(address_in(calling_rank_index(), slots[i])); }
 };
 
 Pool<MPI_User_function> user_functions;
@@ -59,7 +70,7 @@ struct UserFunction {
   static void call(void* in, void* inout, int* length, void** datatype)
   {
     MPI_Datatype abi_datatype = calling_back_end().callback_datatype(*datatype);
-    user_functions.slots[I](in, inout, length, &abi_datatype);
+    user_functions.called(I)(in, inout, length, &abi_datatype);
   }
 };
 template <size_t I>
@@ -69,7 +80,7 @@ struct CommErrhandler {
     const auto& back_end = calling_back_end();
     MPI_Comm abi_comm    = back_end.callback_comm(*comm);
     int abi_code         = back_end.callback_errcode(*code);
-    comm_errhandlers.slots[I](&abi_comm, &abi_code);
+    comm_errhandlers.called(I)(&abi_comm, &abi_code);
   }
 };
 template <size_t I>
@@ -79,7 +90,7 @@ struct WinErrhandler {
     const auto& back_end = calling_back_end();
     MPI_Win abi_win      = back_end.callback_win(*win);
     int abi_code         = back_end.callback_errcode(*code);
-    win_errhandlers.slots[I](&abi_win, &abi_code);
+    win_errhandlers.called(I)(&abi_win, &abi_code);
   }
 };
 template <size_t I>
@@ -89,7 +100,7 @@ struct FileErrhandler {
     const auto& back_end = calling_back_end();
     MPI_File abi_file    = back_end.callback_file(*file);
     int abi_code         = back_end.callback_errcode(*code);
-    file_errhandlers.slots[I](&abi_file, &abi_code);
+    file_errhandlers.called(I)(&abi_file, &abi_code);
   }
 };
 

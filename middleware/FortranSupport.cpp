@@ -3,6 +3,7 @@
 
 #include "FortranSupport.hpp"
 #include "Entry.hpp"
+#include "ProgramFunctions.hpp"
 #include "RankMpi.hpp"
 
 #include <algorithm>
@@ -234,10 +235,26 @@ using FortranUserFunction = void (*)(void* in, void* inout, MPI_Fint* length, MP
 using FortranErrhandler   = void (*)(MPI_Fint* object, MPI_Fint* code);
 
 // C gives user operations and error handlers no context: one C function per Fortran procedure, from pools
-// (a procedure of each rank's copy takes its own slot, used again by every MPI_OP_CREATE of it).
+// (a procedure takes one slot for every rank, ProgramFunctions.hpp; the trampoline calls the calling
+// rank's copy).
 constexpr size_t kPoolSize = 2048;
-std::array<FortranUserFunction, kPoolSize> user_functions{};
-std::array<FortranErrhandler, kPoolSize> errhandlers{};
+struct ProcedurePool {
+  std::array<ProgramFunction, kPoolSize> slots{};
+  size_t used = 0;
+};
+ProcedurePool user_functions, errhandlers;
+
+int calling_rank_index()
+{
+  RankMpi* rank = calling_rank();
+  return rank != nullptr ? rank->rank() : -1;
+}
+
+template <class Procedure>
+Procedure procedure_in_slot(const ProcedurePool& pool, size_t slot)
+{
+  return reinterpret_cast<Procedure>(address_in(calling_rank_index(), pool.slots[slot]));
+}
 
 // The back ends without Fortran types of their own (SMPI, bxisim's OpenMPI) give a Fortran program's
 // operation the C twin of the type its call named: a Fortran procedure is given the Fortran name back.
@@ -260,13 +277,13 @@ template <size_t I>
 void user_function_trampoline(void* in, void* inout, int* length, MPI_Datatype* datatype)
 {
   MPI_Fint type = to_fortran(fortran_twin(*datatype));
-  user_functions[I](in, inout, length, &type);
+  procedure_in_slot<FortranUserFunction>(user_functions, I)(in, inout, length, &type);
 }
 template <class Handle, size_t I>
 void errhandler_trampoline(Handle* object, int* code, ...)
 {
   MPI_Fint fortran_object = to_fortran(*object);
-  errhandlers[I](&fortran_object, code);
+  procedure_in_slot<FortranErrhandler>(errhandlers, I)(&fortran_object, code);
 }
 template <size_t... I>
 constexpr std::array<MPI_User_function*, kPoolSize> user_function_pool(std::index_sequence<I...>)
@@ -280,18 +297,18 @@ constexpr std::array<void (*)(Handle*, int*, ...), kPoolSize> errhandler_pool(st
 }
 
 template <class Procedure>
-size_t slot_of(std::array<Procedure, kPoolSize>& slots, Procedure procedure, const char* function)
+size_t slot_of(ProcedurePool& pool, Procedure procedure, const char* function)
 {
-  for (size_t i = 0; i < kPoolSize; ++i) {
-    if (slots[i] == procedure)
+  ProgramFunction named = program_function_of(calling_rank_index(), reinterpret_cast<const void*>(procedure));
+  for (size_t i = 0; i < pool.used; ++i)
+    if (pool.slots[i] == named)
       return i;
-    if (slots[i] == nullptr) {
-      slots[i] = procedure;
-      return i;
-    }
+  if (pool.used < kPoolSize) {
+    pool.slots[pool.used] = named;
+    return pool.used++;
   }
   char what[160];
-  std::snprintf(what, sizeof what, "more than %zu distinct Fortran procedures over all ranks", kPoolSize);
+  std::snprintf(what, sizeof what, "more than %zu distinct Fortran procedures in one run", kPoolSize);
   unsupported(function, what);
 }
 

@@ -141,4 +141,10 @@ void set_rank_provider(std::function<RankMpi*()> provider);
  */
 void note_fortran_program(void* program);
 
+/**
+ * Rank `rank`'s copy of the program was loaded; `inside` is an address in it (its main): the program's
+ * functions it hands to MPI are then named the same in every rank (ProgramFunctions.hpp).
+ */
+void note_program_copy(int rank, const void* inside);
+
 } // namespace bxisim::mw

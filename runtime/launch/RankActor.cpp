@@ -138,6 +138,7 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
       return;
     }
     mw::note_fortran_program(handle);
+    mw::note_program_copy(rank.index(), reinterpret_cast<const void*>(main_function));
     if (Rank::cpu_settings().simulate && Rank::cpu_settings().measure)
       os::populate_code_of(handle);                // its first pass through each page of code is not its computation
     rank.set_own_code(os::code_ranges_of(handle)); // not before: constructors run under the loader's lock

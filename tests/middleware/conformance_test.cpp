@@ -120,6 +120,22 @@ TEST_P(Conformance, AttributesOnWorldSelfAndPredefinedTypesAreEachRanksOwn)
   }
 }
 
+// A user operation and an error handler created by every rank took a trampoline per rank from pools of 512:
+// the 513th rank's MPI_Op_create ended the run. One slot per function now, each rank calling its own copy (its
+// own counters). 600 ranks at smpi (cheap); at message and cycle 4 ranks check that each calls its own copy.
+TEST_P(Conformance, UserOperationsAndErrorHandlersOfManyRanksCallEachRanksOwnCopy)
+{
+  const int ranks   = level() == "smpi" ? 600 : 4;
+  const int nodes   = (ranks + ppn() - 1) / ppn();
+  std::string large = "--platform single-switch --set platform.nodes=" + std::to_string(nodes);
+  auto result       = run(ranks, "user_functions", large);
+  for (auto& [rank, mine] : expect_passed(result, static_cast<size_t>(ranks))) {
+    EXPECT_EQ(mine["sum"], std::to_string(ranks)) << "rank " << rank;
+    EXPECT_EQ(mine["handler_calls"], "1") << "rank " << rank;
+    EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
+  }
+}
+
 // MPICH f90 datatype/typecntsf90: MPI_Type_get_contents with maxima above the envelope crashed at message and
 // cycle (OpenMPI 4.1.4's bug, open-mpi/ompi#14051).
 TEST_P(Conformance, TypeContentsWithLargerMaximaThanTheEnvelope)

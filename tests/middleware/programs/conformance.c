@@ -655,6 +655,40 @@ static void attributes_per_rank(int rank)
   printf("count=%d\n", count);
 }
 
+/* A user operation and an error handler of every rank (MPI_Op_create, MPI_Comm_create_errhandler): each rank's
+ * copy of the program has its own address for them, and each took a trampoline of a pool of 512, so the
+ * 513th rank's MPI_Op_create ended the run. Each rank's calls must reach its own copy (its own counters). */
+static int op_calls = 0;
+
+static void counting_sum(void* in, void* inout, int* length, MPI_Datatype* type)
+{
+  (void)type;
+  op_calls++;
+  for (int i = 0; i < *length; ++i)
+    ((int*)inout)[i] += ((int*)in)[i];
+}
+
+static void user_functions(int rank, int size)
+{
+  MPI_Op op;
+  MPI_Op_create(counting_sum, 1, &op);
+  int one = 1, local = rank, sum = 0;
+  MPI_Reduce_local(&one, &local, 1, MPI_INT, op);
+  CHECK(local == rank + 1 && op_calls == 1, "reduce_local");
+  MPI_Allreduce(&one, &sum, 1, MPI_INT, op, MPI_COMM_WORLD);
+  CHECK(sum == size, "allreduce");
+  MPI_Op_free(&op);
+  MPI_Errhandler handler;
+  MPI_Comm dup;
+  MPI_Comm_create_errhandler(comm_handler, &handler);
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  MPI_Comm_set_errhandler(dup, handler);
+  MPI_Comm_call_errhandler(dup, MPI_ERR_OTHER);
+  MPI_Errhandler_free(&handler);
+  MPI_Comm_free(&dup);
+  printf("sum=%d handler_calls=%d\n", sum, handler_calls);
+}
+
 int main(int argc, char** argv)
 {
   const char* mode = argc > 1 ? argv[1] : "";
@@ -710,6 +744,10 @@ int main(int argc, char** argv)
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     attributes_and_error_codes(rank, size);
+  } else if (strcmp(mode, "user_functions") == 0) {
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    user_functions(rank, size);
   } else if (strcmp(mode, "attributes_per_rank") == 0)
     attributes_per_rank(rank);
   else
