@@ -279,14 +279,28 @@ int summarize(const std::vector<std::unique_ptr<Rank>>& ranks, bool deadlock, bo
                abort.code);
     return abort.code & 0xff;
   }
-  std::vector<std::string> failed;
-  for (const auto& rank : ranks)
+  // Ranks that failed alike are named together ("ranks 512-599 (exit code 134)").
+  std::vector<std::pair<std::string, std::vector<int>>> failed;
+  size_t failed_count = 0;
+  for (const auto& rank : ranks) {
+    std::string how;
     if (rank->state() == RankState::Ended && rank->end_signal() != 0)
-      failed.push_back(fmt::format("rank {} (killed by SIG{})", rank->index(), sigabbrev_np(rank->end_signal())));
+      how = fmt::format("killed by SIG{}", sigabbrev_np(rank->end_signal()));
     else if (rank->state() == RankState::Ended && rank->exit_code() != 0)
-      failed.push_back(fmt::format("rank {} (exit code {})", rank->index(), rank->exit_code()));
-  if (not failed.empty())
-    fmt::print(stderr, "bxisim: {} of {} rank(s) failed: {}\n", failed.size(), ranks.size(), fmt::join(failed, ", "));
+      how = fmt::format("exit code {}", rank->exit_code());
+    if (how.empty())
+      continue;
+    ++failed_count;
+    auto group = std::find_if(failed.begin(), failed.end(), [&](const auto& entry) { return entry.first == how; });
+    if (group == failed.end())
+      group = failed.insert(failed.end(), {how, {}});
+    group->second.push_back(rank->index());
+  }
+  std::vector<std::string> groups;
+  for (const auto& [how, indices] : failed)
+    groups.push_back(fmt::format("{} ({})", rank_ranges(indices), how));
+  if (failed_count > 0)
+    fmt::print(stderr, "bxisim: {} of {} rank(s) failed: {}\n", failed_count, ranks.size(), fmt::join(groups, ", "));
   for (const auto& rank : ranks)
     if (rank->load_failed())
       return config::kUsageExitCode;

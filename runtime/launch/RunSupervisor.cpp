@@ -99,21 +99,6 @@ sigset_t stop_signals()
   return set;
 }
 
-std::string rank_ranges(const std::vector<int>& ranks)
-{
-  std::string text;
-  for (size_t i = 0; i < ranks.size();) {
-    size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
-      ++j;
-    text += fmt::format("{}{}", text.empty() ? "" : ",", ranks[i]);
-    if (j > i)
-      text += fmt::format("-{}", ranks[j]);
-    i = j + 1;
-  }
-  return (ranks.size() > 1 ? "ranks " : "rank ") + text;
-}
-
 /** Whether thread `tid` of this process sleeps in the kernel at every look over a few milliseconds. */
 bool sleeps_in_kernel(pid_t tid)
 {
@@ -159,6 +144,21 @@ std::string describe(const Rank& rank, const Rank* rank_in_code)
                      rank.last_call_time());
 }
 } // namespace
+
+std::string rank_ranges(const std::vector<int>& ranks)
+{
+  std::string text;
+  for (size_t i = 0; i < ranks.size();) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
+      ++j;
+    text += fmt::format("{}{}", text.empty() ? "" : ",", ranks[i]);
+    if (j > i)
+      text += fmt::format("-{}", ranks[j]);
+    i = j + 1;
+  }
+  return (ranks.size() > 1 ? "ranks " : "rank ") + text;
+}
 
 std::string describe_ranks(const std::vector<std::unique_ptr<Rank>>& ranks, const Rank* rank_in_code)
 {

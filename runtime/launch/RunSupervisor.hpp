@@ -73,6 +73,9 @@ class RunSupervisor
   std::vector<bool> stepping_; // by rank: found busy-waiting, paused (with a step) after each quantum in its code
 };
 
+/** "rank 3" or "ranks 0-3,7" (`ranks` in increasing order). */
+std::string rank_ranges(const std::vector<int>& ranks);
+
 /** Where each rank is, grouped ("ranks 0-3,7: waits for ..."), one line each, for reports. */
 std::string describe_ranks(const std::vector<std::unique_ptr<Rank>>& ranks, const Rank* rank_in_code);
 

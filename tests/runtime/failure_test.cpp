@@ -47,6 +47,15 @@ TEST(Ends, AFailingRankIsNamed)
   EXPECT_THAT(result.output, HasSubstr("1 of 3 rank(s) failed: rank 1 (exit code 5)"));
 }
 
+// At scale a failure is often every rank's: named once per way of failing, as ranges (600 ranks that hit a
+// limit were each listed on one line).
+TEST(Ends, RanksThatFailAlikeAreNamedTogether)
+{
+  auto result = run_ends(5, "return all 5");
+  EXPECT_EQ(result.exit_code, kRankFailed);
+  EXPECT_THAT(result.output, HasSubstr("5 of 5 rank(s) failed: ranks 0-4 (exit code 5)\n")) << result.output;
+}
+
 TEST(Ends, ExitEndsOnlyTheCallingRank)
 {
   auto result = run_ends(3, "exit 2 7");
