@@ -70,6 +70,7 @@ struct UserFunction {
   static void call(void* in, void* inout, int* length, void** datatype)
   {
     MPI_Datatype abi_datatype = calling_back_end().callback_datatype(*datatype);
+    ProgramCallback program;
     user_functions.called(I)(in, inout, length, &abi_datatype);
   }
 };
@@ -80,6 +81,7 @@ struct CommErrhandler {
     const auto& back_end = calling_back_end();
     MPI_Comm abi_comm    = back_end.callback_comm(*comm);
     int abi_code         = back_end.callback_errcode(*code);
+    ProgramCallback program;
     comm_errhandlers.called(I)(&abi_comm, &abi_code);
   }
 };
@@ -90,6 +92,7 @@ struct WinErrhandler {
     const auto& back_end = calling_back_end();
     MPI_Win abi_win      = back_end.callback_win(*win);
     int abi_code         = back_end.callback_errcode(*code);
+    ProgramCallback program;
     win_errhandlers.called(I)(&abi_win, &abi_code);
   }
 };
@@ -100,6 +103,7 @@ struct FileErrhandler {
     const auto& back_end = calling_back_end();
     MPI_File abi_file    = back_end.callback_file(*file);
     int abi_code         = back_end.callback_errcode(*code);
+    ProgramCallback program;
     file_errhandlers.called(I)(&abi_file, &abi_code);
   }
 };
@@ -142,6 +146,7 @@ int copy_trampoline(void* object, int keyval, void* state, void* in, void* out, 
   auto* s              = static_cast<KeyvalState*>(state);
   const auto& back_end = calling_back_end();
   using Copy           = int(void*, int, void*, void*, void*, int*);
+  ProgramCallback program;
   int result = reinterpret_cast<Copy*>(s->copy)(abi_object(back_end, s->kind, object), back_end.callback_keyval(keyval),
                                                 s->extra_state, in, out, flag);
   return back_end.callback_to_be_errcode(result);
@@ -152,7 +157,8 @@ int delete_trampoline(void* object, int keyval, void* value, void* state)
   auto* s              = static_cast<KeyvalState*>(state);
   const auto& back_end = calling_back_end();
   using Delete         = int(void*, int, void*, void*);
-  int result           = reinterpret_cast<Delete*>(s->del)(abi_object(back_end, s->kind, object),
+  ProgramCallback program;
+  int result = reinterpret_cast<Delete*>(s->del)(abi_object(back_end, s->kind, object),
                                                  back_end.callback_keyval(keyval), value, s->extra_state);
   return back_end.callback_to_be_errcode(result);
 }
@@ -168,7 +174,11 @@ int grequest_query(void* state, void* be_status)
 {
   auto* s = static_cast<GrequestState*>(state);
   MPI_Status abi_status{};
-  int result           = s->query(s->extra_state, &abi_status);
+  int result = 0;
+  {
+    ProgramCallback program;
+    result = s->query(s->extra_state, &abi_status);
+  }
   const auto& back_end = calling_back_end();
   back_end.callback_to_be_status(&abi_status, be_status);
   return back_end.callback_to_be_errcode(result);
@@ -177,15 +187,24 @@ int grequest_query(void* state, void* be_status)
 int grequest_free(void* state)
 {
   auto* s    = static_cast<GrequestState*>(state);
-  int result = s->free(s->extra_state);
+  int result = 0;
+  {
+    ProgramCallback program;
+    result = s->free(s->extra_state);
+  }
   delete s;
   return calling_back_end().callback_to_be_errcode(result);
 }
 
 int grequest_cancel(void* state, int complete)
 {
-  auto* s = static_cast<GrequestState*>(state);
-  return calling_back_end().callback_to_be_errcode(s->cancel(s->extra_state, complete));
+  auto* s    = static_cast<GrequestState*>(state);
+  int result = 0;
+  {
+    ProgramCallback program;
+    result = s->cancel(s->extra_state, complete);
+  }
+  return calling_back_end().callback_to_be_errcode(result);
 }
 } // namespace
 

@@ -59,6 +59,20 @@ const CallHooks* call_hooks()
   return the_call_hooks;
 }
 
+ProgramCallback::ProgramCallback()
+{
+  RankMpi* rank = calling_rank();
+  hooks_        = rank != nullptr && rank->active_call_hooks() != nullptr ? rank->active_call_hooks() : the_call_hooks;
+  if (hooks_ != nullptr && hooks_->enter_program != nullptr)
+    token_ = hooks_->enter_program();
+}
+
+ProgramCallback::~ProgramCallback()
+{
+  if (hooks_ != nullptr && hooks_->leave_program != nullptr)
+    hooks_->leave_program(token_);
+}
+
 void exit_rank(int code)
 {
   if (RankMpi* rank = calling_rank(); rank != nullptr && rank->active_call_hooks() != nullptr)

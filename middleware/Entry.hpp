@@ -51,6 +51,20 @@ class CallScope
   void* token_                  = nullptr;
 };
 
+/** Around a program function a back end calls (Callbacks.cpp): the calling rank's code runs (CallHooks). */
+class ProgramCallback
+{
+ public:
+  ProgramCallback();
+  ~ProgramCallback();
+  ProgramCallback(const ProgramCallback&)            = delete;
+  ProgramCallback& operator=(const ProgramCallback&) = delete;
+
+ private:
+  const CallHooks* hooks_ = nullptr;
+  void* token_            = nullptr;
+};
+
 /** A function bxisim does not offer in a simulation: says why and ends the job. */
 int refuse(MpiFunction function, const char* reason);
 /** A function whose interface bxisim does not provide (MPI_T): returns `error_class`, saying so once. */

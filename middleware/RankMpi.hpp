@@ -104,6 +104,13 @@ struct CallHooks {
   void (*leave)(void* token);
   /** Ends the calling rank with `code` from inside a call (exit() alone would end the process there). */
   [[noreturn]] void (*exit_rank)(int code);
+  /**
+   * Around a function of the program the back end calls from inside a call (a user operation, an error
+   * handler, an attribute function): the calling rank's code runs again, with its own output and globals
+   * (another rank may have run inside the call before it).
+   */
+  void* (*enter_program)();
+  void (*leave_program)(void* token);
 };
 /** Ends the calling rank: through the hooks when set, else exit(). */
 [[noreturn]] void exit_rank(int code);

@@ -95,7 +95,22 @@ void leave_mpi(void* token)
   std::exit(code); // bxisim's exit: ends the rank
 }
 
-const mw::CallHooks kSmpiCallHooks{&enter_mpi, &leave_mpi, &exit_rank_in_mpi};
+// A program function SMPI calls inside an MPI call of the rank (a user operation, an error handler).
+void* enter_program()
+{
+  Rank* rank = SmpiLevel::rank_of_calling_actor();
+  if (rank != nullptr)
+    os::enter_program_code_in_call(*rank);
+  return rank;
+}
+
+void leave_program(void* token)
+{
+  if (token != nullptr)
+    os::leave_program_code_in_call(*static_cast<Rank*>(token));
+}
+
+const mw::CallHooks kSmpiCallHooks{&enter_mpi, &leave_mpi, &exit_rank_in_mpi, &enter_program, &leave_program};
 
 /**
  * Kills every other actor (the job ends). The killed ranks unwind before the caller runs again, and

@@ -76,6 +76,17 @@ void set_running_rank(runtime::Rank* rank)
   note_transition(rank);
 }
 
+void enter_program_code_in_call(runtime::Rank& rank)
+{
+  runtime::OutputRouter::switch_to(rank.index());
+  rank.process_state().restore_globals();
+}
+
+void leave_program_code_in_call(runtime::Rank& rank)
+{
+  rank.process_state().save_globals();
+}
+
 SimulatorCall::SimulatorCall() : rank_(running)
 {
   if (rank_ == nullptr)

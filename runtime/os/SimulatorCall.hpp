@@ -63,6 +63,14 @@ const ClockHooks* clock_hooks();
 void enter_call_edge();
 void leave_call_edge();
 
+/**
+ * Inside a simulator call of `rank` in which other ranks may have run (SMPI's MPI calls), its program's
+ * code runs again for a while (a user operation, an error handler SMPI calls): what it writes is its
+ * own, and so are the process's globals it sees (getopt's). Not a simulator call: no burst, no switch.
+ */
+void enter_program_code_in_call(runtime::Rank& rank);
+void leave_program_code_in_call(runtime::Rank& rank);
+
 class SimulatorCall
 {
  public:
