@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 namespace fs = std::filesystem;
 
@@ -25,6 +26,23 @@ std::string cache_root()
   return "";
 }
 
+/** A library's path, size and modification time, one a line: what a cache folder's copies are copies of. */
+std::string identity_of(const fs::path& library, std::error_code& error)
+{
+  fs::path canonical = fs::canonical(library, error);
+  if (error)
+    return "";
+  auto size = fs::file_size(canonical, error);
+  if (error)
+    return "";
+  auto modified = fs::last_write_time(canonical, error);
+  if (error)
+    return "";
+  return fmt::format("{}\n{}\n{}", canonical.string(), size, modified.time_since_epoch().count());
+}
+
+constexpr const char* kSourceFile = "source"; // in each folder: the identity of the library it copies
+
 /** FNV-1a: the folder's name must be the same in every run, whatever the standard library's std::hash. */
 std::uint64_t fnv1a(const std::string& text)
 {
@@ -38,18 +56,36 @@ std::uint64_t fnv1a(const std::string& text)
 CopyCache::CopyCache(const std::string& library, long long limit) : library_(library), limit_(limit)
 {
   std::string root = cache_root();
+  if (root.empty())
+    return;
+  remove_stale_folders(root);
   std::error_code error;
-  fs::path canonical = fs::canonical(library, error);
-  if (limit_ <= 0 || root.empty() || error)
+  identity_ = identity_of(library, error);
+  if (limit_ <= 0 || error)
     return;
-  size_ = fs::file_size(canonical, error);
+  size_   = fs::file_size(library, error);
+  folder_ = fmt::format("{}/library-copies/{}-{:016x}", root, fs::canonical(library, error).stem().string(),
+                        fnv1a(identity_));
   if (error)
-    return;
-  auto modified = fs::last_write_time(canonical, error);
-  if (error)
-    return;
-  std::string identity = fmt::format("{}\n{}\n{}", canonical.string(), size_, modified.time_since_epoch().count());
-  folder_              = fmt::format("{}/library-copies/{}-{:016x}", root, canonical.stem().string(), fnv1a(identity));
+    folder_.clear();
+}
+
+void CopyCache::remove_stale_folders(const std::string& root) const
+{
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(root + "/library-copies", error)) {
+    std::ifstream source(entry.path() / kSourceFile);
+    std::string path, size, modified;
+    bool stale = not(std::getline(source, path) && std::getline(source, size) && std::getline(source, modified));
+    if (not stale) {
+      std::error_code gone;
+      stale = identity_of(path, gone) != fmt::format("{}\n{}\n{}", path, size, modified);
+    }
+    // A run still using the copies keeps them: files it has loaded live on until it ends.
+    std::error_code ignored;
+    if (stale && entry.is_directory(ignored))
+      fs::remove_all(entry.path(), ignored);
+  }
 }
 
 std::string CopyCache::copy(long long index)
@@ -63,6 +99,9 @@ std::string CopyCache::copy(long long index)
   // A whole file or none: written aside, then renamed (another run may be making the same copy).
   std::string partial = fmt::format("{}.partial-{}", path, getpid());
   fs::create_directories(folder_, error);
+  if (not error && not fs::exists(fs::path(folder_) / kSourceFile, error)) {
+    std::ofstream(fs::path(folder_) / kSourceFile) << identity_ << '\n';
+  }
   if (not error)
     fs::copy_file(library_, partial, fs::copy_options::overwrite_existing, error);
   if (not error)

@@ -1,6 +1,9 @@
 /* Copies of a shared library kept between runs in the user's cache: a job needs one distinct file per
  * rank (the loader shares a file it already loaded), and copying a 6 MB library for every rank of every
- * run cost more than the run itself for short MPI jobs. */
+ * run cost more than the run itself for short MPI jobs. Each folder names the library it copies (its
+ * `source` file); a folder whose library is gone or changed (a build tree removed, a rebuild) is removed
+ * by the next run, so the cache holds copies of the libraries that exist (a machine running fresh clones
+ * had gathered 157 folders, 4.1 GB). */
 #ifndef BXISIM_RUNTIME_LAUNCH_COPY_CACHE_HPP
 #define BXISIM_RUNTIME_LAUNCH_COPY_CACHE_HPP
 
@@ -26,8 +29,12 @@ class CopyCache
   const std::string& why_not() const { return why_; }
 
  private:
+  /** Removes the folders of libraries that are gone or changed (and those of older bxisims, without `source`). */
+  void remove_stale_folders(const std::string& root) const;
+
   std::string library_;
   long long limit_;
+  std::string identity_; // the library's path, size and modification time, one a line (`source`)
   std::uintmax_t size_ = 0;
   std::string folder_; // empty: no cache
   std::string why_;
