@@ -194,9 +194,10 @@ void expect_exit_handlers_ran(const std::string& how, int code)
     EXPECT_EQ(values.at("first_order"), "2") << "rank " << rank;
     EXPECT_NEAR(number(values, "second_time"), kSkew * rank + kHandler, 1e-9) << "rank " << rank;
   }
-  if (code != 0) // every rank failed alike: named once, as a range
+  if (code != 0) { // every rank failed alike: named once, as a range
     EXPECT_THAT(result.output,
                 HasSubstr("ranks 0-" + std::to_string(kRanks - 1) + " (exit code " + std::to_string(code) + ")"));
+  }
 }
 } // namespace
 
