@@ -232,3 +232,21 @@ TEST(ExitHandlers, StaticObjectsOfARankAreDestroyedWhenItEnds)
     EXPECT_NEAR(number(values, "time"), kSleepEach * (rank + 1), 1e-12) << "rank " << rank;
   }
 }
+
+// All ranks share one process, which glibc lets have PTHREAD_KEYS_MAX (1024) thread-specific data keys: every
+// rank's copy of OpenMPI makes its own, and from about 1000 ranks on OpenMPI printed "Out of resource" for
+// each rank left. Two ranks of 700 keys each: the keys glibc cannot give are bxisim's, and behave as glibc's
+// (values per thread, a key made again starts empty, destructors run as a thread ends).
+TEST(ThreadKeys, MoreKeysThanTheProcessMayHaveWork)
+{
+  auto result = run_program(2, "thread_keys", "700");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 2u) << result.output;
+  for (auto& [rank, mine] : fields) {
+    EXPECT_EQ(mine["made"], "700") << "rank " << rank;
+    EXPECT_EQ(mine["wrong"], "0") << "rank " << rank;
+    EXPECT_EQ(mine["empty_again"], "350") << "rank " << rank;
+    EXPECT_EQ(mine["destructor_calls"], "700") << "rank " << rank; // the thread's 700 values
+  }
+}
