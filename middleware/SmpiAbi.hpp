@@ -215,6 +215,10 @@ class SmpiAbi : public BackEndCallbacks
   /** Sets on `made`, with SMPI's `set_attr`, the copies of the kept attributes of `object`; SMPI's error code. */
   static int copy_kept_attributes(const SharedObjectAttributes& store, uintptr_t key, void* object, void* made,
                                   int (*set_attr)(void*, int, void*));
+  /** After SMPI's MPI_Comm_dup(_with_info) of `comm` gave `made` (`result`): the kept attributes copied to it
+   *  (freed with `free_comm` when a copy function fails), the program's handle written; bxisim's error code. */
+  int duplicated_comm(int result, MPI_Comm comm, void* made, MPI_Comm* newcomm, int (*set_attr)(void*, int, void*),
+                      int (*free_comm)(void**));
 
  private:
   void resolve_predefined();

@@ -202,30 +202,30 @@ int SmpiAbi::copy_kept_attributes(const SharedObjectAttributes& store, uintptr_t
   return result;
 }
 
+int SmpiAbi::duplicated_comm(int result, MPI_Comm comm, void* made, MPI_Comm* newcomm,
+                             int (*set_attr)(void*, int, void*), int (*free_comm)(void**))
+{
+  if (be_ok(result) && kept_per_rank(comm)) {
+    result = copy_kept_attributes(comm_attributes_, key_of(comm), to_be_comm(comm), made, set_attr);
+    if (not be_ok(result))
+      free_comm(&made);
+  }
+  *newcomm = be_ok(result) ? from_be_comm(made) : MPI_COMM_NULL;
+  return from_be_errcode(result);
+}
+
 int SmpiRank::Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
 {
   be_comm made{};
   int result = fn_.Comm_dup(to_be_comm(comm), &made);
-  if (be_ok(result) && kept_per_rank(comm)) {
-    result = copy_kept_attributes(comm_attributes_, key_of(comm), to_be_comm(comm), made, fn_.Comm_set_attr);
-    if (not be_ok(result))
-      fn_.Comm_free(&made);
-  }
-  *newcomm = be_ok(result) ? from_be_comm(made) : MPI_COMM_NULL;
-  return from_be_errcode(result);
+  return duplicated_comm(result, comm, made, newcomm, fn_.Comm_set_attr, fn_.Comm_free);
 }
 
 int SmpiRank::Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
 {
   be_comm made{};
   int result = fn_.Comm_dup_with_info(to_be_comm(comm), to_be_info(info), &made);
-  if (be_ok(result) && kept_per_rank(comm)) {
-    result = copy_kept_attributes(comm_attributes_, key_of(comm), to_be_comm(comm), made, fn_.Comm_set_attr);
-    if (not be_ok(result))
-      fn_.Comm_free(&made);
-  }
-  *newcomm = be_ok(result) ? from_be_comm(made) : MPI_COMM_NULL;
-  return from_be_errcode(result);
+  return duplicated_comm(result, comm, made, newcomm, fn_.Comm_set_attr, fn_.Comm_free);
 }
 
 int SmpiRank::Type_dup(MPI_Datatype type, MPI_Datatype* newtype)
