@@ -182,16 +182,20 @@ long mappings_of_copy(const std::string& path)
  * obscure message. Counted: the copies' mappings from their ELF headers (5 for a small program linked
  * as usual, 2 when built by bxicc), 2 per actor stack (the stack and its guard page; without guard
  * pages, SimGrid's stacks are adjacent anonymous mappings the kernel merges), 2 per NIC actor stack
- * (8 per node), a few hundred for bxisim itself. When only the guard pages are in the way, they are
- * left out, with a note.
+ * (8 per node), a few hundred for bxisim itself. An MPI rank at message or cycle also maps its copy of
+ * OpenMPI and what that copy allocates (`openmpi`: 26 mappings per rank measured in all, 2 programs of
+ * 64 and 256 ranks). When only the guard pages are in the way, they are left out, with a note.
  */
 void check_system_limits(int ranks, size_t nodes, const std::string& program,
-                         const std::vector<PrivatizedLibrary>& libraries, uintmax_t copy_bytes)
+                         const std::vector<PrivatizedLibrary>& libraries, uintmax_t copy_bytes, bool openmpi)
 {
   constexpr long kMapsPerStack = 2, kMapsPerNode = kMapsPerStack * 8, kMapsBase = 400;
-  long copies = mappings_of_copy(program);
+  constexpr long kOpenMpiAllocations = 16; // its heap's own mappings, beyond its copy's segments
+  long copies                        = mappings_of_copy(program);
   for (const auto& library : libraries)
     copies += mappings_of_copy(library.path);
+  if (openmpi)
+    copies += mappings_of_copy(openmpi_library()) + kOpenMpiAllocations;
   long fixed         = kMapsBase + kMapsPerNode * static_cast<long>(nodes);
   long per_rank      = copies + kMapsPerStack;
   long needed        = fixed + per_rank * ranks;
@@ -379,7 +383,8 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   uintmax_t copy_bytes = std::filesystem::file_size(program);
   for (const auto& library : libraries)
     copy_bytes += std::filesystem::file_size(library.path);
-  check_system_limits(options.ranks, machine->nodes().size(), program, libraries, copy_bytes);
+  bool loads_openmpi = (not smpi_level || mixed) && program_uses_mpi(program);
+  check_system_limits(options.ranks, machine->nodes().size(), program, libraries, copy_bytes, loads_openmpi);
 
   RunFolder folder(options.keep_temps);
   RunSupervisor::block_stop_signals(); // a Ctrl-C while the copies are made waits for the supervisor

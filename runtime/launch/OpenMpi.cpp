@@ -137,12 +137,17 @@ std::string openmpi_prefix()
   return BXISIM_OPENMPI_DEFAULT_PREFIX;
 }
 
+std::string openmpi_library()
+{
+  return openmpi_prefix() + "/lib/" + kLibraryName;
+}
+
 OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const std::vector<McaSetting>& mca,
                        const config::Parameters& parameters, RunFolder& folder)
     : ranks_(ranks), fence_(std::make_unique<RankBarrier>())
 {
   std::string prefix = openmpi_prefix();
-  library_           = prefix + "/lib/" + kLibraryName;
+  library_           = openmpi_library();
   if (prefix.empty() || not fs::exists(prefix + "/complete") || not fs::exists(library_))
     throw config::ConfigError(fmt::format(
         "the program calls MPI, but bxisim's OpenMPI build is not at {}: build it with mpi_patches/build (run by "

@@ -32,6 +32,8 @@ bool program_uses_regions(const std::string& program);
 
 /** Folder of the OpenMPI build: $BXISIM_OPENMPI_PREFIX, else the one this bxisim was configured with. */
 std::string openmpi_prefix();
+/** The library each rank of an MPI job loads a copy of, in openmpi_prefix(). */
+std::string openmpi_library();
 
 /** How an MPI job was stopped early by one of its ranks (MPI_Abort, or something bxisim refuses). */
 struct JobAbort {

@@ -8,6 +8,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -237,4 +239,23 @@ TEST(OpenMpiStart, MissingBuildIsNamed)
   EXPECT_EQ(result.exit_code, 2) << result.output;
   EXPECT_THAT(result.output, HasSubstr("bxisim's OpenMPI build is not at /nonexistent"));
   EXPECT_THAT(result.output, HasSubstr("mpi_patches/build"));
+}
+
+// Each MPI rank at message maps its copy of OpenMPI and what that copy allocates, about 26 memory mappings
+// in all against 4 for the program and its stack: the pre-start check counted only those 4, so a run of a few
+// thousand MPI ranks passed it and failed half-way. Now refused at once, naming the limit.
+TEST(OpenMpiStart, MoreMpiRanksThanTheSystemsMemoryMappingsAllowAreRefused)
+{
+  long limit = 0;
+  std::ifstream("/proc/sys/vm/max_map_count") >> limit;
+  ASSERT_GT(limit, 0);
+  constexpr int kCores = 16;
+  int ranks            = static_cast<int>(limit / 20); // 4 mappings each fit, 26 do not
+  auto result =
+      run_command(fmt::format("'" BXISIM_BINARY "' run -n {} --platform single-switch --set platform.nodes={} "
+                              "--set node.cores={} {} ring 8 2>&1",
+                              ranks, (ranks + kCores - 1) / kCores, kCores, test_program("openmpi_copy")));
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_THAT(result.output, HasSubstr(fmt::format("more than this system allows (vm.max_map_count = {})", limit)))
+      << result.output;
 }
