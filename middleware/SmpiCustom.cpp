@@ -4,10 +4,12 @@
 #include "Callbacks.hpp"
 #include "Entry.hpp"
 #include "SmpiRank.hpp"
+#include "TypeElements.hpp"
 
 #include <dlfcn.h>
 #include <simgrid/s4u/Host.hpp>
 
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 
@@ -119,6 +121,21 @@ int SmpiRank::Win_call_errhandler(MPI_Win win, int errorcode)
     return MPI_SUCCESS;
   fn_.Errhandler_free(&handler);
   return from_be_errcode(fn_.Win_call_errhandler(to_be_win(win), to_be_errcode(errorcode)));
+}
+
+// SMPI 3.32 has no MPI_Get_elements: counted from the status's bytes and the type's constructors.
+int SmpiRank::Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
+{
+  return count_elements(*this, datatype, to_be_status(status).count, count);
+}
+
+int SmpiRank::Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count)
+{
+  MPI_Count elements = 0;
+  int result         = Get_elements_x(status, datatype, &elements);
+  if (result == MPI_SUCCESS)
+    *count = elements > INT_MAX ? MPI_UNDEFINED : static_cast<int>(elements);
+  return result;
 }
 
 int SmpiAbi::created_window(int result, void* window, int flavor, MPI_Win* win)

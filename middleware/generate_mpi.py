@@ -68,7 +68,7 @@ File_preallocate File_iread_at File_iwrite_at File_iread_at_all File_iwrite_at_a
 File_iwrite File_iread_all File_iwrite_all File_iread_shared File_iwrite_shared File_read_at_all_begin
 File_read_at_all_end File_write_at_all_begin File_write_at_all_end File_read_all_begin File_read_all_end
 File_write_all_begin File_write_all_end File_read_ordered_begin File_read_ordered_end File_write_ordered_begin
-File_write_ordered_end Get_elements Get_elements_x Graph_create Graphdims_get Graph_get Graph_map
+File_write_ordered_end Graph_create Graphdims_get Graph_get Graph_map
 Graph_neighbors_count Graph_neighbors Improbe Imrecv Intercomm_create Intercomm_merge Mprobe Mrecv
 Neighbor_allgather Neighbor_allgatherv Neighbor_alltoall Neighbor_alltoallv Neighbor_alltoallw
 Ineighbor_allgather Ineighbor_allgatherv Ineighbor_alltoall Ineighbor_alltoallv Ineighbor_alltoallw
@@ -85,7 +85,7 @@ BACKENDS = {
                             "Attr_get", "Comm_set_attr", "Attr_put", "Comm_delete_attr", "Attr_delete", "Type_set_attr",
                             "Type_get_attr", "Type_delete_attr", "Comm_free_keyval", "Keyval_free", "Type_free_keyval",
                             "Comm_dup", "Comm_dup_with_info", "Type_dup", "Finalize", "Status_set_elements",
-                            "Status_set_elements_x"}},
+                            "Status_set_elements_x", "Get_elements", "Get_elements_x"}},
 }
 
 # Pass-through C types that both ABIs spell the same way (same sizes on the platforms bxisim runs on).

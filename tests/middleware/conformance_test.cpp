@@ -139,6 +139,15 @@ TEST_P(Conformance, UserOperationsAndErrorHandlersOfManyRanksCallEachRanksOwnCop
   }
 }
 
+// MPICH datatype/get_elements, struct_empty_el at smpi: SMPI 3.32 has no MPI_Get_elements (the job ended).
+TEST_P(Conformance, GetElementsCountsWholeAndPartialCopiesOfATypesElements)
+{
+  auto fields = expect_passed(run(2, "get_elements"), 2);
+  // 20 bytes of {int; double[2]}: 3; 12 bytes: the int and a double, 2; 14 bytes end inside a double:
+  // MPI_UNDEFINED (-1); 36 bytes of a vector of 6 ints: one copy and half the next, 9; nothing: 0
+  EXPECT_EQ(fields[1]["elements"], "3,2,-1,9,0");
+}
+
 // MPICH f90 datatype/typecntsf90: MPI_Type_get_contents with maxima above the envelope crashed at message and
 // cycle (OpenMPI 4.1.4's bug, open-mpi/ompi#14051).
 TEST_P(Conformance, TypeContentsWithLargerMaximaThanTheEnvelope)

@@ -691,6 +691,44 @@ static void user_functions(int rank, int size)
   printf("sum=%d handler_calls=%d\n", sum, handler_calls);
 }
 
+/* MPI_Get_elements (MPICH datatype/get_elements, struct_empty_el): SMPI 3.32 has none (the job ended, exit 55).
+ * Rank 0 sends bytes, rank 1 receives them as a struct {int; double[2]} or a vector of ints and counts the
+ * basic elements: whole copies, a part of one, or MPI_UNDEFINED when the data ends inside an element. */
+static void get_elements(int rank)
+{
+  int lengths[2]            = {1, 2};
+  MPI_Aint displacements[2] = {0, 8};
+  MPI_Datatype parts[2]     = {MPI_INT, MPI_DOUBLE}, pair, vector;
+  MPI_Type_create_struct(2, lengths, displacements, parts, &pair);
+  MPI_Type_commit(&pair);
+  MPI_Type_vector(3, 2, 4, MPI_INT, &vector); /* 6 ints, 24 bytes of data */
+  MPI_Type_commit(&vector);
+  enum { kCases = 5 };
+  const int bytes[kCases]    = {20, 12, 14, 36, 0}; /* the struct's data is 4 + 2 x 8 = 20 bytes */
+  MPI_Datatype types[kCases] = {pair, pair, pair, vector, vector};
+  char buffer[256]           = {0};
+  if (rank == 0) {
+    for (int i = 0; i < kCases; ++i)
+      MPI_Send(buffer, bytes[i], MPI_BYTE, 1, i, MPI_COMM_WORLD);
+  } else if (rank == 1) {
+    char text[128] = "";
+    for (int i = 0; i < kCases; ++i) {
+      MPI_Status status;
+      int elements = -1;
+      MPI_Recv(buffer, 2, types[i], 0, i, MPI_COMM_WORLD, &status);
+      MPI_Get_elements(&status, types[i], &elements);
+      MPI_Count large = -1;
+      MPI_Get_elements_x(&status, types[i], &large);
+      CHECK(large == elements, "get_elements_x");
+      snprintf(text + strlen(text), sizeof text - strlen(text), "%s%d", i ? "," : "",
+               elements == MPI_UNDEFINED ? -1 : elements);
+    }
+    printf("elements=%s\n", text);
+  }
+  MPI_Type_free(&pair);
+  MPI_Type_free(&vector);
+}
+
 int main(int argc, char** argv)
 {
   const char* mode = argc > 1 ? argv[1] : "";
@@ -746,7 +784,9 @@ int main(int argc, char** argv)
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     attributes_and_error_codes(rank, size);
-  } else if (strcmp(mode, "user_functions") == 0) {
+  } else if (strcmp(mode, "get_elements") == 0)
+    get_elements(rank);
+  else if (strcmp(mode, "user_functions") == 0) {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     user_functions(rank, size);
