@@ -125,6 +125,27 @@ TEST(Wrappers, CompileOnlyThenLinkSeparately)
   EXPECT_THAT(run.output, HasSubstr("[rank 0] value=7"));
 }
 
+// HPCC links `bxicc ... -o hpcc libhpl.a`, its main inside the archive: a shared object's link takes nothing
+// from an archive that nothing refers to, and the program was built empty (no main; bxisim refused it).
+TEST(Wrappers, AMainInAnArchiveIsLinkedIn)
+{
+  std::string object  = temporary_path("main-in-archive.o");
+  std::string archive = temporary_path("libmain-in-archive.a");
+  std::string program = temporary_path("main-in-archive");
+  auto compile        = run_command(kBxicc + " -DVALUE=9 -x c -c " + write_source("main-in-archive.c", kValueProgram) +
+                                    " -o " + object + " && rm -f " + archive + " && ar rcs " + archive + " " + object);
+  ASSERT_EQ(compile.exit_code, 0) << compile.output;
+  auto link = run_command(kBxicc + " -o " + program + " " + archive);
+  ASSERT_EQ(link.exit_code, 0) << link.output;
+  EXPECT_THAT(run_bxisim("run -n 1 " + program).output, HasSubstr("[rank 0] value=9"));
+  // a library built with -shared does not ask for a main
+  std::string library = temporary_path("libno-main.so");
+  auto shared         = run_command(kBxicc + " -shared -o " + library + " " +
+                                    write_source("no-main.c", "int helper(void) { return 1; }\n") + " && nm -D " + library);
+  ASSERT_EQ(shared.exit_code, 0) << shared.output;
+  EXPECT_THAT(shared.output, Not(HasSubstr(" main"))) << shared.output;
+}
+
 TEST(Wrappers, PretendCcBuildsAPlainExecutable)
 {
   std::string program = temporary_path("value-plain");
