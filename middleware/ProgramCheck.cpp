@@ -114,41 +114,89 @@ ProgramMpiUse program_mpi_use(const std::string& path)
   return use;
 }
 
-std::string foreign_mpi_message(const std::string& program, const ProgramMpiUse& use)
+namespace
 {
-  const std::string& name = use.foreign_symbols.front();
-  if (is_fortran_entry(name.c_str())) {
-    std::string function = fortran_mpi_name(starts_with(name.c_str(), "pmpi_") ? name.substr(1) : name);
-    std::string message =
-        program + " calls " + function + " (" + name + "), which bxisim's Fortran bindings do not " + "offer: ";
-    for (const auto& [removed, replacement] : kRemovedInMpi3)
-      if (function == fortran_mpi_name(std::string(removed) + "_"))
-        return message + function + " was removed from MPI in MPI-3.0 (OpenMPI 4.1 leaves it out too); use " +
-               fortran_mpi_name(std::string(replacement) + "_") + " instead.";
-    if (function == "MPI_SIZEOF")
-      return message + "MPI_SIZEOF is a generic procedure of the module mpi: 'use mpi' instead of include 'mpif.h'.";
-    return message + "bxisim provides MPI-3.1's Fortran bindings of mpif.h and 'use mpi' (docs/mpi.md); " + function +
-           " is not one of them (the mpi_f08 module and MPI-4.0 functions are not available).";
-  }
-  if (not use.bxisim_mpi)
-    return program + " calls " + name +
-           " directly: it was built against another MPI's mpi.h (OpenMPI's, MPICH's or SimGrid's), whose calls "
-           "bxisim cannot run. Rebuild it with bxicc/bxicxx (mpicc's place), which use bxisim's mpi.h.";
-  // Built with bxisim's mpi.h, yet it calls an MPI_ function: one that mpi.h does not declare, which the C compiler
-  // took as an implicit declaration.
+/** What to do about one undefined Fortran binding (`name`: mpi_x_ or pmpi_x_). */
+std::string fortran_advice(const std::string& name)
+{
+  std::string function = fortran_mpi_name(starts_with(name.c_str(), "pmpi_") ? name.substr(1) : name);
+  for (const auto& [removed, replacement] : kRemovedInMpi3)
+    if (function == fortran_mpi_name(std::string(removed) + "_"))
+      return function + " was removed from MPI in MPI-3.0 (OpenMPI 4.1 leaves it out too); use " +
+             fortran_mpi_name(std::string(replacement) + "_") + " instead";
+  if (function == "MPI_SIZEOF")
+    return "MPI_SIZEOF is a generic procedure of the module mpi: 'use mpi' instead of include 'mpif.h'";
+  return "bxisim provides MPI-3.1's Fortran bindings of mpif.h and 'use mpi' (docs/mpi.md); " + function +
+         " is not one of them (the mpi_f08 module and MPI-4.0 functions are not available)";
+}
+
+/** What to do about one MPI_ function bxisim's mpi.h does not declare (`name`: MPI_x or PMPI_x). */
+std::string c_advice(const std::string& name)
+{
   std::string function = starts_with(name.c_str(), "PMPI_") ? name.substr(1) : name;
-  std::string message  = program + " calls " + name + ", which bxisim's mpi.h does not declare (the compiler took it " +
-                        "for an implicitly declared function): ";
   for (const auto& [removed, replacement] : kRemovedInMpi3)
     if (function == removed)
-      return message + function +
-             " was removed from MPI in MPI-3.0 (OpenMPI 4.1 leaves it out too, unless configured with " +
-             "--enable-mpi1-compatibility); use " + replacement + " instead.";
+      return function + " was removed from MPI in MPI-3.0 (OpenMPI 4.1 leaves it out too, unless configured with " +
+             "--enable-mpi1-compatibility); use " + replacement + " instead";
   if (starts_with(function.c_str(), "MPIX_"))
-    return message + "it is an extension of one MPI library (MPIX_), not MPI; bxisim provides MPI-3.1.";
-  return message + "bxisim provides the MPI-3.1 functions (middleware/mpi_api.list lists them); " + function +
+    return function + " is an extension of one MPI library (MPIX_), not MPI; bxisim provides MPI-3.1";
+  return "bxisim provides the MPI-3.1 functions (middleware/mpi_api.list lists them); " + function +
          " is not one of them (MPI-4.0 functions, sessions, partitioned communication and the large-count _c " +
-         "variants are not available).";
+         "variants are not available)";
+}
+
+/** Sentences of advice, one after the other. */
+std::string joined(const std::vector<std::string>& advices)
+{
+  std::string text;
+  for (const auto& advice : advices)
+    text += (text.empty() ? "" : "; ") + advice;
+  return text;
+}
+
+/** "a", "a and b", "a, b and c". */
+std::string listed(const std::vector<std::string>& names)
+{
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return text;
+}
+} // namespace
+
+std::string foreign_mpi_message(const std::string& program, const ProgramMpiUse& use)
+{
+  const std::string& first = use.foreign_symbols.front();
+  if (not use.bxisim_mpi && not is_fortran_entry(first.c_str()))
+    return program + " calls " + first +
+           " directly: it was built against another MPI's mpi.h (OpenMPI's, MPICH's or SimGrid's), whose calls "
+           "bxisim cannot run. Rebuild it with bxicc/bxicxx (mpicc's place), which use bxisim's mpi.h.";
+  // Built with bxisim's headers, yet it calls functions they do not declare (every one is named, so that one
+  // rebuild fixes them all): C took them as implicitly declared functions.
+  std::vector<std::string> fortran, c, fortran_advices, c_advices;
+  for (const auto& name : use.foreign_symbols) {
+    bool is_fortran = is_fortran_entry(name.c_str());
+    auto& names     = is_fortran ? fortran : c;
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      continue;
+    std::string advice = is_fortran ? fortran_advice(name) : c_advice(name);
+    auto& advices      = is_fortran ? fortran_advices : c_advices;
+    names.push_back(is_fortran ? fortran_mpi_name(starts_with(name.c_str(), "pmpi_") ? name.substr(1) : name) + " (" +
+                                     name + ")"
+                               : name);
+    if (std::find(advices.begin(), advices.end(), advice) == advices.end())
+      advices.push_back(advice);
+  }
+  std::string message;
+  if (not fortran.empty())
+    message = program + " calls " + listed(fortran) +
+              ", which bxisim's Fortran bindings do not offer: " + listed(fortran_advices) + ".";
+  if (not c.empty())
+    message += std::string(message.empty() ? "" : " ") + program + " calls " + listed(c) +
+               ", which bxisim's mpi.h does not declare (the compiler took " +
+               (c.size() > 1 ? "them for implicitly declared functions" : "it for an implicitly declared function") +
+               "): " + joined(c_advices) + ".";
+  return message;
 }
 
 } // namespace bxisim::mw
