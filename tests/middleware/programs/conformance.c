@@ -749,6 +749,35 @@ static void null_requests(void)
   printf("test=%d testany=%d testall=%d get_status=%d\n", test, any, all, status);
 }
 
+/* Nonblocking MPI-IO (the HLRS suite's file tests): each rank writes its block of a shared file with
+ * MPI_File_iwrite_at and waits, then reads its neighbour's block back with MPI_File_iread_at and waits.
+ * OpenMPI's ompio posts POSIX aio requests that glibc ran on a thread of its own: the waiting rank found no
+ * Portals event and blocked (a reported deadlock). */
+static void file_nonblocking(int rank, int size, const char* path)
+{
+  enum { kInts = 1000 };
+  static int mine[kInts], theirs[kInts];
+  for (int i = 0; i < kInts; ++i)
+    mine[i] = rank * kInts + i;
+  MPI_File file;
+  MPI_Request request;
+  MPI_Status status;
+  MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &file);
+  MPI_File_iwrite_at(file, (MPI_Offset)rank * (MPI_Offset)sizeof mine, mine, kInts, MPI_INT, &request);
+  MPI_Wait(&request, &status);
+  int written = -1;
+  MPI_Get_count(&status, MPI_INT, &written);
+  MPI_Barrier(MPI_COMM_WORLD);
+  int next = (rank + 1) % size;
+  MPI_File_iread_at(file, (MPI_Offset)next * (MPI_Offset)sizeof theirs, theirs, kInts, MPI_INT, &request);
+  MPI_Wait(&request, MPI_STATUS_IGNORE);
+  int wrong = 0;
+  for (int i = 0; i < kInts; ++i)
+    wrong += theirs[i] != next * kInts + i;
+  MPI_File_close(&file);
+  printf("written=%d wrong=%d\n", written, wrong);
+}
+
 int main(int argc, char** argv)
 {
   const char* mode = argc > 1 ? argv[1] : "";
@@ -804,6 +833,10 @@ int main(int argc, char** argv)
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     attributes_and_error_codes(rank, size);
+  } else if (strcmp(mode, "file_nonblocking") == 0) {
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    file_nonblocking(rank, size, argc > 2 ? argv[2] : "conformance-file");
   } else if (strcmp(mode, "null_requests") == 0)
     null_requests();
   else if (strcmp(mode, "get_elements") == 0)
