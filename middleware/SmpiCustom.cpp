@@ -177,14 +177,16 @@ int SmpiRank::File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info
                  "Open and use the file in a region at the message or cycle level (OpenMPI's MPI-IO), or run at "
                  "--level message.\n",
                  filename != nullptr ? filename : "");
+    if (fh != nullptr)
+      *fh = MPI_FILE_NULL; // as every failed call (the HLRS suite tests it and stops)
     return MPI_ERR_UNSUPPORTED_OPERATION;
   }
   if (fn_.File_open == nullptr)
     return missing("MPI_File_open");
   be_file opened{};
   int result = fn_.File_open(to_be_comm(comm), filename, to_be_file_amode(amode), to_be_info(info), &opened);
-  if (be_ok(result))
-    *fh = from_be_file(opened);
+  if (fh != nullptr)
+    *fh = be_ok(result) ? from_be_file(opened) : MPI_FILE_NULL;
   return from_be_errcode(result);
 }
 

@@ -172,6 +172,9 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
   }
   set_mca_default("pmix", "isolated");
   set_mca_default("opal_signal", ""); // bxisim reports crashes itself (CrashReport)
+  // sharedfp/sm keeps its shared file pointer in OpenMPI's session directory, which no launcher made here:
+  // every MPI_File_open printed "unable to open file for mmap" before another component was chosen.
+  set_mca_default("sharedfp", "^sm");
   // OpenMPI 4.1's op/avx sums 8- and 16-bit integers with saturating instructions (open-mpi/ompi#8045):
   // sums that should wrap around stop at the type's limit. The base component computes them right.
   set_mca_default("op", "^avx");
