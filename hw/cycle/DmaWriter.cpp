@@ -31,21 +31,24 @@ void DmaWriter::run()
         // The payload streams to memory while its frame arrives (thesis figure 4.10): with the engine
         // free, the engine pushes its last PCIe packet one packet after the frame's last wire packet
         // and the payload is in memory a PCIe latency later (in_memory_at, from the depacketizer).
-        // Writes still go one after another, each holding the engine for its serialization on the
-        // PCIe: a payload that arrives while earlier ones hold the engine is written after them. The
-        // SimGrid transfer is posted when the engine gets to the payload (at once when it streamed).
+        // The engine writes packets as they arrive, whichever payload they belong to, at the PCIe's
+        // rate: it is late only when the payloads it has been given since it was last idle, taken from
+        // their first packets, need more time than that (engine_busy_until_). Two payloads arriving
+        // together from two NICs then stream together; a payload that arrives while the engine is
+        // behind is written after what it owes. The SimGrid transfer is posted when the engine gets to
+        // the payload (at once when it streamed).
         const sc_core::sc_time now     = sc_core::sc_time_stamp();
         const sc_core::sc_time latency = to_sc_time(config_.pcie.latency);
         const sc_core::sc_time occupy  = to_sc_time(static_cast<double>(size) / config_.pcie.bandwidth);
         const sc_core::sc_time streamed =
             frame.in_memory_at > latency ? frame.in_memory_at - latency : sc_core::SC_ZERO_TIME;
-        const sc_core::sc_time done = std::max(streamed, engine_free_at_ + occupy);
+        engine_busy_until_          = std::max(engine_busy_until_, frame.sent_at) + occupy;
+        const sc_core::sc_time done = std::max(streamed, engine_busy_until_);
         if (done > now + occupy)
           wait(done - occupy - now); // earlier payloads hold the engine
         post_write(dma, *payload, size, frame.kind == FrameKind::Response ? kWriteToInitiator : 0);
         ++writes;
         bytes += size;
-        engine_free_at_    = done;
         frame.in_memory_at = done + latency; // its event waits for it (EventEngine)
         if (tracing_stages())
           trace_stage_until(frame.to, "DMA writer", frame_label(frame) + ": " + std::to_string(size) + " B to memory",

@@ -1,14 +1,14 @@
 #pragma once
 // DMA writer: writes arrived payloads (a request's accepted bytes at the target, a reply's at the
-// initiator) to host memory, in order, each write holding the write engine for its serialization on
-// the PCIe; the transfer itself is a SimGrid communication posted by the PCIe endpoint. A payload
-// streams to memory while its frame arrives (thesis figure 4.10): when the engine is free, it is in
-// memory one PCIe packet and the PCIe latency after the frame's last wire packet
-// (FrameExtension::in_memory_at, set by the depacketizer), and the engine is free again one packet
-// after that arrival, not one whole serialization later. Only a payload that arrives while earlier
-// ones still hold the engine waits for them; it is then in memory one serialization after them. The
-// writer updates in_memory_at, which the frame's event waits for (EventEngine). Frames without
-// payload (ACKs, Get requests) do not wait for the engine.
+// initiator) to host memory through one write engine working at the PCIe's rate; the transfer itself
+// is a SimGrid communication posted by the PCIe endpoint. A payload streams to memory while its frame
+// arrives (thesis figure 4.10): when the engine keeps up, it is in memory one PCIe packet and the PCIe
+// latency after the frame's last wire packet (FrameExtension::in_memory_at, set by the depacketizer).
+// The engine writes packets in their order of arrival, so payloads arriving together from several
+// NICs stream together; a payload waits only when the engine's work since it was last idle (each
+// payload counted from its first packet) needs longer than the payloads took to arrive. The writer
+// updates in_memory_at, which the frame's event waits for (EventEngine). Frames without payload
+// (ACKs, Get requests) do not wait for the engine.
 
 #include "Channels.hpp"
 #include "CycleNicConfig.hpp"
@@ -33,7 +33,7 @@ class DmaWriter : public sc_core::sc_module
  private:
   void run();
   DmaWriterConfig config_;
-  sc_core::sc_time engine_free_at_;
+  sc_core::sc_time engine_busy_until_; // the engine's work done at the PCIe's rate, from first packets
 };
 
 } // namespace bxisim::hw::cycle

@@ -53,6 +53,7 @@ MessageNicModel::MessageNicModel(const platform::Machine& machine, const Message
       nic.rx[network]       = std::make_unique<Arrivals<WireFrame>>();
     }
     nic.e2e_ready = sg4::Semaphore::create(0);
+    nic.wire_turn = sg4::Semaphore::create(0);
     for (auto& ready : nic.matching_ready)
       ready = sg4::Semaphore::create(0);
     nic.writes_ready     = sg4::Semaphore::create(0);
@@ -241,6 +242,51 @@ double MessageNicModel::serialization(sg4::Host* from, sg4::Host* to, uint64_t b
   return static_cast<double>(bytes) / route_figures(from, to).bottleneck;
 }
 
+void MessageNicModel::send_on_wire(Nic& sender, sg4::Host* receiver, sg4::Comm& frame, uint64_t bytes,
+                                   const std::function<void()>& start)
+{
+  // BXI's link sends one message at a time, whatever its virtual network (thesis 2.2.3): a request
+  // waits for the response on the wire to be through, and the other way round. The link is handed
+  // from frame to frame; only a frame that finds it busy costs a semaphore.
+  if (sender.wire_busy) {
+    sender.wire_waiters++;
+    sender.wire_turn->acquire();
+  }
+  sender.wire_busy = true;
+  start();
+  if (receiver == sender.host) {
+    // The NIC's loopback: the frame is through when its transfer ends (with a loopback latency of 0,
+    // its serialization); no other flow of this NIC shares the loopback meanwhile.
+    frame.wait();
+    hand_on_wire(sender);
+    return;
+  }
+  const RouteFigures& route = route_figures(sender.host, receiver);
+  sg4::this_actor::sleep_for(static_cast<double>(bytes) / route.bottleneck);
+  // Slowed down further on (another NIC sending to the same node), a frame holds the link until its
+  // last byte has left: link-level credits do not let the next one by. The hold ends when the rest
+  // would have left at full rate, checked again as the sharing changes; less than a wire packet is
+  // not worth waiting for.
+  double wire_packet = static_cast<double>(config_.wire_packet) / route.bottleneck;
+  for (;;) {
+    double hold = frame.get_remaining() / route.bottleneck - route.latency;
+    if (hold < wire_packet)
+      break;
+    sg4::this_actor::sleep_for(hold);
+  }
+  hand_on_wire(sender);
+}
+
+void MessageNicModel::hand_on_wire(Nic& sender)
+{
+  if (sender.wire_waiters > 0) {
+    sender.wire_waiters--;
+    sender.wire_turn->release();
+  } else {
+    sender.wire_busy = false;
+  }
+}
+
 void MessageNicModel::tx_loop(int node, Network network)
 {
   TxQueue& queue = nic(node).tx[network];
@@ -311,25 +357,23 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
 
   frame.ordinal   = ++frames_sent_;
   Network network = frame.kind == FrameKind::Request ? kRequests : kResponses;
-  frame.sent_at   = now();
   uint64_t bytes  = config_.wire_bytes(payload);
 
   sg4::CommPtr wire = sg4::Comm::sendto_init(nic(node).host, nic(destination).host);
   wire->set_payload_size(bytes);
   TrafficCounters::count_frame(node, destination, bytes);
-  if (destination == node) {
-    wire->start();
+  // Inside a node the frame turns round in the NIC over its loopback link, through the same link port
+  // (one message at a time, as the cycle model's port sends them). TX waits for a loopback frame to be
+  // through: frames of one NIC never pile up there as flows beyond its capacity (unbounded concurrent
+  // flows make SimGrid's solver time grow with their square).
+  send_on_wire(nic(node), nic(destination).host, *wire, bytes, [&] {
+    frame.sent_at = now();
+    if (destination == node)
+      wire->start();
+    else
+      wire->detach();
     lanes_.sent(*wire, node, destination, network, *nic(destination).rx[network], frame);
-    // The NIC's loopback: TX waits until the frame is through, so the request and response networks
-    // (and both directions of an exchange inside the node) share it fairly without piling up flows
-    // beyond its capacity (unbounded concurrent flows make SimGrid's solver time grow with their
-    // square). With a loopback latency of 0 this is the frame's serialization time.
-    wire->wait();
-  } else {
-    wire->detach();
-    lanes_.sent(*wire, node, destination, network, *nic(destination).rx[network], frame);
-    sg4::this_actor::sleep_for(serialization(nic(node).host, nic(destination).host, bytes));
-  }
+  });
   // The E2E timer starts once the frame's last packet has left: a 16 MiB frame is not late for
   // taking the 1.3 ms it needs on the wire. Slowed by contention, it may still be on the wire when the
   // timer fires: the timer then starts again when it lands (e2e_loop, rx_loop).

@@ -106,6 +106,10 @@ class MessageNicModel : public portals::NicModel
     simgrid::s4u::Host* host;
     TxQueue tx[kNetworks];
     std::unique_ptr<Arrivals<WireFrame>> rx[kNetworks]; // frames whose transfer ended, per network's RX
+    // The link sends one message at a time, whichever network it is from (send_on_wire)
+    bool wire_busy        = false;
+    unsigned wire_waiters = 0;
+    simgrid::s4u::SemaphorePtr wire_turn;
     // E2E: one timer per NIC, armed on the oldest unacknowledged frame. Entries are in sending order
     // (the timeout is constant, so deadlines are too); an acknowledged frame is released at once and
     // its entry dropped when it reaches the front. e2e_first numbers e2e.front() (InFlight::*_e2e).
@@ -142,6 +146,9 @@ class MessageNicModel : public portals::NicModel
   void enqueue_bxi_ack(int node, FrameKind kind, const std::shared_ptr<InFlight>& operation);
   /** Seconds `bytes` occupy the route from `from` to `to` (its bottleneck): the next transfer of the
    * same sender may start then, while this one is still travelling. */
+  void send_on_wire(Nic& sender, simgrid::s4u::Host* receiver, simgrid::s4u::Comm& frame, uint64_t bytes,
+                    const std::function<void()>& start);
+  void hand_on_wire(Nic& sender);
   double serialization(simgrid::s4u::Host* from, simgrid::s4u::Host* to, uint64_t bytes);
 
   void tx_loop(int node, Network network);

@@ -517,8 +517,9 @@ double seconds(const sc_core::sc_time& time)
 // memory one PCIe packet and the PCIe latency after its last wire packet, and the engine is free one
 // packet after that arrival. Before (phase 10 of the region-switch study), the engine was held for the
 // whole serialization from the moment the frame had arrived, so an 8 B payload right behind a 64 KiB one
-// waited 5.24 us for a write that had already streamed. Writes still go in order: a third payload that
-// arrives (from another source) while the engine is busy is written after the others.
+// waited 5.24 us for a write that had already streamed. The engine writes at the PCIe's rate from each
+// payload's first packet: a third payload that came in (from another source) over the same time as the
+// first needs the engine after the other two, and is written after them.
 TEST(DmaWriter, StreamedPayloadsLeaveTheEngineFreeOnePciePacketAfterTheirArrival)
 {
   auto config = default_cycle_config();
@@ -540,11 +541,15 @@ TEST(DmaWriter, StreamedPayloadsLeaveTheEngineFreeOnePciePacketAfterTheirArrival
   const double start                                      = 2 * static_cast<double>(large) / c.pcie.bandwidth;
   const std::vector<std::pair<double, uint64_t>> arrivals = {
       {start, large}, {start + 10e-9, small}, {start + 20e-9, large}, {start + 30e-9, 0}};
+  // when each frame's first packet left its NIC: the two large ones came in over the same time
+  const double slow_wire                  = 1.2 * static_cast<double>(large) / c.pcie.bandwidth;
+  const std::vector<double> first_packets = {start - slow_wire, start, start + 20e-9 - slow_wire, start + 30e-9};
   std::vector<std::pair<sc_core::sc_time, tlm::tlm_generic_payload*>> plan;
   std::vector<tlm::tlm_generic_payload*> frames = {first, second, third, get};
   for (size_t i = 0; i < frames.size(); ++i) {
     frame_of(*frames[i]).operation->message->mlength = arrivals[i].second;
     frame_of(*frames[i]).arrived_at                  = cyc::to_sc_time(arrivals[i].first);
+    frame_of(*frames[i]).sent_at                     = cyc::to_sc_time(first_packets[i]);
     frame_of(*frames[i]).in_memory_at = cyc::to_sc_time(arrivals[i].first) + c.deposit(arrivals[i].second);
     frames[i]->acquire(); // kept for the checks
     plan.emplace_back(cyc::to_sc_time(arrivals[i].first), frames[i]);
@@ -556,27 +561,33 @@ TEST(DmaWriter, StreamedPayloadsLeaveTheEngineFreeOnePciePacketAfterTheirArrival
   auto serialization  = [&](uint64_t bytes) { return static_cast<double>(bytes) / bandwidth; };
   ASSERT_EQ(pcie.arrivals.size(), 3U); // the Get request writes nothing
   EXPECT_EQ(pcie.bytes, (std::vector<unsigned>{large, small, large}));
+  // The engine's work at the PCIe's rate from each payload's first packet
+  double busy = first_packets[0] + serialization(large);
   // The first streamed in: its write is posted at once; the engine is done one packet after arrival.
   EXPECT_NEAR(seconds(pcie.arrivals[0]), start + setup, 1e-12);
   double first_done = start + packet;
+  ASSERT_LT(busy, first_done);
   EXPECT_NEAR(seconds(frame_of(*first).in_memory_at), first_done + latency, 2e-12);
   // The 8 B payload: after the first's last packet, not after its whole serialization.
   // (The writer takes a frame once it has passed the previous one on, then spends its setup.)
-  double second_done = std::max(start + 10e-9 + serialization(small), first_done + serialization(small));
+  busy               = std::max(busy, first_packets[1]) + serialization(small);
+  double second_done = std::max(start + 10e-9 + serialization(small), busy);
   double taken       = std::max(start + 10e-9, seconds(events.arrivals.at(0))) + setup;
   EXPECT_NEAR(seconds(pcie.arrivals[1]), std::max(taken, second_done - serialization(small)), 2e-12);
   EXPECT_NEAR(seconds(frame_of(*second).in_memory_at), second_done + latency, 2e-12);
   EXPECT_LT(seconds(frame_of(*second).in_memory_at), start + serialization(large)); // before: after it
-  // The third waits for the engine: it streamed in while the engine was busy, so it is written after them.
-  double third_done = second_done + serialization(large);
-  taken             = std::max(start + 20e-9, seconds(events.arrivals.at(1))) + setup;
+  // The third waits for the engine: written after them, it is in memory well after its last packet.
+  busy              = std::max(busy, first_packets[2]) + serialization(large);
+  double third_done = busy;
+  ASSERT_GT(third_done, start + 20e-9 + packet + serialization(large) / 2);
+  taken = std::max(start + 20e-9, seconds(events.arrivals.at(1))) + setup;
   EXPECT_NEAR(seconds(pcie.arrivals[2]), std::max(taken, third_done - serialization(large)), 2e-12);
   EXPECT_NEAR(seconds(frame_of(*third).in_memory_at), third_done + latency, 2e-12);
   // Each frame goes on once its write is posted; the Get right after its own setup.
   ASSERT_EQ(events.arrivals.size(), 4U);
   for (size_t i = 0; i < 3; ++i)
     EXPECT_EQ(events.arrivals[i], pcie.arrivals[i]) << i;
-  EXPECT_NEAR(seconds(events.arrivals[3]), seconds(pcie.arrivals[2]) + setup, 1e-12);
+  EXPECT_NEAR(seconds(events.arrivals[3]), std::max(start + 30e-9, seconds(pcie.arrivals[2])) + setup, 1e-12);
   EXPECT_EQ(writer.writes, 3U);
   EXPECT_EQ(writer.bytes, 2 * large + small);
   for (auto* frame : frames)

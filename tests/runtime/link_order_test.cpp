@@ -1,0 +1,94 @@
+// A NIC's link sends one message at a time, whatever its virtual network (thesis 2.2.3): a request
+// waits for the response the NIC is sending, at both NIC levels. request_behind_reply: rank 0 serves
+// rank 1's Get of 1 MiB and, 5 us after the Get was issued, Puts 8 B to rank 2; its Put waits for the
+// rest of the reply. Across nodes the Put waits for the link; inside a node (all three ranks on one
+// node) its ACK is a response behind the reply on the same network. Before the message model took
+// turns on the link, its Put passed the reply across nodes (2.5 us instead of 93 us), and a ring of
+// MPI_Sendrecv of 2 MB ran twice as fast at message as at cycle.
+//
+// With a fourth rank Putting 1 MiB to rank 1 at the same time, the reply shares the way into rank 1's
+// node and takes twice as long: the link stays the reply's until it is through (the message model
+// released it after the reply's time at full rate: 140 us instead of 187), and rank 1's NIC writes
+// the two payloads to memory as their packets arrive (the cycle model's DMA writer wrote the second
+// one after the whole first: reply 274 us at cycle against 191 at message).
+
+#include "RunOutput.hpp"
+#include "tests/support/CommandRunner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <map>
+#include <string>
+
+using namespace bxisim::test;
+
+namespace
+{
+struct Figures {
+  double alone;
+  double crossed;
+  double reply;
+};
+
+Figures run_at(const std::string& level, int ranks, int ppn)
+{
+  auto result = run_bxisim(fmt::format("run -n {} --ppn {} --no-cpu-simulation --level {} {} 1048576 5e-6", ranks, ppn,
+                                       level, test_program("request_behind_reply")));
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  auto by_rank = fields_by_rank(result.output);
+  return {number(by_rank[0], "alone"), number(by_rank[0], "crossed"), number(by_rank[1], "reply")};
+}
+
+void expect_the_request_to_wait_for_the_reply(int ppn)
+{
+  const double delay = 5e-6;
+  std::map<std::string, Figures> at;
+  for (const char* level : {"message", "cycle"}) {
+    Figures f = at[level] = run_at(level, 3, ppn);
+    // the reply started within a few microseconds of the Get; the Put waits for what is left of it
+    EXPECT_GT(f.crossed - f.alone, f.reply - delay - 5e-6)
+        << level << ": alone " << f.alone << " s, crossed " << f.crossed << " s, reply " << f.reply << " s";
+    EXPECT_LT(f.crossed - f.alone, f.reply) << level;
+  }
+  EXPECT_NEAR(at["message"].crossed, at["cycle"].crossed, 0.01 * at["cycle"].crossed);
+}
+} // namespace
+
+void expect_the_link_held_until_the_slowed_reply_is_through(int ppn)
+{
+  const double delay = 5e-6;
+  std::map<std::string, Figures> at;
+  for (const char* level : {"message", "cycle"}) {
+    Figures f = at[level] = run_at(level, 4, ppn);
+    EXPECT_GT(f.crossed - f.alone, 0.85 * (f.reply - delay))
+        << level << ": alone " << f.alone << " s, crossed " << f.crossed << " s, reply " << f.reply << " s";
+  }
+  EXPECT_NEAR(at["message"].reply, at["cycle"].reply, 0.01 * at["cycle"].reply);
+}
+
+TEST(LinkOrder, ARequestWaitsForTheReplyItsNicIsSendingAcrossNodes)
+{
+  expect_the_request_to_wait_for_the_reply(1);
+}
+
+TEST(LinkOrder, ARequestWaitsForTheReplyItsNicIsSendingInsideANode)
+{
+  expect_the_request_to_wait_for_the_reply(3);
+}
+
+TEST(LinkOrder, ARequestToAnotherNodeWaitsForTheReplyItsNicSendsInsideTheNode)
+{
+  expect_the_request_to_wait_for_the_reply(2);
+}
+
+TEST(LinkOrder, AReplySlowedDownFurtherOnHoldsTheLinkUntilThroughAcrossNodes)
+{
+  expect_the_link_held_until_the_slowed_reply_is_through(1);
+}
+
+TEST(LinkOrder, AReplyAndAPutWrittenToMemoryTogetherInsideANode)
+{
+  expect_the_link_held_until_the_slowed_reply_is_through(2);
+}
