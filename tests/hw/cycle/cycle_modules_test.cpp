@@ -18,6 +18,7 @@
 #include "hw/cycle/ResponseGenerator.hpp"
 #include "hw/cycle/WireArbiter.hpp"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 using namespace bxisim::test;
@@ -519,7 +520,7 @@ double seconds(const sc_core::sc_time& time)
 // whole serialization from the moment the frame had arrived, so an 8 B payload right behind a 64 KiB one
 // waited 5.24 us for a write that had already streamed. The engine writes at the PCIe's rate from each
 // payload's first packet: a third payload that came in (from another source) over the same time as the
-// first needs the engine after the other two, and is written after them.
+// first needs the engine after the first, and is written after it although the 8 B one came in between.
 TEST(DmaWriter, StreamedPayloadsLeaveTheEngineFreeOnePciePacketAfterTheirArrival)
 {
   auto config = default_cycle_config();
@@ -561,24 +562,30 @@ TEST(DmaWriter, StreamedPayloadsLeaveTheEngineFreeOnePciePacketAfterTheirArrival
   auto serialization  = [&](uint64_t bytes) { return static_cast<double>(bytes) / bandwidth; };
   ASSERT_EQ(pcie.arrivals.size(), 3U); // the Get request writes nothing
   EXPECT_EQ(pcie.bytes, (std::vector<unsigned>{large, small, large}));
-  // The engine's work at the PCIe's rate from each payload's first packet
-  double busy = first_packets[0] + serialization(large);
+  // The engine's work at the PCIe's rate, payloads taken in the order of their first packets
+  std::vector<std::pair<double, double>> work;
+  auto engine_done = [&](double first_packet, uint64_t bytes) {
+    work.emplace_back(first_packet, serialization(bytes));
+    std::sort(work.begin(), work.end());
+    double t = 0;
+    for (const auto& [begin, busy] : work)
+      t = std::max(t, begin) + busy;
+    return t;
+  };
   // The first streamed in: its write is posted at once; the engine is done one packet after arrival.
   EXPECT_NEAR(seconds(pcie.arrivals[0]), start + setup, 1e-12);
   double first_done = start + packet;
-  ASSERT_LT(busy, first_done);
+  ASSERT_LT(engine_done(first_packets[0], large), first_done);
   EXPECT_NEAR(seconds(frame_of(*first).in_memory_at), first_done + latency, 2e-12);
   // The 8 B payload: after the first's last packet, not after its whole serialization.
   // (The writer takes a frame once it has passed the previous one on, then spends its setup.)
-  busy               = std::max(busy, first_packets[1]) + serialization(small);
-  double second_done = std::max(start + 10e-9 + serialization(small), busy);
+  double second_done = std::max(start + 10e-9 + serialization(small), engine_done(first_packets[1], small));
   double taken       = std::max(start + 10e-9, seconds(events.arrivals.at(0))) + setup;
   EXPECT_NEAR(seconds(pcie.arrivals[1]), std::max(taken, second_done - serialization(small)), 2e-12);
   EXPECT_NEAR(seconds(frame_of(*second).in_memory_at), second_done + latency, 2e-12);
   EXPECT_LT(seconds(frame_of(*second).in_memory_at), start + serialization(large)); // before: after it
-  // The third waits for the engine: written after them, it is in memory well after its last packet.
-  busy              = std::max(busy, first_packets[2]) + serialization(large);
-  double third_done = busy;
+  // The third waits for the engine: its bytes came in with the first's, which the engine wrote first.
+  double third_done = engine_done(first_packets[2], large);
   ASSERT_GT(third_done, start + 20e-9 + packet + serialization(large) / 2);
   taken = std::max(start + 20e-9, seconds(events.arrivals.at(1))) + setup;
   EXPECT_NEAR(seconds(pcie.arrivals[2]), std::max(taken, third_done - serialization(large)), 2e-12);

@@ -8,6 +8,9 @@
  *   rma           put, get, accumulate with fence; lock/unlock; window flavour attribute
  *   pmpi          a profiling layer counting MPI_Send calls through PMPI_Send
  *   incast <bytes> every rank but 0 sends <bytes> to rank 0 at once (their flows share rank 0's link)
+ *   ring <bytes> <sendrecv|nonblocking>  HPCC b_eff's ring step, 4 times: each rank sends <bytes> to both
+ *                 neighbours and receives from both (two MPI_Sendrecv, or Irecv/Isend and MPI_Waitall);
+ *                 prints ring_step=<seconds> (rank 0: the slowest rank's mean step)
  *   wrap          MPI_SUM of 8- and 16-bit integers whose sums wrap around (modulo 2^8, 2^16), on 1 to 4096
  *                 elements (vectorised reductions take the longer ones)
  */
@@ -400,6 +403,45 @@ static void incast(long bytes)
   free(data);
 }
 
+static void ring(long bytes, const char* how)
+{
+  int left = (rank + size - 1) % size, right = (rank + 1) % size, blocking = !strcmp(how, "sendrecv");
+  char *to_left = malloc((size_t)bytes), *to_right = malloc((size_t)bytes);
+  char *from_left = malloc((size_t)bytes), *from_right = malloc((size_t)bytes);
+  for (long i = 0; i < bytes; ++i) {
+    to_left[i]  = (char)(i + rank);
+    to_right[i] = (char)(i * 3 + rank);
+  }
+  const int steps = 4;
+  MPI_Barrier(MPI_COMM_WORLD);
+  double start = MPI_Wtime();
+  for (int step = 0; step < steps; ++step) {
+    if (blocking) {
+      MPI_Sendrecv(to_right, (int)bytes, MPI_BYTE, right, 0, from_left, (int)bytes, MPI_BYTE, left, 0, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE);
+      MPI_Sendrecv(to_left, (int)bytes, MPI_BYTE, left, 1, from_right, (int)bytes, MPI_BYTE, right, 1, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE);
+    } else {
+      MPI_Request requests[4];
+      MPI_Irecv(from_left, (int)bytes, MPI_BYTE, left, 0, MPI_COMM_WORLD, &requests[0]);
+      MPI_Irecv(from_right, (int)bytes, MPI_BYTE, right, 1, MPI_COMM_WORLD, &requests[1]);
+      MPI_Isend(to_right, (int)bytes, MPI_BYTE, right, 0, MPI_COMM_WORLD, &requests[2]);
+      MPI_Isend(to_left, (int)bytes, MPI_BYTE, left, 1, MPI_COMM_WORLD, &requests[3]);
+      MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
+    }
+  }
+  double step = (MPI_Wtime() - start) / steps, slowest = 0;
+  MPI_Reduce(&step, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  for (long i = 0; i < bytes; i += 4093)
+    CHECK("ring_data", from_left[i] == (char)(i * 3 + left) && from_right[i] == (char)(i + right));
+  if (rank == 0)
+    printf("ring_step=%.9f\n", slowest);
+  free(to_left);
+  free(to_right);
+  free(from_left);
+  free(from_right);
+}
+
 int main(int argc, char** argv)
 {
   int provided = -1;
@@ -422,6 +464,8 @@ int main(int argc, char** argv)
     incast(argc > 2 ? atol(argv[2]) : 1 << 20);
   else if (!strcmp(mode, "wrap"))
     wrap();
+  else if (!strcmp(mode, "ring"))
+    ring(argc > 2 ? atol(argv[2]) : 1 << 20, argc > 3 ? argv[3] : "sendrecv");
   else if (!strcmp(mode, "pmpi")) {
     int token = rank;
     if (rank + 1 < size)
