@@ -63,6 +63,8 @@ struct WireFrame {
   double ready_at  = 0;          // when its payload is in the receiver's memory: its events may go
   simgrid::s4u::CommPtr command; // the CPU's command write over PCIe, still on its way to the NIC
   double command_posted_at = 0;
+  simgrid::s4u::CommPtr read; // its payload's DMA read, once started (while the frame before is sent)
+  double read_started_at = 0;
 };
 
 } // namespace bxisim::hw::message

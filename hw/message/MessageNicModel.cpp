@@ -243,7 +243,7 @@ double MessageNicModel::serialization(sg4::Host* from, sg4::Host* to, uint64_t b
 }
 
 void MessageNicModel::send_on_wire(Nic& sender, sg4::Host* receiver, sg4::Comm& frame, uint64_t bytes,
-                                   const std::function<void()>& start)
+                                   const std::function<void()>& start, const Midway& midway)
 {
   // BXI's link sends one message at a time, whatever its virtual network (thesis 2.2.3): a request
   // waits for the response on the wire to be through, and the other way round. The link is handed
@@ -254,15 +254,32 @@ void MessageNicModel::send_on_wire(Nic& sender, sg4::Host* receiver, sg4::Comm& 
   }
   sender.wire_busy = true;
   start();
+  auto reach_midway = [&] {
+    if (midway.at - now() >= precision_)
+      sg4::this_actor::sleep_until(midway.at);
+    midway.action();
+  };
   if (receiver == sender.host) {
     // The NIC's loopback: the frame is through when its transfer ends (with a loopback latency of 0,
     // its serialization); no other flow of this NIC shares the loopback meanwhile.
+    if (midway.action)
+      reach_midway(); // before the end: the frame started after its first PCIe packet
     frame.wait();
     hand_on_wire(sender);
     return;
   }
   const RouteFigures& route = route_figures(sender.host, receiver);
-  sg4::this_actor::sleep_for(static_cast<double>(bytes) / route.bottleneck);
+  double serialization      = static_cast<double>(bytes) / route.bottleneck;
+  if (midway.action && midway.at < now() + serialization) {
+    double end = now() + serialization;
+    reach_midway();
+    if (end - now() >= precision_)
+      sg4::this_actor::sleep_until(end);
+  } else {
+    sg4::this_actor::sleep_for(serialization);
+    if (midway.action)
+      midway.action();
+  }
   // Slowed down further on (another NIC sending to the same node), a frame holds the link until its
   // last byte has left: link-level credits do not let the next one by. The hold ends when the rest
   // would have left at full rate, checked again as the sharing changes; less than a wire packet is
@@ -316,6 +333,44 @@ void MessageNicModel::tx_loop(int node, Network network)
   }
 }
 
+sg4::Host* MessageNicModel::read_memory(const WireFrame& frame) const
+{
+  return frame.kind == FrameKind::Request ? frame.operation->source_core : frame.operation->target_core;
+}
+
+bool MessageNicModel::reads_from_host(const WireFrame& frame) const
+{
+  if (not config_.model_pcie)
+    return false;
+  const portals::Message& sent = *frame.operation->message;
+  if (frame.kind == FrameKind::Request)
+    return is_dma(sent);
+  return frame.kind == FrameKind::Response && sent.responseBytes() > 0; // target-side responses are always DMA
+}
+
+void MessageNicModel::start_read(int node, WireFrame& frame)
+{
+  if (frame.read || not reads_from_host(frame))
+    return;
+  const portals::Message& sent = *frame.operation->message;
+  uint64_t payload             = frame.kind == FrameKind::Request ? sent.requestBytes() : sent.responseBytes();
+  frame.read                   = sg4::Comm::sendto_async(read_memory(frame), nic(node).host, payload);
+  frame.read_started_at        = now();
+  TrafficCounters::count(LinkClass::Pcie, payload);
+}
+
+void MessageNicModel::prefetch_read(int node, Network network)
+{
+  // Only a frame whose command has reached the NIC can be read ahead.
+  TxQueue& queue = nic(node).tx[network];
+  if (queue.frames.empty())
+    return;
+  WireFrame& next = queue.frames.front();
+  if (next.command && not next.command->test())
+    return;
+  start_read(node, next);
+}
+
 void MessageNicModel::transmit(int node, WireFrame& frame)
 {
   InFlight& operation          = *frame.operation;
@@ -329,32 +384,28 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
     return;
   }
 
-  uint64_t payload    = 0;
-  sg4::Host* memory   = nullptr;
-  bool read_from_host = false;
-  if (frame.kind == FrameKind::Request) {
-    payload        = sent.requestBytes();
-    memory         = operation.source_core;
-    read_from_host = is_dma(sent);
+  uint64_t payload = frame.kind == FrameKind::Request    ? sent.requestBytes()
+                     : frame.kind == FrameKind::Response ? sent.responseBytes()
+                                                         : 0;
+  if (frame.kind == FrameKind::Request)
     operation.request_sends++;
-  } else if (frame.kind == FrameKind::Response) {
-    payload        = sent.responseBytes();
-    memory         = operation.target_core;
-    read_from_host = payload > 0; // target-side responses are always DMA
+  else if (frame.kind == FrameKind::Response)
     operation.response_sends++;
-  }
 
   // DMA: the wire transfer starts once the first PCIe packet is in; one-packet payloads do not pipeline.
-  sg4::CommPtr read;
-  if (read_from_host && config_.model_pcie) {
-    read = sg4::Comm::sendto_async(memory, nic(node).host, payload);
-    TrafficCounters::count(LinkClass::Pcie, payload);
-    if (payload <= config_.pcie_packet)
+  start_read(node, frame);
+  sg4::CommPtr read = std::move(frame.read);
+  if (read) {
+    if (payload <= config_.pcie_packet) {
       read->wait();
-    else
-      sg4::this_actor::sleep_for(packet_time(memory, nic(node).host, config_.pcie_packet));
+    } else {
+      double first_packet = packet_time(read_memory(frame), nic(node).host, config_.pcie_packet);
+      if (frame.read_started_at == now())
+        sg4::this_actor::sleep_for(first_packet);
+      else if (frame.read_started_at + first_packet - now() >= precision_)
+        sg4::this_actor::sleep_until(frame.read_started_at + first_packet);
+    }
   }
-
   frame.ordinal   = ++frames_sent_;
   Network network = frame.kind == FrameKind::Request ? kRequests : kResponses;
   uint64_t bytes  = config_.wire_bytes(payload);
@@ -366,14 +417,26 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
   // (one message at a time, as the cycle model's port sends them). TX waits for a loopback frame to be
   // through: frames of one NIC never pile up there as flows beyond its capacity (unbounded concurrent
   // flows make SimGrid's solver time grow with their square).
-  send_on_wire(nic(node), nic(destination).host, *wire, bytes, [&] {
-    frame.sent_at = now();
-    if (destination == node)
-      wire->start();
-    else
-      wire->detach();
-    lanes_.sent(*wire, node, destination, network, *nic(destination).rx[network], frame);
-  });
+  // The NIC reads the next frame's payload while this one is sent, as the cycle model's packetizer
+  // does: once this payload's read has had the time of this frame's packets on the wire (a read
+  // started earlier would share the PCIe with this one). Read one after the other, back-to-back DMA
+  // Puts of 4 KiB went out every 0.67 us instead of every 0.38 us, their time on the wire.
+  Midway read_ahead;
+  if (read) {
+    read_ahead.at     = frame.read_started_at + serialization(nic(node).host, nic(destination).host, bytes);
+    read_ahead.action = [this, node, network] { prefetch_read(node, network); };
+  }
+  send_on_wire(
+      nic(node), nic(destination).host, *wire, bytes,
+      [&] {
+        frame.sent_at = now();
+        if (destination == node)
+          wire->start();
+        else
+          wire->detach();
+        lanes_.sent(*wire, node, destination, network, *nic(destination).rx[network], frame);
+      },
+      read_ahead);
   // The E2E timer starts once the frame's last packet has left: a 16 MiB frame is not late for
   // taking the 1.3 ms it needs on the wire. Slowed by contention, it may still be on the wire when the
   // timer fires: the timer then starts again when it lands (e2e_loop, rx_loop).

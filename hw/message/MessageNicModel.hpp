@@ -146,9 +146,17 @@ class MessageNicModel : public portals::NicModel
   void enqueue_bxi_ack(int node, FrameKind kind, const std::shared_ptr<InFlight>& operation);
   /** Seconds `bytes` occupy the route from `from` to `to` (its bottleneck): the next transfer of the
    * same sender may start then, while this one is still travelling. */
+  struct Midway {
+    double at = 0;                // done at this date while the frame is sent (or at its end, if later)
+    std::function<void()> action; // none: nothing to do
+  };
   void send_on_wire(Nic& sender, simgrid::s4u::Host* receiver, simgrid::s4u::Comm& frame, uint64_t bytes,
-                    const std::function<void()>& start);
+                    const std::function<void()>& start, const Midway& midway);
   void hand_on_wire(Nic& sender);
+  simgrid::s4u::Host* read_memory(const WireFrame& frame) const;
+  bool reads_from_host(const WireFrame& frame) const;
+  void start_read(int node, WireFrame& frame);
+  void prefetch_read(int node, Network network);
   double serialization(simgrid::s4u::Host* from, simgrid::s4u::Host* to, uint64_t bytes);
 
   void tx_loop(int node, Network network);

@@ -254,8 +254,9 @@ TEST(MessageNicIntraNode, SelfToAnotherPortalTable)
 TEST(MessageNicIntraNode, OppositePutsQueueInTheNicsTx)
 {
   // Two ranks of one node Put 64 KiB to each other at the same time (no ACK). Both requests leave
-  // from the same NIC, whose TX sends one frame after the other whatever the destination: the second
-  // frame's DMA read starts once the first frame has been serialized on the loopback.
+  // from the same NIC, whose TX sends one frame after the other whatever the destination; the second
+  // frame's DMA read starts while the first frame is sent, once the first read has had the first
+  // frame's serialization time (as the cycle model's packetizer reads ahead).
   const size_t size = 64 * 1024;
   MessageNicWorld world({"bxi.loopback_latency=30ns"}, Placement::OneNode);
   Figures f(world);
@@ -287,10 +288,12 @@ TEST(MessageNicIntraNode, OppositePutsQueueInTheNicsTx)
   ASSERT_LT(node.pcie_bus.bandwidth / 2, node.pcie_transfer.bandwidth);
   double commands = f.pcie_latency + 2 * f.nic.command_bytes / node.pcie_bus.bandwidth;
   double first    = commands + f.dma_start(size) + f.wire(size) + f.deposit(size);
-  // The first read is over before its frame is through the loopback, so the second read starts when
-  // the TX is free: on the loopback, TX waits for the frame to be through (latency included).
-  ASSERT_LE(f.pcie(size), f.dma_start(size) + f.wire(size));
-  double second = first + f.wire(size) + f.dma_start(size);
+  // The second read starts once the first has had the first frame's serialization; its first packet
+  // shares the PCIe bus with the rest of the first read, so it is in about when the first frame is
+  // through the loopback (TX waits for that, latency included). The second frame queues behind the
+  // first, and no longer waits a whole first PCIe packet after it (read after the first frame).
+  double queued = first + f.wire(size);
   EXPECT_NEAR(std::min(arrived[0], arrived[1]), first, kPicosecond);
-  EXPECT_NEAR(std::max(arrived[0], arrived[1]), second, kPicosecond);
+  EXPECT_GE(std::max(arrived[0], arrived[1]), queued - kPicosecond);
+  EXPECT_LT(std::max(arrived[0], arrived[1]), queued + f.dma_start(size));
 }
