@@ -39,9 +39,9 @@ class BxiNic : public sc_core::sc_module
   void command_arrived(tlm::tlm_generic_payload* command) { pcie_endpoint.command_arrived(command); }
   void triggered(tlm::tlm_generic_payload* command) { command_queue.triggered(command); }
   void read_finished(tlm::tlm_generic_payload& frame) { pcie_endpoint.read_finished(frame); }
-  void chunk_arrived(tlm::tlm_generic_payload* frame, uint64_t flits, bool last)
+  void chunk_arrived(tlm::tlm_generic_payload* frame, uint64_t flits, bool last, double started_at)
   {
-    link_port.chunk_arrived(frame, flits, last);
+    link_port.chunk_arrived(frame, flits, last, to_sc_time(started_at));
   }
   void credits_returned(uint64_t flits, unsigned network) { link_port.credits_returned(flits, network); }
   void delivered() { commit_order_.delivered.notify(sc_core::SC_ZERO_TIME); }

@@ -93,28 +93,31 @@ CycleNicConfig CycleNicConfig::from_parameters(const config::Parameters& p, cons
     throw config::ConfigError(fmt::format("nic.wire_packet_payload ({}) exceeds nic.wire_packet ({}): a packet "
                                           "cannot carry more payload than its size.",
                                           c.packetizer.wire_packet_payload, c.packetizer.wire_packet));
-  c.wire_arbiter                 = {cycles("cycle.arbitrate_cycles"), count(p, "cycle.vn_depth"),
-                                    count(p, "nic.flow_control_nic_limit"), count(p, "nic.flow_control_process_limit")};
-  c.link_port.bandwidth          = link_bandwidth;
-  c.link_port.loopback_bandwidth = p.real("bxi.loopback_bandwidth");
-  c.link_port.wire_packet        = c.packetizer.wire_packet;
-  c.link_port.flits_per_packet   = count(p, "cycle.flits_per_packet");
-  c.link_port.credits            = count(p, "cycle.link_credits");
-  c.link_port.port               = sc_core::SC_ZERO_TIME;
-  c.link_port.early_send_max     = bytes(p, "nic.early_send_max");
-  c.link_port.e2e                = p.boolean("nic.e2e");
-  c.link_port.dropped            = p.frame_numbers("nic.drop_frames");
+  c.wire_arbiter                  = {cycles("cycle.arbitrate_cycles"), count(p, "cycle.vn_depth"),
+                                     count(p, "nic.flow_control_nic_limit"), count(p, "nic.flow_control_process_limit")};
+  c.link_port.bandwidth           = link_bandwidth;
+  c.link_port.loopback_bandwidth  = p.real("bxi.loopback_bandwidth");
+  c.link_port.wire_packet         = c.packetizer.wire_packet;
+  c.link_port.wire_packet_payload = c.packetizer.wire_packet_payload;
+  c.link_port.flits_per_packet    = count(p, "cycle.flits_per_packet");
+  c.link_port.credits             = count(p, "cycle.link_credits");
+  c.link_port.port                = sc_core::SC_ZERO_TIME;
+  c.link_port.early_send_max      = bytes(p, "nic.early_send_max");
+  c.link_port.e2e                 = p.boolean("nic.e2e");
+  c.link_port.dropped             = p.frame_numbers("nic.drop_frames");
   if (c.link_port.credits < c.link_port.flits_per_packet)
     throw config::ConfigError(fmt::format("cycle.link_credits ({}) is smaller than one packet's flits "
                                           "(cycle.flits_per_packet = {}): the link could never send; give at least {}.",
                                           c.link_port.credits, c.link_port.flits_per_packet,
                                           c.link_port.flits_per_packet));
-  c.depacketizer       = {cycles("cycle.depacketize_cycles"), pcie, bytes(p, "nic.pcie_packet"), model_pcie};
-  c.list_matching      = {count(p, "cycle.lme_count"), cycles("cycle.lme_cycles")};
-  c.dma_writer         = {cycles("cycle.dma_write_cycles"), pcie, bytes(p, "nic.pcie_packet"), model_pcie};
-  c.event_engine       = {cycles("cycle.event_cycles"), bytes(p, "nic.event_size"), c.model_pcie_commands};
-  c.response_generator = {cycles("cycle.response_cycles"), count(p, "nic.response_queue_depth"),
-                          p.boolean("nic.quick_acks")};
+  c.depacketizer         = {cycles("cycle.depacketize_cycles"), pcie, bytes(p, "nic.pcie_packet"), model_pcie};
+  c.list_matching        = {count(p, "cycle.lme_count"), cycles("cycle.lme_cycles")};
+  c.dma_writer           = {cycles("cycle.dma_write_cycles"), pcie, bytes(p, "nic.pcie_packet"), model_pcie};
+  c.link_port.pcie       = pcie;
+  c.link_port.model_pcie = model_pcie;
+  c.event_engine         = {cycles("cycle.event_cycles"), bytes(p, "nic.event_size"), c.model_pcie_commands};
+  c.response_generator   = {cycles("cycle.response_cycles"), count(p, "nic.response_queue_depth"),
+                            p.boolean("nic.quick_acks")};
   c.e2e = {p.boolean("nic.e2e"), to_sc_time(p.real("nic.e2e_timeout")), static_cast<int>(p.integer("nic.e2e_retries")),
            cycles("cycle.e2e_cycles")};
   return c;

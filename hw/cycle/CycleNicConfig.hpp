@@ -68,15 +68,18 @@ struct WireArbiterConfig {
 };
 
 struct LinkPortConfig {
-  double bandwidth;          // bytes per second of the NIC's link
-  double loopback_bandwidth; // bytes per second of the NIC's loopback (frames to its own node)
-  uint64_t wire_packet;      // bytes per link packet
-  unsigned flits_per_packet; // link credits a packet takes in the peer's receive buffer
-  unsigned credits;          // flits of the peer's receive buffer
-  sc_core::sc_time port;     // the port's own latency per frame
-  uint64_t early_send_max;   // SEND event once sent for payloads up to this (E2E context cache)
+  double bandwidth;             // bytes per second of the NIC's link
+  double loopback_bandwidth;    // bytes per second of the NIC's loopback (frames to its own node)
+  uint64_t wire_packet;         // bytes per link packet
+  uint64_t wire_packet_payload; // payload bytes one link packet carries
+  unsigned flits_per_packet;    // link credits a packet takes in the peer's receive buffer
+  unsigned credits;             // flits of the peer's receive buffer
+  sc_core::sc_time port;        // the port's own latency per frame
+  uint64_t early_send_max;      // SEND event once sent for payloads up to this (E2E context cache)
   bool e2e;
   std::set<uint64_t> dropped; // frames (1-based sending order) the network loses
+  PcieFigures pcie;           // the DMA write engine's rate, for the payloads that arrive
+  bool model_pcie = true;
   /** Time `bytes` occupy the port: on the link, or on the loopback for a frame to this node. */
   sc_core::sc_time serialization(uint64_t bytes, bool loopback = false) const;
 };

@@ -204,7 +204,8 @@ void CycleNicModel::port_loop(int node)
     sg4::CommPtr transfer       = sg4::Comm::sendto_init(here.host, hosts_[to].host);
     transfer->set_payload_size(send.bytes);
     transfer->detach();
-    lanes_.sent(*transfer, node, to, frame.network(), *hosts_[to].arrived, Chunk{send.frame, send.flits, send.last});
+    lanes_.sent(*transfer, node, to, frame.network(), *hosts_[to].arrived,
+                Chunk{send.frame, send.flits, send.last, sg4::Engine::get_clock()});
     TrafficCounters::count_frame(node, to, send.bytes, send.last ? 1 : 0);
   }
 }
@@ -237,7 +238,8 @@ void CycleNicModel::wire_loop(int node)
       });
       continue;
     }
-    bridge_->submit([this, node, chunk] { nic(node).chunk_arrived(chunk.frame, chunk.flits, chunk.last); });
+    bridge_->submit(
+        [this, node, chunk] { nic(node).chunk_arrived(chunk.frame, chunk.flits, chunk.last, chunk.started_at); });
   }
 }
 

@@ -84,6 +84,7 @@ class CycleNicModel : public CycleNic
     tlm::tlm_generic_payload* frame;
     uint64_t flits;
     bool last;
+    double started_at; // when the communication started: its bytes stream in from then
   };
   struct Read {
     tlm::tlm_generic_payload* frame;

@@ -57,17 +57,19 @@ struct Operation {
 struct FrameExtension : tlm::tlm_extension<FrameExtension> {
   FrameKind kind = FrameKind::Request;
   std::shared_ptr<Operation> operation;
-  int from            = 0;        // node of the NIC that sends the frame
-  int to              = 0;        // node of the NIC it goes to
-  uint64_t payload    = 0;        // payload bytes it carries
-  uint64_t packets    = 1;        // BXI link packets
-  uint64_t ordinal    = 0;        // 1-based, in the order frames enter the wire (fault injection)
-  uint64_t last_flits = 0;        // credits its last chunk holds in the receiver's buffer
-  bool read_pending   = false;    // its DMA read from host memory has not finished yet
-  sc_core::sc_time sent_at;       // when its first packet entered the wire
-  sc_core::sc_time arrived_at;    // when its last packet reached the receiving NIC
-  sc_core::sc_time in_memory_at;  // when its payload's last PCIe packet is in the receiver's memory
-  bool delivered_by_core = false; // the semantics layer has processed it (set by the bridge)
+  int from            = 0;          // node of the NIC that sends the frame
+  int to              = 0;          // node of the NIC it goes to
+  uint64_t payload    = 0;          // payload bytes it carries
+  uint64_t packets    = 1;          // BXI link packets
+  uint64_t ordinal    = 0;          // 1-based, in the order frames enter the wire (fault injection)
+  uint64_t last_flits = 0;          // credits its last chunk holds in the receiver's buffer
+  bool read_pending   = false;      // its DMA read from host memory has not finished yet
+  sc_core::sc_time sent_at;         // when its first packet entered the wire
+  sc_core::sc_time arrived_at;      // when its last packet reached the receiving NIC
+  sc_core::sc_time in_memory_at;    // when its payload's last PCIe packet is in the receiver's memory
+  sc_core::sc_time written_by;      // when the receiver's write engine is through its payload (LinkPort)
+  uint64_t payload_arrived = 0;     // payload bytes of the chunks arrived so far
+  bool delivered_by_core   = false; // the semantics layer has processed it (set by the bridge)
 
   tlm::tlm_extension_base* clone() const override { return new FrameExtension(*this); }
   void copy_from(const tlm::tlm_extension_base& other) override { *this = static_cast<const FrameExtension&>(other); }

@@ -21,9 +21,26 @@ LinkPort::LinkPort(sc_core::sc_module_name name, const LinkPortConfig& config, i
   rx_responses_.trace_as(node, "receive buffer (responses)");
 }
 
-void LinkPort::chunk_arrived(tlm::tlm_generic_payload* frame, uint64_t flits, bool last)
+void LinkPort::count_write(FrameExtension& frame, uint64_t flits, bool last, sc_core::sc_time started)
+{
+  if (not config_.model_pcie || frame.payload == 0)
+    return;
+  uint64_t packets = flits / config_.flits_per_packet;
+  uint64_t bytes   = last ? frame.payload - std::min(frame.payload, frame.payload_arrived)
+                          : std::min(frame.payload - std::min(frame.payload, frame.payload_arrived),
+                                     packets * config_.wire_packet_payload);
+  frame.payload_arrived += bytes;
+  // The chunk streamed in from the start of its transfer, shared as it may have been.
+  sc_core::sc_time written =
+      write_work_.done_with(started, to_sc_time(static_cast<double>(bytes) / config_.pcie.bandwidth));
+  if (last)
+    frame.written_by = written;
+}
+
+void LinkPort::chunk_arrived(tlm::tlm_generic_payload* frame, uint64_t flits, bool last, sc_core::sc_time started)
 {
   FrameExtension& extension = frame_of(*frame);
+  count_write(extension, flits, last, started);
   if (not last) {
     OutboxRequest back{OutboxRequest::Kind::CreditReturn, extension.from};
     back.flits   = flits;
@@ -55,6 +72,7 @@ void LinkPort::process(tlm::tlm_generic_payload& payload)
   int& credits             = credits_of[frame.network()];
   sending                  = 1;
   frame.sent_at            = sc_core::sc_time_stamp();
+  frame.payload_arrived    = 0; // a frame sent again streams in again
   uint64_t remaining       = frame.packets;
   while (remaining > 0) {
     if (static_cast<uint64_t>(credits) < fpp) {

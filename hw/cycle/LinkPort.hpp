@@ -18,12 +18,16 @@
 //
 // Receiving: the bridge calls chunk_arrived(); the last chunk of a frame goes into the receive
 // buffer, where the depacketizer takes it (and returns its credits to the sender). Earlier chunks
-// give their credits back at once: they stream on to memory.
+// give their credits back at once: they stream on to memory. Every chunk's payload is counted as work
+// of the NIC's DMA write engine (hw/actors/WriteEngineWork) when it arrives, so that the engine is
+// shared by the payloads that stream in together: the frame's written_by is when the engine is
+// through everything that arrived before its last chunk.
 
 #include "Channels.hpp"
 #include "CycleNicConfig.hpp"
 #include "Outbox.hpp"
 #include "Stage.hpp"
+#include "hw/actors/WriteEngineWork.hpp"
 
 #include <tlm_utils/simple_initiator_socket.h>
 
@@ -41,8 +45,10 @@ class LinkPort : public Stage, public LinkReadyIf
 
   LinkPort(sc_core::sc_module_name name, const LinkPortConfig& config, int node, Outbox& outbox);
 
-  /** `flits` of a frame sent by another NIC arrived (called by the bridge); `last`: the frame is complete. */
-  void chunk_arrived(tlm::tlm_generic_payload* frame, uint64_t flits, bool last);
+  /** `flits` of a frame sent by another NIC arrived (called by the bridge), their transfer having started
+   * at `started`; `last`: the frame is complete. */
+  void chunk_arrived(tlm::tlm_generic_payload* frame, uint64_t flits, bool last,
+                     sc_core::sc_time started = sc_core::SC_ZERO_TIME);
   /** The peer drained `flits` from its receive buffer of `network` (called by the bridge). */
   void credits_returned(uint64_t flits, unsigned network = kComputeRequest);
 
@@ -63,8 +69,10 @@ class LinkPort : public Stage, public LinkReadyIf
   void process(tlm::tlm_generic_payload& frame) override;
 
  private:
+  void count_write(FrameExtension& frame, uint64_t flits, bool last, sc_core::sc_time started);
   LinkPortConfig config_;
   int node_;
+  WriteEngineWork<sc_core::sc_time> write_work_; // the NIC's DMA write engine, fed by arriving payloads
   Outbox& outbox_;
   FrameQueue rx_buffer_, rx_responses_;
   sc_core::sc_event changed_;

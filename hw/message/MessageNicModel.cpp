@@ -177,6 +177,18 @@ double MessageNicModel::packet_time(sg4::Host* from, sg4::Host* to, uint64_t byt
   return route.latency + static_cast<double>(std::min(bytes, config_.pcie_packet)) / route.bottleneck;
 }
 
+double MessageNicModel::in_memory_at(int node, const WireFrame& frame, sg4::Host* memory, uint64_t bytes)
+{
+  // The payload streamed to memory behind the wire: one PCIe packet after its arrival, unless the
+  // NIC's write engine is behind (payloads from the loopback and the wire at once).
+  double streamed = now() + packet_time(nic(node).host, memory, bytes);
+  if (not config_.model_pcie || bytes == 0)
+    return streamed;
+  const RouteFigures& route = route_figures(nic(node).host, memory);
+  double written = nic(node).write_work.done_with(frame.sent_at, static_cast<double>(bytes) / route.bottleneck);
+  return std::max(streamed, written + route.latency);
+}
+
 void MessageNicModel::submit(std::unique_ptr<portals::Message> message)
 {
   auto operation                 = std::make_shared<InFlight>();
@@ -497,7 +509,7 @@ void MessageNicModel::rx_loop(int node, Network network)
       if (operation.request_arrived)
         break; // a retransmission of a request whose BXI ACK was lost
       operation.request_arrived = true;
-      frame.ready_at = now() + packet_time(nic(node).host, operation.target_core, operation.message->requestBytes());
+      frame.ready_at            = in_memory_at(node, frame, operation.target_core, operation.message->requestBytes());
       nic(node).matching[kRequests].push_back(frame);
       nic(node).matching_ready[kRequests]->release();
       break;
@@ -508,7 +520,7 @@ void MessageNicModel::rx_loop(int node, Network network)
         break; // a retransmission whose BXI ACK was lost
       operation.response_arrived = true;
       return_flow_credit(operation);
-      frame.ready_at = now() + packet_time(nic(node).host, operation.source_core, operation.message->responseBytes());
+      frame.ready_at = in_memory_at(node, frame, operation.source_core, operation.message->responseBytes());
       nic(node).matching[kResponses].push_back(frame);
       nic(node).matching_ready[kResponses]->release();
       break;

@@ -27,6 +27,7 @@
 #include "MessageNicConfig.hpp"
 
 #include "hw/actors/WireLanes.hpp"
+#include "hw/actors/WriteEngineWork.hpp"
 #include "hw/trace/OperationTrace.hpp"
 #include "platforms/Machine.hpp"
 #include "portals/core/NicModel.hpp"
@@ -122,7 +123,8 @@ class MessageNicModel : public portals::NicModel
     // side, apart so that responses never wait behind requests held by a full response queue.
     std::deque<WireFrame> matching[kNetworks];
     simgrid::s4u::SemaphorePtr matching_ready[kNetworks];
-    std::deque<PendingWrite> writes; // DMA writes to memory (payloads, events), in order
+    std::deque<PendingWrite> writes;    // DMA writes to memory (payloads, events), in order
+    WriteEngineWork<double> write_work; // when arrived payloads are in memory
     simgrid::s4u::SemaphorePtr writes_ready;
     // NIC flow control: requests in flight per destination NIC and process, credits coming back
     std::map<int, unsigned> flow_per_nic;
@@ -154,6 +156,7 @@ class MessageNicModel : public portals::NicModel
                     const std::function<void()>& start, const Midway& midway);
   void hand_on_wire(Nic& sender);
   simgrid::s4u::Host* read_memory(const WireFrame& frame) const;
+  double in_memory_at(int node, const WireFrame& frame, simgrid::s4u::Host* memory, uint64_t bytes);
   bool reads_from_host(const WireFrame& frame) const;
   void start_read(int node, WireFrame& frame);
   void prefetch_read(int node, Network network);

@@ -3,7 +3,8 @@
  * its ACK) twice: alone, then issued argv[2] seconds (default 5e-6) after rank 1 issued its Get, while
  * rank 0's NIC sends the reply. Prints alone=<seconds> and crossed=<seconds> (rank 0), reply=<seconds>
  * (rank 1: PtlGet to its REPLY event). With a fourth rank, rank 3 Puts as many bytes to rank 1 when
- * rank 1 issues its Get: the reply shares the way into rank 1's node and takes longer. */
+ * rank 1 issues its Get: the reply shares the way into rank 1's node and takes longer. Rank 3 prints
+ * put=<seconds> (PtlPut to its ACK). */
 #include <bxisim/rank.h>
 #include <portals4.h>
 
@@ -97,8 +98,10 @@ int main(int argc, char** argv)
     wait_for(eq, PTL_EVENT_REPLY);
     printf("reply=%.12f\n", bxisim_time() - start);
   } else if (rank == 3) {
+    double start = bxisim_time();
     CHECK(PtlPut(handle, 0, large, PTL_ACK_REQ, lookup("initiator"), 0, 0, 0, NULL, 0));
     wait_for(eq, PTL_EVENT_ACK);
+    printf("put=%.12f\n", bxisim_time() - start);
   }
   bxisim_barrier(); /* crossed done */
   return 0;
