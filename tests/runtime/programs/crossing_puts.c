@@ -52,18 +52,7 @@ int main(int argc, char** argv)
   bxisim_kv_get("target", &target, sizeof target, NULL);
 
   if (bxisim_rank() == 0) {
-    ptl_pt_index_t pt;
-    CHECK(PtlPTAlloc(ni, 0, eq, 0, &pt));
-    ptl_me_t entry = {.start       = buffer,
-                      .length      = MAX_BYTES,
-                      .ct_handle   = PTL_CT_NONE,
-                      .uid         = PTL_UID_ANY,
-                      .options     = PTL_ME_OP_PUT | PTL_ME_EVENT_COMM_DISABLE | PTL_ME_EVENT_LINK_DISABLE,
-                      .match_id    = {.phys = {.nid = PTL_NID_ANY, .pid = PTL_PID_ANY}},
-                      .match_bits  = 0,
-                      .ignore_bits = ~0ull};
-    ptl_handle_me_t handle;
-    CHECK(PtlMEAppend(ni, pt, &entry, PTL_PRIORITY_LIST, NULL, &handle));
+    expose_to_anyone(ni, eq, buffer, MAX_BYTES, PTL_ME_OP_PUT | PTL_ME_EVENT_COMM_DISABLE | PTL_ME_EVENT_LINK_DISABLE);
     bxisim_barrier(); /* exposed */
     bxisim_barrier(); /* alone done */
     bxisim_barrier(); /* crossed done */

@@ -61,18 +61,7 @@ int main(int argc, char** argv)
   bxisim_kv_get(key, &peer, sizeof peer, NULL);
 
   if (bxisim_rank() == 1) {
-    ptl_pt_index_t pt;
-    CHECK(PtlPTAlloc(ni, 0, eq, 0, &pt));
-    ptl_me_t entry = {.start       = buffer,
-                      .length      = MAX_BYTES,
-                      .ct_handle   = PTL_CT_NONE,
-                      .uid         = PTL_UID_ANY,
-                      .options     = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE,
-                      .match_id    = {.phys = {.nid = PTL_NID_ANY, .pid = PTL_PID_ANY}},
-                      .match_bits  = 0,
-                      .ignore_bits = ~0ull};
-    ptl_handle_me_t handle;
-    CHECK(PtlMEAppend(ni, pt, &entry, PTL_PRIORITY_LIST, NULL, &handle));
+    expose_to_anyone(ni, eq, buffer, MAX_BYTES, PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE);
     bxisim_barrier();
     long intact = 0, received = 0;
     uint64_t bytes = 0;
@@ -105,7 +94,8 @@ int main(int argc, char** argv)
         CHECK(PtlEQWait(eq, &event));
       while (event.type != PTL_EVENT_ACK);
       if (event.ni_fail_type != PTL_NI_OK && failures++ == 0)
-        fprintf(stderr, "put %ld of %llu B: ACK with ni_fail_type %d\n", p, (unsigned long long)size, event.ni_fail_type);
+        fprintf(stderr, "put %ld of %llu B: ACK with ni_fail_type %d\n", p, (unsigned long long)size,
+                event.ni_fail_type);
     }
     printf("sent=%ld ack_failures=%ld end=%.9f\n", count, failures, bxisim_time());
   }

@@ -17,4 +17,23 @@
     }                                                                                                                  \
   } while (0)
 
+/* Exposes `length` bytes at `start` on portal table entry 0 to any process, whatever the match bits,
+ * for the operations in `options` (PTL_ME_OP_PUT, PTL_ME_OP_GET and event options). */
+static inline void expose_to_anyone(ptl_handle_ni_t ni, ptl_handle_eq_t eq, void* start, ptl_size_t length,
+                                    unsigned int options)
+{
+  ptl_pt_index_t pt;
+  CHECK(PtlPTAlloc(ni, 0, eq, 0, &pt));
+  ptl_me_t entry = {.start       = start,
+                    .length      = length,
+                    .ct_handle   = PTL_CT_NONE,
+                    .uid         = PTL_UID_ANY,
+                    .options     = options,
+                    .match_id    = {.phys = {.nid = PTL_NID_ANY, .pid = PTL_PID_ANY}},
+                    .match_bits  = 0,
+                    .ignore_bits = ~0ull};
+  ptl_handle_me_t handle;
+  CHECK(PtlMEAppend(ni, pt, &entry, PTL_PRIORITY_LIST, NULL, &handle));
+}
+
 #endif

@@ -67,19 +67,9 @@ int main(int argc, char** argv)
   CHECK(PtlEQAlloc(ni, 64, &eq));
   int rank = bxisim_rank();
   if (rank != 3) { /* rank 0 serves Gets, ranks 1 and 2 take Puts */
-    ptl_pt_index_t pt;
-    CHECK(PtlPTAlloc(ni, 0, eq, 0, &pt));
-    ptl_me_t entry = {.start     = buffer,
-                      .length    = MAX_BYTES,
-                      .ct_handle = PTL_CT_NONE,
-                      .uid       = PTL_UID_ANY,
-                      .options   = (rank == 0 ? PTL_ME_OP_GET : PTL_ME_OP_PUT) | PTL_ME_EVENT_COMM_DISABLE |
-                                 PTL_ME_EVENT_LINK_DISABLE,
-                      .match_id    = {.phys = {.nid = PTL_NID_ANY, .pid = PTL_PID_ANY}},
-                      .match_bits  = 0,
-                      .ignore_bits = ~0ull};
-    ptl_handle_me_t handle;
-    CHECK(PtlMEAppend(ni, pt, &entry, PTL_PRIORITY_LIST, NULL, &handle));
+    expose_to_anyone(ni, eq, buffer, MAX_BYTES,
+                     (rank == 0 ? PTL_ME_OP_GET : PTL_ME_OP_PUT) | PTL_ME_EVENT_COMM_DISABLE |
+                         PTL_ME_EVENT_LINK_DISABLE);
     publish(rank == 0 ? "server" : rank == 1 ? "initiator" : "sink", me);
   }
   bxisim_barrier(); /* exposed */
