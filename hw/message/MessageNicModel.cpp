@@ -373,14 +373,28 @@ void MessageNicModel::start_read(int node, WireFrame& frame)
 
 void MessageNicModel::prefetch_read(int node, Network network)
 {
-  // Only a frame whose command has reached the NIC can be read ahead.
+  // The next frame that has a payload to read (BXI ACKs and ACKs before it have none), once its
+  // command has reached the NIC.
   TxQueue& queue = nic(node).tx[network];
-  if (queue.frames.empty())
+  auto next      = std::find_if(queue.frames.begin(), queue.frames.end(),
+                                [this](const WireFrame& frame) { return reads_from_host(frame); });
+  if (next == queue.frames.end() || (next->command && not next->command->test()))
     return;
-  WireFrame& next = queue.frames.front();
-  if (next.command && not next.command->test())
-    return;
-  start_read(node, next);
+  start_read(node, *next);
+}
+
+void MessageNicModel::send_overtaking_bxi_acks(int node, Network network)
+{
+  // BXI ACKs made while a frame's payload was being read overtake it, as they overtake the frames
+  // queued for the cycle model's wire arbiter: the frame was not on the wire yet.
+  TxQueue& queue = nic(node).tx[network];
+  while (not queue.frames.empty() &&
+         (queue.frames.front().kind == FrameKind::RequestAck || queue.frames.front().kind == FrameKind::ResponseAck)) {
+    queue.ready->acquire(); // the frame's token: it is taken here, not by tx_loop
+    WireFrame ack = std::move(queue.frames.front());
+    queue.frames.pop_front();
+    transmit(node, ack);
+  }
 }
 
 void MessageNicModel::transmit(int node, WireFrame& frame)
@@ -418,6 +432,9 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
         sg4::this_actor::sleep_until(frame.read_started_at + first_packet);
     }
   }
+  if (read && frame.kind == FrameKind::Response)
+    send_overtaking_bxi_acks(node, kResponses);
+
   frame.ordinal   = ++frames_sent_;
   Network network = frame.kind == FrameKind::Request ? kRequests : kResponses;
   uint64_t bytes  = config_.wire_bytes(payload);

@@ -8,6 +8,8 @@
  *   rma           put, get, accumulate with fence; lock/unlock; window flavour attribute
  *   pmpi          a profiling layer counting MPI_Send calls through PMPI_Send
  *   incast <bytes> every rank but 0 sends <bytes> to rank 0 at once (their flows share rank 0's link)
+ *   window <bytes> OSU osu_bw's pattern: rank 0 sends 8 windows of 16 MPI_Isend of <bytes> to rank 1, each
+ *                 window waited for, then a 4-byte reply; prints window_bandwidth=<bytes per second> (rank 0)
  *   ring <bytes> <sendrecv|nonblocking>  HPCC b_eff's ring step, 4 times: each rank sends <bytes> to both
  *                 neighbours and receives from both (two MPI_Sendrecv, or Irecv/Isend and MPI_Waitall);
  *                 prints ring_step=<seconds> (rank 0: the slowest rank's mean step)
@@ -403,6 +405,32 @@ static void incast(long bytes)
   free(data);
 }
 
+static void window(long bytes)
+{
+  enum { kWindow = 16, kWindows = 8 };
+  char* data = malloc((size_t)bytes * kWindow);
+  MPI_Request requests[kWindow];
+  int reply = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  double start = MPI_Wtime();
+  for (int w = 0; w < kWindows && rank < 2; ++w) {
+    for (int i = 0; i < kWindow; ++i) {
+      if (rank == 0)
+        MPI_Isend(data + i * bytes, (int)bytes, MPI_BYTE, 1, 100, MPI_COMM_WORLD, &requests[i]);
+      else
+        MPI_Irecv(data + i * bytes, (int)bytes, MPI_BYTE, 0, 100, MPI_COMM_WORLD, &requests[i]);
+    }
+    MPI_Waitall(kWindow, requests, MPI_STATUSES_IGNORE);
+    if (rank == 0)
+      MPI_Recv(&reply, 1, MPI_INT, 1, 101, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    else
+      MPI_Send(&reply, 1, MPI_INT, 0, 101, MPI_COMM_WORLD);
+  }
+  if (rank == 0)
+    printf("window_bandwidth=%.1f\n", (double)bytes * kWindow * kWindows / (MPI_Wtime() - start));
+  free(data);
+}
+
 static void ring(long bytes, const char* how)
 {
   int left = (rank + size - 1) % size, right = (rank + 1) % size, blocking = !strcmp(how, "sendrecv");
@@ -464,6 +492,8 @@ int main(int argc, char** argv)
     incast(argc > 2 ? atol(argv[2]) : 1 << 20);
   else if (!strcmp(mode, "wrap"))
     wrap();
+  else if (!strcmp(mode, "window"))
+    window(argc > 2 ? atol(argv[2]) : 32768);
   else if (!strcmp(mode, "ring"))
     ring(argc > 2 ? atol(argv[2]) : 1 << 20, argc > 3 ? argv[3] : "sendrecv");
   else if (!strcmp(mode, "pmpi")) {
