@@ -116,25 +116,40 @@ TEST_P(PerPlacement, IntegerSumsWrapAround)
 INSTANTIATE_TEST_SUITE_P(Mpi, PerPlacement,
                          testing::Combine(testing::ValuesIn(mpi_test_levels()), testing::Values(1, 2)), placement_name);
 
+namespace
+{
+bool builds_both_nic_levels()
+{
+  auto all = mpi_test_levels();
+  return std::find(all.begin(), all.end(), "cycle") != all.end();
+}
+
+/** `mpi_suite <mode>` on `ranks` ranks at message and at cycle, for each placement: rank 0's `key`
+ * agrees within `tolerance` (relative). */
+void expect_nic_levels_to_agree(int ranks, std::initializer_list<int> placements,
+                                std::initializer_list<std::string> modes, const std::string& key, double tolerance)
+{
+  for (int ppn : placements)
+    for (const std::string& mode : modes) {
+      std::map<std::string, double> figure;
+      for (const char* level : {"message", "cycle"})
+        figure[level] = std::stod(check_all_ok(run_mpi(level, "mpi_suite", ranks, ppn, mode), ranks)[0][key]);
+      EXPECT_NEAR(figure["message"], figure["cycle"], tolerance * figure["cycle"])
+          << mode << " at ppn " << ppn << ": " << key << " " << figure["message"] << " at message, " << figure["cycle"]
+          << " at cycle";
+    }
+}
+} // namespace
+
 // HPCC's ring bandwidth: each NIC sends 2 MB to one neighbour while receiving 2 MB from the other.
 // The two NIC models agree: the message model once let a Get request pass the 2 MB reply its NIC was
 // sending (Sendrecv: 372 us per step against 732 at cycle), and the cycle model's DMA writer wrote a
 // payload that had streamed in with another only after it (Irecv/Isend: 1011 us against 720).
 TEST(MpiNicLevels, ARingOfLargeMessagesTakesTheSameTimeAtMessageAndCycle)
 {
-  auto all = mpi_test_levels();
-  if (std::find(all.begin(), all.end(), "cycle") == all.end())
+  if (not builds_both_nic_levels())
     GTEST_SKIP() << "this build has no OpenMPI or no cycle model";
-  for (int ppn : {1, 3})
-    for (const char* how : {"sendrecv", "nonblocking"}) {
-      std::map<std::string, double> step;
-      for (const char* level : {"message", "cycle"}) {
-        auto result = run_mpi(level, "mpi_suite", 3, ppn, std::string("ring 2000000 ") + how);
-        step[level] = std::stod(check_all_ok(result, 3)[0]["ring_step"]);
-      }
-      EXPECT_NEAR(step["message"], step["cycle"], 0.03 * step["cycle"])
-          << how << " at ppn " << ppn << ": message " << step["message"] << " s, cycle " << step["cycle"] << " s";
-    }
+  expect_nic_levels_to_agree(3, {1, 3}, {"ring 2000000 sendrecv", "ring 2000000 nonblocking"}, "ring_step", 0.03);
 }
 
 // OSU osu_bw's pattern with OpenMPI's Get-based rendezvous (32 and 64 KiB): the target NIC sends a
@@ -143,20 +158,9 @@ TEST(MpiNicLevels, ARingOfLargeMessagesTakesTheSameTimeAtMessageAndCycle)
 // the reply after them was read only then: 9803 against 10727 MB/s at 32 KiB.
 TEST(MpiNicLevels, AWindowOfRendezvousSendsHasTheSameBandwidthAtMessageAndCycle)
 {
-  auto all = mpi_test_levels();
-  if (std::find(all.begin(), all.end(), "cycle") == all.end())
+  if (not builds_both_nic_levels())
     GTEST_SKIP() << "this build has no OpenMPI or no cycle model";
-  for (int ppn : {1, 2})
-    for (const char* bytes : {"32768", "65536"}) {
-      std::map<std::string, double> bandwidth;
-      for (const char* level : {"message", "cycle"}) {
-        auto result      = run_mpi(level, "mpi_suite", 2, ppn, std::string("window ") + bytes);
-        bandwidth[level] = std::stod(check_all_ok(result, 2)[0]["window_bandwidth"]);
-      }
-      EXPECT_NEAR(bandwidth["message"], bandwidth["cycle"], 0.02 * bandwidth["cycle"])
-          << bytes << " B at ppn " << ppn << ": message " << bandwidth["message"] << " B/s, cycle "
-          << bandwidth["cycle"] << " B/s";
-    }
+  expect_nic_levels_to_agree(2, {1, 2}, {"window 32768", "window 65536"}, "window_bandwidth", 0.02);
 }
 
 TEST(MpiEnd, AJobEndingWhileRanksWaitInTheStartUpFenceEndsCleanly)
