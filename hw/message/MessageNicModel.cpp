@@ -383,11 +383,11 @@ void MessageNicModel::prefetch_read(int node, Network network)
   start_read(node, *next);
 }
 
-void MessageNicModel::send_overtaking_bxi_acks(int node, Network network)
+void MessageNicModel::send_overtaking_bxi_acks(int node)
 {
-  // BXI ACKs made while a frame's payload was being read overtake it, as they overtake the frames
-  // queued for the cycle model's wire arbiter: the frame was not on the wire yet.
-  TxQueue& queue = nic(node).tx[network];
+  // BXI ACKs made while a reply's payload was being read overtake it, as they overtake the frames
+  // queued for the cycle model's wire arbiter: the reply was not on the wire yet.
+  TxQueue& queue = nic(node).tx[kResponses];
   while (not queue.frames.empty() &&
          (queue.frames.front().kind == FrameKind::RequestAck || queue.frames.front().kind == FrameKind::ResponseAck)) {
     queue.ready->acquire(); // the frame's token: it is taken here, not by tx_loop
@@ -433,7 +433,7 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
     }
   }
   if (read && frame.kind == FrameKind::Response)
-    send_overtaking_bxi_acks(node, kResponses);
+    send_overtaking_bxi_acks(node);
 
   frame.ordinal   = ++frames_sent_;
   Network network = frame.kind == FrameKind::Request ? kRequests : kResponses;
@@ -442,10 +442,6 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
   sg4::CommPtr wire = sg4::Comm::sendto_init(nic(node).host, nic(destination).host);
   wire->set_payload_size(bytes);
   TrafficCounters::count_frame(node, destination, bytes);
-  // Inside a node the frame turns round in the NIC over its loopback link, through the same link port
-  // (one message at a time, as the cycle model's port sends them). TX waits for a loopback frame to be
-  // through: frames of one NIC never pile up there as flows beyond its capacity (unbounded concurrent
-  // flows make SimGrid's solver time grow with their square).
   // The NIC reads the next frame's payload while this one is sent, as the cycle model's packetizer
   // does: once this payload's read has had the time of this frame's packets on the wire (a read
   // started earlier would share the PCIe with this one). Read one after the other, back-to-back DMA
@@ -455,6 +451,10 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
     read_ahead.at     = frame.read_started_at + serialization(nic(node).host, nic(destination).host, bytes);
     read_ahead.action = [this, node, network] { prefetch_read(node, network); };
   }
+  // Inside a node the frame turns round in the NIC over its loopback link, through the same link port
+  // (one message at a time, as the cycle model's port sends them). TX waits for a loopback frame to be
+  // through: frames of one NIC never pile up there as flows beyond its capacity (unbounded concurrent
+  // flows make SimGrid's solver time grow with their square).
   send_on_wire(
       nic(node), nic(destination).host, *wire, bytes,
       [&] {

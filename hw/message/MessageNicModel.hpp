@@ -160,7 +160,7 @@ class MessageNicModel : public portals::NicModel
   bool reads_from_host(const WireFrame& frame) const;
   void start_read(int node, WireFrame& frame);
   void prefetch_read(int node, Network network);
-  void send_overtaking_bxi_acks(int node, Network network);
+  void send_overtaking_bxi_acks(int node);
   double serialization(simgrid::s4u::Host* from, simgrid::s4u::Host* to, uint64_t bytes);
 
   void tx_loop(int node, Network network);
