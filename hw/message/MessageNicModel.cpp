@@ -350,24 +350,30 @@ sg4::Host* MessageNicModel::read_memory(const WireFrame& frame) const
   return frame.kind == FrameKind::Request ? frame.operation->source_core : frame.operation->target_core;
 }
 
+uint64_t MessageNicModel::payload_of(const WireFrame& frame)
+{
+  const portals::Message& sent = *frame.operation->message;
+  return frame.kind == FrameKind::Request    ? sent.requestBytes()
+         : frame.kind == FrameKind::Response ? sent.responseBytes()
+                                             : 0; // BXI ACKs
+}
+
 bool MessageNicModel::reads_from_host(const WireFrame& frame) const
 {
   if (not config_.model_pcie)
     return false;
-  const portals::Message& sent = *frame.operation->message;
   if (frame.kind == FrameKind::Request)
-    return is_dma(sent);
-  return frame.kind == FrameKind::Response && sent.responseBytes() > 0; // target-side responses are always DMA
+    return is_dma(*frame.operation->message);
+  return payload_of(frame) > 0; // target-side responses are always DMA
 }
 
 void MessageNicModel::start_read(int node, WireFrame& frame)
 {
   if (frame.read || not reads_from_host(frame))
     return;
-  const portals::Message& sent = *frame.operation->message;
-  uint64_t payload             = frame.kind == FrameKind::Request ? sent.requestBytes() : sent.responseBytes();
-  frame.read                   = sg4::Comm::sendto_async(read_memory(frame), nic(node).host, payload);
-  frame.read_started_at        = now();
+  uint64_t payload      = payload_of(frame);
+  frame.read            = sg4::Comm::sendto_async(read_memory(frame), nic(node).host, payload);
+  frame.read_started_at = now();
   TrafficCounters::count(LinkClass::Pcie, payload);
 }
 
@@ -410,9 +416,7 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
     return;
   }
 
-  uint64_t payload = frame.kind == FrameKind::Request    ? sent.requestBytes()
-                     : frame.kind == FrameKind::Response ? sent.responseBytes()
-                                                         : 0;
+  uint64_t payload = payload_of(frame);
   if (frame.kind == FrameKind::Request)
     operation.request_sends++;
   else if (frame.kind == FrameKind::Response)

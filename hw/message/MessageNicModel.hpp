@@ -157,6 +157,7 @@ class MessageNicModel : public portals::NicModel
   void hand_on_wire(Nic& sender);
   simgrid::s4u::Host* read_memory(const WireFrame& frame) const;
   double in_memory_at(int node, const WireFrame& frame, simgrid::s4u::Host* memory, uint64_t bytes);
+  static uint64_t payload_of(const WireFrame& frame);
   bool reads_from_host(const WireFrame& frame) const;
   void start_read(int node, WireFrame& frame);
   void prefetch_read(int node, Network network);
