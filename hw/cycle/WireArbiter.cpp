@@ -55,21 +55,22 @@ void WireArbiter::return_credit(Operation& operation)
     trace_counter(operation.source_node, "flow-control requests in flight", in_flight);
 }
 
-int WireArbiter::pick(bool& flow_stalled, bool& link_stalled) const
+PacketFairTurns<kVirtualNetworks>::Heads WireArbiter::ready_heads(bool& flow_stalled, bool& link_stalled) const
 {
   flow_stalled = link_stalled = false;
-  for (unsigned i = 1; i <= kVirtualNetworks; ++i) {
-    unsigned network = (last_ + i) % kVirtualNetworks;
+  PacketFairTurns<kVirtualNetworks>::Heads heads{};
+  for (unsigned network = 0; network < kVirtualNetworks; ++network) {
     if (queues_[network]->size() == 0)
       continue;
+    const FrameExtension& head = frame_of(*queues_[network]->front());
     if (not may_go(*queues_[network]->front()))
       flow_stalled = true;
-    else if (not link->has_credits(frame_of(*queues_[network]->front()).network()))
+    else if (not link->has_credits(head.network()))
       link_stalled = true;
     else
-      return static_cast<int>(network);
+      heads[network] = head.packets;
   }
-  return -1;
+  return heads;
 }
 
 void WireArbiter::arbiter()
@@ -77,7 +78,7 @@ void WireArbiter::arbiter()
   bool flow_control = config_.nic_limit > 0 || config_.process_limit > 0;
   for (;;) {
     bool flow_stalled, link_stalled;
-    if (pick(flow_stalled, link_stalled) < 0) {
+    if (turns_.next(ready_heads(flow_stalled, link_stalled)) < 0) {
       sc_core::sc_event_or_list any;
       for (auto& queue : queues_)
         any |= queue->written();
@@ -98,10 +99,9 @@ void WireArbiter::arbiter()
     wait(config_.arbitrate); // the decision, while the port may still send the previous frame
     while (link->busy())
       wait(link->changed());
-    int chosen = pick(flow_stalled, link_stalled); // credits may have gone to the previous frame
+    int chosen = turns_.grant(ready_heads(flow_stalled, link_stalled)); // credits may have gone to the previous frame
     if (chosen < 0)
       continue;
-    last_                           = static_cast<unsigned>(chosen);
     tlm::tlm_generic_payload* frame = queues_[chosen]->pop();
     FrameExtension& extension       = frame_of(*frame);
     if (flow_control && extension.kind == FrameKind::Request && not extension.operation->holds_flow_credit) {

@@ -1,6 +1,7 @@
 #pragma once
 // Wire arbiter: four virtual network queues progressing independently, one link. It picks the next
-// frame round robin among the networks whose head may go, and hands whole frames to the link port,
+// frame among the networks whose head may go, in turns counted in packets (hw/actors/PacketFairTurns:
+// the message model's link takes turns the same way), and hands whole frames to the link port,
 // so packets of different messages are never interleaved on the wire. It hands the link port a frame
 // only when the port is free and the frame's network has link credits for a packet (it decides on the
 // next frame while the port sends the previous one, then checks again when the port is free): a
@@ -14,6 +15,7 @@
 
 #include "Channels.hpp"
 #include "CycleNicConfig.hpp"
+#include "hw/actors/PacketFairTurns.hpp"
 
 #include <tlm_utils/simple_initiator_socket.h>
 
@@ -54,13 +56,13 @@ class WireArbiter : public sc_core::sc_module, public FlowCreditIf
  private:
   void arbiter();
   bool may_go(tlm::tlm_generic_payload& frame) const;
-  /** The next network whose head may go (round robin), or -1; says why others wait. */
-  int pick(bool& flow_stalled, bool& link_stalled) const;
+  /** The packets of each network's head that may go (0: none); says why others wait. */
+  PacketFairTurns<kVirtualNetworks>::Heads ready_heads(bool& flow_stalled, bool& link_stalled) const;
   static std::pair<ptl_nid_t, ptl_pid_t> process_of(const Operation& operation);
 
   WireArbiterConfig config_;
   std::unique_ptr<FrameQueue> queues_[kVirtualNetworks];
-  unsigned last_ = kVirtualNetworks - 1;
+  PacketFairTurns<kVirtualNetworks> turns_;
   std::map<int, unsigned> per_nic_;
   std::map<std::pair<ptl_nid_t, ptl_pid_t>, unsigned> per_process_;
   sc_core::sc_event credit_back_;

@@ -53,7 +53,8 @@ MessageNicModel::MessageNicModel(const platform::Machine& machine, const Message
       nic.rx[network]       = std::make_unique<Arrivals<WireFrame>>();
     }
     nic.e2e_ready = sg4::Semaphore::create(0);
-    nic.wire_turn = sg4::Semaphore::create(0);
+    for (auto& turn : nic.wire_turn)
+      turn = sg4::Semaphore::create(0);
     for (auto& ready : nic.matching_ready)
       ready = sg4::Semaphore::create(0);
     nic.writes_ready     = sg4::Semaphore::create(0);
@@ -254,17 +255,13 @@ double MessageNicModel::serialization(sg4::Host* from, sg4::Host* to, uint64_t b
   return static_cast<double>(bytes) / route_figures(from, to).bottleneck;
 }
 
-void MessageNicModel::send_on_wire(Nic& sender, sg4::Host* receiver, sg4::Comm& frame, uint64_t bytes,
+void MessageNicModel::send_on_wire(int node, Network network, sg4::Host* receiver, sg4::Comm& frame, uint64_t bytes,
                                    const std::function<void()>& start, const Midway& midway)
 {
   // BXI's link sends one message at a time, whatever its virtual network (thesis 2.2.3): a request
-  // waits for the response on the wire to be through, and the other way round. The link is handed
-  // from frame to frame; only a frame that finds it busy costs a semaphore.
-  if (sender.wire_busy) {
-    sender.wire_waiters++;
-    sender.wire_turn->acquire();
-  }
-  sender.wire_busy = true;
+  // waits for the response on the wire to be through, and the other way round.
+  Nic& sender = nic(node);
+  take_wire(sender, network, bytes / config_.wire_packet);
   start();
   auto reach_midway = [&] {
     if (midway.at - now() >= precision_)
@@ -277,7 +274,7 @@ void MessageNicModel::send_on_wire(Nic& sender, sg4::Host* receiver, sg4::Comm& 
     if (midway.action)
       reach_midway(); // before the end: the frame started after its first PCIe packet
     frame.wait();
-    hand_on_wire(sender);
+    hand_on_wire(node, network);
     return;
   }
   const RouteFigures& route = route_figures(sender.host, receiver);
@@ -303,16 +300,65 @@ void MessageNicModel::send_on_wire(Nic& sender, sg4::Host* receiver, sg4::Comm& 
       break;
     sg4::this_actor::sleep_for(hold);
   }
-  hand_on_wire(sender);
+  hand_on_wire(node, network);
 }
 
-void MessageNicModel::hand_on_wire(Nic& sender)
+void MessageNicModel::take_wire(Nic& sender, Network network, uint64_t packets)
 {
-  if (sender.wire_waiters > 0) {
-    sender.wire_waiters--;
-    sender.wire_turn->release();
-  } else {
+  // The link is handed from frame to frame; only a frame that finds it busy costs a semaphore.
+  if (sender.wire_reserved == network) {
+    sender.wire_reserved = -1; // granted when the previous frame left
+    return;
+  }
+  if (not sender.wire_busy) {
+    PacketFairTurns<kNetworks>::Heads alone{};
+    alone[network] = packets;
+    sender.wire_turns.grant(alone);
+    sender.wire_busy = true;
+    return;
+  }
+  sender.wire_waiting[network] = packets;
+  sender.wire_turn[network]->acquire();
+}
+
+uint64_t MessageNicModel::packets_ready(int node, Network network)
+{
+  const TxQueue& queue = nic(node).tx[network];
+  if (queue.frames.empty())
+    return 0;
+  const WireFrame& next = queue.frames.front();
+  if (next.command && not next.command->test())
+    return 0; // its command is still on the PCIe
+  if (next.kind == FrameKind::Request && not may_take_flow_credit(node, *next.operation))
+    return 0; // it would wait for a flow-control credit: it must not hold the link meanwhile
+  return config_.wire_bytes(payload_of(next)) / config_.wire_packet;
+}
+
+void MessageNicModel::hand_on_wire(int node, Network sent)
+{
+  // With no frame waiting, the link is free for whichever comes first. Otherwise the candidates are
+  // the frames waiting and the next frame of the network that just sent (its TX takes it at once): the
+  // link goes to the one whose turn it is in packets, and a grant to a frame not at the link yet
+  // reserves the link for its network.
+  Nic& sender = nic(node);
+  PacketFairTurns<kNetworks>::Heads heads{};
+  bool waiting = false;
+  for (int network = 0; network < kNetworks; ++network) {
+    heads[network] = sender.wire_waiting[network];
+    waiting        = waiting || heads[network] > 0;
+  }
+  if (not waiting) {
     sender.wire_busy = false;
+    return;
+  }
+  if (heads[sent] == 0)
+    heads[sent] = packets_ready(node, sent);
+  int next = sender.wire_turns.grant(heads);
+  if (sender.wire_waiting[next] > 0) {
+    sender.wire_waiting[next] = 0;
+    sender.wire_turn[next]->release();
+  } else {
+    sender.wire_reserved = next;
   }
 }
 
@@ -460,7 +506,7 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
   // through: frames of one NIC never pile up there as flows beyond its capacity (unbounded concurrent
   // flows make SimGrid's solver time grow with their square).
   send_on_wire(
-      nic(node), nic(destination).host, *wire, bytes,
+      node, network, nic(destination).host, *wire, bytes,
       [&] {
         frame.sent_at = now();
         if (destination == node)
@@ -646,20 +692,26 @@ void MessageNicModel::take_flow_credit(int node, InFlight& operation)
     return; // off, or a retransmission: it is already counted
   Nic& here = nic(node);
   std::pair<ptl_nid_t, ptl_pid_t> process{operation.message->target.phys.nid, operation.message->target.phys.pid};
-  auto may_go = [&] {
-    return (config_.flow_nic_limit == 0 || here.flow_per_nic[operation.target_node] < config_.flow_nic_limit) &&
-           (config_.flow_process_limit == 0 || here.flow_per_process[process] < config_.flow_process_limit);
-  };
-  if (not may_go()) {
+  if (not may_take_flow_credit(node, operation)) {
     ++here.flow_stalls;
     double since = now();
-    while (not may_go()) // each returned credit wakes it once (some may be stale: it checks again)
+    while (not may_take_flow_credit(node, operation)) // each returned credit wakes it once (it checks again)
       here.flow_credit_back->acquire();
     here.flow_stalled_seconds += now() - since;
   }
   operation.holds_flow_credit = true;
   ++here.flow_per_nic[operation.target_node];
   ++here.flow_per_process[process];
+}
+
+bool MessageNicModel::may_take_flow_credit(int node, const InFlight& operation)
+{
+  if ((config_.flow_nic_limit == 0 && config_.flow_process_limit == 0) || operation.holds_flow_credit)
+    return true;
+  Nic& here = nic(node);
+  std::pair<ptl_nid_t, ptl_pid_t> process{operation.message->target.phys.nid, operation.message->target.phys.pid};
+  return (config_.flow_nic_limit == 0 || here.flow_per_nic[operation.target_node] < config_.flow_nic_limit) &&
+         (config_.flow_process_limit == 0 || here.flow_per_process[process] < config_.flow_process_limit);
 }
 
 void MessageNicModel::return_flow_credit(InFlight& operation)

@@ -26,6 +26,7 @@
 #include "InFlight.hpp"
 #include "MessageNicConfig.hpp"
 
+#include "hw/actors/PacketFairTurns.hpp"
 #include "hw/actors/WireLanes.hpp"
 #include "hw/actors/WriteEngineWork.hpp"
 #include "hw/trace/OperationTrace.hpp"
@@ -107,10 +108,13 @@ class MessageNicModel : public portals::NicModel
     simgrid::s4u::Host* host;
     TxQueue tx[kNetworks];
     std::unique_ptr<Arrivals<WireFrame>> rx[kNetworks]; // frames whose transfer ended, per network's RX
-    // The link sends one message at a time, whichever network it is from (send_on_wire)
-    bool wire_busy        = false;
-    unsigned wire_waiters = 0;
-    simgrid::s4u::SemaphorePtr wire_turn;
+    // The link sends one message at a time, whichever network it is from; the next goes to the network
+    // whose turn it is, counted in packets (send_on_wire, hand_on_wire)
+    bool wire_busy                   = false;
+    int wire_reserved                = -1; // granted the link, its frame on the way to it
+    uint64_t wire_waiting[kNetworks] = {}; // packets of the frame each network has waiting for the link
+    simgrid::s4u::SemaphorePtr wire_turn[kNetworks];
+    PacketFairTurns<kNetworks> wire_turns;
     // E2E: one timer per NIC, armed on the oldest unacknowledged frame. Entries are in sending order
     // (the timeout is constant, so deadlines are too); an acknowledged frame is released at once and
     // its entry dropped when it reaches the front. e2e_first numbers e2e.front() (InFlight::*_e2e).
@@ -152,9 +156,12 @@ class MessageNicModel : public portals::NicModel
     double at = 0;                // done at this date while the frame is sent (or at its end, if later)
     std::function<void()> action; // none: nothing to do
   };
-  void send_on_wire(Nic& sender, simgrid::s4u::Host* receiver, simgrid::s4u::Comm& frame, uint64_t bytes,
+  void send_on_wire(int node, Network network, simgrid::s4u::Host* receiver, simgrid::s4u::Comm& frame, uint64_t bytes,
                     const std::function<void()>& start, const Midway& midway);
-  void hand_on_wire(Nic& sender);
+  void take_wire(Nic& sender, Network network, uint64_t packets);
+  void hand_on_wire(int node, Network sent);
+  /** Packets of the frame `network` of NIC `node` would send next, if it can go now (0: none). */
+  uint64_t packets_ready(int node, Network network);
   simgrid::s4u::Host* read_memory(const WireFrame& frame) const;
   double in_memory_at(int node, const WireFrame& frame, simgrid::s4u::Host* memory, uint64_t bytes);
   static uint64_t payload_of(const WireFrame& frame);
@@ -176,6 +183,7 @@ class MessageNicModel : public portals::NicModel
   void complete_send_once(InFlight& operation);
   /** Flow control: waits until `operation` may leave NIC `node`, then counts it in flight. */
   void take_flow_credit(int node, InFlight& operation);
+  bool may_take_flow_credit(int node, const InFlight& operation);
   void return_flow_credit(InFlight& operation);
   void give_up(InFlight& operation, FrameKind kind);
   /** E2E: `frame` has left NIC `node`; its timer runs from now. */

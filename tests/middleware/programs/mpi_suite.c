@@ -13,6 +13,10 @@
  *   ring <bytes> <sendrecv|nonblocking>  HPCC b_eff's ring step, 4 times: each rank sends <bytes> to both
  *                 neighbours and receives from both (two MPI_Sendrecv, or Irecv/Isend and MPI_Waitall);
  *                 prints ring_step=<seconds> (rank 0: the slowest rank's mean step)
+ *   strided <n>   HPCC PTRANS's pattern: ranks 2k and 2k+1 exchange an n x n block of doubles out of 2n-wide
+ *                 rows (MPI_Type_vector, sent by OpenMPI's ob1 as a pipeline of fragments) with
+ *                 MPI_Sendrecv, 4 times (an even number of ranks); prints strided_exchange=<seconds> (rank 0:
+ *                 the slowest rank's mean)
  *   wrap          MPI_SUM of 8- and 16-bit integers whose sums wrap around (modulo 2^8, 2^16), on 1 to 4096
  *                 elements (vectorised reductions take the longer ones)
  */
@@ -431,6 +435,33 @@ static void window(long bytes)
   free(data);
 }
 
+static void strided(int n)
+{
+  enum { kRepetitions = 4 };
+  double* out = malloc(sizeof(double) * 2 * (size_t)n * (size_t)n);
+  double* in  = calloc(2 * (size_t)n * (size_t)n, sizeof(double));
+  for (long i = 0; i < 2L * n * n; ++i)
+    out[i] = rank * 1e9 + (double)i;
+  MPI_Datatype block;
+  MPI_Type_vector(n, n, 2 * n, MPI_DOUBLE, &block);
+  MPI_Type_commit(&block);
+  int peer = rank ^ 1;
+  CHECK("strided_even_ranks", size % 2 == 0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double start = MPI_Wtime();
+  for (int k = 0; k < kRepetitions && peer < size; ++k)
+    MPI_Sendrecv(out, 1, block, peer, 7, in, 1, block, peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  double step = (MPI_Wtime() - start) / kRepetitions, slowest = 0;
+  long last   = (long)(n - 1) * 2 * n + n - 1; // the block's last element; the one after it is not sent
+  CHECK("strided_data", in[0] == peer * 1e9 && in[last] == peer * 1e9 + (double)last && in[last + 1] == 0);
+  MPI_Reduce(&step, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("strided_exchange=%.9f\n", slowest);
+  MPI_Type_free(&block);
+  free(out);
+  free(in);
+}
+
 static void ring(long bytes, const char* how)
 {
   int left = (rank + size - 1) % size, right = (rank + 1) % size, blocking = !strcmp(how, "sendrecv");
@@ -494,6 +525,8 @@ int main(int argc, char** argv)
     wrap();
   else if (!strcmp(mode, "window"))
     window(argc > 2 ? atol(argv[2]) : 32768);
+  else if (!strcmp(mode, "strided"))
+    strided(argc > 2 ? atoi(argv[2]) : 500);
   else if (!strcmp(mode, "ring"))
     ring(argc > 2 ? atol(argv[2]) : 1 << 20, argc > 3 ? argv[3] : "sendrecv");
   else if (!strcmp(mode, "pmpi")) {
