@@ -21,6 +21,7 @@ MessageNicConfig MessageNicConfig::from_parameters(const config::Parameters& par
   MessageNicConfig config;
   config.command_queue_depth  = static_cast<int>(parameters.integer("nic.command_queue_depth"));
   config.response_queue_depth = static_cast<int>(parameters.integer("nic.response_queue_depth"));
+  config.read_ahead_frames    = static_cast<unsigned>(parameters.integer("nic.read_ahead_frames"));
   config.inline_max_matching  = bytes(parameters, "nic.inline_max");
   config.inline_max_unmatched = bytes(parameters, "nic.inline_max_unmatched");
   config.pio_max_matching     = bytes(parameters, "nic.pio_max");
@@ -44,6 +45,9 @@ MessageNicConfig MessageNicConfig::from_parameters(const config::Parameters& par
   config.dropped_frames       = parameters.frame_numbers("nic.drop_frames");
   config.faults               = platform::FaultSpec::from_parameters(parameters);
   config.poll_backoff         = PollBackoff::from_parameters(parameters);
+  // The link credits, as the cycle model counts them: flits of the peer's buffer per virtual network.
+  config.link_credit_bytes = static_cast<uint64_t>(parameters.integer("cycle.link_credits")) /
+                             static_cast<uint64_t>(parameters.integer("cycle.flits_per_packet")) * config.wire_packet;
   if (config.wire_packet_payload > config.wire_packet)
     throw config::ConfigError(fmt::format("nic.wire_packet_payload ({}) exceeds nic.wire_packet ({}): a packet "
                                           "cannot carry more payload than its size.",

@@ -18,6 +18,8 @@ namespace bxisim::hw::message
 struct MessageNicConfig {
   int command_queue_depth;           // commands a process may have posted and not yet processed by TX
   int response_queue_depth;          // responses a NIC holds before its RX stops taking requests
+  unsigned read_ahead_frames;        // frames per network whose payloads are read before the wire
+  uint64_t link_credit_bytes;        // wire bytes per network a link may have travelling (link credits)
   uint64_t inline_max_matching;      // payloads up to this travel inside the command (with match bits)
   uint64_t inline_max_unmatched;     // ... without match bits
   uint64_t pio_max_matching;         // payloads up to this are written by the CPU (PIO), above: DMA

@@ -13,6 +13,7 @@
 #include <xbt/log.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(nic_message, portals, "The message-level NIC model");
@@ -55,6 +56,8 @@ MessageNicModel::MessageNicModel(const platform::Machine& machine, const Message
     nic.e2e_ready = sg4::Semaphore::create(0);
     for (auto& turn : nic.wire_turn)
       turn = sg4::Semaphore::create(0);
+    for (auto& wake : nic.read_ahead_wake)
+      wake = sg4::Semaphore::create(0);
     for (auto& ready : nic.matching_ready)
       ready = sg4::Semaphore::create(0);
     nic.writes_ready     = sg4::Semaphore::create(0);
@@ -226,9 +229,15 @@ void MessageNicModel::submit(std::unique_ptr<portals::Message> message)
 
 void MessageNicModel::enqueue(int node, Network network, WireFrame frame)
 {
-  TxQueue& queue = nic(node).tx[network];
+  Nic& here      = nic(node);
+  TxQueue& queue = here.tx[network];
+  bool to_read   = here.read_ahead_waiting[network] && reads_from_host(frame);
   queue.frames.push_back(std::move(frame));
   queue.ready->release();
+  if (to_read) { // its TX sends a frame and has nothing else to read meanwhile
+    here.read_ahead_waiting[network] = false;
+    here.read_ahead_wake[network]->release();
+  }
 }
 
 void MessageNicModel::enqueue_bxi_ack(int node, FrameKind kind, const std::shared_ptr<InFlight>& operation)
@@ -256,51 +265,98 @@ double MessageNicModel::serialization(sg4::Host* from, sg4::Host* to, uint64_t b
 }
 
 void MessageNicModel::send_on_wire(int node, Network network, sg4::Host* receiver, sg4::Comm& frame, uint64_t bytes,
-                                   const std::function<void()>& start, const Midway& midway)
+                                   const std::function<void()>& start, ReadAhead read_ahead)
 {
   // BXI's link sends one message at a time, whatever its virtual network (thesis 2.2.3): a request
   // waits for the response on the wire to be through, and the other way round.
   Nic& sender = nic(node);
   take_wire(sender, network, bytes / config_.wire_packet);
   start();
-  auto reach_midway = [&] {
-    if (midway.at - now() >= precision_)
-      sg4::this_actor::sleep_until(midway.at);
-    midway.action();
+  // Starts the reads ahead due before `until`, sleeping until each; false if none was due. With
+  // nothing to read, it waits for a frame to be queued (enqueue wakes it), unless this frame is a
+  // single packet: it leaves before a command posted meanwhile could reach the NIC.
+  bool may_wait          = bytes > config_.wire_packet;
+  auto read_ahead_before = [&](double until) {
+    bool any = false;
+    while (read_ahead.start) {
+      if (read_ahead.at < until) {
+        if (read_ahead.at - now() >= precision_)
+          sg4::this_actor::sleep_until(read_ahead.at);
+      } else if (std::isinf(read_ahead.at) && may_wait && until - now() >= precision_) {
+        sender.read_ahead_waiting[network] = true;
+        bool woken                         = sender.read_ahead_wake[network]->acquire_timeout(until - now()) == false;
+        sender.read_ahead_waiting[network] = false;
+        any                                = true;
+        if (not woken)
+          break;
+      } else {
+        break;
+      }
+      read_ahead.at = read_ahead.start();
+      any           = true;
+    }
+    return any;
   };
+  const RouteFigures& route = route_figures(sender.host, receiver);
+  double serialization      = static_cast<double>(bytes) / route.bottleneck;
   if (receiver == sender.host) {
     // The NIC's loopback: the frame is through when its transfer ends (with a loopback latency of 0,
     // its serialization); no other flow of this NIC shares the loopback meanwhile.
-    if (midway.action)
-      reach_midway(); // before the end: the frame started after its first PCIe packet
+    read_ahead_before(now() + serialization);
     frame.wait();
     hand_on_wire(node, network);
     return;
   }
-  const RouteFigures& route = route_figures(sender.host, receiver);
-  double serialization      = static_cast<double>(bytes) / route.bottleneck;
-  if (midway.action && midway.at < now() + serialization) {
-    double end = now() + serialization;
-    reach_midway();
-    if (end - now() >= precision_)
-      sg4::this_actor::sleep_until(end);
-  } else {
+  sender.on_wire[network].emplace_back(sg4::CommPtr(&frame), bytes);
+  sender.on_wire_bytes[network] += bytes;
+  double end = now() + serialization;
+  if (not read_ahead_before(end))
     sg4::this_actor::sleep_for(serialization);
-    if (midway.action)
-      midway.action();
-  }
-  // Slowed down further on (another NIC sending to the same node), a frame holds the link until its
-  // last byte has left: link-level credits do not let the next one by. The hold ends when the rest
-  // would have left at full rate, checked again as the sharing changes; less than a wire packet is
-  // not worth waiting for.
+  else if (end - now() >= precision_)
+    sg4::this_actor::sleep_until(end);
+  // Slowed down further on (other NICs sending to the same node), the frames of a network hold the
+  // peer's buffer until they arrive: beyond the link credits, the frame on the link waits for them
+  // (and so does the link, whose packets are never interleaved), as the cycle model's link port
+  // does. The hold lasts until what exceeds the credits could have left at full rate, checked again
+  // then; less than a wire packet is not worth waiting for.
   double wire_packet = static_cast<double>(config_.wire_packet) / route.bottleneck;
   for (;;) {
-    double hold = frame.get_remaining() / route.bottleneck - route.latency;
+    double excess = credits_in_use(sender, network) - static_cast<double>(config_.link_credit_bytes);
+    double hold   = excess / route.bottleneck;
     if (hold < wire_packet)
       break;
-    sg4::this_actor::sleep_for(hold);
+    double until = now() + hold;
+    if (not read_ahead_before(until))
+      sg4::this_actor::sleep_for(hold);
+    else if (until - now() >= precision_)
+      sg4::this_actor::sleep_until(until);
   }
   hand_on_wire(node, network);
+}
+
+double MessageNicModel::credits_in_use(Nic& sender, Network network)
+{
+  // As the cycle model's link port counts them: a frame's packets hold their credits until they have
+  // all arrived, a frame larger than half the credits in chunks of that size. Asking SimGrid what a
+  // frame has left costs a simcall: only when the frames sent might exceed the credits, and the
+  // arrived ones are forgotten then.
+  if (sender.on_wire_bytes[network] <= config_.link_credit_bytes)
+    return static_cast<double>(sender.on_wire_bytes[network]);
+  double chunk = static_cast<double>(config_.link_credit_bytes / config_.wire_packet / 2 * config_.wire_packet);
+  double held  = 0;
+  auto& frames = sender.on_wire[network];
+  for (auto it = frames.begin(); it != frames.end();) {
+    double remaining = it->first->get_remaining();
+    if (remaining > 0) {
+      double size = static_cast<double>(it->second);
+      held += size <= chunk ? size : std::min(size, std::ceil(remaining / chunk) * chunk);
+      ++it;
+    } else {
+      sender.on_wire_bytes[network] -= it->second;
+      it = frames.erase(it);
+    }
+  }
+  return held;
 }
 
 void MessageNicModel::take_wire(Nic& sender, Network network, uint64_t packets)
@@ -421,18 +477,39 @@ void MessageNicModel::start_read(int node, WireFrame& frame)
   frame.read            = sg4::Comm::sendto_async(read_memory(frame), nic(node).host, payload);
   frame.read_started_at = now();
   TrafficCounters::count(LinkClass::Pcie, payload);
+  // The network's next read may start once this one's first packet is in (as the cycle model's
+  // packetizer, which takes the next message then) and it would be through at the PCIe's rate.
+  Network network                  = frame.kind == FrameKind::Request ? kRequests : kResponses;
+  sg4::Host* memory                = read_memory(frame);
+  double first_packet              = packet_time(memory, nic(node).host, payload);
+  nic(node).reads_free_at[network] = now() + std::max(first_packet, serialization(memory, nic(node).host, payload));
 }
 
-void MessageNicModel::prefetch_read(int node, Network network)
+double MessageNicModel::read_next_payload(int node, Network network)
 {
-  // The next frame that has a payload to read (BXI ACKs and ACKs before it have none), once its
-  // command has reached the NIC.
-  TxQueue& queue = nic(node).tx[network];
-  auto next      = std::find_if(queue.frames.begin(), queue.frames.end(),
-                                [this](const WireFrame& frame) { return reads_from_host(frame); });
-  if (next == queue.frames.end() || (next->command && not next->command->test()))
-    return;
-  start_read(node, *next);
+  // The payloads are read in the frames' order; BXI ACKs and ACKs have none. A frame's command must
+  // have reached the NIC.
+  unsigned ahead = 0;
+  for (WireFrame& next : nic(node).tx[network].frames) {
+    if (not reads_from_host(next))
+      continue;
+    if (next.read) {
+      if (++ahead == config_.read_ahead_frames)
+        break;
+      continue;
+    }
+    if (next.command && not next.command->test()) {
+      // Its command is still on the PCIe: try again when it should be in (or a wire packet later).
+      const InFlight& operation = *next.operation;
+      const RouteFigures& route = route_figures(operation.source_core, nic(node).host);
+      double in                 = next.command_posted_at + route.latency +
+                  static_cast<double>(command_pcie_bytes(*operation.message)) / route.bottleneck;
+      return std::max(in, now() + static_cast<double>(config_.wire_packet) / route.bottleneck);
+    }
+    start_read(node, next);
+    return nic(node).reads_free_at[network];
+  }
+  return std::numeric_limits<double>::infinity();
 }
 
 void MessageNicModel::send_overtaking_bxi_acks(int node)
@@ -492,14 +569,15 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
   sg4::CommPtr wire = sg4::Comm::sendto_init(nic(node).host, nic(destination).host);
   wire->set_payload_size(bytes);
   TrafficCounters::count_frame(node, destination, bytes);
-  // The NIC reads the next frame's payload while this one is sent, as the cycle model's packetizer
-  // does: once this payload's read has had the time of this frame's packets on the wire (a read
-  // started earlier would share the PCIe with this one). Read one after the other, back-to-back DMA
-  // Puts of 4 KiB went out every 0.67 us instead of every 0.38 us, their time on the wire.
-  Midway read_ahead;
-  if (read) {
-    read_ahead.at     = frame.read_started_at + serialization(nic(node).host, nic(destination).host, bytes);
-    read_ahead.action = [this, node, network] { prefetch_read(node, network); };
+  // The NIC reads the payloads of the frames queued behind this one while it is sent, one read after
+  // the other at the PCIe's rate, as the cycle model's packetizer does (faster than the PCIe). Read
+  // only once a frame had the link, back-to-back DMA Puts of 4 KiB went out every 0.67 us instead of
+  // every 0.38 us, their time on the wire; read one frame ahead only, Get replies queued behind one
+  // slowed down on the wire were read late (an alltoall of 32 KiB, 16 ranks: 94 against 78 us).
+  ReadAhead read_ahead;
+  if (config_.model_pcie) {
+    read_ahead.at    = nic(node).reads_free_at[network];
+    read_ahead.start = [this, node, network] { return read_next_payload(node, network); };
   }
   // Inside a node the frame turns round in the NIC over its loopback link, through the same link port
   // (one message at a time, as the cycle model's port sends them). TX waits for a loopback frame to be

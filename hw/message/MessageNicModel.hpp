@@ -115,6 +115,12 @@ class MessageNicModel : public portals::NicModel
     uint64_t wire_waiting[kNetworks] = {}; // packets of the frame each network has waiting for the link
     simgrid::s4u::SemaphorePtr wire_turn[kNetworks];
     PacketFairTurns<kNetworks> wire_turns;
+    double reads_free_at[kNetworks]    = {}; // when each network's DMA reads ahead may start the next (ReadAhead)
+    bool read_ahead_waiting[kNetworks] = {}; // its TX waits for a frame to read ahead while sending
+    simgrid::s4u::SemaphorePtr read_ahead_wake[kNetworks];
+    // Frames sent to other nodes, per network, some maybe arrived: the link credits they may hold
+    std::deque<std::pair<simgrid::s4u::CommPtr, uint64_t>> on_wire[kNetworks];
+    uint64_t on_wire_bytes[kNetworks] = {};
     // E2E: one timer per NIC, armed on the oldest unacknowledged frame. Entries are in sending order
     // (the timeout is constant, so deadlines are too); an acknowledged frame is released at once and
     // its entry dropped when it reaches the front. e2e_first numbers e2e.front() (InFlight::*_e2e).
@@ -152,14 +158,17 @@ class MessageNicModel : public portals::NicModel
   void enqueue_bxi_ack(int node, FrameKind kind, const std::shared_ptr<InFlight>& operation);
   /** Seconds `bytes` occupy the route from `from` to `to` (its bottleneck): the next transfer of the
    * same sender may start then, while this one is still travelling. */
-  struct Midway {
-    double at = 0;                // done at this date while the frame is sent (or at its end, if later)
-    std::function<void()> action; // none: nothing to do
+  struct ReadAhead {
+    double at = 0;                 // the next read may start at this date, while the frame is sent
+    std::function<double()> start; // starts it; returns when the one after it may start (none: infinity)
   };
   void send_on_wire(int node, Network network, simgrid::s4u::Host* receiver, simgrid::s4u::Comm& frame, uint64_t bytes,
-                    const std::function<void()>& start, const Midway& midway);
+                    const std::function<void()>& start, ReadAhead read_ahead);
   void take_wire(Nic& sender, Network network, uint64_t packets);
   void hand_on_wire(int node, Network sent);
+  /** Bytes of `network`'s frames still travelling from `sender` (an upper bound while within the link
+   * credits). */
+  double credits_in_use(Nic& sender, Network network);
   /** Packets of the frame `network` of NIC `node` would send next, if it can go now (0: none). */
   uint64_t packets_ready(int node, Network network);
   simgrid::s4u::Host* read_memory(const WireFrame& frame) const;
@@ -167,7 +176,9 @@ class MessageNicModel : public portals::NicModel
   static uint64_t payload_of(const WireFrame& frame);
   bool reads_from_host(const WireFrame& frame) const;
   void start_read(int node, WireFrame& frame);
-  void prefetch_read(int node, Network network);
+  /** Starts reading the next payload of `network` not being read yet (at most read_ahead_frames ahead);
+   * returns when the read after it may start, infinity if none was started. */
+  double read_next_payload(int node, Network network);
   void send_overtaking_bxi_acks(int node);
   double serialization(simgrid::s4u::Host* from, simgrid::s4u::Host* to, uint64_t bytes);
 

@@ -258,6 +258,16 @@ const std::vector<ParameterSpec> kTable = {
      "bxisim choice, the depth of BXI's command queues (thesis 4.3.2: 16 slots)",
      {},
      kAtLeastOne},
+    {"nic.read_ahead_frames",
+     T::Integer,
+     "frames",
+     "8",
+     "Frames per virtual network whose DMA payloads the message NIC reads before they reach the wire, one read "
+     "after the other at the PCIe's rate",
+     "bxisim choice, as the cycle model: its packetizer reads payloads faster than the PCIe delivers them, into "
+     "queues of cycle.vn_depth (8) frames",
+     {},
+     kAtLeastOne},
     {"nic.inline_max",
      T::Size,
      "B",

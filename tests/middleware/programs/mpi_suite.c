@@ -17,6 +17,8 @@
  *                 rows (MPI_Type_vector, sent by OpenMPI's ob1 as a pipeline of fragments) with
  *                 MPI_Sendrecv, 4 times (an even number of ranks); prints strided_exchange=<seconds> (rank 0:
  *                 the slowest rank's mean)
+ *   alltoall <bytes>  MPI_Alltoall of <bytes> per pair, 8 times; prints alltoall_time=<seconds> (rank 0: the
+ *                 slowest rank's mean)
  *   wrap          MPI_SUM of 8- and 16-bit integers whose sums wrap around (modulo 2^8, 2^16), on 1 to 4096
  *                 elements (vectorised reductions take the longer ones)
  */
@@ -452,12 +454,34 @@ static void strided(int n)
   for (int k = 0; k < kRepetitions && peer < size; ++k)
     MPI_Sendrecv(out, 1, block, peer, 7, in, 1, block, peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   double step = (MPI_Wtime() - start) / kRepetitions, slowest = 0;
-  long last   = (long)(n - 1) * 2 * n + n - 1; // the block's last element; the one after it is not sent
+  long last = (long)(n - 1) * 2 * n + n - 1; // the block's last element; the one after it is not sent
   CHECK("strided_data", in[0] == peer * 1e9 && in[last] == peer * 1e9 + (double)last && in[last + 1] == 0);
   MPI_Reduce(&step, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0)
     printf("strided_exchange=%.9f\n", slowest);
   MPI_Type_free(&block);
+  free(out);
+  free(in);
+}
+
+static void alltoall(long bytes)
+{
+  enum { kRepetitions = 8 };
+  char* out = malloc((size_t)bytes * (size_t)size);
+  char* in  = malloc((size_t)bytes * (size_t)size);
+  for (long i = 0; i < bytes * size; ++i)
+    out[i] = (char)(rank + i / bytes);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double start = MPI_Wtime();
+  for (int k = 0; k < kRepetitions; ++k)
+    MPI_Alltoall(out, (int)bytes, MPI_BYTE, in, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);
+  double mean = (MPI_Wtime() - start) / kRepetitions, slowest = 0;
+  for (int peer = 0; peer < size; ++peer)
+    CHECK("alltoall_data",
+          in[peer * bytes] == (char)(peer + rank) && in[peer * bytes + bytes - 1] == (char)(peer + rank));
+  MPI_Reduce(&mean, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("alltoall_time=%.9f\n", slowest);
   free(out);
   free(in);
 }
@@ -525,6 +549,8 @@ int main(int argc, char** argv)
     wrap();
   else if (!strcmp(mode, "window"))
     window(argc > 2 ? atol(argv[2]) : 32768);
+  else if (!strcmp(mode, "alltoall"))
+    alltoall(argc > 2 ? atol(argv[2]) : 32768);
   else if (!strcmp(mode, "strided"))
     strided(argc > 2 ? atoi(argv[2]) : 500);
   else if (!strcmp(mode, "ring"))
