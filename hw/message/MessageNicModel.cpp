@@ -307,8 +307,9 @@ void MessageNicModel::send_on_wire(int node, Network network, sg4::Host* receive
     hand_on_wire(node, network);
     return;
   }
-  sender.on_wire[network].emplace_back(sg4::CommPtr(&frame), bytes);
   sender.on_wire_bytes[network] += bytes;
+  if (bytes > credit_chunk())
+    sender.chunked_on_wire[network].emplace_back(sg4::CommPtr(&frame), bytes);
   double end = now() + serialization;
   if (not read_ahead_before(end))
     sg4::this_actor::sleep_for(serialization);
@@ -334,26 +335,29 @@ void MessageNicModel::send_on_wire(int node, Network network, sg4::Host* receive
   hand_on_wire(node, network);
 }
 
+uint64_t MessageNicModel::credit_chunk() const
+{
+  return config_.link_credit_bytes / config_.wire_packet / 2 * config_.wire_packet;
+}
+
 double MessageNicModel::credits_in_use(Nic& sender, Network network)
 {
   // As the cycle model's link port counts them: a frame's packets hold their credits until they have
   // all arrived, a frame larger than half the credits in chunks of that size. Asking SimGrid what a
-  // frame has left costs a simcall: only when the frames sent might exceed the credits, and the
-  // arrived ones are forgotten then.
+  // large frame has left costs a simcall: only when the frames in flight might exceed the credits.
+  double held = static_cast<double>(sender.on_wire_bytes[network]);
   if (sender.on_wire_bytes[network] <= config_.link_credit_bytes)
-    return static_cast<double>(sender.on_wire_bytes[network]);
-  double chunk = static_cast<double>(config_.link_credit_bytes / config_.wire_packet / 2 * config_.wire_packet);
-  double held  = 0;
-  auto& frames = sender.on_wire[network];
+    return held;
+  double chunk = static_cast<double>(credit_chunk());
+  auto& frames = sender.chunked_on_wire[network];
   for (auto it = frames.begin(); it != frames.end();) {
     double remaining = it->first->get_remaining();
     if (remaining > 0) {
       double size = static_cast<double>(it->second);
-      held += size <= chunk ? size : std::min(size, std::ceil(remaining / chunk) * chunk);
+      held -= size - std::min(size, std::ceil(remaining / chunk) * chunk);
       ++it;
     } else {
-      sender.on_wire_bytes[network] -= it->second;
-      it = frames.erase(it);
+      it = frames.erase(it); // landed (rx_loop gave its credits back) or about to
     }
   }
   return held;
@@ -617,10 +621,11 @@ void MessageNicModel::rx_loop(int node, Network network)
   for (;;) {
     WireFrame frame    = nic(node).rx[network]->take();
     InFlight& arriving = *frame.operation;
-    trace(s4bxi_frame_name(frame.kind, arriving.message->kind),
-          frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck ? arriving.source_node
-                                                                                   : arriving.target_node,
-          node, frame.sent_at);
+    int sender         = frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck ? arriving.source_node
+                                                                                                  : arriving.target_node;
+    if (sender != node) // its link credits are back
+      nic(sender).on_wire_bytes[network] -= config_.wire_bytes(payload_of(frame));
+    trace(s4bxi_frame_name(frame.kind, arriving.message->kind), sender, node, frame.sent_at);
     InFlight& operation = *frame.operation;
     if (frame.kind == FrameKind::Request || frame.kind == FrameKind::Response) {
       bool request = frame.kind == FrameKind::Request;
@@ -636,10 +641,8 @@ void MessageNicModel::rx_loop(int node, Network network)
       continue;
     }
     if (faults_.any()) {
-      bool from_initiator = frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck;
-      int sender          = from_initiator ? operation.source_node : operation.target_node;
-      std::string why     = faults_.loss(route_figures(nic(sender).host, nic(node).host).links, frame.ordinal,
-                                         frame.sent_at, now(), sender != node);
+      std::string why = faults_.loss(route_figures(nic(sender).host, nic(node).host).links, frame.ordinal,
+                                     frame.sent_at, now(), sender != node);
       if (not why.empty()) {
         lose(node, frame, why);
         continue;

@@ -118,9 +118,10 @@ class MessageNicModel : public portals::NicModel
     double reads_free_at[kNetworks]    = {}; // when each network's DMA reads ahead may start the next (ReadAhead)
     bool read_ahead_waiting[kNetworks] = {}; // its TX waits for a frame to read ahead while sending
     simgrid::s4u::SemaphorePtr read_ahead_wake[kNetworks];
-    // Frames sent to other nodes, per network, some maybe arrived: the link credits they may hold
-    std::deque<std::pair<simgrid::s4u::CommPtr, uint64_t>> on_wire[kNetworks];
+    // Link credits: bytes of the frames sent to other nodes, per network, until they land (rx_loop),
+    // and the frames larger than a credit chunk, which give theirs back chunk by chunk
     uint64_t on_wire_bytes[kNetworks] = {};
+    std::deque<std::pair<simgrid::s4u::CommPtr, uint64_t>> chunked_on_wire[kNetworks];
     // E2E: one timer per NIC, armed on the oldest unacknowledged frame. Entries are in sending order
     // (the timeout is constant, so deadlines are too); an acknowledged frame is released at once and
     // its entry dropped when it reaches the front. e2e_first numbers e2e.front() (InFlight::*_e2e).
@@ -169,6 +170,8 @@ class MessageNicModel : public portals::NicModel
   /** Bytes of `network`'s frames still travelling from `sender` (an upper bound while within the link
    * credits). */
   double credits_in_use(Nic& sender, Network network);
+  /** Wire bytes of the chunks in which a large frame gives its link credits back. */
+  uint64_t credit_chunk() const;
   /** Packets of the frame `network` of NIC `node` would send next, if it can go now (0: none). */
   uint64_t packets_ready(int node, Network network);
   simgrid::s4u::Host* read_memory(const WireFrame& frame) const;
