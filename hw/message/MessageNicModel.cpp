@@ -432,7 +432,9 @@ void MessageNicModel::tx_loop(int node, Network network)
     InFlight& operation = *frame.operation;
     if (frame.command) {
       frame.command->wait();
-      trace("PCI_COMMAND", operation.source_node, operation.source_node, frame.command_posted_at);
+      if (trace_ != nullptr) // the write's own end: TX may take the command later (the read-ahead saw it in)
+        trace_->record("PCI_COMMAND", operation.source_node, operation.source_node, frame.command_posted_at,
+                       frame.command->get_finish_time());
       frame.command = nullptr;
     }
     if (frame.kind == FrameKind::Response && operation.holds_response_slot) {
