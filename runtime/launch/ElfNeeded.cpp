@@ -7,17 +7,27 @@
 #include <cstring>
 #include <elf.h>
 #include <fstream>
-#include <iterator>
 #include <optional>
 
 namespace bxisim::runtime
 {
 
+std::string read_file(const std::string& path)
+{
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
+  if (not file)
+    return {};
+  std::string image(static_cast<size_t>(file.tellg()), '\0');
+  file.seekg(0);
+  if (not file.read(image.data(), static_cast<std::streamsize>(image.size())))
+    return {};
+  return image;
+}
+
 std::vector<std::string> elf_needed(const std::string& path)
 {
-  std::ifstream file(path, std::ios::binary);
-  std::string image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  auto damaged = [&path] {
+  std::string image = read_file(path);
+  auto damaged      = [&path] {
     return config::ConfigError(fmt::format("{}: not a readable 64-bit ELF file, or damaged.", path));
   };
   Elf64_Ehdr header{};

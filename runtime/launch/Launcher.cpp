@@ -44,7 +44,6 @@
 #include <elf.h>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <memory>
 #include <optional>
 #include <set>
@@ -103,7 +102,8 @@ void check_program(const std::string& program)
   std::ifstream file(program, std::ios::binary);
   if (not file)
     throw config::ConfigError(fmt::format("{}: cannot read this program: {}.", program, std::strerror(errno)));
-  std::string image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  file.close();
+  std::string image = read_file(program);
   Elf64_Ehdr header{};
   bool shared_object = read_at(image, 0, header) && std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 &&
                        header.e_ident[EI_CLASS] == ELFCLASS64 && header.e_type == ET_DYN;
@@ -153,8 +153,7 @@ void check_simulator_settings(const platform::SimulatorOptions& options)
  */
 long mappings_of_copy(const std::string& path)
 {
-  std::ifstream file(path, std::ios::binary);
-  std::string image((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::string image = read_file(path);
   Elf64_Ehdr header{};
   if (not read_at(image, 0, header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
     return 5;
