@@ -162,6 +162,7 @@ class MessageNicModel : public portals::NicModel
   struct ReadAhead {
     double at = 0;                 // the next read may start at this date, while the frame is sent
     std::function<double()> start; // starts it; returns when the one after it may start (none: infinity)
+    double worth_waiting = 0;      // with nothing to read, wait for a frame only if the send lasts longer
   };
   void send_on_wire(int node, Network network, simgrid::s4u::Host* receiver, simgrid::s4u::Comm& frame, uint64_t bytes,
                     const std::function<void()>& start, ReadAhead read_ahead);
