@@ -273,15 +273,17 @@ void MessageNicModel::send_on_wire(int node, Network network, sg4::Host* receive
   take_wire(sender, network, bytes / config_.wire_packet);
   start();
   // Starts the reads ahead due before `until`, sleeping until each; false if none was due. With
-  // nothing to read, it waits for a frame to be queued (enqueue wakes it), unless the rest of the send
-  // is too short for that frame's read to start in it (a command takes the PCIe's latency to come).
+  // nothing to read, it waits for a frame to be queued (enqueue wakes it), unless this frame is a
+  // single packet or the rest of its send is too short for a queued frame's read to start in it (a
+  // command takes the PCIe's latency to come).
+  bool may_wait          = bytes > config_.wire_packet;
   auto read_ahead_before = [&](double until) {
     bool any = false;
     while (read_ahead.start) {
       if (read_ahead.at < until) {
         if (read_ahead.at - now() >= precision_)
           sg4::this_actor::sleep_until(read_ahead.at);
-      } else if (std::isinf(read_ahead.at) && until - now() > read_ahead.worth_waiting) {
+      } else if (std::isinf(read_ahead.at) && may_wait && until - now() > read_ahead.worth_waiting) {
         sender.read_ahead_waiting[network] = true;
         bool woken                         = sender.read_ahead_wake[network]->acquire_timeout(until - now()) == false;
         sender.read_ahead_waiting[network] = false;
@@ -583,10 +585,9 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
   if (config_.model_pcie) {
     read_ahead.at    = nic(node).reads_free_at[network];
     read_ahead.start = [this, node, network] { return read_next_payload(node, network); };
-    // A request's payload is read once its command is in, a response's at once (one packet at least).
-    read_ahead.worth_waiting = network == kRequests
-                                   ? route_figures(operation.source_core, nic(node).host).latency
-                                   : serialization(nic(node).host, nic(destination).host, config_.wire_packet);
+    // A request's payload is read once its command is in, a response's at once.
+    if (network == kRequests)
+      read_ahead.worth_waiting = route_figures(operation.source_core, nic(node).host).latency;
   }
   // Inside a node the frame turns round in the NIC over its loopback link, through the same link port
   // (one message at a time, as the cycle model's port sends them). TX waits for a loopback frame to be
