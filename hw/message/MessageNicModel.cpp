@@ -543,6 +543,11 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
     XBT_WARN("%s #%lu targets node %d, which this machine does not have: undeliverable", kind_name(frame.kind),
              static_cast<unsigned long>(sent.id), destination);
     give_up(operation, frame.kind);
+    Network network = frame.kind == FrameKind::Request ? kRequests : kResponses;
+    if (nic(node).wire_reserved == network) { // the link was granted to this frame: it goes to the next
+      nic(node).wire_reserved = -1;
+      hand_on_wire(node, network);
+    }
     return;
   }
 
