@@ -152,9 +152,19 @@ void CycleNicModel::submit(std::unique_ptr<portals::Message> message)
   operation->message             = std::move(message);
   const portals::Message& posted = *operation->message;
   int node                       = operation->source_node;
-  if (node < 0 || node >= static_cast<int>(nics_.size()) || operation->target_node < 0 ||
-      operation->target_node >= static_cast<int>(nics_.size()))
-    throw std::invalid_argument("a Portals operation names a node this machine does not have");
+  if (node < 0 || node >= static_cast<int>(nics_.size()))
+    throw std::invalid_argument("a Portals operation comes from a node this machine does not have");
+  if (operation->target_node < 0 || operation->target_node >= static_cast<int>(nics_.size())) {
+    // As the message model: the network cannot deliver it, and the initiator learns it from its own
+    // NIC (SEND, then ACK or REPLY with PTL_NI_UNDELIVERABLE); Portals calls do not fail on it.
+    XBT_WARN("%s #%lu targets node %d, which this machine does not have: undeliverable", portals::toString(posted.kind),
+             static_cast<unsigned long>(posted.id), operation->target_node);
+    portals::Core& core = portals::Core::instance();
+    core.dropRequest(*operation->message);
+    core.completeSend(*operation->message);
+    core.completeResponse(*operation->message);
+    return;
+  }
   tlm::tlm_generic_payload* command = pool_.allocate(FrameKind::Request, operation, node, operation->target_node);
   frame_of(*command).payload        = posted.requestBytes();
   XBT_DEBUG("submit %s #%lu from node %d to node %d, %lu bytes", portals::toString(posted.kind),

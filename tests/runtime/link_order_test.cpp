@@ -111,3 +111,36 @@ TEST(LinkOrder, AReplyAndAPutStreamingInTogetherShareTheWriteEngineInsideANode)
   }
   EXPECT_NEAR(later["message"], later["cycle"], 0.03 * later["cycle"]);
 }
+
+namespace
+{
+// A Put to a node the machine does not have is undeliverable at both NIC levels (PtlPut succeeds, its
+// ACK says PTL_NI_UNDELIVERABLE; the cycle model's PtlPut failed with an internal error), and it does
+// not keep the link from the 64 KiB reply queued behind it (the message model could leave the link
+// reserved for it).
+void expect_an_undeliverable_put_to_let_the_reply_by(int ppn)
+{
+  for (const char* level : {"message", "cycle"}) {
+    auto result = run_bxisim(fmt::format("run -n 2 --ppn {} --no-cpu-simulation --level {} {}", ppn, level,
+                                         test_program("undeliverable_behind_put")));
+    ASSERT_EQ(result.exit_code, 0) << level << "\n" << result.output;
+    EXPECT_NE(result.output.find("targets node 999, which this machine does not have"), std::string::npos)
+        << result.output;
+    auto by_rank = fields_by_rank(result.output);
+    EXPECT_EQ(number(by_rank[0], "undeliverable"), 1) << level; // PTL_NI_UNDELIVERABLE
+    EXPECT_EQ(number(by_rank[1], "reply_fail"), 0) << level;
+    // the 64 KiB Put, the reply and their acknowledgements: about 15 us
+    EXPECT_LT(number(by_rank[1], "reply"), 20e-6) << level;
+  }
+}
+} // namespace
+
+TEST(LinkOrder, AnUndeliverablePutLetsTheReplyBehindItByAcrossNodes)
+{
+  expect_an_undeliverable_put_to_let_the_reply_by(1);
+}
+
+TEST(LinkOrder, AnUndeliverablePutLetsTheReplyBehindItByInsideANode)
+{
+  expect_an_undeliverable_put_to_let_the_reply_by(2);
+}
