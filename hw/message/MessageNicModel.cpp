@@ -506,12 +506,14 @@ double MessageNicModel::read_next_payload(int node, Network network)
       continue;
     }
     if (next.command && not next.command->test()) {
-      // Its command is still on the PCIe: try again when it should be in (or a wire packet later).
+      // Its command is still on the PCIe: try again when it should be in, or, slowed down by other
+      // transfers, a PCIe latency later (at least a packet's time: the loop must move on).
       const InFlight& operation = *next.operation;
       const RouteFigures& route = route_figures(operation.source_core, nic(node).host);
       double in                 = next.command_posted_at + route.latency +
                   static_cast<double>(command_pcie_bytes(*operation.message)) / route.bottleneck;
-      return std::max(in, now() + static_cast<double>(config_.wire_packet) / route.bottleneck);
+      double step = std::max(route.latency, static_cast<double>(config_.wire_packet) / route.bottleneck);
+      return std::max(in, now() + step);
     }
     start_read(node, next);
     return nic(node).reads_free_at[network];
