@@ -542,7 +542,7 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
   bool towards_target          = frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck;
   int destination              = towards_target ? operation.target_node : operation.source_node;
   if (destination < 0 || destination >= static_cast<int>(nics_.size())) {
-    XBT_WARN("%s #%lu targets node %d, which this machine does not have: undeliverable", kind_name(frame.kind),
+    XBT_WARN("%s #%lu targets node %d, which this machine does not have: undeliverable", portals::toString(sent.kind),
              static_cast<unsigned long>(sent.id), destination);
     give_up(operation, frame.kind);
     Network network = frame.kind == FrameKind::Request ? kRequests : kResponses;

@@ -135,12 +135,12 @@ void expect_an_undeliverable_put_to_let_the_reply_by(int ppn)
 }
 } // namespace
 
-TEST(LinkOrder, AnUndeliverablePutLetsTheReplyBehindItByAcrossNodes)
+TEST(LinkOrder, APutToAMissingNodeIsUndeliverableAndKeepsNoReplyWaitingAcrossNodes)
 {
   expect_an_undeliverable_put_to_let_the_reply_by(1);
 }
 
-TEST(LinkOrder, AnUndeliverablePutLetsTheReplyBehindItByInsideANode)
+TEST(LinkOrder, APutToAMissingNodeIsUndeliverableAndKeepsNoReplyWaitingInsideANode)
 {
   expect_an_undeliverable_put_to_let_the_reply_by(2);
 }
