@@ -58,6 +58,8 @@ MessageNicModel::MessageNicModel(const platform::Machine& machine, const Message
       turn = sg4::Semaphore::create(0);
     for (auto& wake : nic.read_ahead_wake)
       wake = sg4::Semaphore::create(0);
+    for (auto& back : nic.credit_back)
+      back = sg4::Semaphore::create(0);
     for (auto& ready : nic.matching_ready)
       ready = sg4::Semaphore::create(0);
     nic.writes_ready     = sg4::Semaphore::create(0);
@@ -270,6 +272,8 @@ void MessageNicModel::send_on_wire(int node, Network network, sg4::Host* receive
   // BXI's link sends one message at a time, whatever its virtual network (thesis 2.2.3): a request
   // waits for the response on the wire to be through, and the other way round.
   Nic& sender = nic(node);
+  if (receiver != sender.host)
+    wait_for_credits(sender, network, route_figures(sender.host, receiver).bottleneck);
   take_wire(sender, network, bytes / config_.wire_packet);
   start();
   // Starts the reads ahead due before `until`, sleeping until each; false if none was due. With
@@ -329,11 +333,34 @@ void MessageNicModel::send_on_wire(int node, Network network, sg4::Host* receive
       break;
     double until = now() + hold;
     if (not read_ahead_before(until))
-      sg4::this_actor::sleep_for(hold);
+      wait_for_credit_back(sender, network, hold);
     else if (until - now() >= precision_)
       sg4::this_actor::sleep_until(until);
   }
   hand_on_wire(node, network);
+}
+
+void MessageNicModel::wait_for_credits(Nic& sender, Network network, double bottleneck)
+{
+  // As the cycle model's link port: a frame starts once the peer has room for a packet of it, and
+  // meanwhile the link is the other network's. Credits come back when a frame lands (rx_loop wakes
+  // the frame) or, from a large frame, chunk by chunk: checked again once what is missing could have
+  // arrived at full rate.
+  const double packet  = static_cast<double>(config_.wire_packet);
+  const double credits = static_cast<double>(config_.link_credit_bytes);
+  for (;;) {
+    double short_of = credits_in_use(sender, network) + packet - credits;
+    if (short_of <= 0)
+      return;
+    wait_for_credit_back(sender, network, std::max(short_of, packet) / bottleneck);
+  }
+}
+
+void MessageNicModel::wait_for_credit_back(Nic& sender, Network network, double seconds)
+{
+  sender.credit_waiting[network] = true;
+  sender.credit_back[network]->acquire_timeout(seconds);
+  sender.credit_waiting[network] = false;
 }
 
 uint64_t MessageNicModel::credit_chunk() const
@@ -392,6 +419,11 @@ uint64_t MessageNicModel::packets_ready(int node, Network network)
     return 0; // its command is still on the PCIe
   if (next.kind == FrameKind::Request && not may_take_flow_credit(node, *next.operation))
     return 0; // it would wait for a flow-control credit: it must not hold the link meanwhile
+  bool towards_target = next.kind == FrameKind::Request || next.kind == FrameKind::ResponseAck;
+  int destination     = towards_target ? next.operation->target_node : next.operation->source_node;
+  if (destination != node && credits_in_use(nic(node), network) + static_cast<double>(config_.wire_packet) >
+                                 static_cast<double>(config_.link_credit_bytes))
+    return 0; // it would wait for link credits, as above
   return config_.wire_bytes(payload_of(next)) / config_.wire_packet;
 }
 
@@ -636,8 +668,14 @@ void MessageNicModel::rx_loop(int node, Network network)
     InFlight& arriving = *frame.operation;
     int sender         = frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck ? arriving.source_node
                                                                                                   : arriving.target_node;
-    if (sender != node) // its link credits are back
-      nic(sender).on_wire_bytes[network] -= config_.wire_bytes(payload_of(frame));
+    if (sender != node) { // its link credits are back
+      Nic& from = nic(sender);
+      from.on_wire_bytes[network] -= config_.wire_bytes(payload_of(frame));
+      if (from.credit_waiting[network]) {
+        from.credit_waiting[network] = false;
+        from.credit_back[network]->release();
+      }
+    }
     trace(s4bxi_frame_name(frame.kind, arriving.message->kind), sender, node, frame.sent_at);
     InFlight& operation = *frame.operation;
     if (frame.kind == FrameKind::Request || frame.kind == FrameKind::Response) {

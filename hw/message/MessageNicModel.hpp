@@ -122,6 +122,8 @@ class MessageNicModel : public portals::NicModel
     // and the frames larger than a credit chunk, which give theirs back chunk by chunk
     uint64_t on_wire_bytes[kNetworks] = {};
     std::deque<std::pair<simgrid::s4u::CommPtr, uint64_t>> chunked_on_wire[kNetworks];
+    bool credit_waiting[kNetworks] = {}; // a frame waits for credits to come back (rx_loop wakes it)
+    simgrid::s4u::SemaphorePtr credit_back[kNetworks];
     // E2E: one timer per NIC, armed on the oldest unacknowledged frame. Entries are in sending order
     // (the timeout is constant, so deadlines are too); an acknowledged frame is released at once and
     // its entry dropped when it reaches the front. e2e_first numbers e2e.front() (InFlight::*_e2e).
@@ -171,6 +173,10 @@ class MessageNicModel : public portals::NicModel
   /** Bytes of `network`'s frames still travelling from `sender` (an upper bound while within the link
    * credits). */
   double credits_in_use(Nic& sender, Network network);
+  /** Waits until the peer has room for a packet of `network` (frames to other nodes only). */
+  void wait_for_credits(Nic& sender, Network network, double bottleneck);
+  /** Waits up to `seconds` for `network`'s credits to come back. */
+  void wait_for_credit_back(Nic& sender, Network network, double seconds);
   /** Wire bytes of the chunks in which a large frame gives its link credits back. */
   uint64_t credit_chunk() const;
   /** Packets of the frame `network` of NIC `node` would send next, if it can go now (0: none). */
