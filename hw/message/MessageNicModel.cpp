@@ -327,7 +327,7 @@ void MessageNicModel::send_on_wire(int node, Network network, sg4::Host* receive
   // then; less than a wire packet is not worth waiting for.
   double wire_packet = static_cast<double>(config_.wire_packet) / route.bottleneck;
   for (;;) {
-    double excess = credits_in_use(sender, network) - static_cast<double>(config_.link_credit_bytes);
+    double excess = credits_in_use(sender, network, 0) - static_cast<double>(config_.link_credit_bytes);
     double hold   = excess / route.bottleneck;
     if (hold < wire_packet)
       break;
@@ -349,7 +349,7 @@ void MessageNicModel::wait_for_credits(Nic& sender, Network network, double bott
   const double packet  = static_cast<double>(config_.wire_packet);
   const double credits = static_cast<double>(config_.link_credit_bytes);
   for (;;) {
-    double short_of = credits_in_use(sender, network) + packet - credits;
+    double short_of = credits_in_use(sender, network, config_.wire_packet) + packet - credits;
     if (short_of <= 0)
       return;
     wait_for_credit_back(sender, network, std::max(short_of, packet) / bottleneck);
@@ -368,13 +368,13 @@ uint64_t MessageNicModel::credit_chunk() const
   return config_.link_credit_bytes / config_.wire_packet / 2 * config_.wire_packet;
 }
 
-double MessageNicModel::credits_in_use(Nic& sender, Network network)
+double MessageNicModel::credits_in_use(Nic& sender, Network network, uint64_t room)
 {
   // As the cycle model's link port counts them: a frame's packets hold their credits until they have
   // all arrived, a frame larger than half the credits in chunks of that size. Asking SimGrid what a
-  // large frame has left costs a simcall: only when the frames in flight might exceed the credits.
+  // large frame has left costs a simcall: only when the frames in flight might leave less than `room`.
   double held = static_cast<double>(sender.on_wire_bytes[network]);
-  if (sender.on_wire_bytes[network] <= config_.link_credit_bytes)
+  if (sender.on_wire_bytes[network] + room <= config_.link_credit_bytes)
     return held;
   double chunk = static_cast<double>(credit_chunk());
   auto& frames = sender.chunked_on_wire[network];
@@ -421,8 +421,9 @@ uint64_t MessageNicModel::packets_ready(int node, Network network)
     return 0; // it would wait for a flow-control credit: it must not hold the link meanwhile
   bool towards_target = next.kind == FrameKind::Request || next.kind == FrameKind::ResponseAck;
   int destination     = towards_target ? next.operation->target_node : next.operation->source_node;
-  if (destination != node && credits_in_use(nic(node), network) + static_cast<double>(config_.wire_packet) >
-                                 static_cast<double>(config_.link_credit_bytes))
+  if (destination != node &&
+      credits_in_use(nic(node), network, config_.wire_packet) + static_cast<double>(config_.wire_packet) >
+          static_cast<double>(config_.link_credit_bytes))
     return 0; // it would wait for link credits, as above
   return config_.wire_bytes(payload_of(next)) / config_.wire_packet;
 }

@@ -170,9 +170,9 @@ class MessageNicModel : public portals::NicModel
                     const std::function<void()>& start, ReadAhead read_ahead);
   void take_wire(Nic& sender, Network network, uint64_t packets);
   void hand_on_wire(int node, Network sent);
-  /** Bytes of `network`'s frames still travelling from `sender` (an upper bound while within the link
-   * credits). */
-  double credits_in_use(Nic& sender, Network network);
+  /** Link credits (wire bytes) `network`'s frames from `sender` hold; an upper bound when it leaves
+   * `room` bytes of credits. */
+  double credits_in_use(Nic& sender, Network network, uint64_t room);
   /** Waits until the peer has room for a packet of `network` (frames to other nodes only). */
   void wait_for_credits(Nic& sender, Network network, double bottleneck);
   /** Waits up to `seconds` for `network`'s credits to come back. */

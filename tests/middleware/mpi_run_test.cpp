@@ -160,7 +160,9 @@ TEST(MpiNicLevels, AWindowOfRendezvousSendsHasTheSameBandwidthAtMessageAndCycle)
 {
   if (not builds_both_nic_levels())
     GTEST_SKIP() << "this build has no OpenMPI or no cycle model";
-  expect_nic_levels_to_agree(2, {1, 2}, {"window 32768", "window 65536"}, "window_bandwidth", 0.02);
+  // 128 KiB: a frame that takes all the link credits; a NIC that waited for it to land before the next
+  // one (counting its credits by frame instead of by chunk) gave 9.99 against 10.77 GB/s.
+  expect_nic_levels_to_agree(2, {1, 2}, {"window 32768", "window 65536", "window 131072"}, "window_bandwidth", 0.02);
 }
 
 // HPCC PTRANS's pattern: pairs of ranks exchange a strided 500 x 500 block, a pipeline of fragments
