@@ -17,6 +17,18 @@
     }                                                                                                                  \
   } while (0)
 
+/* Initializes Portals and a matching, physically addressed interface with an event queue of 64
+ * entries; returns this process's id. */
+static inline ptl_process_t open_matching_interface(ptl_handle_ni_t* ni, ptl_handle_eq_t* eq)
+{
+  ptl_process_t me;
+  CHECK(PtlInit());
+  CHECK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, NULL, NULL, ni));
+  CHECK(PtlGetPhysId(*ni, &me));
+  CHECK(PtlEQAlloc(*ni, 64, eq));
+  return me;
+}
+
 /* Exposes `length` bytes at `start` on portal table entry 0 to any process, whatever the match bits,
  * for the operations in `options` (PTL_ME_OP_PUT, PTL_ME_OP_GET and event options). */
 static inline void expose_to_anyone(ptl_handle_ni_t ni, ptl_handle_eq_t eq, void* start, ptl_size_t length,

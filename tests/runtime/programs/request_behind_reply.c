@@ -60,11 +60,7 @@ int main(int argc, char** argv)
   }
   ptl_handle_ni_t ni;
   ptl_handle_eq_t eq;
-  ptl_process_t me;
-  CHECK(PtlInit());
-  CHECK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, NULL, NULL, &ni));
-  CHECK(PtlGetPhysId(ni, &me));
-  CHECK(PtlEQAlloc(ni, 64, &eq));
+  ptl_process_t me = open_matching_interface(&ni, &eq);
   int rank = bxisim_rank();
   if (rank != 3) { /* rank 0 serves Gets, ranks 1 and 2 take Puts */
     expose_to_anyone(ni, eq, buffer, MAX_BYTES,

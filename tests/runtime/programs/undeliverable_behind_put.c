@@ -34,11 +34,7 @@ int main(void)
   int rank = bxisim_rank();
   ptl_handle_ni_t ni;
   ptl_handle_eq_t eq;
-  ptl_process_t me;
-  CHECK(PtlInit());
-  CHECK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, NULL, NULL, &ni));
-  CHECK(PtlGetPhysId(ni, &me));
-  CHECK(PtlEQAlloc(ni, 64, &eq));
+  ptl_process_t me = open_matching_interface(&ni, &eq);
   expose_to_anyone(ni, eq, exposed, BYTES,
                    PTL_ME_OP_PUT | PTL_ME_OP_GET | PTL_ME_EVENT_COMM_DISABLE | PTL_ME_EVENT_LINK_DISABLE);
   bxisim_kv_put(rank == 0 ? "zero" : "one", &me, sizeof me);
