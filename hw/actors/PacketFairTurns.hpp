@@ -55,9 +55,8 @@ class PacketFairTurns
   /** Position of `network` in the next round, counting from the one after the current network (1..N). */
   std::size_t position_after(std::size_t network) const
   {
-    return (network + Networks - static_cast<std::size_t>(current_)) % Networks == 0
-               ? Networks
-               : (network + Networks - static_cast<std::size_t>(current_)) % Networks;
+    std::size_t offset = (network + Networks - static_cast<std::size_t>(current_)) % Networks;
+    return offset == 0 ? Networks : offset;
   }
 
   /** The chosen network, the round of visits in which it gets the link (0: the current network's turn

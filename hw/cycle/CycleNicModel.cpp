@@ -159,10 +159,9 @@ void CycleNicModel::submit(std::unique_ptr<portals::Message> message)
     // NIC (SEND, then ACK or REPLY with PTL_NI_UNDELIVERABLE); Portals calls do not fail on it.
     XBT_WARN("%s #%lu targets node %d, which this machine does not have: undeliverable", portals::toString(posted.kind),
              static_cast<unsigned long>(posted.id), operation->target_node);
-    portals::Core& core = portals::Core::instance();
-    core.dropRequest(*operation->message);
-    core.completeSend(*operation->message);
-    core.completeResponse(*operation->message);
+    OutboxRequest drop{OutboxRequest::Kind::DropRequest, node, nullptr, operation};
+    drop.last = true; // the SEND is due too
+    carry_out(drop);
     return;
   }
   tlm::tlm_generic_payload* command = pool_.allocate(FrameKind::Request, operation, node, operation->target_node);

@@ -419,9 +419,7 @@ uint64_t MessageNicModel::packets_ready(int node, Network network)
     return 0; // its command is still on the PCIe
   if (next.kind == FrameKind::Request && not may_take_flow_credit(node, *next.operation))
     return 0; // it would wait for a flow-control credit: it must not hold the link meanwhile
-  bool towards_target = next.kind == FrameKind::Request || next.kind == FrameKind::ResponseAck;
-  int destination     = towards_target ? next.operation->target_node : next.operation->source_node;
-  if (destination != node &&
+  if (destination_of(next) != node &&
       credits_in_use(nic(node), network, config_.wire_packet) + static_cast<double>(config_.wire_packet) >
           static_cast<double>(config_.link_credit_bytes))
     return 0; // it would wait for link credits, as above
@@ -500,6 +498,23 @@ uint64_t MessageNicModel::payload_of(const WireFrame& frame)
                                              : 0; // BXI ACKs
 }
 
+MessageNicModel::Network MessageNicModel::network_of(const WireFrame& frame)
+{
+  return frame.kind == FrameKind::Request ? kRequests : kResponses; // BXI ACKs are responses
+}
+
+int MessageNicModel::sender_of(const WireFrame& frame)
+{
+  bool from_initiator = frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck;
+  return from_initiator ? frame.operation->source_node : frame.operation->target_node;
+}
+
+int MessageNicModel::destination_of(const WireFrame& frame)
+{
+  bool from_initiator = frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck;
+  return from_initiator ? frame.operation->target_node : frame.operation->source_node;
+}
+
 bool MessageNicModel::reads_from_host(const WireFrame& frame) const
 {
   if (not config_.model_pcie)
@@ -519,7 +534,7 @@ void MessageNicModel::start_read(int node, WireFrame& frame)
   TrafficCounters::count(LinkClass::Pcie, payload);
   // The network's next read may start once this one's first packet is in (as the cycle model's
   // packetizer, which takes the next message then) and it would be through at the PCIe's rate.
-  Network network                  = frame.kind == FrameKind::Request ? kRequests : kResponses;
+  Network network                  = network_of(frame);
   sg4::Host* memory                = read_memory(frame);
   double first_packet              = packet_time(memory, nic(node).host, payload);
   nic(node).reads_free_at[network] = now() + std::max(first_packet, serialization(memory, nic(node).host, payload));
@@ -572,13 +587,12 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
 {
   InFlight& operation          = *frame.operation;
   const portals::Message& sent = *operation.message;
-  bool towards_target          = frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck;
-  int destination              = towards_target ? operation.target_node : operation.source_node;
+  int destination              = destination_of(frame);
+  Network network              = network_of(frame);
   if (destination < 0 || destination >= static_cast<int>(nics_.size())) {
     XBT_WARN("%s #%lu targets node %d, which this machine does not have: undeliverable", portals::toString(sent.kind),
              static_cast<unsigned long>(sent.id), destination);
     give_up(operation, frame.kind);
-    Network network = frame.kind == FrameKind::Request ? kRequests : kResponses;
     if (nic(node).wire_reserved == network) { // the link was granted to this frame: it goes to the next
       nic(node).wire_reserved = -1;
       hand_on_wire(node, network);
@@ -609,9 +623,8 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
   if (read && frame.kind == FrameKind::Response)
     send_overtaking_bxi_acks(node);
 
-  frame.ordinal   = ++frames_sent_;
-  Network network = frame.kind == FrameKind::Request ? kRequests : kResponses;
-  uint64_t bytes  = config_.wire_bytes(payload);
+  frame.ordinal  = ++frames_sent_;
+  uint64_t bytes = config_.wire_bytes(payload);
 
   sg4::CommPtr wire = sg4::Comm::sendto_init(nic(node).host, nic(destination).host);
   wire->set_payload_size(bytes);
@@ -667,8 +680,7 @@ void MessageNicModel::rx_loop(int node, Network network)
   for (;;) {
     WireFrame frame    = nic(node).rx[network]->take();
     InFlight& arriving = *frame.operation;
-    int sender         = frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck ? arriving.source_node
-                                                                                                  : arriving.target_node;
+    int sender         = sender_of(frame);
     if (sender != node) { // its link credits are back
       Nic& from = nic(sender);
       from.on_wire_bytes[network] -= config_.wire_bytes(payload_of(frame));
@@ -908,8 +920,7 @@ void MessageNicModel::lose(int node, const WireFrame& frame, const std::string& 
 {
   ++frames_dropped_;
   const InFlight& operation = *frame.operation;
-  bool from_initiator       = frame.kind == FrameKind::Request || frame.kind == FrameKind::ResponseAck;
-  int sender                = from_initiator ? operation.source_node : operation.target_node;
+  int sender                = sender_of(frame);
   XBT_VERB("network loses frame %lu (%s #%lu, node %d to node %d): %s", static_cast<unsigned long>(frame.ordinal),
            kind_name(frame.kind), static_cast<unsigned long>(operation.message->id), sender, node, why.c_str());
   if (not config_.e2e && on_lost_for_good_)

@@ -184,6 +184,10 @@ class MessageNicModel : public portals::NicModel
   simgrid::s4u::Host* read_memory(const WireFrame& frame) const;
   double in_memory_at(int node, const WireFrame& frame, simgrid::s4u::Host* memory, uint64_t bytes);
   static uint64_t payload_of(const WireFrame& frame);
+  /** The network a frame travels on, and the nodes it goes from and to. */
+  static Network network_of(const WireFrame& frame);
+  static int sender_of(const WireFrame& frame);
+  static int destination_of(const WireFrame& frame);
   bool reads_from_host(const WireFrame& frame) const;
   void start_read(int node, WireFrame& frame);
   /** Starts reading the next payload of `network` not being read yet (at most read_ahead_frames ahead);
