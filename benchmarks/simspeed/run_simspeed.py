@@ -11,6 +11,7 @@ the simulator's own cost. Nothing here is a pass/fail test: it prints figures an
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -32,6 +33,13 @@ def run_one(command):
         return out.read(), wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
+def simulated_per_operation(output):
+    """The simulated nanoseconds per operation portals_bench prints (mode,size,seconds per operation,...); NaN for
+    the workloads that print no such line."""
+    match = re.search(r"^\[rank 0\] [a-z-]+,\d+,([0-9.e+-]+),", output, re.MULTILINE)
+    return float(match.group(1)) * 1e9 if match else float("nan")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bxisim", required=True)
@@ -47,6 +55,10 @@ def main():
     scale = 10 if args.quick else 1
     puts = 100000 // scale
     two_ranks = [args.bxisim, "run", "-n", "2", "--ppn", "1", "--platform", "single-switch", "--no-cpu-simulation"]
+    # S4BXI's speed options (thesis 4.3.4): no PCIe transfers, ACK events raised at the target, no E2E. They
+    # drop activities, and with them the PCIe's latency and contention and the ACK's way back: the rows
+    # ending in -fast show what that buys and, in the simulated column, what it costs.
+    fast = ["--set", "nic.model_pcie=false", "--set", "nic.quick_acks=true", "--set", "nic.e2e=false"]
 
     def neighbour(ranks):
         # 8 ranks per node (node.cores' default), on a fat-tree with enough leaves for them.
@@ -60,6 +72,10 @@ def main():
         ("floor-nowait-8B", 1, puts, lambda n: [args.floor, "nowait", str(n), "8"], "request + answer"),
         ("put-waitack-8B", 1, puts, lambda n: two_ranks + [args.bench, "put-waitack", str(n), "8"], "Put + ACK"),
         ("put-nowait-8B", 1, puts, lambda n: two_ranks + [args.bench, "put-nowait", str(n), "8"], "Put + ACK"),
+        ("put-waitack-8B-fast", 1, puts, lambda n: two_ranks + fast + [args.bench, "put-waitack", str(n), "8"],
+         "Put + ACK"),
+        ("put-nowait-8B-fast", 1, puts, lambda n: two_ranks + fast + [args.bench, "put-nowait", str(n), "8"],
+         "Put + ACK"),
         ("put-waitack-64KiB", 1, puts, lambda n: two_ranks + [args.bench, "put-waitack", str(n), "65536"],
          "Put + ACK"),
         ("put-nowait-64KiB", 1, puts, lambda n: two_ranks + [args.bench, "put-nowait", str(n), "65536"],
@@ -74,25 +90,35 @@ def main():
     # Each workload runs twice, with its count and with a count of 1: the difference is the cost of
     # the operations alone, without start-up (loading, platform, launch), which is reported apart.
     rows = []
-    print(f"{'workload':<18} {'ops':>8} {'start wall s':>12} {'wall s':>8} {'CPU s':>8} {'ops/wall s':>11} "
-          f"{'us CPU/op':>10} {'peak MiB':>9}  one op")
+    print(f"{'workload':<20} {'ops':>8} {'start wall s':>12} {'wall s':>8} {'CPU s':>8} {'ops/wall s':>11} "
+          f"{'us CPU/op':>10} {'peak MiB':>9} {'sim ns/op':>10}  one op")
     for name, per_count, count, command, unit in workloads:
         _, wall_1, cpu_1, _ = run_one(command(1))
-        _, wall_n, cpu_n, peak = run_one(command(count))
+        output, wall_n, cpu_n, peak = run_one(command(count))
         operations = per_count * (count - 1)
         wall, cpu = max(wall_n - wall_1, 1e-9), max(cpu_n - cpu_1, 1e-9)
         row = dict(workload=name, operations=operations, startup_wall_s=wall_1, wall_s=wall, cpu_s=cpu,
-                   ops_per_wall_s=operations / wall, us_cpu_per_op=1e6 * cpu / operations, peak_mib=peak / 1024.0)
+                   ops_per_wall_s=operations / wall, us_cpu_per_op=1e6 * cpu / operations, peak_mib=peak / 1024.0,
+                   sim_ns_per_op=simulated_per_operation(output))
         rows.append(row)
-        print(f"{name:<18} {operations:>8} {wall_1:>12.2f} {wall:>8.2f} {cpu:>8.2f} {row['ops_per_wall_s']:>11.0f} "
-              f"{row['us_cpu_per_op']:>10.2f} {row['peak_mib']:>9.1f}  {unit}", flush=True)
+        simulated = f"{row['sim_ns_per_op']:>10.2f}" if row["sim_ns_per_op"] == row["sim_ns_per_op"] else f"{'':>10}"
+        print(f"{name:<20} {operations:>8} {wall_1:>12.2f} {wall:>8.2f} {cpu:>8.2f} {row['ops_per_wall_s']:>11.0f} "
+              f"{row['us_cpu_per_op']:>10.2f} {row['peak_mib']:>9.1f} {simulated}  {unit}", flush=True)
 
     by_name = {row["workload"]: row for row in rows}
     print("\nRatios of CPU time per operation, measured in this run (wall time is what a user waits for; CPU time\n"
           "is steadier when the machine is shared):")
-    for ours, floor in (("put-waitack-8B", "floor-waitack-8B"), ("put-nowait-8B", "floor-nowait-8B")):
+    for ours, floor in (("put-waitack-8B", "floor-waitack-8B"), ("put-nowait-8B", "floor-nowait-8B"),
+                        ("put-waitack-8B-fast", "floor-waitack-8B"), ("put-nowait-8B-fast", "floor-nowait-8B")):
         if ours in by_name and floor in by_name:
             print(f"  {ours} / {floor}: {by_name[ours]['us_cpu_per_op'] / by_name[floor]['us_cpu_per_op']:.1f}x")
+    print("\nThe speed options (-fast rows against the same rows without them): CPU per operation, and the simulated\n"
+          "time per operation they change (a fidelity cost):")
+    for name in ("put-waitack-8B", "put-nowait-8B"):
+        exact, quick = by_name.get(name), by_name.get(name + "-fast")
+        if exact and quick:
+            print(f"  {name}: {exact['us_cpu_per_op'] / quick['us_cpu_per_op']:.1f}x less CPU, simulated "
+                  f"{exact['sim_ns_per_op']:.2f} -> {quick['sim_ns_per_op']:.2f} ns per operation")
     if args.csv:
         with open(args.csv, "w") as out:
             out.write(",".join(rows[0].keys()) + "\n")
