@@ -73,20 +73,13 @@ class HandleTable
   /* The object of a live handle of this table's kind, or nullptr. */
   T* find(ptl_handle_any_t h) const
   {
-    std::shared_ptr<T> p = findShared(h);
-    return p.get();
+    const Slot* s = live(h);
+    return s != nullptr ? s->object.get() : nullptr; // no shared_ptr copy: every Portals call looks one up
   }
   std::shared_ptr<T> findShared(ptl_handle_any_t h) const
   {
-    if (handleKind(h) != kind_)
-      return nullptr;
-    uint32_t index = handleIndex(h);
-    if (index >= slots_.size())
-      return nullptr;
-    const Slot& s = slots_[index];
-    if (!s.object || s.generation != handleGeneration(h))
-      return nullptr;
-    return s.object;
+    const Slot* s = live(h);
+    return s != nullptr ? s->object : nullptr;
   }
 
   /* Frees the slot of a live handle; the handle (and every copy of it) becomes stale. */
@@ -113,6 +106,19 @@ class HandleTable
     std::shared_ptr<T> object;
     uint32_t generation = 0;
   };
+  const Slot* live(ptl_handle_any_t h) const
+  {
+    if (handleKind(h) != kind_)
+      return nullptr;
+    uint32_t index = handleIndex(h);
+    if (index >= slots_.size())
+      return nullptr;
+    const Slot& s = slots_[index];
+    if (!s.object || s.generation != handleGeneration(h))
+      return nullptr;
+    return &s;
+  }
+
   HandleKind kind_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;

@@ -250,6 +250,7 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
   handles_.assign(ranks_.size(), nullptr);
   blocking_depth_.assign(ranks_.size(), nullptr);
   calls_seen_.assign(ranks_.size(), 0);
+  poll_rule_.assign(ranks_.size(), PollRule());
   dispatch_.resize(ranks_.size());
   the_job = this;
   // The program's MPI calls (mpi.h's entry points) go to the calling rank's dispatch.
@@ -369,8 +370,12 @@ std::function<bool(uint32_t)> OpenMpiJob::poll_blocking_rule()
     // Empty polls sleep (cpu.poll_delay_min doubling to cpu.poll_delay_max) instead of blocking in calls that make a
     // communicator (their progress makes no Portals change) and in calls that never wait for another rank: a loop of
     // MPI_Iprobe with nothing to find blocked for ever with --pml cm (MPICH rma/linked_list_fop).
-    return dispatch == nullptr ||
-           (not makes_a_communicator(dispatch->current_call()) && not never_waits_for_others(dispatch->current_call()));
+    if (dispatch == nullptr)
+      return true;
+    PollRule& rule = poll_rule_[id];
+    if (const char* call = dispatch->current_call(); call != rule.call)
+      rule = {call, not makes_a_communicator(call) && not never_waits_for_others(call)};
+    return rule.blocks;
   };
 }
 

@@ -182,7 +182,10 @@ void PortalsLevel::set_poll_blocking(std::function<bool(uint32_t)> may_block)
 
 void PortalsLevel::register_rank_actor(long actor_pid, const Rank& rank)
 {
-  rank_of_actor_[actor_pid] = &rank;
+  auto index = static_cast<size_t>(actor_pid);
+  if (rank_of_actor_.size() <= index)
+    rank_of_actor_.resize(index + 1, nullptr);
+  rank_of_actor_[index] = &rank;
 }
 
 void PortalsLevel::rank_ended(const Rank& rank)
@@ -208,12 +211,12 @@ portals::ProcessContext PortalsLevel::context_of_caller()
         who, static_cast<long>(syscall(SYS_gettid)));
     abort_unsupported(message.c_str());
   }
-  auto it = rank_of_actor_.find(simgrid::s4u::this_actor::get_pid());
-  if (it == rank_of_actor_.end())
+  auto pid = static_cast<size_t>(simgrid::s4u::this_actor::get_pid());
+  if (pid >= rank_of_actor_.size() || rank_of_actor_[pid] == nullptr)
     throw std::logic_error("a Portals function was called outside the main thread of a rank; bxisim runs Portals "
                            "calls of ranks only");
   start_current();
-  const Rank& rank = *it->second;
+  const Rank& rank = *rank_of_actor_[pid];
   portals::ProcessContext context;
   context.id            = static_cast<uint32_t>(rank.index());
   context.nid           = static_cast<ptl_nid_t>(rank.placement().node);

@@ -72,7 +72,7 @@ class PortalsLevel
 
   const platform::Machine& machine_;
   const std::vector<std::unique_ptr<Rank>>& ranks_;
-  std::map<long, const Rank*> rank_of_actor_;
+  std::vector<const Rank*> rank_of_actor_; // by actor pid (small numbers): every Portals call looks itself up
   std::map<std::pair<ptl_nid_t, ptl_pid_t>, simgrid::s4u::Host*> core_of_address_;
   std::unique_ptr<hw::OperationTrace> trace_;
   void start_current();
