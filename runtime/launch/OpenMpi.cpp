@@ -92,6 +92,25 @@ std::string mca_value(const std::string& key)
   return value != nullptr ? value : "";
 }
 
+/** MPI-IO goes through ompio: bxisim's OpenMPI is built without ROMIO (mpi_patches/configure-options). Asked for
+ * anyway, OpenMPI only prints that the component is missing, MPI_File_open fails, and a program that does not
+ * check (files return errors by default) crashes in the next file call. */
+void refuse_io_components_not_built(const std::string& io)
+{
+  if (io.empty() || io.front() == '^')
+    return;
+  for (size_t start = 0; start <= io.size();) {
+    size_t end        = std::min(io.find(',', start), io.size());
+    std::string token = io.substr(start, end - start);
+    if (token != "ompio")
+      throw config::ConfigError(fmt::format(
+          "--mca io {}: bxisim's OpenMPI has no MPI-IO component '{}' (it is built without ROMIO, "
+          "mpi_patches/configure-options); its one component is ompio: leave --mca io out or give --mca io ompio.",
+          io, token));
+    start = end + 1;
+  }
+}
+
 /** Whether the BTL selection can include the shared-memory BTL (a progress source Portals does not see). */
 bool shared_memory_btl_possible(const std::string& btl)
 {
@@ -163,6 +182,7 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
                                             key, value));
     setenv(("OMPI_MCA_" + key).c_str(), value.c_str(), 1);
   }
+  refuse_io_components_not_built(mca_value("io"));
   const std::string& pml = parameters.text("mpi.pml");
   set_mca_default("pml", pml);
   if (pml == "ob1") {

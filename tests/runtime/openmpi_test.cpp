@@ -87,6 +87,17 @@ TEST(OpenMpiMca, ParametersPassThrough)
   EXPECT_THAT(result.output, HasSubstr("leaves out portals4"));
 }
 
+TEST(OpenMpiMca, AnMpiIoComponentTheBuildLacksIsRefusedBeforeTheRun)
+{
+  // ROMIO is not built: OpenMPI would only print that it is missing, and the first file call would crash
+  auto result = run_copy(2, 1, "--mca io romio321", "ring 8");
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("--mca io romio321: bxisim's OpenMPI has no MPI-IO component 'romio321'"));
+  EXPECT_THAT(result.output, Not(HasSubstr("ring")));
+  auto ompio = run_copy(2, 1, "--mca io ompio", "ring 8");
+  EXPECT_EQ(ompio.exit_code, 0) << ompio.output;
+}
+
 TEST(OpenMpiEnd, AbortEndsTheJobWithItsCodeAndNamesTheRank)
 {
   for (int ppn : {1, 2}) {
