@@ -116,33 +116,29 @@ ProgramMpiUse program_mpi_use(const std::string& path)
 
 namespace
 {
-/** What to do about one undefined Fortran binding (`name`: mpi_x_ or pmpi_x_). */
-std::string fortran_advice(const std::string& name)
+/** What to do about one undefined Fortran binding of `function` (MPI_X, from the symbol mpi_x_ or pmpi_x_), or "". */
+std::string fortran_advice(const std::string& function)
 {
-  std::string function = fortran_mpi_name(starts_with(name.c_str(), "pmpi_") ? name.substr(1) : name);
   for (const auto& [removed, replacement] : kRemovedInMpi3)
     if (function == fortran_mpi_name(std::string(removed) + "_"))
       return function + " was removed from MPI in MPI-3.0 (OpenMPI 4.1 leaves it out too); use " +
              fortran_mpi_name(std::string(replacement) + "_") + " instead";
   if (function == "MPI_SIZEOF")
     return "MPI_SIZEOF is a generic procedure of the module mpi: 'use mpi' instead of include 'mpif.h'";
-  return "bxisim provides MPI-3.1's Fortran bindings of mpif.h and 'use mpi' (docs/mpi.md); " + function +
-         " is not one of them (the mpi_f08 module and MPI-4.0 functions are not available)";
+  return ""; // not an MPI-3.1 binding: said once for all of them (unoffered_advice)
 }
 
-/** What to do about one MPI_ function bxisim's mpi.h does not declare (`name`: MPI_x or PMPI_x). */
-std::string c_advice(const std::string& name)
+/** What to do about one MPI_ function bxisim's mpi.h does not declare (MPI_X, from the symbol MPI_X or PMPI_X), or "".
+ */
+std::string c_advice(const std::string& function)
 {
-  std::string function = starts_with(name.c_str(), "PMPI_") ? name.substr(1) : name;
   for (const auto& [removed, replacement] : kRemovedInMpi3)
     if (function == removed)
       return function + " was removed from MPI in MPI-3.0 (OpenMPI 4.1 leaves it out too, unless configured with " +
              "--enable-mpi1-compatibility); use " + replacement + " instead";
   if (starts_with(function.c_str(), "MPIX_"))
     return function + " is an extension of one MPI library (MPIX_), not MPI; bxisim provides MPI-3.1";
-  return "bxisim provides the MPI-3.1 functions (middleware/mpi_api.list lists them); " + function +
-         " is not one of them (MPI-4.0 functions, sessions, partitioned communication and the large-count _c " +
-         "variants are not available)";
+  return ""; // not an MPI-3.1 function: said once for all of them (unoffered_advice)
 }
 
 /** Sentences of advice, one after the other. */
@@ -162,6 +158,18 @@ std::string listed(const std::vector<std::string>& names)
     text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
   return text;
 }
+
+/** The advice for the functions that are simply not in what bxisim offers, in one sentence for all of them. */
+std::string unoffered_advice(bool fortran, const std::vector<std::string>& functions)
+{
+  std::string which = listed(functions) + (functions.size() > 1 ? " are not among them" : " is not one of them");
+  if (fortran)
+    return "bxisim provides MPI-3.1's Fortran bindings of mpif.h and 'use mpi' (docs/mpi.md); " + which +
+           " (the mpi_f08 module and MPI-4.0 functions are not available)";
+  return "bxisim provides the MPI-3.1 functions (middleware/mpi_api.list lists them); " + which +
+         " (MPI-4.0 functions, sessions, partitioned communication and the large-count _c variants are not "
+         "available)";
+}
 } // namespace
 
 std::string foreign_mpi_message(const std::string& program, const ProgramMpiUse& use)
@@ -173,20 +181,28 @@ std::string foreign_mpi_message(const std::string& program, const ProgramMpiUse&
            "bxisim cannot run. Rebuild it with bxicc/bxicxx (mpicc's place), which use bxisim's mpi.h.";
   // Built with bxisim's headers, yet it calls functions they do not declare (every one is named, so that one
   // rebuild fixes them all): C took them as implicitly declared functions.
-  std::vector<std::string> fortran, c, fortran_advices, c_advices;
+  std::vector<std::string> fortran, c, fortran_advices, c_advices, fortran_unoffered, c_unoffered;
   for (const auto& name : use.foreign_symbols) {
     bool is_fortran = is_fortran_entry(name.c_str());
     auto& names     = is_fortran ? fortran : c;
     if (std::find(names.begin(), names.end(), name) != names.end())
       continue;
-    std::string advice = is_fortran ? fortran_advice(name) : c_advice(name);
-    auto& advices      = is_fortran ? fortran_advices : c_advices;
-    names.push_back(is_fortran ? fortran_mpi_name(starts_with(name.c_str(), "pmpi_") ? name.substr(1) : name) + " (" +
-                                     name + ")"
-                               : name);
-    if (std::find(advices.begin(), advices.end(), advice) == advices.end())
-      advices.push_back(advice);
+    // The MPI function's name: MPI_X for the C symbols MPI_X and PMPI_X, and for the Fortran ones mpi_x_, pmpi_x_.
+    std::string function = is_fortran ? fortran_mpi_name(starts_with(name.c_str(), "pmpi_") ? name.substr(1) : name)
+                                      : (starts_with(name.c_str(), "PMPI_") ? name.substr(1) : name);
+    std::string advice   = is_fortran ? fortran_advice(function) : c_advice(function);
+    auto& advices        = is_fortran ? fortran_advices : c_advices;
+    names.push_back(is_fortran ? function + " (" + name + ")" : name);
+    auto& unoffered         = is_fortran ? fortran_unoffered : c_unoffered;
+    auto& said              = advice.empty() ? unoffered : advices;
+    const std::string& what = advice.empty() ? function : advice;
+    if (std::find(said.begin(), said.end(), what) == said.end())
+      said.push_back(what);
   }
+  if (not fortran_unoffered.empty())
+    fortran_advices.push_back(unoffered_advice(true, fortran_unoffered));
+  if (not c_unoffered.empty())
+    c_advices.push_back(unoffered_advice(false, c_unoffered));
   std::string message;
   if (not fortran.empty())
     message = program + " calls " + listed(fortran) +

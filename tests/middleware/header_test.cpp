@@ -84,7 +84,14 @@ TEST(ProgramCheck, TellsBxisimProgramsFromForeignOnes)
   mixed.foreign_symbols = {"MPIX_Comm_revoke"};
   EXPECT_THAT(bxisim::mw::foreign_mpi_message("prog", mixed), HasSubstr("extension of one MPI library"));
   mixed.foreign_symbols = {"MPI_Isendrecv"};
-  EXPECT_THAT(bxisim::mw::foreign_mpi_message("prog", mixed), HasSubstr("bxisim provides the MPI-3.1 functions"));
+  EXPECT_THAT(bxisim::mw::foreign_mpi_message("prog", mixed),
+              HasSubstr("bxisim provides the MPI-3.1 functions (middleware/mpi_api.list lists them); MPI_Isendrecv is "
+                        "not one of them"));
+  // Several functions bxisim does not offer (MPI-4.0's partitioned communication): one sentence names them all.
+  mixed.foreign_symbols = {"MPI_Psend_init", "PMPI_Pready", "MPI_Pready", "MPI_Precv_init"};
+  auto partitioned      = bxisim::mw::foreign_mpi_message("prog", mixed);
+  EXPECT_THAT(partitioned, HasSubstr("; MPI_Psend_init, MPI_Pready and MPI_Precv_init are not among them (MPI-4.0"));
+  EXPECT_EQ(partitioned.find("bxisim provides"), partitioned.rfind("bxisim provides")) << partitioned;
 
   auto none = bxisim::mw::program_mpi_use(kPrograms + "/no_mpi.so");
   EXPECT_FALSE(none.bxisim_mpi);
