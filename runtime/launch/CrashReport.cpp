@@ -1,5 +1,7 @@
 #include "CrashReport.hpp"
 
+#include "CrashHeadline.hpp"
+
 #include "ExitCodes.hpp"
 #include "OutputRouter.hpp"
 #include "Rank.hpp"
@@ -65,20 +67,12 @@ void on_crash(int signal_number)
   OutputRouter::drain_after_crash();
   int fd = OutputRouter::original_stderr_fd();
 
-  char line[512];
-  if (rank != nullptr)
-    std::snprintf(line, sizeof(line), "bxisim: rank %d crashed (%s) on %s at simulated time %.9f s.\n", rank->index(),
-                  strsignal(signal_number), rank->node_name().c_str(), simgrid::s4u::Engine::get_clock());
-  else if (Rank* caller = rank_of_running_actor())
-    std::snprintf(line, sizeof(line),
-                  "bxisim: the simulator crashed (%s) inside a call of rank %d (MPI, Portals or a libc function "
-                  "bxisim simulates) on %s at simulated time %.9f s: the backtrace shows the call and where it "
-                  "failed, in the rank's arguments (a bad pointer) or in the simulator or its MPI library.\n",
-                  strsignal(signal_number), caller->index(), caller->node_name().c_str(),
-                  simgrid::s4u::Engine::get_clock());
-  else
-    std::snprintf(line, sizeof(line), "bxisim: the simulator crashed (%s), outside the code of any rank.\n",
-                  strsignal(signal_number));
+  char line[1024];
+  auto site = [](const Rank* of) {
+    return of != nullptr ? CrashSite{of->index(), of->node_name().c_str()} : CrashSite{};
+  };
+  crash_headline(line, sizeof(line), strsignal(signal_number), simgrid::s4u::Engine::get_clock(), site(rank),
+                 site(rank != nullptr ? nullptr : rank_of_running_actor()), site(os::last_rank_in_code()));
   print(fd, line);
   print(fd, "Backtrace (innermost first):\n");
   void* frames[64];

@@ -19,6 +19,7 @@ thread_local runtime::Rank* running = nullptr;
 const ClockHooks* hooks             = nullptr;
 
 std::atomic<runtime::Rank*> in_code{nullptr};
+std::atomic<runtime::Rank*> last_in_code{nullptr};
 std::atomic<unsigned long> transitions{0};
 std::atomic<unsigned long> transitions_by_calls{0};
 std::atomic<void (*)()> hold{nullptr};
@@ -35,6 +36,8 @@ void note_transition(runtime::Rank* rank)
 {
   runtime::Rank* previous = in_code.load(std::memory_order_relaxed);
   in_code.store(rank, std::memory_order_relaxed);
+  if (rank != nullptr)
+    last_in_code.store(rank, std::memory_order_relaxed);
   count(transitions);
   if (runtime::Rank* moving = rank != nullptr ? rank : previous; moving == nullptr || not moving->preempted())
     count(transitions_by_calls);
@@ -57,6 +60,11 @@ const ClockHooks* clock_hooks()
 runtime::Rank* rank_in_code()
 {
   return in_code.load(std::memory_order_relaxed);
+}
+
+runtime::Rank* last_rank_in_code()
+{
+  return last_in_code.load(std::memory_order_relaxed);
 }
 
 unsigned long simulator_transitions()

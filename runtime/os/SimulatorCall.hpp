@@ -28,6 +28,9 @@ void set_running_rank(runtime::Rank* rank);
  * while the simulator runs), and a count that changes at every entry into and exit from the simulator.
  */
 runtime::Rank* rank_in_code();
+/** The last rank whose own code ran (nullptr before any): who most likely damaged the heap when the allocator
+ * stops the simulator in its own code (CrashReport). */
+runtime::Rank* last_rank_in_code();
 unsigned long simulator_transitions();
 /** The same count less those of preempted ranks (os/Preemption.hpp): the transitions of real calls. */
 unsigned long call_transitions();

@@ -1,0 +1,33 @@
+#include "CrashHeadline.hpp"
+
+#include <cstdio>
+
+namespace bxisim::runtime
+{
+
+void crash_headline(char* line, size_t size, const char* signal_name, double now, CrashSite in_own_code,
+                    CrashSite in_call, CrashSite last_in_code)
+{
+  if (in_own_code.rank >= 0)
+    std::snprintf(line, size, "bxisim: rank %d crashed (%s) on %s at simulated time %.9f s.\n", in_own_code.rank,
+                  signal_name, in_own_code.node, now);
+  else if (in_call.rank >= 0)
+    std::snprintf(line, size,
+                  "bxisim: the simulator crashed (%s) inside a call of rank %d (MPI, Portals or a libc function "
+                  "bxisim simulates) on %s at simulated time %.9f s: the backtrace shows the call and where it "
+                  "failed, in the rank's arguments (a bad pointer) or in the simulator or its MPI library.\n",
+                  signal_name, in_call.rank, in_call.node, now);
+  else if (last_in_code.rank >= 0)
+    // glibc's allocator finds a damaged heap at the next allocation of the same size, often the simulator's own.
+    std::snprintf(line, size,
+                  "bxisim: the simulator crashed (%s) in its own code, outside any rank's call, at simulated time "
+                  "%.9f s. The last rank whose own code ran is rank %d (on %s). When the backtrace goes through "
+                  "malloc or free (glibc says why above: 'malloc(): ...', 'free(): ...'), the heap was damaged "
+                  "earlier, most often by a program writing outside a buffer it allocated: check that rank's "
+                  "writes (array bounds, the counts and types given to MPI calls).\n",
+                  signal_name, now, last_in_code.rank, last_in_code.node);
+  else
+    std::snprintf(line, size, "bxisim: the simulator crashed (%s), outside the code of any rank.\n", signal_name);
+}
+
+} // namespace bxisim::runtime

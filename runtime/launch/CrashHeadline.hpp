@@ -1,0 +1,22 @@
+#pragma once
+// The first lines of a crash report (CrashReport): which rank's code crashed, or which rank's call, or, in the
+// simulator itself, which rank ran its own code last. Apart from the handler, so that it can be tested.
+
+#include <cstddef>
+
+namespace bxisim::runtime
+{
+
+/** A rank, for a crash report: its index (-1: none) and its node's name. */
+struct CrashSite {
+  int rank         = -1;
+  const char* node = "";
+};
+
+/** Writes the report's first lines into `line` (no allocation: the signal handler calls it). The crash happened
+ * in the own code of `in_own_code`, else inside a simulator call of `in_call`, else in the simulator itself,
+ * where `last_in_code`, the last rank whose own code ran, is named. */
+void crash_headline(char* line, size_t size, const char* signal_name, double now, CrashSite in_own_code,
+                    CrashSite in_call, CrashSite last_in_code);
+
+} // namespace bxisim::runtime
