@@ -67,6 +67,23 @@ std::string describe_current_exception()
   }
 }
 
+/** What the current exception, thrown by the simulator into a rank's call, means for the program ("" when it
+ * explains itself). */
+std::string explain_current_exception()
+{
+  try {
+    throw;
+  } catch (const simgrid::NetworkFailureException&) {
+    return " SimGrid failed a transfer of this rank. SMPI 3.32 does so when the program cancels a send after a "
+           "receive has matched it: it cancels the transfer under way on both sides, where MPI says that such a "
+           "send completes and that MPI_Test_cancelled then says false (or when a link of an XML platform goes "
+           "down, by its state profile). At --level smpi, cancel only sends that no receive can have matched yet, "
+           "or run the program at --level message.";
+  } catch (...) {
+    return "";
+  }
+}
+
 /** Runs the rank's own code (its constructors, then main) with the rank running. */
 void start_own_code(Rank& rank)
 {
@@ -171,8 +188,9 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
     FILE* out            = OutputRouter::original_stderr();
     fmt::print(out,
                "bxisim: rank {} crashed (uncaught C++ exception {}) on {} at simulated time {:.9f} s; the other "
-               "ranks are stopped.\n",
-               rank.index(), describe_current_exception(), rank.node_name(), simgrid::s4u::Engine::get_clock());
+               "ranks are stopped.{}\n",
+               rank.index(), describe_current_exception(), rank.node_name(), simgrid::s4u::Engine::get_clock(),
+               explain_current_exception());
     std::fflush(out);
     rank.mark_crashed();
     simgrid::s4u::Actor::kill_all();

@@ -1,5 +1,5 @@
 /* Bad MPI programs, one per argument: before_init, no_finalize, mismatch, abort,
-   bad_pointer. */
+   bad_pointer, cancel_matched. */
 #include <mpi.h>
 
 #include <stdio.h>
@@ -36,6 +36,24 @@ int main(int argc, char** argv)
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1)
       MPI_Comm_size(MPI_COMM_WORLD, (int*)16);
+    MPI_Finalize();
+    return 0;
+  }
+  if (!strcmp(mode, "cancel_matched")) { /* rank 1 cancels a send that rank 0's receive has already matched */
+    static int data[20000];
+    MPI_Request request;
+    MPI_Status status;
+    int cancelled = -1;
+    if (rank == 0)
+      MPI_Irecv(data, 20000, MPI_INT, 1, 7, MPI_COMM_WORLD, &request);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1) {
+      MPI_Isend(data, 20000, MPI_INT, 0, 7, MPI_COMM_WORLD, &request);
+      MPI_Cancel(&request);
+    }
+    MPI_Wait(&request, &status);
+    MPI_Test_cancelled(&status, &cancelled);
+    printf("rank %d: cancelled %d\n", rank, cancelled);
     MPI_Finalize();
     return 0;
   }
