@@ -263,13 +263,14 @@ void report_deadlock(const std::vector<std::unique_ptr<Rank>>& ranks, const std:
 }
 
 /** At --sim-time-limit: says where each rank was and ends them all. */
-void stop_at_simulated_time(double limit, const std::vector<std::unique_ptr<Rank>>& ranks, bool& reached)
+void stop_at_simulated_time(double limit, const std::vector<std::unique_ptr<Rank>>& ranks, const MpiCallOf& mpi_call,
+                            bool& reached)
 {
   simgrid::s4u::this_actor::sleep_until(limit);
   reached   = true;
   FILE* out = OutputRouter::original_stderr();
   fmt::print(out, "bxisim: the simulated time limit is reached (--sim-time-limit {}). Where each rank was:\n{}", limit,
-             describe_ranks(ranks, nullptr));
+             describe_ranks(ranks, nullptr, mpi_call));
   std::fflush(out);
   simgrid::s4u::Actor::kill_all();
 }
@@ -517,6 +518,7 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   install_crash_report(folder);
   os::set_endless_lock_wait_handler(abort_unsupported);
   RunSupervisor supervisor({options.watchdog, options.wall_limit, options.preempt_after}, ranks, folder);
+  supervisor.set_mpi_call(mpi_call);
   bool deadlock      = false;
   bool limit_reached = false;
   simgrid::s4u::Engine::on_deadlock_cb([&ranks, &deadlock, &mpi_call] {
@@ -552,7 +554,7 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     }
     if (options.sim_time_limit > 0)
       simgrid::s4u::Actor::create("sim-time-limit", ranks.front()->host(), [&] {
-        stop_at_simulated_time(options.sim_time_limit, ranks, limit_reached);
+        stop_at_simulated_time(options.sim_time_limit, ranks, mpi_call, limit_reached);
       })->daemonize();
     if (Rank::cpu_settings().simulate && Rank::cpu_settings().measure)
       os::populate_loaded_code(); // the first call of each bxisim entry point is not a rank's computation

@@ -116,7 +116,7 @@ bool sleeps_in_kernel(pid_t tid)
   return true;
 }
 
-std::string describe(const Rank& rank, const Rank* rank_in_code)
+std::string describe(const Rank& rank, const Rank* rank_in_code, const std::string& call)
 {
   switch (rank.state()) {
   case RankState::NotStarted:
@@ -137,11 +137,12 @@ std::string describe(const Rank& rank, const Rank* rank_in_code)
     return fmt::format("running its own code (a busy-wait, paused {} times by bxisim), without calling the simulator "
                        "since simulated time {:.9f} s",
                        rank.preemptions(), rank.last_call_time());
+  std::string inside  = call.empty() ? std::string() : "inside " + call + ", ";
   std::string waiting = rank.waiting_for();
   if (not waiting.empty())
-    return fmt::format("waits for {} (since simulated time {:.9f} s)", waiting, rank.last_call_time());
-  return fmt::format("in a simulator call (computing, sleeping or communicating) since simulated time {:.9f} s",
-                     rank.last_call_time());
+    return fmt::format("{}waits for {} (since simulated time {:.9f} s)", inside, waiting, rank.last_call_time());
+  return fmt::format("{}in a simulator call (computing, sleeping or communicating) since simulated time {:.9f} s",
+                     inside, rank.last_call_time());
 }
 } // namespace
 
@@ -160,12 +161,13 @@ std::string rank_ranges(const std::vector<int>& ranks)
   return (ranks.size() > 1 ? "ranks " : "rank ") + text;
 }
 
-std::string describe_ranks(const std::vector<std::unique_ptr<Rank>>& ranks, const Rank* rank_in_code)
+std::string describe_ranks(const std::vector<std::unique_ptr<Rank>>& ranks, const Rank* rank_in_code,
+                           const MpiCallOf& mpi_call)
 {
   std::vector<std::pair<std::string, std::vector<int>>> groups;
   std::map<std::string, size_t> group_of;
   for (const auto& rank : ranks) {
-    std::string what    = describe(*rank, rank_in_code);
+    std::string what    = describe(*rank, rank_in_code, mpi_call ? mpi_call(rank->index()) : std::string());
     auto [entry, added] = group_of.try_emplace(what, groups.size());
     if (added)
       groups.emplace_back(what, std::vector<int>{});
@@ -358,7 +360,7 @@ void RunSupervisor::stop(int exit_code, const std::string& headline)
   double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   write_text(fmt::format("{} after {:.1f} s of wall time, at simulated time {:.9f} s. Where each rank was:\n{}",
                          headline, spent, simgrid::s4u::Engine::get_clock(),
-                         describe_ranks(ranks_, os::rank_in_code())));
+                         describe_ranks(ranks_, os::rank_in_code(), mpi_call_)));
   if (keep_folder_) {
     write_text(fmt::format("bxisim: kept the temporary folder {} (--keep-temps).\n", folder_));
   } else {

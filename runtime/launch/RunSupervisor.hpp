@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <pthread.h>
 #include <string>
@@ -25,6 +26,9 @@
 
 namespace bxisim::runtime
 {
+
+/** The MPI call a rank is in ("" outside any), by rank index: reports name it beside what the rank waits for. */
+using MpiCallOf = std::function<std::string(int)>;
 
 struct SupervisorOptions {
   double watchdog      = 10.0; // wall seconds without a simulator call before the watchdog speaks; 0: never
@@ -46,6 +50,8 @@ class RunSupervisor
   static void block_stop_signals();
   /** Asks the supervisor to stop the run with `exit_code` (any thread; `why` must be a literal). */
   static void request_stop(int exit_code, const char* why);
+  /** Where a stop report finds each rank's MPI call (read while the simulation is held). */
+  void set_mpi_call(MpiCallOf mpi_call) { mpi_call_ = std::move(mpi_call); }
 
  private:
   void supervise();
@@ -55,6 +61,7 @@ class RunSupervisor
 
   SupervisorOptions options_;
   const std::vector<std::unique_ptr<Rank>>& ranks_;
+  MpiCallOf mpi_call_;
   std::string folder_;
   bool keep_folder_;
   pthread_t simulator_thread_;
@@ -76,7 +83,8 @@ class RunSupervisor
 /** "rank 3" or "ranks 0-3,7" (`ranks` in increasing order). */
 std::string rank_ranges(const std::vector<int>& ranks);
 
-/** Where each rank is, grouped ("ranks 0-3,7: waits for ..."), one line each, for reports. */
-std::string describe_ranks(const std::vector<std::unique_ptr<Rank>>& ranks, const Rank* rank_in_code);
+/** Where each rank is, grouped ("ranks 0-3,7: inside MPI_Recv, waits for ..."), one line each, for reports. */
+std::string describe_ranks(const std::vector<std::unique_ptr<Rank>>& ranks, const Rank* rank_in_code,
+                           const MpiCallOf& mpi_call = {});
 
 } // namespace bxisim::runtime

@@ -354,6 +354,21 @@ TEST_P(PerLevel, ASendCancelledAfterItsReceiveMatchedCompletesOrIsExplained)
   }
 }
 
+TEST_P(PerLevel, ARunStoppedAtItsLimitNamesEachRanksMpiCall)
+{
+  // Empty polls that sleep never look like a deadlock: the limit stops the run, and says in which MPI call.
+  for (int ppn : {1, 2}) {
+    auto result = run_mpi(level(), "mpi_bad", 2, ppn, "recv_never", "--sim-time-limit 0.001 --set mpi.polling=delay");
+    EXPECT_EQ(result.exit_code, 5) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("the simulated time limit is reached")) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("rank 0: inside MPI_Recv, ")) << result.output;
+    // OpenMPI's MPI_Finalize waits for every rank (a fence), SMPI's does not
+    EXPECT_THAT(result.output, HasSubstr(level() == "smpi" ? "rank 1: ended with exit code 0"
+                                                           : "rank 1: inside MPI_Finalize, waits for the fence"))
+        << result.output;
+  }
+}
+
 TEST_P(PerLevel, MismatchedCollectivesAreReportedWithTheirCalls)
 {
   for (int ppn : {1, 2}) {

@@ -1,5 +1,5 @@
 /* Bad MPI programs, one per argument: before_init, no_finalize, mismatch, abort,
-   bad_pointer, cancel_matched. */
+   bad_pointer, cancel_matched, recv_never. */
 #include <mpi.h>
 
 #include <stdio.h>
@@ -54,6 +54,13 @@ int main(int argc, char** argv)
     MPI_Wait(&request, &status);
     MPI_Test_cancelled(&status, &cancelled);
     printf("rank %d: cancelled %d\n", rank, cancelled);
+    MPI_Finalize();
+    return 0;
+  }
+  if (!strcmp(mode, "recv_never")) { /* rank 0 waits for a message nobody sends */
+    int value = 0;
+    if (rank == 0)
+      MPI_Recv(&value, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Finalize();
     return 0;
   }
