@@ -21,7 +21,6 @@
 #include <cerrno>
 #include <fmt/format.h>
 #include <pthread.h>
-#include <unordered_map>
 
 namespace
 {
@@ -32,22 +31,44 @@ struct Owner {
   Rank* rank;
   int depth; // recursive mutexes: taken this many times by the owner
 };
-// Ranks run on the simulator's thread only: the table of the others is empty.
-thread_local std::unordered_map<pthread_mutex_t*, Owner> owners;
+// The locks ranks hold, with their owners. Ranks run on the simulator's thread only: the other threads' tables stay
+// empty. A fixed table, with no constructor, destructor or allocation: an allocator that locks and unlocks its own
+// mutexes inside malloc (jemalloc, preloaded) comes here, and any allocation from here (the set-up of a
+// thread_local map, a map's node) would wait for that allocator's lock for ever. A rank holds few locks at once
+// (the C library's, a shared library's); beyond kHeldLocks they are taken without being tracked.
+constexpr size_t kHeldLocks = 256;
+struct OwnerTable {
+  struct Entry {
+    pthread_mutex_t* mutex;
+    Owner owner;
+  };
+  Entry entries[kHeldLocks];
+  size_t used;
+
+  Entry* find(const pthread_mutex_t* mutex)
+  {
+    for (size_t i = 0; i < used; ++i)
+      if (entries[i].mutex == mutex)
+        return &entries[i];
+    return nullptr;
+  }
+  void erase(Entry* entry) { *entry = entries[--used]; }
+};
+thread_local OwnerTable owners; // zero-initialised, trivially destroyed: no set-up at a thread's first touch
 
 constexpr double kFirstPoll   = 10e-9;
 constexpr double kLongestPoll = 1e-6;
 
 Rank* owner_of(pthread_mutex_t* mutex)
 {
-  auto it = owners.find(mutex);
-  if (it == owners.end())
+  OwnerTable::Entry* entry = owners.find(mutex);
+  if (entry == nullptr)
     return nullptr;
   if (mutex->__data.__lock == 0) { // free: released behind the table's back (a condition wait, a rank that ended)
-    owners.erase(it);
+    owners.erase(entry);
     return nullptr;
   }
-  return it->second.rank;
+  return entry->owner.rank;
 }
 
 // Polling for longer than this is not a lock held across a short call: the holder waits for the poller
@@ -57,10 +78,16 @@ void (*endless_wait_handler)(const char* message) = nullptr;
 
 void note_taken(pthread_mutex_t* mutex, Rank* rank)
 {
-  auto [it, added] = owners.try_emplace(mutex, Owner{rank, 0});
-  if (it->second.rank != rank) // the entry of a mutex freed or destroyed while held: it is free now
-    it->second = Owner{rank, 0};
-  ++it->second.depth;
+  OwnerTable::Entry* entry = owners.find(mutex);
+  if (entry == nullptr) {
+    if (owners.used == kHeldLocks)
+      return; // untracked: waited for on the thread, as without this interposition
+    entry  = &owners.entries[owners.used++];
+    *entry = {mutex, Owner{rank, 0}};
+  }
+  if (entry->owner.rank != rank) // the entry of a mutex freed or destroyed while held: it is free now
+    entry->owner = Owner{rank, 0};
+  ++entry->owner.depth;
 }
 
 // Every rank has the same thread id, so the C library takes a recursive mutex that another rank holds
@@ -131,15 +158,16 @@ extern "C" int pthread_mutex_trylock(pthread_mutex_t* mutex)
 
 extern "C" int pthread_mutex_unlock(pthread_mutex_t* mutex)
 {
-  if (not owners.empty())
-    if (auto it = owners.find(mutex); it != owners.end() && --it->second.depth == 0)
-      owners.erase(it);
+  if (owners.used != 0)
+    if (OwnerTable::Entry* entry = owners.find(mutex); entry != nullptr && --entry->owner.depth == 0)
+      owners.erase(entry);
   return BXISIM_REAL(pthread_mutex_unlock)(mutex);
 }
 
 extern "C" int pthread_mutex_destroy(pthread_mutex_t* mutex)
 {
-  if (not owners.empty())
-    owners.erase(mutex);
+  if (owners.used != 0)
+    if (OwnerTable::Entry* entry = owners.find(mutex))
+      owners.erase(entry);
   return BXISIM_REAL(pthread_mutex_destroy)(mutex);
 }

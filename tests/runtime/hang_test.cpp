@@ -82,6 +82,29 @@ TEST(Watchdog, NamesARankBlockedOnAnotherRanksLockInsideANode)
   expect_a_rank_blocked_on_another_ranks_lock_to_be_named(2);
 }
 
+// An allocator preloaded into bxisim that takes a mutex of its own inside malloc (as jemalloc does) calls
+// bxisim's pthread_mutex_lock and _unlock there: if they allocated (a thread_local map's set-up, a map's node),
+// the allocation waited for the allocator's own mutex, held by the same thread, and the run never started.
+void expect_a_preloaded_locking_allocator_to_run(int ppn)
+{
+  // timeout: such a hang came before bxisim's own limits could start
+  auto result = run_command("timeout 120 env LD_PRELOAD=" + test_program("liblocking_malloc.so") + " " + kBxisim +
+                            " run -n 3 --ppn " + std::to_string(ppn) + " --wall-limit 60 --set cpu.factor=1000 " +
+                            test_program("crossing_puts") + " 65536 1e-6");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("crossed=")) << result.output;
+}
+
+TEST(Hang, APreloadedAllocatorWithItsOwnLockRunsAcrossNodes)
+{
+  expect_a_preloaded_locking_allocator_to_run(1);
+}
+
+TEST(Hang, APreloadedAllocatorWithItsOwnLockRunsInsideANode)
+{
+  expect_a_preloaded_locking_allocator_to_run(2);
+}
+
 TEST(Limits, TheSimulatedTimeLimitStopsRanksThatSleepForever)
 {
   constexpr double kLimitTime = 100;
