@@ -78,7 +78,9 @@ Type_create_darray Type_match_size Unpack_external Win_test Win_sync
 BACKENDS = {
     "OpenMpiRank": {"conversions": "OpenMpiAbi", "prefix": "PMPI_", "absent": set(),
                     "custom": {"Comm_get_attr", "Attr_get", "Init_thread", "Type_get_contents"}},
-    "SmpiRank": {"conversions": "SmpiAbi", "prefix": "MPI_", "absent": SMPI_ABSENT,
+    # null_file_checked: SMPI 3.32 dereferences an open file's handle (the argument fh) without checking it, so
+    # MPI_File_close(&fh) of MPI_FILE_NULL crashed the simulator; MPI says MPI_ERR_FILE.
+    "SmpiRank": {"conversions": "SmpiAbi", "prefix": "MPI_", "absent": SMPI_ABSENT, "null_file_checked": True,
                  "custom": {"Init", "Init_thread", "Query_thread", "Abort", "Is_thread_main", "Win_create", "Win_allocate",
                             "Win_allocate_shared", "Win_create_dynamic", "Type_create_struct", "Type_get_envelope",
                             "Type_free", "File_open", "Comm_call_errhandler", "Win_call_errhandler", "Comm_get_attr",
@@ -467,6 +469,12 @@ def backend_source(functions, cls, conversions, backend):
             elif f.returns != "int":
                 fallback = f"({fallback}, 0)"
             out.append(f'  if (fn_.{f.name} == nullptr)\n    return {fallback};\n')
+        if backend.get("null_file_checked"):
+            for a in f.arguments:
+                if a.name == "fh" and a.kind == "file" and a.length is None and a.direction in ("in", "inout"):
+                    null = f"{a.name} == MPI_FILE_NULL" if a.direction == "in" else \
+                        f"{a.name} == nullptr || *{a.name} == MPI_FILE_NULL"
+                    out.append(f"  if ({null})\n    return MPI_ERR_FILE;\n")
         before, args, after = conversion_code(f)
         out += before
         call = f"fn_.{f.name}({', '.join(args)})"

@@ -186,6 +186,17 @@ TEST_P(Conformance, AFailedFileOpenHandsBackTheNullFile)
   }
 }
 
+// MPICH io tests go on after MPI_File_open failed (at smpi: no disk) and close the null handle: SMPI 3.32 used it
+// unchecked and the simulator crashed; MPI says MPI_ERR_FILE.
+TEST_P(Conformance, FileCallsOnTheNullFileReturnErrFile)
+{
+  for (auto& [rank, mine] : expect_passed(run(2, "file_null_calls"), 2)) {
+    EXPECT_EQ(mine["close"], "1") << "rank " << rank;
+    EXPECT_EQ(mine["size"], "1") << "rank " << rank;
+    EXPECT_EQ(mine["sync"], "1") << "rank " << rank;
+  }
+}
+
 // MPICH f90 datatype/typecntsf90: MPI_Type_get_contents with maxima above the envelope crashed at message and
 // cycle (OpenMPI 4.1.4's bug, open-mpi/ompi#14051).
 TEST_P(Conformance, TypeContentsWithLargerMaximaThanTheEnvelope)

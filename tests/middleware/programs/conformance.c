@@ -788,6 +788,20 @@ static void file_open_failure(void)
   printf("failed=%d null=%d\n", result != MPI_SUCCESS, file == MPI_FILE_NULL);
 }
 
+/* File calls on MPI_FILE_NULL, as a program that goes on after a failed open makes them (files return errors by
+ * default): MPI_ERR_FILE, not a crash (SMPI 3.32 used the handle unchecked). */
+static void file_null_calls(void)
+{
+  MPI_File file   = MPI_FILE_NULL;
+  MPI_Offset size = 0;
+  int close_class = 0, size_class = 0, sync_class = 0;
+  MPI_Error_class(MPI_File_close(&file), &close_class);
+  MPI_Error_class(MPI_File_get_size(MPI_FILE_NULL, &size), &size_class);
+  MPI_Error_class(MPI_File_sync(MPI_FILE_NULL), &sync_class);
+  printf("close=%d size=%d sync=%d\n", close_class == MPI_ERR_FILE, size_class == MPI_ERR_FILE,
+         sync_class == MPI_ERR_FILE);
+}
+
 int main(int argc, char** argv)
 {
   const char* mode = argc > 1 ? argv[1] : "";
@@ -845,6 +859,8 @@ int main(int argc, char** argv)
     attributes_and_error_codes(rank, size);
   } else if (strcmp(mode, "file_open_failure") == 0)
     file_open_failure();
+  else if (strcmp(mode, "file_null_calls") == 0)
+    file_null_calls();
   else if (strcmp(mode, "file_nonblocking") == 0) {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
