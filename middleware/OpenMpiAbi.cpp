@@ -464,6 +464,21 @@ int OpenMpiAbi::from_be_file_amode(int amode)
   return map_bits(amode, kOmpiAmodeBits, kAbiAmodeBits);
 }
 
+namespace
+{
+constexpr MPI_Offset kOmpiDisplacementCurrent = -54278278; // OpenMPI's MPI_DISPLACEMENT_CURRENT (mpi.h of OpenMPI 4.1)
+} // namespace
+
+MPI_Offset OpenMpiAbi::to_be_file_disp(MPI_Offset disp)
+{
+  return disp == MPI_DISPLACEMENT_CURRENT ? kOmpiDisplacementCurrent : disp;
+}
+
+MPI_Offset OpenMpiAbi::from_be_file_disp(MPI_Offset disp)
+{
+  return disp == kOmpiDisplacementCurrent ? MPI_DISPLACEMENT_CURRENT : disp;
+}
+
 int OpenMpiAbi::to_be_whence(int whence)
 {
   switch (whence) {

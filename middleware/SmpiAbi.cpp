@@ -496,6 +496,17 @@ int SmpiAbi::from_be_file_amode(int amode)
   return map_bits(amode, kSmpiAmodeBits, kAbiAmodeBits);
 }
 
+// SMPI 3.32 has no MPI_DISPLACEMENT_CURRENT: values pass as they are.
+MPI_Offset SmpiAbi::to_be_file_disp(MPI_Offset disp)
+{
+  return disp;
+}
+
+MPI_Offset SmpiAbi::from_be_file_disp(MPI_Offset disp)
+{
+  return disp;
+}
+
 int SmpiAbi::to_be_whence(int whence)
 {
   switch (whence) {

@@ -130,6 +130,9 @@ class SmpiAbi : public BackEndCallbacks
   static int to_be_file_amode(int amode);
   static int from_be_file_amode(int amode);
   static int to_be_whence(int whence);
+  /** A file view's displacement: MPI_DISPLACEMENT_CURRENT differs between ABIs, other values are offsets. */
+  static MPI_Offset to_be_file_disp(MPI_Offset disp);
+  static MPI_Offset from_be_file_disp(MPI_Offset disp);
   static int to_be_order(int order);
   static int to_be_typeclass(int typeclass);
   static int to_be_distribute(int distribute);

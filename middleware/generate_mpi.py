@@ -49,6 +49,9 @@ IN_PLACE_BUFFERS = {"sendbuf", "recvbuf"}
 # its MPI_BOTTOM back into a null pointer (its requests); elsewhere a null pointer stays one, as programs pass
 # NULL for buffers a call does not use (a non-root's receive buffer).
 BOTTOM_BUFFERS = {"buf", "sendbuf", "recvbuf", "origin_addr", "result_addr", "compare_addr"}
+# A file view's displacement, which may be MPI_DISPLACEMENT_CURRENT, whose value differs between ABIs (bxisim's -1,
+# OpenMPI's -54278278): converted by to_be_file_disp and from_be_file_disp.
+FILE_DISPLACEMENTS = {("File_set_view", "disp"), ("File_get_view", "disp")}
 BOTTOM_FUNCTIONS = set("""
 Send Recv Bsend Ssend Rsend Isend Ibsend Issend Irsend Irecv Send_init Bsend_init Ssend_init Rsend_init Recv_init
 Sendrecv Sendrecv_replace Mrecv Imrecv Put Get Accumulate Get_accumulate Fetch_and_op Compare_and_swap Rput Rget
@@ -375,6 +378,13 @@ def conversion_code(f):
                 continue
             if n in IN_PLACE_BUFFERS and a.ctype in ("void*", "const void*"):
                 args.append(f"to_be_buffer({n})")
+                continue
+            if (f.name, n) in FILE_DISPLACEMENTS:
+                if a.ctype == "MPI_Offset":
+                    args.append(f"to_be_file_disp({n})")
+                else:
+                    args.append(n)
+                    after.append(f"  if (be_ok(result_) && {n} != nullptr)\n    *{n} = from_be_file_disp(*{n});\n")
                 continue
             args.append(f"reinterpret_cast<{bt}>({n})" if bt == "void*" and a.ctype != "void*" else n)
             continue

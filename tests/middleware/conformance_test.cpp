@@ -186,6 +186,20 @@ TEST_P(Conformance, AFailedFileOpenHandsBackTheNullFile)
   }
 }
 
+// MPICH io/setviewcur: MPI_DISPLACEMENT_CURRENT reached OpenMPI as bxisim's value (-1), a plain offset: the view
+// of a sequential file did not start at the shared file pointer, and another file's was not refused.
+TEST_P(Conformance, TheCurrentDisplacementOfAFileViewIsTranslated)
+{
+  if (level() == "smpi")
+    GTEST_SKIP() << "SMPI 3.32 opens files only on hosts with a disk, which bxisim's platforms do not have";
+  auto result = run(2, "displacement_current conformance-displacement-" + level() + std::to_string(ppn()));
+  for (auto& [rank, mine] : expect_passed(result, 2)) {
+    EXPECT_EQ(mine["set"], "0") << "rank " << rank;
+    EXPECT_EQ(mine["displacement"], mine["expected"]) << "rank " << rank;
+    EXPECT_EQ(mine["plain_refused"], "1") << "rank " << rank;
+  }
+}
+
 // MPICH io tests go on after MPI_File_open failed (at smpi: no disk) and close the null handle: SMPI 3.32 used it
 // unchecked and the simulator crashed; MPI says MPI_ERR_FILE.
 TEST_P(Conformance, FileCallsOnTheNullFileReturnErrFile)

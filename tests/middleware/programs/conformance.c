@@ -788,6 +788,35 @@ static void file_open_failure(void)
   printf("failed=%d null=%d\n", result != MPI_SUCCESS, file == MPI_FILE_NULL);
 }
 
+/* MPI_DISPLACEMENT_CURRENT (its value differs between ABIs): in a sequential file's view it is the shared file
+ * pointer; in another file's, an error. */
+static void displacement_current(int rank, int size, const char* name)
+{
+  char sequential[256], plain[256], representation[MPI_MAX_DATAREP_STRING];
+  snprintf(sequential, sizeof sequential, "%s-sequential", name);
+  snprintf(plain, sizeof plain, "%s-plain", name);
+  MPI_File file;
+  MPI_Datatype etype, filetype;
+  MPI_Offset displacement = -7;
+  int value = rank, plain_class = 0;
+  MPI_File_open(MPI_COMM_WORLD, sequential, MPI_MODE_WRONLY | MPI_MODE_CREATE | MPI_MODE_SEQUENTIAL, MPI_INFO_NULL,
+                &file);
+  MPI_File_write_ordered(file, &value, 1, MPI_INT, MPI_STATUS_IGNORE);
+  int set = MPI_File_set_view(file, MPI_DISPLACEMENT_CURRENT, MPI_INT, MPI_INT, "native", MPI_INFO_NULL);
+  MPI_File_get_view(file, &displacement, &etype, &filetype, representation);
+  MPI_File_close(&file);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0)
+    MPI_File_delete(sequential, MPI_INFO_NULL);
+  MPI_File_open(MPI_COMM_WORLD, plain, MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
+                &file);
+  MPI_Error_class(MPI_File_set_view(file, MPI_DISPLACEMENT_CURRENT, MPI_INT, MPI_INT, "native", MPI_INFO_NULL),
+                  &plain_class);
+  MPI_File_close(&file);
+  printf("set=%d displacement=%lld expected=%d plain_refused=%d\n", set, (long long)displacement,
+         size * (int)sizeof(int), plain_class != MPI_SUCCESS);
+}
+
 /* File calls on MPI_FILE_NULL, as a program that goes on after a failed open makes them (files return errors by
  * default): MPI_ERR_FILE, not a crash (SMPI 3.32 used the handle unchecked). */
 static void file_null_calls(void)
@@ -861,7 +890,11 @@ int main(int argc, char** argv)
     file_open_failure();
   else if (strcmp(mode, "file_null_calls") == 0)
     file_null_calls();
-  else if (strcmp(mode, "file_nonblocking") == 0) {
+  else if (strcmp(mode, "displacement_current") == 0) {
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    displacement_current(rank, size, argc > 2 ? argv[2] : "conformance-displacement");
+  } else if (strcmp(mode, "file_nonblocking") == 0) {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     file_nonblocking(rank, size, argc > 2 ? argv[2] : "conformance-file");
