@@ -288,7 +288,10 @@ void RunSupervisor::preempt(std::chrono::steady_clock::time_point now)
     return;
   stepping_[index] = true;
   any_stepping_    = true;
+  if (os::preemption_signal_pending()) // the rank is in a long system call: the last signal is still queued
+    return;
   os::expect_preemption_at(transitions); // the signal pauses the rank only if it is still there
+  os::note_preemption_signal_sent();
   pthread_kill(simulator_thread_, preemption_signal());
 }
 

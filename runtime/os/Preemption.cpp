@@ -29,6 +29,7 @@ constexpr unsigned long kNoPause = ~0UL;
 // simulator_transitions() when a preemption signal found the rank outside its own code: the pause is owed
 // until the rank calls the simulator (pause_if_preempted_in_call).
 std::atomic<unsigned long> owed_at{kNoPause};
+std::atomic<bool> signal_pending{false}; // sent by the supervisor, not handled yet
 
 void warn_first_step(const runtime::Rank& rank)
 {
@@ -69,6 +70,7 @@ void pause(runtime::Rank& rank)
 
 void on_preemption_signal(int, siginfo_t*, void* context)
 {
+  signal_pending.store(false, std::memory_order_relaxed);
   runtime::Rank* rank = running_rank();
   // SMPI's level measures the ranks' CPU time itself (clock hooks): a pause would count as computation.
   if (rank == nullptr || clock_hooks() != nullptr ||
@@ -114,6 +116,16 @@ void install_preemption_handler(int signal_number)
 void expect_preemption_at(unsigned long transitions)
 {
   expected_transitions.store(transitions, std::memory_order_relaxed);
+}
+
+bool preemption_signal_pending()
+{
+  return signal_pending.load(std::memory_order_relaxed);
+}
+
+void note_preemption_signal_sent()
+{
+  signal_pending.store(true, std::memory_order_relaxed);
 }
 
 } // namespace bxisim::os

@@ -43,4 +43,13 @@ void pause_if_preempted_in_call(const void* caller);
  */
 void expect_preemption_at(unsigned long transitions);
 
+/**
+ * From the supervisor's thread: whether a signal it sent has not reached the handler yet (the rank is inside a
+ * long system call, which the signal does not interrupt). The signal is a real-time one, queued: one sent every
+ * quantum piled up, and when the call returned they all ran nested on the rank's stack until it overflowed (a 2
+ * GiB pwrite of OMPIO, MPICH io/i_bigtype). The supervisor then sends none, and marks the one it sends.
+ */
+bool preemption_signal_pending();
+void note_preemption_signal_sent();
+
 } // namespace bxisim::os

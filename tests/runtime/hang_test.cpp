@@ -105,6 +105,29 @@ TEST(Hang, APreloadedAllocatorWithItsOwnLockRunsInsideANode)
   expect_a_preloaded_locking_allocator_to_run(2);
 }
 
+// A rank inside system calls that signals do not interrupt (long writes), found "in its own code" by the
+// supervisor: its preemption signal, a queued real-time one sent every quantum, piled up, and when the call
+// returned they all ran nested on the rank's stack until it overflowed (a SIGSEGV with no report; MPICH
+// io/i_bigtype, OMPIO's 2 GiB pwrite). A small stack makes the pile-up overflow within a write of 128 MiB.
+void expect_long_system_calls_not_to_pile_up_preemptions(int ppn)
+{
+  auto result = run_bxisim("run -n 2 --ppn " + std::to_string(ppn) +
+                           " --preempt-after 0.05 --cfg contexts/stack-size:256 --wall-limit 100 " +
+                           test_program("long_syscall") + " 128");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("[rank 0] written=536870912")) << result.output;
+}
+
+TEST(Preemption, LongSystemCallsDoNotPileUpSignalsAcrossNodes)
+{
+  expect_long_system_calls_not_to_pile_up_preemptions(1);
+}
+
+TEST(Preemption, LongSystemCallsDoNotPileUpSignalsInsideANode)
+{
+  expect_long_system_calls_not_to_pile_up_preemptions(2);
+}
+
 TEST(Limits, TheSimulatedTimeLimitStopsRanksThatSleepForever)
 {
   constexpr double kLimitTime = 100;
