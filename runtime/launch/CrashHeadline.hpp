@@ -11,6 +11,7 @@ namespace bxisim::runtime
 struct CrashSite {
   int rank         = -1;
   const char* node = "";
+  size_t stack_kib = 0; // not 0: the fault is at the end of the rank's stack, of that many KiB (an overflow)
 };
 
 /** Writes the report's first lines into `line` (no allocation: the signal handler calls it). The crash happened

@@ -9,6 +9,7 @@
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
+#include <xbt/config.hpp>
 
 #include <csignal>
 #include <cstdio>
@@ -60,7 +61,20 @@ void remove_folder_or_say_kept(int fd)
   }
 }
 
-void on_crash(int signal_number)
+size_t rank_stack_bytes = 0; // SimGrid's contexts/stack-size, read before any crash
+
+/** The KiB of `rank`'s stack when `fault` lies at its end (the guard page below it, or just above): an overflow. */
+size_t overflowed_stack_kib(const Rank& rank, int signal_number, const siginfo_t* info)
+{
+  constexpr uintptr_t kNear = 64 * 1024;
+  if (signal_number != SIGSEGV || info == nullptr || rank.stack.top == 0 || rank_stack_bytes == 0)
+    return 0;
+  auto fault    = reinterpret_cast<uintptr_t>(info->si_addr);
+  uintptr_t end = rank.stack.top > rank_stack_bytes ? rank.stack.top - rank_stack_bytes : 0;
+  return fault + kNear >= end && fault < end + kNear ? rank_stack_bytes / 1024 : 0;
+}
+
+void on_crash(int signal_number, siginfo_t* info, void*)
 {
   Rank* rank = os::running_rank();
   os::set_running_rank(nullptr); // what follows must reach the real libc
@@ -68,8 +82,10 @@ void on_crash(int signal_number)
   int fd = OutputRouter::original_stderr_fd();
 
   char line[1024];
-  auto site = [](const Rank* of) {
-    return of != nullptr ? CrashSite{of->index(), of->node_name().c_str()} : CrashSite{};
+  auto site = [signal_number, info](const Rank* of) {
+    return of != nullptr
+               ? CrashSite{of->index(), of->node_name().c_str(), overflowed_stack_kib(*of, signal_number, info)}
+               : CrashSite{};
   };
   crash_headline(line, sizeof(line), strsignal(signal_number), simgrid::s4u::Engine::get_clock(), site(rank),
                  site(rank != nullptr ? nullptr : rank_of_running_actor()), site(os::last_rank_in_code()));
@@ -120,8 +136,9 @@ void install_crash_report(const RunFolder& folder)
 
   struct sigaction action {
   };
-  action.sa_handler = on_crash;
-  action.sa_flags   = SA_ONSTACK | SA_RESETHAND;
+  rank_stack_bytes    = static_cast<size_t>(simgrid::config::get_value<int>("contexts/stack-size")) * 1024;
+  action.sa_sigaction = on_crash;
+  action.sa_flags     = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
   sigemptyset(&action.sa_mask);
   for (int signal_number : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
     sigaction(signal_number, &action, nullptr);

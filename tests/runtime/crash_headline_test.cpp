@@ -29,6 +29,17 @@ TEST(CrashHeadline, NamesTheRankWhoseCodeOrCallCrashed)
               HasSubstr("the simulator crashed (Aborted) inside a call of rank 3 (MPI, Portals"));
 }
 
+TEST(CrashHeadline, AStackOverflowSaysHowToGetALargerStack)
+{
+  auto text = headline({1, "node0", 8192}, {}, {1, "node0"});
+  EXPECT_THAT(text, HasSubstr("bxisim: rank 1 crashed (Aborted) on node0 at simulated time 0.002500000 s. It ran out "
+                              "of stack: the fault is at the end of its 8192 KiB stack"));
+  EXPECT_THAT(text, HasSubstr("--cfg contexts/stack-size:KiB"));
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_THAT(headline({}, {2, "node1", 256}, {}), HasSubstr("inside a call of rank 2"));
+  EXPECT_THAT(headline({}, {2, "node1", 256}, {}), HasSubstr("end of its 256 KiB stack"));
+}
+
 TEST(CrashHeadline, InTheSimulatorItNamesTheLastRankThatRanAndTheDamagedHeap)
 {
   // The HLRS suite's MIX_LB_UB type: a rank wrote before a buffer it allocated, and glibc found it at an

@@ -78,6 +78,21 @@ TEST(Ends, ACrashNamesTheRankPrintsABacktraceAndLeavesNoFiles)
   EXPECT_EQ(entry_count(tmpdir), 0);
 }
 
+TEST(Ends, AStackOverflowIsNamedWithTheSettingThatGivesMore)
+{
+  auto result = run_ends(2, "deep 1 12"); // 12 MiB of frames on rank 1's stack (SimGrid's default: 8 MiB)
+  EXPECT_EQ(result.exit_code, kCrash) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("rank 1 crashed (Segmentation fault)"));
+  EXPECT_THAT(result.output, HasSubstr("It ran out of stack: the fault is at the end of its 8192 KiB stack"));
+  EXPECT_THAT(result.output, HasSubstr("--cfg contexts/stack-size:KiB"));
+  auto given = run_command("'" BXISIM_BINARY "' run -n 2 --cfg contexts/stack-size:32768 " + test_program("ends") +
+                           " deep 1 12");
+  EXPECT_EQ(given.exit_code, 0) << given.output;
+  EXPECT_THAT(given.output, HasSubstr("[rank 1] deep "));
+  // another fault is not called an overflow
+  EXPECT_THAT(run_ends(2, "segv 1").output, Not(HasSubstr("ran out of stack")));
+}
+
 TEST(Ends, AnAbortIsACrashToo)
 {
   std::string tmpdir = fresh_folder("tmpdir-abort");

@@ -1,10 +1,18 @@
 /* How ranks end: argv[1] says what rank argv[2] (or every rank for "all") does; the others return 0.
- *   return N | exit N | segv | abort | kv_never | barrier_skip */
+ *   return N | exit N | segv | abort | kv_never | barrier_skip | deep N (recursion over N MiB of stack) */
 #include <bxisim/rank.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Recursion whose frames take `kib` KiB of stack in all. */
+static int deep(int kib)
+{
+  volatile char frame[1024];
+  frame[0] = (char)kib;
+  return kib <= 1 ? frame[0] : deep(kib - 1) + frame[0];
+}
 
 static void act(const char* what, int code)
 {
@@ -20,6 +28,8 @@ static void act(const char* what, int code)
   }
   if (strcmp(what, "abort") == 0)
     abort();
+  if (strcmp(what, "deep") == 0)
+    printf("deep %d\n", deep(code * 1024));
   if (strcmp(what, "kv_never") == 0) {
     char buffer[8];
     bxisim_kv_get("never-put", buffer, sizeof(buffer), NULL);
