@@ -82,51 +82,44 @@ TEST(Watchdog, NamesARankBlockedOnAnotherRanksLockInsideANode)
   expect_a_rank_blocked_on_another_ranks_lock_to_be_named(2);
 }
 
+namespace
+{
+/** The tests below run with one rank per node (across nodes) and two (inside a node). */
+class HangPlacements : public testing::TestWithParam<int>
+{
+ protected:
+  std::string ppn() const { return std::to_string(GetParam()); }
+};
+} // namespace
+
 // An allocator preloaded into bxisim that takes a mutex of its own inside malloc (as jemalloc does) calls
 // bxisim's pthread_mutex_lock and _unlock there: if they allocated (a thread_local map's set-up, a map's node),
 // the allocation waited for the allocator's own mutex, held by the same thread, and the run never started.
-void expect_a_preloaded_locking_allocator_to_run(int ppn)
+TEST_P(HangPlacements, APreloadedAllocatorWithItsOwnLockRuns)
 {
   // timeout: such a hang came before bxisim's own limits could start
   auto result = run_command("timeout 120 env LD_PRELOAD=" + test_program("liblocking_malloc.so") + " " + kBxisim +
-                            " run -n 3 --ppn " + std::to_string(ppn) + " --wall-limit 60 --set cpu.factor=1000 " +
+                            " run -n 3 --ppn " + ppn() + " --wall-limit 60 --set cpu.factor=1000 " +
                             test_program("crossing_puts") + " 65536 1e-6");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_THAT(result.output, HasSubstr("crossed=")) << result.output;
-}
-
-TEST(Hang, APreloadedAllocatorWithItsOwnLockRunsAcrossNodes)
-{
-  expect_a_preloaded_locking_allocator_to_run(1);
-}
-
-TEST(Hang, APreloadedAllocatorWithItsOwnLockRunsInsideANode)
-{
-  expect_a_preloaded_locking_allocator_to_run(2);
 }
 
 // A rank inside system calls that signals do not interrupt (long writes), found "in its own code" by the
 // supervisor: its preemption signal, a queued real-time one sent every quantum, piled up, and when the call
 // returned they all ran nested on the rank's stack until it overflowed (a SIGSEGV with no report; MPICH
 // io/i_bigtype, OMPIO's 2 GiB pwrite). A small stack makes the pile-up overflow within a write of 128 MiB.
-void expect_long_system_calls_not_to_pile_up_preemptions(int ppn)
+TEST_P(HangPlacements, LongSystemCallsDoNotPileUpPreemptionSignals)
 {
-  auto result = run_bxisim("run -n 2 --ppn " + std::to_string(ppn) +
-                           " --preempt-after 0.05 --cfg contexts/stack-size:256 --wall-limit 100 " +
-                           test_program("long_syscall") + " 128");
+  auto result = run_bxisim("run -n 2 --ppn " + ppn() + " --preempt-after 0.05 --cfg contexts/stack-size:256 " +
+                           "--wall-limit 100 " + test_program("long_syscall") + " 128");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   EXPECT_THAT(result.output, HasSubstr("[rank 0] written=536870912")) << result.output;
 }
 
-TEST(Preemption, LongSystemCallsDoNotPileUpSignalsAcrossNodes)
-{
-  expect_long_system_calls_not_to_pile_up_preemptions(1);
-}
-
-TEST(Preemption, LongSystemCallsDoNotPileUpSignalsInsideANode)
-{
-  expect_long_system_calls_not_to_pile_up_preemptions(2);
-}
+INSTANTIATE_TEST_SUITE_P(Hang, HangPlacements, testing::Values(1, 2), [](const auto& placement) {
+  return placement.param == 1 ? std::string("AcrossNodes") : std::string("InsideANode");
+});
 
 TEST(Limits, TheSimulatedTimeLimitStopsRanksThatSleepForever)
 {
