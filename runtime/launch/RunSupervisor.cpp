@@ -292,7 +292,8 @@ void RunSupervisor::preempt(std::chrono::steady_clock::time_point now)
     return;
   os::expect_preemption_at(transitions); // the signal pauses the rank only if it is still there
   os::note_preemption_signal_sent();
-  pthread_kill(simulator_thread_, preemption_signal());
+  if (pthread_kill(simulator_thread_, preemption_signal()) != 0)
+    os::note_preemption_signal_lost(); // not queued (EAGAIN): the next quantum sends another
 }
 
 void RunSupervisor::watch(std::chrono::steady_clock::time_point now)

@@ -128,4 +128,9 @@ void note_preemption_signal_sent()
   signal_pending.store(true, std::memory_order_relaxed);
 }
 
+void note_preemption_signal_lost()
+{
+  signal_pending.store(false, std::memory_order_relaxed);
+}
+
 } // namespace bxisim::os

@@ -51,5 +51,6 @@ void expect_preemption_at(unsigned long transitions);
  */
 bool preemption_signal_pending();
 void note_preemption_signal_sent();
+void note_preemption_signal_lost();
 
 } // namespace bxisim::os
