@@ -88,6 +88,25 @@ static std::function<void(int, int)>& abort_handler()
   return instance;
 }
 
+namespace
+{
+std::function<RankNode(int)>& node_provider()
+{
+  static std::function<RankNode(int)> provider;
+  return provider;
+}
+} // namespace
+
+void set_node_provider(std::function<RankNode(int rank)> provider)
+{
+  node_provider() = std::move(provider);
+}
+
+RankNode node_of_rank(int rank)
+{
+  return node_provider() ? node_provider()(rank) : RankNode{};
+}
+
 void set_abort_handler(std::function<void(int rank, int code)> handler)
 {
   abort_handler() = std::move(handler);

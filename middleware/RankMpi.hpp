@@ -136,6 +136,18 @@ const CallObserver* call_observer();
 void set_wtime_function(double (*wtime)());
 
 /**
+ * The node a rank (its index in MPI_COMM_WORLD) runs on: its index and its name (gethostname's answer). SMPI sees
+ * each core as a host of its own: MPI_Get_processor_name and MPI_COMM_TYPE_SHARED at smpi ask this instead. Unset:
+ * the back end's own answers.
+ */
+struct RankNode {
+  int index = -1;
+  std::string name;
+};
+void set_node_provider(std::function<RankNode(int rank)> provider);
+RankNode node_of_rank(int rank);
+
+/**
  * The runtime tells the middleware which rank is calling (as portals::Core's context provider).
  * The provider returns nullptr when the caller has no MPI back end (a run at a level without MPI):
  * the entry points then end the rank with a message saying so.

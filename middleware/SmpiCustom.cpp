@@ -9,9 +9,11 @@
 #include <dlfcn.h>
 #include <simgrid/s4u/Host.hpp>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace bxisim::mw
 {
@@ -163,6 +165,45 @@ int SmpiAbi::created_window(int result, void* window, int flavor, MPI_Win* win)
     *win               = from_be_win(window);
   }
   return from_be_errcode(result);
+}
+
+// SMPI 3.32 has no MPI_Comm_get_parent. A bxisim run spawns no process (MPI_Comm_spawn ends the job), so no rank
+// has a parent: MPI_COMM_NULL, as OpenMPI answers at the other levels.
+int SmpiRank::Comm_get_parent(MPI_Comm* parent)
+{
+  if (parent == nullptr)
+    return MPI_ERR_ARG;
+  *parent = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+
+// SMPI 3.32 sees every core as a host of its own: its MPI_COMM_TYPE_SHARED communicators had one rank each and its
+// processor names were the cores' ("node0-core1"), where every other level (and gethostname) says "node0". The
+// runtime tells the node of each rank.
+int SmpiRank::Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm)
+{
+  be_comm made{};
+  RankNode node = node_of_rank(rank());
+  int result    = split_type == MPI_COMM_TYPE_SHARED && node.index >= 0
+                      ? fn_.Comm_split(to_be_comm(comm), node.index, key, &made)
+                      : fn_.Comm_split_type(to_be_comm(comm), to_be_split_type(split_type), key, to_be_info(info), &made);
+  if (newcomm != nullptr)
+    *newcomm = be_ok(result) ? from_be_comm(made) : MPI_COMM_NULL;
+  return from_be_errcode(result);
+}
+
+int SmpiRank::Get_processor_name(char* name, int* resultlen)
+{
+  RankNode node = node_of_rank(rank());
+  if (node.index < 0)
+    return from_be_errcode(fn_.Get_processor_name(name, resultlen));
+  if (name == nullptr || resultlen == nullptr)
+    return MPI_ERR_ARG;
+  size_t length = std::min(node.name.size(), static_cast<size_t>(MPI_MAX_PROCESSOR_NAME - 1));
+  std::memcpy(name, node.name.data(), length);
+  name[length] = '\0';
+  *resultlen   = static_cast<int>(length);
+  return MPI_SUCCESS;
 }
 
 int SmpiRank::File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh)

@@ -174,6 +174,7 @@ SmpiLevel::SmpiLevel(const std::vector<std::unique_ptr<Rank>>& ranks, const conf
       abort_ = {rank, code};
       kill_other_ranks();
     });
+    set_node_provider();
     return;
   }
   // CPU time: SMPI's measure replaces bxisim's. cpu.factor (simulated seconds per measured second)
@@ -221,6 +222,17 @@ SmpiLevel::SmpiLevel(const std::vector<std::unique_ptr<Rank>>& ranks, const conf
     abort_ = {rank, code};
     kill_other_ranks(); // every other rank; the caller then ends itself
   });
+  set_node_provider();
+}
+
+void SmpiLevel::set_node_provider()
+{
+  mw::set_node_provider([this](int rank) -> mw::RankNode {
+    if (rank < 0 || static_cast<size_t>(rank) >= ranks_.size())
+      return {};
+    const Rank& of = *ranks_[static_cast<size_t>(rank)];
+    return {of.placement().node, of.node_name()};
+  });
 }
 
 SmpiLevel::~SmpiLevel()
@@ -229,6 +241,7 @@ SmpiLevel::~SmpiLevel()
   if (not mixed_)
     portals::Core::instance().setContextProvider(nullptr);
   mw::set_rank_provider(nullptr);
+  mw::set_node_provider(nullptr);
   mw::set_call_hooks(nullptr);
   mw::set_abort_handler(nullptr);
   os::set_clock_hooks(nullptr);

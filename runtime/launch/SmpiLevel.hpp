@@ -62,6 +62,8 @@ class SmpiLevel
   static const mw::CallHooks* call_hooks();
 
  private:
+  /** Tells the middleware each rank's node (MPI_Get_processor_name, MPI_COMM_TYPE_SHARED). */
+  void set_node_provider();
   const std::vector<std::unique_ptr<Rank>>& ranks_;
   std::vector<std::unique_ptr<mw::RankMpi>> dispatch_;
   std::vector<int> rank_of_actor_;              // by actor pid

@@ -200,6 +200,18 @@ TEST_P(Conformance, TheCurrentDisplacementOfAFileViewIsTranslated)
   }
 }
 
+// ompi-tests-public: at smpi MPI_Get_processor_name named the core ("node0-core1") and MPI_COMM_TYPE_SHARED made
+// communicators of one rank (SMPI sees each core as a host); MPI_Comm_get_parent ended the job (SMPI lacks it).
+TEST_P(Conformance, ProcessorNameSharedCommunicatorAndParentFollowTheNode)
+{
+  for (auto& [rank, mine] : expect_passed(run(2, "node_identity"), 2)) {
+    EXPECT_EQ(mine["same_name"], "1") << "rank " << rank;
+    EXPECT_EQ(mine["length_ok"], "1") << "rank " << rank;
+    EXPECT_EQ(mine["shared"], std::to_string(ppn())) << "rank " << rank; // 2 ranks, ppn per node
+    EXPECT_EQ(mine["parent_null"], "1") << "rank " << rank;
+  }
+}
+
 // MPICH io tests go on after MPI_File_open failed (at smpi: no disk) and close the null handle: SMPI 3.32 used it
 // unchecked and the simulator crashed; MPI says MPI_ERR_FILE.
 TEST_P(Conformance, FileCallsOnTheNullFileReturnErrFile)

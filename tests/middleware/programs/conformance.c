@@ -3,6 +3,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static int errors = 0;
 #define CHECK(condition, what)                                                                                         \
@@ -817,6 +818,24 @@ static void displacement_current(int rank, int size, const char* name)
          size * (int)sizeof(int), plain_class != MPI_SUCCESS);
 }
 
+/* The node a rank runs on, as MPI tells it: its processor name (gethostname's answer) and the ranks of its shared
+ * communicator (every rank of the node; SMPI sees each core as a host). */
+static void node_identity(void)
+{
+  char name[MPI_MAX_PROCESSOR_NAME], host[256];
+  int length = 0, shared_size = 0, parent_null = 0;
+  MPI_Get_processor_name(name, &length);
+  gethostname(host, sizeof host);
+  MPI_Comm shared, parent;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+  MPI_Comm_size(shared, &shared_size);
+  MPI_Comm_free(&shared);
+  MPI_Comm_get_parent(&parent);
+  parent_null = parent == MPI_COMM_NULL;
+  printf("same_name=%d length_ok=%d shared=%d parent_null=%d\n", strcmp(name, host) == 0, length == (int)strlen(name),
+         shared_size, parent_null);
+}
+
 /* File calls on MPI_FILE_NULL, as a program that goes on after a failed open makes them (files return errors by
  * default): MPI_ERR_FILE, not a crash (SMPI 3.32 used the handle unchecked). */
 static void file_null_calls(void)
@@ -890,6 +909,8 @@ int main(int argc, char** argv)
     file_open_failure();
   else if (strcmp(mode, "file_null_calls") == 0)
     file_null_calls();
+  else if (strcmp(mode, "node_identity") == 0)
+    node_identity();
   else if (strcmp(mode, "displacement_current") == 0) {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
