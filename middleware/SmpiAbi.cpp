@@ -366,6 +366,19 @@ MPI_Info SmpiAbi::from_be_info(be_info h) const
   return from_be(h, MPI_INFO_NULL);
 }
 
+MPI_Count SmpiAbi::status_bytes(const MPI_Status* status)
+{
+  uint64_t count = 0;
+  std::memcpy(&count, &status->MPI_internal[1], sizeof count);
+  return static_cast<MPI_Count>(count);
+}
+
+void SmpiAbi::set_status_bytes(MPI_Status* status, MPI_Count bytes)
+{
+  auto count = static_cast<uint64_t>(bytes);
+  std::memcpy(&status->MPI_internal[1], &count, sizeof count);
+}
+
 SmpiAbi::be_status SmpiAbi::to_be_status(const MPI_Status* status) const
 {
   be_status result{};
@@ -373,9 +386,7 @@ SmpiAbi::be_status SmpiAbi::to_be_status(const MPI_Status* status) const
   result.tag       = to_be_tag(status->MPI_TAG);
   result.error     = to_be_errcode(status->MPI_ERROR);
   result.cancelled = status->MPI_internal[0];
-  uint64_t count   = 0;
-  std::memcpy(&count, &status->MPI_internal[1], sizeof count);
-  result.count = static_cast<int>(count);
+  result.count     = static_cast<int>(status_bytes(status));
   return result;
 }
 
@@ -385,8 +396,7 @@ void SmpiAbi::from_be_status(const be_status& status, MPI_Status* out) const
   out->MPI_TAG         = from_be_tag(status.tag);
   out->MPI_ERROR       = from_be_errcode(status.error);
   out->MPI_internal[0] = status.cancelled;
-  auto count           = static_cast<uint64_t>(static_cast<uint32_t>(status.count));
-  std::memcpy(&out->MPI_internal[1], &count, sizeof count);
+  set_status_bytes(out, static_cast<MPI_Count>(static_cast<uint32_t>(status.count)));
   out->MPI_internal[3] = 0;
   out->MPI_internal[4] = 0;
 }

@@ -130,6 +130,9 @@ class SmpiAbi : public BackEndCallbacks
   static int to_be_file_amode(int amode);
   static int from_be_file_amode(int amode);
   static int to_be_whence(int whence);
+  /** The byte count a bxisim status holds (64-bit, where SMPI's hold an int), and its setting. */
+  static MPI_Count status_bytes(const MPI_Status* status);
+  static void set_status_bytes(MPI_Status* status, MPI_Count bytes);
   /** A file view's displacement: MPI_DISPLACEMENT_CURRENT differs between ABIs, other values are offsets. */
   static MPI_Offset to_be_file_disp(MPI_Offset disp);
   static MPI_Offset from_be_file_disp(MPI_Offset disp);

@@ -146,7 +146,23 @@ int SmpiRank::Test(MPI_Request* request, int* flag, MPI_Status* status)
 // SMPI 3.32 has no MPI_Get_elements: counted from the status's bytes and the type's constructors.
 int SmpiRank::Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count)
 {
-  return count_elements(*this, datatype, to_be_status(status).count, count);
+  return count_elements(*this, datatype, status_bytes(status), count);
+}
+
+// A status's count beyond an int of bytes (MPI_Status_set_elements_x) is bxisim's alone: SMPI would see it cut.
+int SmpiRank::Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count)
+{
+  MPI_Count bytes = status_bytes(status);
+  if (bytes <= INT_MAX) {
+    be_status converted = to_be_status(status);
+    return from_be_errcode(fn_.Get_count(&converted, to_be_datatype(datatype), count));
+  }
+  int size   = 0;
+  int result = fn_.Type_size(to_be_datatype(datatype), &size);
+  if (not be_ok(result))
+    return from_be_errcode(result);
+  *count = size == 0 || bytes % size != 0 || bytes / size > INT_MAX ? MPI_UNDEFINED : static_cast<int>(bytes / size);
+  return MPI_SUCCESS;
 }
 
 int SmpiRank::Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count)

@@ -91,7 +91,7 @@ BACKENDS = {
                             "Type_get_attr", "Type_delete_attr", "Comm_free_keyval", "Keyval_free", "Type_free_keyval",
                             "Comm_dup", "Comm_dup_with_info", "Type_dup", "Finalize", "Status_set_elements",
                             "Status_set_elements_x", "Get_elements", "Get_elements_x", "Test", "Comm_get_parent",
-                            "Comm_split_type", "Get_processor_name"}},
+                            "Comm_split_type", "Get_processor_name", "Get_count"}},
 }
 
 # Pass-through C types that both ABIs spell the same way (same sizes on the platforms bxisim runs on).

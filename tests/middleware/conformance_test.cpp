@@ -200,6 +200,20 @@ TEST_P(Conformance, TheCurrentDisplacementOfAFileViewIsTranslated)
   }
 }
 
+// ompi-tests-public status/: a status set to more than 2^31 - 1 bytes (MPI_Status_set_elements_x) at smpi, where
+// SMPI's statuses hold an int of bytes: the call failed unnoticed and MPI_Get_count answered 1.
+TEST_P(Conformance, AStatusHoldsCountsBeyondAnIntOfBytes)
+{
+  for (auto& [rank, mine] : expect_passed(run(2, "status_big_count"), 2)) {
+    EXPECT_EQ(mine["set"], "0") << "rank " << rank;
+    EXPECT_EQ(mine["count"], "536870922") << "rank " << rank;
+    EXPECT_EQ(mine["elements"], "536870922") << "rank " << rank;
+    EXPECT_EQ(mine["huge_count_undefined"], "1") << "rank " << rank;
+    EXPECT_EQ(mine["huge_elements"], "2147483648") << "rank " << rank;
+    EXPECT_EQ(mine["small"], "7") << "rank " << rank;
+  }
+}
+
 // ompi-tests-public: at smpi MPI_Get_processor_name named the core ("node0-core1") and MPI_COMM_TYPE_SHARED made
 // communicators of one rank (SMPI sees each core as a host); MPI_Comm_get_parent ended the job (SMPI lacks it).
 TEST_P(Conformance, ProcessorNameSharedCommunicatorAndParentFollowTheNode)

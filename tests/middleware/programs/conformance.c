@@ -818,6 +818,26 @@ static void displacement_current(int rank, int size, const char* name)
          size * (int)sizeof(int), plain_class != MPI_SUCCESS);
 }
 
+/* A status whose count is beyond an int of bytes (MPI_Status_set_elements_x): SMPI's statuses hold bytes in an
+ * int, and at smpi the call failed unnoticed and MPI_Get_count answered 1 (ompi-tests-public status/). */
+static void status_big_count(void)
+{
+  MPI_Status status;
+  MPI_Count elements = 0;
+  int count          = 0, result;
+  result             = MPI_Status_set_elements_x(&status, MPI_INT, (MPI_Count)536870922);
+  MPI_Get_count(&status, MPI_INT, &count);
+  MPI_Get_elements_x(&status, MPI_INT, &elements);
+  printf("set=%d count=%d elements=%lld", result, count, (long long)elements);
+  MPI_Status_set_elements_x(&status, MPI_INT, (MPI_Count)1 << 31); /* more elements than an int */
+  MPI_Get_count(&status, MPI_INT, &count);
+  MPI_Get_elements_x(&status, MPI_INT, &elements);
+  printf(" huge_count_undefined=%d huge_elements=%lld", count == MPI_UNDEFINED, (long long)elements);
+  MPI_Status_set_elements_x(&status, MPI_INT, 7);
+  MPI_Get_count(&status, MPI_INT, &count);
+  printf(" small=%d\n", count);
+}
+
 /* The node a rank runs on, as MPI tells it: its processor name (gethostname's answer) and the ranks of its shared
  * communicator (every rank of the node; SMPI sees each core as a host). */
 static void node_identity(void)
@@ -911,6 +931,8 @@ int main(int argc, char** argv)
     file_null_calls();
   else if (strcmp(mode, "node_identity") == 0)
     node_identity();
+  else if (strcmp(mode, "status_big_count") == 0)
+    status_big_count();
   else if (strcmp(mode, "displacement_current") == 0) {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
