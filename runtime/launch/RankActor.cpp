@@ -142,8 +142,14 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
     void* handle      = dlopen(program_copy.c_str(), RTLD_NOW | RTLD_LOCAL);
     os::set_running_rank(nullptr);
     if (handle == nullptr) {
-      XBT_ERROR("rank %d cannot load %s: %s. Build the program with bxicc or bxicxx.", rank.index(),
-                argv.front().c_str(), dlerror());
+      std::string why = dlerror();
+      // bxicc links programs as shared objects, which may keep undefined symbols until loaded here
+      const char* advice = why.find("undefined symbol") != std::string::npos
+                               ? "The program uses a function or variable that nothing it was linked with defines "
+                                 "(a missing object file or library, or a Fortran BIND(C) name that differs from "
+                                 "the C one): link what defines it"
+                               : "Build the program with bxicc, bxicxx or bxif90";
+      XBT_ERROR("rank %d cannot load %s: %s. %s.", rank.index(), argv.front().c_str(), why.c_str(), advice);
       rank.mark_load_failed();
       return;
     }

@@ -93,6 +93,18 @@ TEST(Ends, AStackOverflowIsNamedWithTheSettingThatGivesMore)
   EXPECT_THAT(run_ends(2, "segv 1").output, Not(HasSubstr("ran out of stack")));
 }
 
+// bxicc links programs as shared objects: a function nothing defines shows when each rank loads its copy. The
+// report used to say "Build the program with bxicc or bxicxx", which it was (ompi-tests-public status/, a Fortran
+// BIND(C) call without an interface).
+TEST(Ends, AnUndefinedSymbolIsNamedWithWhatToLink)
+{
+  auto result = run_command("'" BXISIM_BINARY "' run -n 2 " + test_program("undefined_symbol"));
+  EXPECT_NE(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("undefined symbol: bxisim_test_function_nothing_defines"));
+  EXPECT_THAT(result.output, HasSubstr("link what defines it"));
+  EXPECT_THAT(result.output, Not(HasSubstr("Build the program with")));
+}
+
 TEST(Ends, AnAbortIsACrashToo)
 {
   std::string tmpdir = fresh_folder("tmpdir-abort");
