@@ -126,6 +126,8 @@ class OpenMpiAbi : public BackEndCallbacks
   MPI_Datatype from_be_datatype(be_datatype h) const { return from_be<MPI_Datatype>(h); }
   MPI_Op from_be_op(be_op h) const { return from_be<MPI_Op>(h); }
   MPI_Request from_be_request(be_request h) const { return from_be<MPI_Request>(h); }
+  /** After a completion call: OpenMPI keeps nothing of bxisim's per request. */
+  void request_ended(MPI_Request, be_request) {}
   MPI_Win from_be_win(be_win h) const { return from_be<MPI_Win>(h); }
   MPI_Info from_be_info(be_info h) const { return from_be<MPI_Info>(h); }
   MPI_Errhandler from_be_errhandler(be_errhandler h) const { return from_be<MPI_Errhandler>(h); }

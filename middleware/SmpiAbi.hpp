@@ -24,6 +24,7 @@
 #include <functional>
 #include <map>
 #include <unordered_map>
+#include <vector>
 
 namespace bxisim::mw
 {
@@ -83,6 +84,15 @@ class SmpiAbi : public BackEndCallbacks
   MPI_Datatype from_be_datatype(be_datatype h) const { return from_be(h, MPI_DATATYPE_NULL); }
   MPI_Op from_be_op(be_op h) const { return from_be(h, MPI_OP_NULL); }
   MPI_Request from_be_request(be_request h) const { return from_be(h, MPI_REQUEST_NULL); }
+  /** A copy of the `count` elements of `type` at `buffer`, to send from in place of MPI_IN_PLACE: the address
+   * that stands for `buffer` in the copy (its bytes are `copy`'s); nullptr when the type is not known. */
+  const void* in_place_copy(const void* buffer, MPI_Count count, MPI_Datatype type, std::vector<unsigned char>& copy);
+  /** After a completion call: a request the call ended (SMPI's handle now null) frees what was kept for it. */
+  void request_ended(MPI_Request request, be_request now)
+  {
+    if (now == nullptr && not in_place_copies_.empty())
+      in_place_copies_.erase(request);
+  }
   MPI_Win from_be_win(be_win h) const { return from_be(h, MPI_WIN_NULL); }
   MPI_Info from_be_info(be_info h) const;
   MPI_Errhandler from_be_errhandler(be_errhandler h) const { return from_be(h, MPI_ERRHANDLER_NULL); }
@@ -201,6 +211,14 @@ class SmpiAbi : public BackEndCallbacks
   static constexpr uintptr_t kPredefinedLimit = 0x400;
 
  protected:
+  /**
+   * SMPI 3.32's nonblocking reductions and all-to-alls with MPI_IN_PLACE copy the data into a buffer local to the
+   * call and send from it after it is freed (wrong data). bxisim gives them a copy of its own instead, kept by
+   * request until a completion call ends it.
+   */
+  std::unordered_map<MPI_Request, std::vector<unsigned char>> in_place_copies_;
+  /** Keeps `copy` for the request a call made (`result`, SMPI's code), or drops it when the call failed. */
+  int keep_in_place_copy(int result, MPI_Request request, std::vector<unsigned char>& copy);
   /** Attribute values converted to bxisim's constants (MPI_WIN_CREATE_FLAVOR, MPI_WIN_MODEL), kept for the program. */
   std::deque<int> converted_attributes_;
   /** Converted values of predefined communicator attributes, one per key (from_be_predefined_attribute). */

@@ -133,7 +133,8 @@ int SmpiRank::Test(MPI_Request* request, int* flag, MPI_Status* status)
   be_request called = to_be_request(*request);
   be_status answer{};
   int result = fn_.Test(&called, flag, &answer);
-  *request   = from_be_request(called);
+  request_ended(*request, called);
+  *request = from_be_request(called);
   if (status != MPI_STATUS_IGNORE) {
     int error = status->MPI_ERROR; // a single completion leaves it (MPI-3.1 3.2.5)
     from_be_status(answer, status);
@@ -181,6 +182,129 @@ int SmpiAbi::created_window(int result, void* window, int flavor, MPI_Win* win)
     *win               = from_be_win(window);
   }
   return from_be_errcode(result);
+}
+
+const void* SmpiAbi::in_place_copy(const void* buffer, MPI_Count count, MPI_Datatype type,
+                                   std::vector<unsigned char>& copy)
+{
+  using Extent  = int (*)(void*, MPI_Aint*, MPI_Aint*);
+  auto extent   = reinterpret_cast<Extent>(resolve_("MPI_Type_get_extent"));
+  auto true_ext = reinterpret_cast<Extent>(resolve_("MPI_Type_get_true_extent"));
+  MPI_Aint lb = 0, stride = 0, true_lb = 0, true_extent = 0;
+  if (extent == nullptr || true_ext == nullptr || extent(to_be_datatype(type), &lb, &stride) != kSmpiSuccess ||
+      true_ext(to_be_datatype(type), &true_lb, &true_extent) != kSmpiSuccess || count < 0 || stride < 0)
+    return nullptr;
+  // The bytes the elements span: the first element's true extent, then one extent per further element.
+  MPI_Aint span = count == 0 ? 0 : true_extent + static_cast<MPI_Aint>(count - 1) * stride;
+  copy.resize(static_cast<size_t>(span) + 1);
+  if (span > 0)
+    std::memcpy(copy.data(), static_cast<const unsigned char*>(buffer) + true_lb, static_cast<size_t>(span));
+  return copy.data() - true_lb;
+}
+
+int SmpiAbi::keep_in_place_copy(int result, MPI_Request request, std::vector<unsigned char>& copy)
+{
+  if (be_ok(result) && not copy.empty() && request != MPI_REQUEST_NULL)
+    in_place_copies_[request] = std::move(copy);
+  return result;
+}
+
+namespace
+{
+/** The buffer to send from: the program's, or at MPI_IN_PLACE bxisim's copy of the receive buffer (SMPI's own
+ * copy would be freed when the call returns); MPI_IN_PLACE itself when no copy could be made. */
+const void* send_buffer(SmpiAbi& abi, const void* sendbuf, const void* recvbuf, MPI_Count count, MPI_Datatype type,
+                        std::vector<unsigned char>& copy)
+{
+  if (sendbuf != MPI_IN_PLACE)
+    return sendbuf;
+  const void* copied = abi.in_place_copy(recvbuf, count, type, copy);
+  return copied != nullptr ? copied : sendbuf;
+}
+} // namespace
+
+int SmpiRank::Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                         MPI_Request* request)
+{
+  std::vector<unsigned char> copy;
+  be_request made{};
+  int result =
+      fn_.Iallreduce(to_be_buffer(send_buffer(*this, sendbuf, recvbuf, count, datatype, copy)), to_be_buffer(recvbuf),
+                     count, to_be_datatype(datatype), to_be_op(op), to_be_comm(comm), &made);
+  *request = be_ok(result) ? from_be_request(made) : MPI_REQUEST_NULL;
+  return from_be_errcode(keep_in_place_copy(result, *request, copy));
+}
+
+int SmpiRank::Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                    MPI_Request* request)
+{
+  std::vector<unsigned char> copy;
+  be_request made{};
+  int result = fn_.Iscan(to_be_buffer(send_buffer(*this, sendbuf, recvbuf, count, datatype, copy)),
+                         to_be_buffer(recvbuf), count, to_be_datatype(datatype), to_be_op(op), to_be_comm(comm), &made);
+  *request   = be_ok(result) ? from_be_request(made) : MPI_REQUEST_NULL;
+  return from_be_errcode(keep_in_place_copy(result, *request, copy));
+}
+
+int SmpiRank::Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                      MPI_Request* request)
+{
+  std::vector<unsigned char> copy;
+  be_request made{};
+  int result =
+      fn_.Iexscan(to_be_buffer(send_buffer(*this, sendbuf, recvbuf, count, datatype, copy)), to_be_buffer(recvbuf),
+                  count, to_be_datatype(datatype), to_be_op(op), to_be_comm(comm), &made);
+  *request = be_ok(result) ? from_be_request(made) : MPI_REQUEST_NULL;
+  return from_be_errcode(keep_in_place_copy(result, *request, copy));
+}
+
+int SmpiRank::Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
+{
+  std::vector<unsigned char> copy;
+  int size = 0;
+  if (sendbuf == MPI_IN_PLACE && be_ok(fn_.Comm_size(to_be_comm(comm), &size))) {
+    sendbuf   = send_buffer(*this, sendbuf, recvbuf, static_cast<MPI_Count>(recvcount) * size, recvtype, copy);
+    sendcount = recvcount; // as SMPI does in place
+    sendtype  = recvtype;
+  }
+  be_request made{};
+  int result = fn_.Ialltoall(to_be_buffer(sendbuf), sendcount, to_be_datatype(sendtype), to_be_buffer(recvbuf),
+                             recvcount, to_be_datatype(recvtype), to_be_comm(comm), &made);
+  *request   = be_ok(result) ? from_be_request(made) : MPI_REQUEST_NULL;
+  return from_be_errcode(keep_in_place_copy(result, *request, copy));
+}
+
+int SmpiRank::Ireduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+  std::vector<unsigned char> copy;
+  int size = 0;
+  if (sendbuf == MPI_IN_PLACE && recvcounts != nullptr && be_ok(fn_.Comm_size(to_be_comm(comm), &size))) {
+    MPI_Count total = 0;
+    for (int i = 0; i < size; ++i)
+      total += recvcounts[i];
+    sendbuf = send_buffer(*this, sendbuf, recvbuf, total, datatype, copy);
+  }
+  be_request made{};
+  int result = fn_.Ireduce_scatter(to_be_buffer(sendbuf), to_be_buffer(recvbuf), recvcounts, to_be_datatype(datatype),
+                                   to_be_op(op), to_be_comm(comm), &made);
+  *request   = be_ok(result) ? from_be_request(made) : MPI_REQUEST_NULL;
+  return from_be_errcode(keep_in_place_copy(result, *request, copy));
+}
+
+int SmpiRank::Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                                    MPI_Comm comm, MPI_Request* request)
+{
+  std::vector<unsigned char> copy;
+  int size = 0;
+  if (sendbuf == MPI_IN_PLACE && be_ok(fn_.Comm_size(to_be_comm(comm), &size)))
+    sendbuf = send_buffer(*this, sendbuf, recvbuf, static_cast<MPI_Count>(recvcount) * size, datatype, copy);
+  be_request made{};
+  int result = fn_.Ireduce_scatter_block(to_be_buffer(sendbuf), to_be_buffer(recvbuf), recvcount,
+                                         to_be_datatype(datatype), to_be_op(op), to_be_comm(comm), &made);
+  *request   = be_ok(result) ? from_be_request(made) : MPI_REQUEST_NULL;
+  return from_be_errcode(keep_in_place_copy(result, *request, copy));
 }
 
 // SMPI 3.32 has no MPI_Comm_get_parent. A bxisim run spawns no process (MPI_Comm_spawn ends the job), so no rank

@@ -91,7 +91,8 @@ BACKENDS = {
                             "Type_get_attr", "Type_delete_attr", "Comm_free_keyval", "Keyval_free", "Type_free_keyval",
                             "Comm_dup", "Comm_dup_with_info", "Type_dup", "Finalize", "Status_set_elements",
                             "Status_set_elements_x", "Get_elements", "Get_elements_x", "Test", "Comm_get_parent",
-                            "Comm_split_type", "Get_processor_name", "Get_count"}},
+                            "Comm_split_type", "Get_processor_name", "Get_count", "Iallreduce", "Iscan", "Iexscan",
+                            "Ialltoall", "Ireduce_scatter", "Ireduce_scatter_block"}},
 }
 
 # Pass-through C types that both ABIs spell the same way (same sizes on the platforms bxisim runs on).
@@ -428,6 +429,10 @@ def conversion_code(f):
             if a.direction != "in":
                 guard = "" if a.direction == "inout" else "if (be_ok(result_))\n    "
                 indent = "    " if guard else ""
+                if k == "request" and a.direction == "inout":  # completions: the back end may keep state per request
+                    after.append(f"  for (size_t i = 0; i < a_{n}.size(); ++i) {{\n"
+                                 f"    request_ended({n}[i], a_{n}[i]);\n    {n}[i] = from_be_{k}(a_{n}[i]);\n  }}\n")
+                    continue
                 after.append(f"  {guard}for (size_t i = 0; i < a_{n}.size(); ++i)\n"
                              f"    {indent}{n}[i] = from_be_{k}(a_{n}[i]);\n")
             continue
@@ -436,6 +441,8 @@ def conversion_code(f):
         elif a.direction == "inout":
             before.append(f"  {be} v_{n} = to_be_{k}(*{n});\n")
             args.append(f"&v_{n}")
+            if k == "request":  # completions: the back end may keep state per request
+                after.append(f"  request_ended(*{n}, v_{n});\n")
             after.append(f"  *{n} = from_be_{k}(v_{n});\n")
         else:
             before.append(f"  {be} v_{n}{{}};\n")

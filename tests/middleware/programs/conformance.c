@@ -818,6 +818,39 @@ static void displacement_current(int rank, int size, const char* name)
          size * (int)sizeof(int), plain_class != MPI_SUCCESS);
 }
 
+/* Nonblocking reductions and all-to-alls with MPI_IN_PLACE (SMPI 3.32 sent from a copy it freed when the call
+ * returned: wrong data at smpi). Large enough for the freed memory to be reused before the data leave. */
+static void in_place_nonblocking(int rank, int size)
+{
+  enum { kInts = 65536 };
+  static int data[kInts];
+  MPI_Request requests[4];
+  int wrong = 0;
+  for (int i = 0; i < kInts; ++i)
+    data[i] = rank + i;
+  MPI_Iallreduce(MPI_IN_PLACE, data, kInts, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &requests[0]);
+  MPI_Wait(&requests[0], MPI_STATUS_IGNORE);
+  for (int i = 0; i < kInts; ++i)
+    wrong += data[i] != size * (size - 1) / 2 + size * i;
+  int per_rank = kInts / size;
+  for (int i = 0; i < kInts; ++i)
+    data[i] = rank * kInts + i; /* block j goes to rank j */
+  MPI_Ialltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data, per_rank, MPI_INT, MPI_COMM_WORLD, &requests[1]);
+  MPI_Waitall(1, &requests[1], MPI_STATUSES_IGNORE);
+  for (int j = 0; j < size; ++j)
+    for (int i = 0; i < per_rank; ++i)
+      wrong += data[j * per_rank + i] != j * kInts + rank * per_rank + i;
+  for (int i = 0; i < kInts; ++i)
+    data[i] = rank + 1;
+  MPI_Iscan(MPI_IN_PLACE, data, kInts, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &requests[2]);
+  int done = 0;
+  while (!done)
+    MPI_Test(&requests[2], &done, MPI_STATUS_IGNORE);
+  for (int i = 0; i < kInts; ++i)
+    wrong += data[i] != (rank + 1) * (rank + 2) / 2;
+  printf("in_place_wrong=%d\n", wrong);
+}
+
 /* A status whose count is beyond an int of bytes (MPI_Status_set_elements_x): SMPI's statuses hold bytes in an
  * int, and at smpi the call failed unnoticed and MPI_Get_count answered 1 (ompi-tests-public status/). */
 static void status_big_count(void)
@@ -933,7 +966,11 @@ int main(int argc, char** argv)
     node_identity();
   else if (strcmp(mode, "status_big_count") == 0)
     status_big_count();
-  else if (strcmp(mode, "displacement_current") == 0) {
+  else if (strcmp(mode, "in_place_nonblocking") == 0) {
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    in_place_nonblocking(rank, size);
+  } else if (strcmp(mode, "displacement_current") == 0) {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     displacement_current(rank, size, argc > 2 ? argv[2] : "conformance-displacement");
