@@ -87,6 +87,8 @@ class SmpiAbi : public BackEndCallbacks
   /** A copy of the `count` elements of `type` at `buffer`, to send from in place of MPI_IN_PLACE: the address
    * that stands for `buffer` in the copy (its bytes are `copy`'s); nullptr when the type is not known. */
   const void* in_place_copy(const void* buffer, MPI_Count count, MPI_Datatype type, std::vector<unsigned char>& copy);
+  /** Keeps `copy` for the request a call made (`result`, SMPI's code), or drops it when the call failed. */
+  int keep_in_place_copy(int result, MPI_Request request, std::vector<unsigned char>& copy);
   /** After a completion call: a request the call ended (SMPI's handle now null) frees what was kept for it. */
   void request_ended(MPI_Request request, be_request now)
   {
@@ -217,8 +219,6 @@ class SmpiAbi : public BackEndCallbacks
    * request until a completion call ends it.
    */
   std::unordered_map<MPI_Request, std::vector<unsigned char>> in_place_copies_;
-  /** Keeps `copy` for the request a call made (`result`, SMPI's code), or drops it when the call failed. */
-  int keep_in_place_copy(int result, MPI_Request request, std::vector<unsigned char>& copy);
   /** Attribute values converted to bxisim's constants (MPI_WIN_CREATE_FLAVOR, MPI_WIN_MODEL), kept for the program. */
   std::deque<int> converted_attributes_;
   /** Converted values of predefined communicator attributes, one per key (from_be_predefined_attribute). */

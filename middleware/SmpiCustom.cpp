@@ -223,39 +223,39 @@ const void* send_buffer(SmpiAbi& abi, const void* sendbuf, const void* recvbuf, 
 }
 } // namespace
 
+namespace
+{
+/** A nonblocking reduction of SMPI (MPI_Iallreduce, _Iscan, _Iexscan: one signature) with bxisim's in-place copy. */
+template <class Reduction>
+int reduce_with_copy(SmpiAbi& abi, Reduction reduction, const void* sendbuf, void* recvbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)
+{
+  std::vector<unsigned char> copy;
+  SmpiAbi::be_request made{};
+  int result = reduction(SmpiAbi::to_be_buffer(send_buffer(abi, sendbuf, recvbuf, count, datatype, copy)),
+                         SmpiAbi::to_be_buffer(recvbuf), count, abi.to_be_datatype(datatype), abi.to_be_op(op),
+                         abi.to_be_comm(comm), &made);
+  *request   = SmpiAbi::be_ok(result) ? abi.from_be_request(made) : MPI_REQUEST_NULL;
+  return abi.from_be_errcode(abi.keep_in_place_copy(result, *request, copy));
+}
+} // namespace
+
 int SmpiRank::Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                          MPI_Request* request)
 {
-  std::vector<unsigned char> copy;
-  be_request made{};
-  int result =
-      fn_.Iallreduce(to_be_buffer(send_buffer(*this, sendbuf, recvbuf, count, datatype, copy)), to_be_buffer(recvbuf),
-                     count, to_be_datatype(datatype), to_be_op(op), to_be_comm(comm), &made);
-  *request = be_ok(result) ? from_be_request(made) : MPI_REQUEST_NULL;
-  return from_be_errcode(keep_in_place_copy(result, *request, copy));
+  return reduce_with_copy(*this, fn_.Iallreduce, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 int SmpiRank::Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                     MPI_Request* request)
 {
-  std::vector<unsigned char> copy;
-  be_request made{};
-  int result = fn_.Iscan(to_be_buffer(send_buffer(*this, sendbuf, recvbuf, count, datatype, copy)),
-                         to_be_buffer(recvbuf), count, to_be_datatype(datatype), to_be_op(op), to_be_comm(comm), &made);
-  *request   = be_ok(result) ? from_be_request(made) : MPI_REQUEST_NULL;
-  return from_be_errcode(keep_in_place_copy(result, *request, copy));
+  return reduce_with_copy(*this, fn_.Iscan, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 int SmpiRank::Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                       MPI_Request* request)
 {
-  std::vector<unsigned char> copy;
-  be_request made{};
-  int result =
-      fn_.Iexscan(to_be_buffer(send_buffer(*this, sendbuf, recvbuf, count, datatype, copy)), to_be_buffer(recvbuf),
-                  count, to_be_datatype(datatype), to_be_op(op), to_be_comm(comm), &made);
-  *request = be_ok(result) ? from_be_request(made) : MPI_REQUEST_NULL;
-  return from_be_errcode(keep_in_place_copy(result, *request, copy));
+  return reduce_with_copy(*this, fn_.Iexscan, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 int SmpiRank::Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
