@@ -275,6 +275,30 @@ int SmpiRank::Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
   return from_be_errcode(keep_in_place_copy(result, *request, copy));
 }
 
+int SmpiRank::Ialltoallv(const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype,
+                         void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Request* request)
+{
+  std::vector<unsigned char> copy;
+  int size = 0;
+  if (sendbuf == MPI_IN_PLACE && recvcounts != nullptr && rdispls != nullptr &&
+      be_ok(fn_.Comm_size(to_be_comm(comm), &size))) {
+    MPI_Count elements = 0; // the receive buffer's elements, from its start to the end of its furthest block
+    for (int i = 0; i < size; ++i)
+      elements = std::max(elements, static_cast<MPI_Count>(rdispls[i]) + recvcounts[i]);
+    sendbuf    = send_buffer(*this, sendbuf, recvbuf, elements, recvtype, copy);
+    sendcounts = recvcounts; // as SMPI does in place
+    sdispls    = rdispls;
+    sendtype   = recvtype;
+  }
+  be_request made{};
+  int result =
+      fn_.Ialltoallv(to_be_buffer(sendbuf), sendcounts, sdispls, to_be_datatype(sendtype), to_be_buffer(recvbuf),
+                     recvcounts, rdispls, to_be_datatype(recvtype), to_be_comm(comm), &made);
+  *request = be_ok(result) ? from_be_request(made) : MPI_REQUEST_NULL;
+  return from_be_errcode(keep_in_place_copy(result, *request, copy));
+}
+
 int SmpiRank::Ireduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype datatype,
                               MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {

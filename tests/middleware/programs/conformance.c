@@ -840,6 +840,19 @@ static void in_place_nonblocking(int rank, int size)
   for (int j = 0; j < size; ++j)
     for (int i = 0; i < per_rank; ++i)
       wrong += data[j * per_rank + i] != j * kInts + rank * per_rank + i;
+  int counts[64], displacements[64];
+  for (int j = 0; j < size && j < 64; ++j) {
+    counts[j]        = per_rank;
+    displacements[j] = j * per_rank;
+  }
+  for (int i = 0; i < kInts; ++i)
+    data[i] = rank * kInts + i;
+  MPI_Ialltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, data, counts, displacements, MPI_INT, MPI_COMM_WORLD,
+                 &requests[3]);
+  MPI_Wait(&requests[3], MPI_STATUS_IGNORE);
+  for (int j = 0; j < size; ++j)
+    for (int i = 0; i < per_rank; ++i)
+      wrong += data[j * per_rank + i] != j * kInts + rank * per_rank + i;
   for (int i = 0; i < kInts; ++i)
     data[i] = rank + 1;
   MPI_Iscan(MPI_IN_PLACE, data, kInts, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &requests[2]);
