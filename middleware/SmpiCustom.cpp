@@ -299,6 +299,42 @@ int SmpiRank::Ialltoallv(const void* sendbuf, const int* sendcounts, const int* 
   return from_be_errcode(keep_in_place_copy(result, *request, copy));
 }
 
+int SmpiRank::Ialltoallw(const void* sendbuf, const int* sendcounts, const int* sdispls, const MPI_Datatype* sendtypes,
+                         void* recvbuf, const int* recvcounts, const int* rdispls, const MPI_Datatype* recvtypes,
+                         MPI_Comm comm, MPI_Request* request)
+{
+  int size = peer_count(comm);
+  Scratch<be_datatype> receive_types(recvtypes != nullptr ? static_cast<size_t>(size) : 0);
+  for (size_t i = 0; i < receive_types.size(); ++i)
+    receive_types[i] = to_be_datatype(recvtypes[i]);
+  Scratch<be_datatype> send_types(sendtypes != nullptr ? static_cast<size_t>(size) : 0);
+  for (size_t i = 0; i < send_types.size(); ++i)
+    send_types[i] = to_be_datatype(sendtypes[i]);
+  be_datatype* send_types_given = sendtypes != nullptr ? send_types.data() : nullptr;
+  std::vector<unsigned char> copy;
+  if (sendbuf == MPI_IN_PLACE && recvcounts != nullptr && rdispls != nullptr && recvtypes != nullptr) {
+    // Displacements in bytes, a type per peer: the bytes from the buffer's start to the end of its furthest block.
+    MPI_Aint bytes = 0;
+    for (int i = 0; i < size; ++i) {
+      MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+      if (recvcounts[i] <= 0 || not be_ok(fn_.Type_get_extent(receive_types[i], &lb, &extent)) ||
+          not be_ok(fn_.Type_get_true_extent(receive_types[i], &true_lb, &true_extent)))
+        continue;
+      bytes = std::max(bytes, rdispls[i] + true_lb + static_cast<MPI_Aint>(recvcounts[i] - 1) * extent + true_extent);
+    }
+    sendbuf          = send_buffer(*this, sendbuf, recvbuf, bytes, MPI_BYTE, copy);
+    sendcounts       = recvcounts; // as SMPI does in place
+    sdispls          = rdispls;
+    send_types_given = receive_types.data();
+  }
+  be_request made{};
+  int result =
+      fn_.Ialltoallw(to_be_buffer(sendbuf), sendcounts, sdispls, send_types_given, to_be_buffer(recvbuf), recvcounts,
+                     rdispls, recvtypes != nullptr ? receive_types.data() : nullptr, to_be_comm(comm), &made);
+  *request = be_ok(result) ? from_be_request(made) : MPI_REQUEST_NULL;
+  return from_be_errcode(keep_in_place_copy(result, *request, copy));
+}
+
 int SmpiRank::Ireduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype datatype,
                               MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {

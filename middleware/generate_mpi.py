@@ -92,7 +92,7 @@ BACKENDS = {
                             "Comm_dup", "Comm_dup_with_info", "Type_dup", "Finalize", "Status_set_elements",
                             "Status_set_elements_x", "Get_elements", "Get_elements_x", "Test", "Comm_get_parent",
                             "Comm_split_type", "Get_processor_name", "Get_count", "Iallreduce", "Iscan", "Iexscan",
-                            "Ialltoall", "Ialltoallv", "Ireduce_scatter", "Ireduce_scatter_block"}},
+                            "Ialltoall", "Ialltoallv", "Ialltoallw", "Ireduce_scatter", "Ireduce_scatter_block"}},
 }
 
 # Pass-through C types that both ABIs spell the same way (same sizes on the platforms bxisim runs on).

@@ -853,6 +853,18 @@ static void in_place_nonblocking(int rank, int size)
   for (int j = 0; j < size; ++j)
     for (int i = 0; i < per_rank; ++i)
       wrong += data[j * per_rank + i] != j * kInts + rank * per_rank + i;
+  MPI_Datatype types[64];
+  for (int j = 0; j < size && j < 64; ++j) {
+    types[j] = MPI_INT;
+    displacements[j] *= (int)sizeof(int); /* bytes, for MPI_Ialltoallw */
+  }
+  for (int i = 0; i < kInts; ++i)
+    data[i] = rank * kInts + i;
+  MPI_Ialltoallw(MPI_IN_PLACE, NULL, NULL, NULL, data, counts, displacements, types, MPI_COMM_WORLD, &requests[3]);
+  MPI_Wait(&requests[3], MPI_STATUS_IGNORE);
+  for (int j = 0; j < size; ++j)
+    for (int i = 0; i < per_rank; ++i)
+      wrong += data[j * per_rank + i] != j * kInts + rank * per_rank + i;
   for (int i = 0; i < kInts; ++i)
     data[i] = rank + 1;
   MPI_Iscan(MPI_IN_PLACE, data, kInts, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &requests[2]);
