@@ -187,9 +187,10 @@ int SmpiAbi::created_window(int result, void* window, int flavor, MPI_Win* win)
 const void* SmpiAbi::in_place_copy(const void* buffer, MPI_Count count, MPI_Datatype type,
                                    std::vector<unsigned char>& copy)
 {
-  using Extent  = int (*)(void*, MPI_Aint*, MPI_Aint*);
-  auto extent   = reinterpret_cast<Extent>(resolve_("MPI_Type_get_extent"));
-  auto true_ext = reinterpret_cast<Extent>(resolve_("MPI_Type_get_true_extent"));
+  using Extent = int (*)(void*, MPI_Aint*, MPI_Aint*);
+  // libsimgrid's functions, the same for every rank: looked up once
+  static const auto extent   = reinterpret_cast<Extent>(resolve_("MPI_Type_get_extent"));
+  static const auto true_ext = reinterpret_cast<Extent>(resolve_("MPI_Type_get_true_extent"));
   MPI_Aint lb = 0, stride = 0, true_lb = 0, true_extent = 0;
   if (extent == nullptr || true_ext == nullptr || extent(to_be_datatype(type), &lb, &stride) != kSmpiSuccess ||
       true_ext(to_be_datatype(type), &true_lb, &true_extent) != kSmpiSuccess || count < 0 || stride < 0)
@@ -221,10 +222,7 @@ const void* send_buffer(SmpiAbi& abi, const void* sendbuf, const void* recvbuf, 
   const void* copied = abi.in_place_copy(recvbuf, count, type, copy);
   return copied != nullptr ? copied : sendbuf;
 }
-} // namespace
 
-namespace
-{
 /** A nonblocking reduction of SMPI (MPI_Iallreduce, _Iscan, _Iexscan: one signature) with bxisim's in-place copy. */
 template <class Reduction>
 int reduce_with_copy(SmpiAbi& abi, Reduction reduction, const void* sendbuf, void* recvbuf, int count,

@@ -92,6 +92,19 @@ std::string mca_value(const std::string& key)
   return value != nullptr ? value : "";
 }
 
+/** The components an MCA selection names ("a,b" or "^a,b"), without the exclusion mark. */
+std::vector<std::string> mca_components(const std::string& selection)
+{
+  std::string list = not selection.empty() && selection.front() == '^' ? selection.substr(1) : selection;
+  std::vector<std::string> components;
+  for (size_t start = 0; start <= list.size();) {
+    size_t end = std::min(list.find(',', start), list.size());
+    components.push_back(list.substr(start, end - start));
+    start = end + 1;
+  }
+  return components;
+}
+
 /** MPI-IO goes through ompio: bxisim's OpenMPI is built without ROMIO (mpi_patches/configure-options). Asked for
  * anyway, OpenMPI only prints that the component is missing, MPI_File_open fails, and a program that does not
  * check (files return errors by default) crashes in the next file call. */
@@ -99,30 +112,21 @@ void refuse_io_components_not_built(const std::string& io)
 {
   if (io.empty() || io.front() == '^')
     return;
-  for (size_t start = 0; start <= io.size();) {
-    size_t end        = std::min(io.find(',', start), io.size());
-    std::string token = io.substr(start, end - start);
-    if (token != "ompio")
+  for (const auto& component : mca_components(io))
+    if (component != "ompio")
       throw config::ConfigError(fmt::format(
           "--mca io {}: bxisim's OpenMPI has no MPI-IO component '{}' (it is built without ROMIO, "
           "mpi_patches/configure-options); its one component is ompio: leave --mca io out or give --mca io ompio.",
-          io, token));
-    start = end + 1;
-  }
+          io, component));
 }
 
 /** Whether the BTL selection can include the shared-memory BTL (a progress source Portals does not see). */
 bool shared_memory_btl_possible(const std::string& btl)
 {
-  bool excluding   = btl.empty() || btl.front() == '^';
-  bool named       = false;
-  std::string list = excluding && not btl.empty() ? btl.substr(1) : btl;
-  for (size_t start = 0; start <= list.size();) {
-    size_t end        = std::min(list.find(',', start), list.size());
-    std::string token = list.substr(start, end - start);
-    named             = named || token == "vader" || token == "sm";
-    start             = end + 1;
-  }
+  bool excluding = btl.empty() || btl.front() == '^';
+  bool named     = false;
+  for (const auto& component : mca_components(btl))
+    named = named || component == "vader" || component == "sm";
   return excluding ? not named : named;
 }
 } // namespace
