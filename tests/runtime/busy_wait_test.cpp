@@ -27,11 +27,11 @@ struct Seen {
   double put  = 0; // when rank 1 Put it
 };
 
-Seen spin(int ppn, const std::string& how, const std::string& options)
+Seen spin(int ppn, const std::string& how, const std::string& options, int put_after_us = 5)
 {
   Seen run;
   run.result  = run_bxisim("run -n 2 --ppn " + std::to_string(ppn) + " " + options + " " + test_program("memory_spin") +
-                           " " + how + " 5");
+                           " " + how + " " + std::to_string(put_after_us));
   auto fields = fields_by_rank(run.result.output);
   EXPECT_EQ(fields[0]["value"], "42") << run.result.output;
   run.seen = number(fields[0], "seen");
@@ -106,12 +106,16 @@ TEST_P(BusyWait, ATimeLoopSeesThePutWithoutPreemption)
   }
 }
 
+// The Put comes 100 us after the barrier: with CPU simulation on, rank 0 reaches its loop after the CPU
+// time its first clock read charges, which a loaded host can stretch past a few microseconds (seen once
+// with a 5 us delay: the Put had landed before the loop began, and the loop never spun).
 TEST_P(BusyWait, APlainLoopSeesThePutWithCpuSimulation)
 {
-  Seen plain = spin(GetParam(), "plain", "--preempt-after 0.05");
+  Seen plain = spin(GetParam(), "plain", "--preempt-after 0.05", 100);
   EXPECT_EQ(plain.result.exit_code, 0) << plain.result.output;
   EXPECT_THAT(plain.result.output, Not(HasSubstr("bxisim now pauses it")));
   EXPECT_THAT(plain.result.output, Not(HasSubstr("busy-wait steps"))) << "pauses simulate CPU time instead";
+  EXPECT_GE(plain.put, 100e-6);
   EXPECT_GT(plain.seen, plain.put);
   EXPECT_LT(plain.seen, 1.0) << "the rank was paused well before a second of CPU time";
 }
