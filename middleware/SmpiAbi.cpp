@@ -159,6 +159,8 @@ SmpiAbi::SmpiAbi(std::function<void*(const char*)> resolve) : resolve_(std::move
   info_env_           = reinterpret_cast<decltype(info_env_)>(symbol("smpi_process_info_env", true));
   comm_test_inter_    = reinterpret_cast<decltype(comm_test_inter_)>(symbol("PMPI_Comm_test_inter", false));
   comm_size_          = reinterpret_cast<decltype(comm_size_)>(symbol("PMPI_Comm_size", false));
+  lower_bound_marker_ = symbol("smpi_MPI_LB", true);
+  upper_bound_marker_ = symbol("smpi_MPI_UB", true);
 }
 
 void* SmpiAbi::symbol(const char* name, bool optional) const

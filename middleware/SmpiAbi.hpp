@@ -15,6 +15,7 @@
 #include "Callbacks.hpp"
 #include "OpenMpiAbi.hpp" // Scratch
 #include "SharedObjectAttributes.hpp"
+#include "TypeBounds.hpp"
 
 #include <mpi.h>
 
@@ -23,6 +24,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -228,8 +230,40 @@ class SmpiAbi : public BackEndCallbacks
   /** How each window was created (SMPI does not answer MPI_WIN_CREATE_FLAVOR). */
   std::unordered_map<const void*, int> flavor_of_;
   int created_window(int result, void* window, int flavor, MPI_Win* win);
-  /** Types made by MPI_Type_create_struct, whose combiner SMPI 3.32 reports as MPI_COMBINER_INDEXED. */
-  std::unordered_map<const void*, bool> struct_types_;
+  /** The arguments of MPI_Type_create_struct, by type made: SMPI 3.32 reports its combiner as
+   *  MPI_COMBINER_INDEXED, and a struct of predefined types without gaps as a contiguous type of bytes. */
+  struct StructArguments {
+    std::vector<int> lengths;
+    std::vector<MPI_Aint> displacements;
+    std::vector<MPI_Datatype> types;
+    bool of_predefined_types = true;
+  };
+  std::unordered_map<const void*, StructArguments> struct_types_;
+
+  // Datatype layout (SmpiDatatypes.cpp): SMPI 3.32's bounds of derived types are often not MPI's (TypeBounds.hpp);
+  // a type whose bounds differ from OpenMPI's is handed out wrapped in a struct that sets them.
+  /** The SMPI calls the layout needs (SmpiRank's functions). */
+  struct LayoutCalls {
+    int (*get_extent)(be_datatype, MPI_Aint*, MPI_Aint*);
+    int (*create_struct)(int, const int*, const MPI_Aint*, be_datatype*, be_datatype*);
+  };
+  /** OpenMPI's bounds of a type: predefined ones from their C layout, derived ones as made (nullopt: unknown). */
+  std::optional<TypeBounds> bounds_of(MPI_Datatype type) const;
+  /** After an SMPI type constructor (`result`: SMPI's code): the program's handle of `made`, wrapped when SMPI's
+   *  bounds differ from `bounds` or when SMPI goes from one element to the next by another distance than the extent
+   *  (`smpi_step`, nullopt when unknown); bxisim's error code. */
+  int laid_out(int result, be_datatype made, const std::optional<TypeBounds>& bounds, std::optional<MPI_Aint> smpi_step,
+               MPI_Datatype* newtype, const LayoutCalls& calls);
+  /** The type SMPI made under a wrapped one (for its envelope and contents), or `type` itself. */
+  be_datatype made_by_smpi(be_datatype type) const;
+  /** `dup` is a duplicate of `type`: the same bounds. */
+  void duplicated_type(be_datatype type, be_datatype dup);
+  /** Forgets `type` (freed) and frees SMPI's own type under it, if wrapped, with `free_type`. */
+  void freed_type(be_datatype type, int (*free_type)(be_datatype*));
+  std::unordered_map<const void*, TypeBounds> derived_bounds_;
+  std::unordered_map<const void*, be_datatype> made_by_smpi_;
+  be_datatype lower_bound_marker_ = nullptr; // SMPI's MPI_LB and MPI_UB (MPI-1's markers, kept by SMPI)
+  be_datatype upper_bound_marker_ = nullptr;
   /** Attributes of the program's keyvals on MPI_COMM_WORLD and MPI_COMM_SELF, kept by bxisim (SmpiAttributes.cpp). */
   SharedObjectAttributes comm_attributes_;
   /** Attributes of the program's keyvals on predefined datatypes, kept by bxisim. */

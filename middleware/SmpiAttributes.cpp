@@ -237,6 +237,8 @@ int SmpiRank::Type_dup(MPI_Datatype type, MPI_Datatype* newtype)
     if (not be_ok(result))
       fn_.Type_free(&made);
   }
+  if (be_ok(result))
+    duplicated_type(to_be_datatype(type), made);
   *newtype = be_ok(result) ? from_be_datatype(made) : MPI_DATATYPE_NULL;
   return from_be_errcode(result);
 }

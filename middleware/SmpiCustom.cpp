@@ -474,43 +474,6 @@ int SmpiRank::Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int
   return from_be_errcode(result);
 }
 
-int SmpiRank::Type_create_struct(int count, const int* array_of_block_lengths, const MPI_Aint* array_of_displacements,
-                                 const MPI_Datatype* array_of_types, MPI_Datatype* newtype)
-{
-  Scratch<void*> types(array_of_types != nullptr ? static_cast<size_t>(count) : 0);
-  for (size_t i = 0; i < types.size(); ++i)
-    types[i] = to_be_datatype(array_of_types[i]);
-  void* created = nullptr;
-  int result    = fn_.Type_create_struct(count, array_of_block_lengths, array_of_displacements,
-                                      array_of_types != nullptr ? types.data() : nullptr, &created);
-  if (be_ok(result)) {
-    struct_types_[created] = true;
-    *newtype               = from_be_datatype(created);
-  }
-  return from_be_errcode(result);
-}
-
-int SmpiRank::Type_get_envelope(MPI_Datatype type, int* num_integers, int* num_addresses, int* num_datatypes,
-                                int* combiner)
-{
-  void* be_type   = to_be_datatype(type);
-  int be_combiner = 0;
-  int result      = fn_.Type_get_envelope(be_type, num_integers, num_addresses, num_datatypes, &be_combiner);
-  if (be_ok(result))
-    *combiner = struct_types_.count(be_type) != 0 ? MPI_COMBINER_STRUCT : from_be_combiner(be_combiner);
-  return from_be_errcode(result);
-}
-
-int SmpiRank::Type_free(MPI_Datatype* type)
-{
-  void* be_type = to_be_datatype(*type);
-  int result    = fn_.Type_free(&be_type);
-  if (be_ok(result))
-    struct_types_.erase(to_be_datatype(*type));
-  *type = from_be_datatype(be_type);
-  return from_be_errcode(result);
-}
-
 int SmpiRank::Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
                              MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request)
 {

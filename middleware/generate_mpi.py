@@ -92,7 +92,14 @@ BACKENDS = {
                             "Comm_dup", "Comm_dup_with_info", "Type_dup", "Finalize", "Status_set_elements",
                             "Status_set_elements_x", "Get_elements", "Get_elements_x", "Test", "Comm_get_parent",
                             "Comm_split_type", "Get_processor_name", "Get_count", "Iallreduce", "Iscan", "Iexscan",
-                            "Ialltoall", "Ialltoallv", "Ialltoallw", "Ireduce_scatter", "Ireduce_scatter_block"}},
+                            "Ialltoall", "Ialltoallv", "Ialltoallw", "Ireduce_scatter", "Ireduce_scatter_block",
+                            "Type_contiguous", "Type_vector", "Type_create_hvector", "Type_indexed",
+                            "Type_create_hindexed", "Type_create_indexed_block", "Type_create_hindexed_block",
+                            "Type_create_resized", "Type_create_subarray", "Type_get_contents",
+                            "Type_get_true_extent", "Type_get_true_extent_x"},
+                 # helpers of the hand-written parts that need the back end's functions (SmpiDatatypes.cpp)
+                 "members": ["MPI_Aint smpi_extent(MPI_Datatype type);",
+                             "LayoutCalls layout_calls() const { return {fn_.Type_get_extent, fn_.Type_create_struct}; }"]},
 }
 
 # Pass-through C types that both ABIs spell the same way (same sizes on the platforms bxisim runs on).
@@ -359,7 +366,10 @@ def backend_class_header(functions, cls, conversions, backend):
     for f in functions:
         if f.dispatched:
             out.append(f"  {f.abi_return()} {f.name}({f.abi_parameters()}) override;\n")
-    out.append("\n private:\n  /** The back end's functions, with its types. */\n  struct Functions {\n")
+    out.append("\n private:\n")
+    for member in backend.get("members", []):
+        out.append(f"  {member}\n")
+    out.append("  /** The back end's functions, with its types. */\n  struct Functions {\n")
     for f in functions:
         if f.dispatched:
             types = ", ".join(a.backend_type() for a in f.arguments)

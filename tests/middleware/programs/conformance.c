@@ -1,6 +1,7 @@
 /* Cases found by MPICH's MPI test suite (test/mpi) under bxisim, one mode each, checked at every level.
  * Each rank prints key=value fields; "bad_x=1" names a failed check. */
 #include <mpi.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -818,6 +819,155 @@ static void displacement_current(int rank, int size, const char* name)
          size * (int)sizeof(int), plain_class != MPI_SUCCESS);
 }
 
+/* Derived datatypes have MPI's bounds (as OpenMPI computes them) and several elements of one are laid out an
+ * extent apart at every level: SMPI 3.32 gave {int, char} an extent of 5, a negative-stride vector a negative
+ * extent, a subarray the extent of its data, and ignored a resized part's bounds. Rank 0 sends three elements of
+ * each type to rank 1, which receives them with the same type into a buffer of marked bytes. */
+struct Layout {
+  const char* name;
+  MPI_Datatype type;
+  MPI_Aint lb, extent, true_lb, true_extent;
+  int blocks; /* the type map, in bytes from an element's start */
+  MPI_Aint offset[2], length[2];
+};
+
+static void check_layout(int rank, const struct Layout* layout)
+{
+  enum { kBytes = 512, kBase = 256, kCount = 3 };
+  unsigned char sent[kBytes], got[kBytes];
+  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  MPI_Type_get_extent(layout->type, &lb, &extent);
+  MPI_Type_get_true_extent(layout->type, &true_lb, &true_extent);
+  if (lb != layout->lb || extent != layout->extent || true_lb != layout->true_lb ||
+      true_extent != layout->true_extent) {
+    printf("bad_bounds_%s=%ld,%ld,%ld,%ld\n", layout->name, (long)lb, (long)extent, (long)true_lb, (long)true_extent);
+    errors++;
+  }
+  for (int i = 0; i < kBytes; ++i) {
+    sent[i] = (unsigned char)(i % 251 + 1);
+    got[i]  = 0;
+  }
+  if (rank == 0)
+    MPI_Send(sent + kBase, kCount, layout->type, 1, 0, MPI_COMM_WORLD);
+  else if (rank == 1) {
+    MPI_Recv(got + kBase, kCount, layout->type, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    unsigned char expected[kBytes] = {0};
+    for (int element = 0; element < kCount; ++element)
+      for (int block = 0; block < layout->blocks; ++block)
+        for (MPI_Aint byte = 0; byte < layout->length[block]; ++byte) {
+          MPI_Aint at  = kBase + element * layout->extent + layout->offset[block] + byte;
+          expected[at] = sent[at];
+        }
+    int wrong = 0;
+    for (int i = 0; i < kBytes; ++i)
+      wrong += got[i] != expected[i];
+    if (wrong != 0) {
+      printf("bad_layout_%s=%d\n", layout->name, wrong);
+      errors++;
+    }
+  }
+}
+
+/* The C struct {double, int} of a MAXLOC-like reduction: 16 bytes, its type's extent must be too. */
+struct ValueAndRank {
+  double value;
+  int rank;
+};
+
+static void larger_value(void* in, void* inout, int* length, MPI_Datatype* type)
+{
+  (void)type;
+  struct ValueAndRank* from = in;
+  struct ValueAndRank* into = inout;
+  for (int i = 0; i < *length; ++i)
+    if (from[i].value > into[i].value)
+      into[i] = from[i];
+}
+
+static void reduce_padded_structs(int rank, int size)
+{
+  int lengths[2]        = {1, 1};
+  MPI_Aint places[2]    = {offsetof(struct ValueAndRank, value), offsetof(struct ValueAndRank, rank)};
+  MPI_Datatype parts[2] = {MPI_DOUBLE, MPI_INT}, pair;
+  MPI_Type_create_struct(2, lengths, places, parts, &pair);
+  MPI_Type_commit(&pair);
+  MPI_Op larger;
+  MPI_Op_create(larger_value, 1, &larger);
+  enum { kCount = 3 };
+  struct ValueAndRank mine[kCount], largest[kCount];
+  for (int i = 0; i < kCount; ++i) {
+    mine[i].value = (i + rank) % size; /* element i is largest on rank size - 1 - i (mod size) */
+    mine[i].rank  = rank;
+  }
+  MPI_Allreduce(mine, largest, kCount, pair, larger, MPI_COMM_WORLD);
+  for (int i = 0; i < kCount; ++i)
+    CHECK(largest[i].value == size - 1 && largest[i].rank == ((size - 1 - i) % size + size) % size,
+          "padded_struct_reduction");
+  MPI_Op_free(&larger);
+  MPI_Type_free(&pair);
+}
+
+static void datatype_layout(int rank, int size)
+{
+  MPI_Datatype int_char, negative_vector, subarray, resized_int, sticky, indexed, hindexed, vector_of_structs;
+  int lengths[2]        = {1, 1};
+  MPI_Aint places[2]    = {0, 4};
+  MPI_Datatype parts[2] = {MPI_INT, MPI_CHAR};
+  MPI_Type_create_struct(2, lengths, places, parts, &int_char);
+  MPI_Type_vector(2, 1, -3, MPI_INT, &negative_vector);
+  int sizes[1] = {10}, subsizes[1] = {2}, starts[1] = {3};
+  MPI_Type_create_subarray(1, sizes, subsizes, starts, MPI_ORDER_C, MPI_INT, &subarray);
+  MPI_Type_create_resized(MPI_INT, 0, 6, &resized_int);
+  MPI_Datatype sticky_parts[2] = {resized_int, MPI_CHAR};
+  MPI_Aint sticky_places[2]    = {0, 6};
+  MPI_Type_create_struct(2, lengths, sticky_places, sticky_parts, &sticky);
+  int displacements[2] = {2, 0};
+  MPI_Type_indexed(2, lengths, displacements, MPI_INT, &indexed);
+  MPI_Aint byte_places[2] = {0, 5};
+  MPI_Type_create_hindexed(2, lengths, byte_places, MPI_INT, &hindexed);
+  MPI_Type_vector(2, 1, 2, int_char, &vector_of_structs);
+  MPI_Datatype struct_backwards, two_ints[2] = {MPI_INT, MPI_INT};
+  MPI_Aint backwards_places[2] = {4, 0};
+  MPI_Type_create_struct(2, lengths, backwards_places, two_ints, &struct_backwards);
+  struct Layout layouts[] = {
+      {"int_char", int_char, 0, 8, 0, 5, 2, {0, 4}, {4, 1}},
+      {"negative_vector", negative_vector, -12, 16, -12, 16, 2, {0, -12}, {4, 4}},
+      {"subarray", subarray, 0, 40, 12, 8, 1, {12, 0}, {8, 0}},
+      {"sticky_resized_part", sticky, 0, 6, 0, 7, 2, {0, 6}, {4, 1}},
+      {"indexed_backwards", indexed, 0, 12, 0, 12, 2, {8, 0}, {4, 4}},
+      {"hindexed_padded", hindexed, 0, 12, 0, 9, 2, {0, 5}, {4, 4}},
+      {"struct_backwards", struct_backwards, 0, 8, 0, 8, 2, {4, 0}, {4, 4}},
+  };
+  for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; ++i) {
+    MPI_Type_commit(&layouts[i].type);
+    check_layout(rank, &layouts[i]);
+  }
+  /* a vector of padded structs: two blocks of {int, char}, 16 bytes apart */
+  MPI_Aint lb = 0, extent = 0;
+  MPI_Type_get_extent(vector_of_structs, &lb, &extent);
+  CHECK(lb == 0 && extent == 24, "vector_of_structs_extent");
+  /* the struct under bxisim's layout still describes itself as the program made it */
+  int integers = 0, addresses = 0, types = 0, combiner = 0;
+  MPI_Type_get_envelope(int_char, &integers, &addresses, &types, &combiner);
+  CHECK(combiner == MPI_COMBINER_STRUCT && integers == 3 && addresses == 2 && types == 2, "struct_envelope");
+  int got_integers[3];
+  MPI_Aint got_addresses[2];
+  MPI_Datatype got_types[2];
+  MPI_Type_get_contents(int_char, 3, 2, 2, got_integers, got_addresses, got_types);
+  CHECK(got_addresses[1] == 4 && got_types[0] == MPI_INT && got_types[1] == MPI_CHAR, "struct_contents");
+  MPI_Datatype dup;
+  MPI_Type_dup(int_char, &dup);
+  MPI_Type_get_extent(dup, &lb, &extent);
+  CHECK(lb == 0 && extent == 8, "dup_extent");
+  MPI_Type_free(&dup);
+  for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; ++i)
+    MPI_Type_free(&layouts[i].type);
+  MPI_Type_free(&resized_int);
+  MPI_Type_free(&vector_of_structs);
+  reduce_padded_structs(rank, size);
+  printf("layouts_checked=%d\n", (int)(sizeof layouts / sizeof layouts[0]));
+}
+
 /* Nonblocking reductions and all-to-alls with MPI_IN_PLACE (SMPI 3.32 sent from a copy it freed when the call
  * returned: wrong data at smpi). Large enough for the freed memory to be reused before the data leave. */
 static void in_place_nonblocking(int rank, int size)
@@ -1013,7 +1163,11 @@ int main(int argc, char** argv)
     user_functions(rank, size);
   } else if (strcmp(mode, "attributes_per_rank") == 0)
     attributes_per_rank(rank);
-  else
+  else if (strcmp(mode, "datatype_layout") == 0) {
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    datatype_layout(rank, size);
+  } else
     CHECK(0, "mode");
   printf("ok=%d\n", errors == 0);
   MPI_Finalize();

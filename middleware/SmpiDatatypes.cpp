@@ -1,0 +1,337 @@
+// The SMPI back end's datatypes, laid out as OpenMPI lays them out. SMPI 3.32 computes the bounds of derived types
+// its own way and often not as MPI does (TypeBounds.hpp): {int, char} has an extent of 5 instead of 8, a vector
+// with a negative stride a negative extent, a subarray the extent of its data only. The layout of a message then
+// differed from the other levels' as soon as a call sent more than one element of such a type. bxisim computes
+// OpenMPI's bounds for every type it makes and, where SMPI's differ, hands the program a struct over SMPI's type
+// that sets them: {MPI_LB at lb, MPI_UB at ub, the type at 0, no bytes at the extent}. SMPI steps from one element
+// to the next by where the last block of a struct ends (the empty block, at the extent), so its copies of the
+// data follow MPI's extent; its own type still moves each element's data.
+
+#include "SmpiRank.hpp"
+
+#include <algorithm>
+
+namespace bxisim::mw
+{
+
+std::optional<TypeBounds> SmpiAbi::bounds_of(MPI_Datatype type) const
+{
+  if (reinterpret_cast<uintptr_t>(type) < kPredefinedLimit)
+    return predefined_bounds(type);
+  auto it = derived_bounds_.find(to_be_datatype(type));
+  if (it == derived_bounds_.end())
+    return std::nullopt;
+  return it->second;
+}
+
+int SmpiAbi::laid_out(int result, be_datatype made, const std::optional<TypeBounds>& bounds,
+                      std::optional<MPI_Aint> smpi_step, MPI_Datatype* newtype, const LayoutCalls& calls)
+{
+  if (not be_ok(result)) {
+    if (newtype != nullptr)
+      *newtype = MPI_DATATYPE_NULL;
+    return from_be_errcode(result);
+  }
+  be_datatype handed = made;
+  MPI_Aint lb = 0, extent = 0;
+  if (bounds.has_value() && lower_bound_marker_ != nullptr && upper_bound_marker_ != nullptr &&
+      be_ok(calls.get_extent(made, &lb, &extent)) &&
+      (lb != bounds->lb || extent != bounds->extent() || smpi_step != bounds->extent())) {
+    int lengths[]       = {1, 1, 1, 0};
+    MPI_Aint places[]   = {bounds->lb, bounds->ub, 0, bounds->extent()};
+    be_datatype parts[] = {lower_bound_marker_, upper_bound_marker_, made, to_be_datatype(MPI_BYTE)};
+    be_datatype wrapper = nullptr;
+    if (be_ok(calls.create_struct(4, lengths, places, parts, &wrapper))) {
+      made_by_smpi_[wrapper] = made;
+      handed                 = wrapper;
+    }
+  }
+  if (bounds.has_value())
+    derived_bounds_[handed] = *bounds;
+  *newtype = from_be_datatype(handed);
+  return MPI_SUCCESS;
+}
+
+SmpiAbi::be_datatype SmpiAbi::made_by_smpi(be_datatype type) const
+{
+  auto it = made_by_smpi_.find(type);
+  return it != made_by_smpi_.end() ? it->second : type;
+}
+
+void SmpiAbi::duplicated_type(be_datatype type, be_datatype dup)
+{
+  auto it = derived_bounds_.find(type);
+  if (it != derived_bounds_.end())
+    derived_bounds_[dup] = it->second;
+}
+
+void SmpiAbi::freed_type(be_datatype type, int (*free_type)(be_datatype*))
+{
+  derived_bounds_.erase(type);
+  struct_types_.erase(type);
+  auto it = made_by_smpi_.find(type);
+  if (it == made_by_smpi_.end())
+    return;
+  be_datatype made = it->second;
+  made_by_smpi_.erase(it);
+  struct_types_.erase(made);
+  free_type(&made);
+}
+
+namespace
+{
+/** The bounds of a type made of `old`, when those are known. */
+template <class Bounds>
+std::optional<TypeBounds> made_of(const std::optional<TypeBounds>& old, Bounds bounds)
+{
+  if (not old.has_value())
+    return std::nullopt;
+  return bounds(*old);
+}
+} // namespace
+
+// Each constructor hands laid_out OpenMPI's bounds and the distance SMPI 3.32 puts between two elements of what it
+// made: an indexed or struct type's goes from the start of an element to the end of its last listed block, a
+// vector's to the end of its last block, a resized type's to its lb plus its extent (smpi_datatype_derived.cpp).
+
+MPI_Aint SmpiRank::smpi_extent(MPI_Datatype type)
+{
+  MPI_Aint lb = 0, extent = 0;
+  fn_.Type_get_extent(to_be_datatype(type), &lb, &extent);
+  return extent;
+}
+
+int SmpiRank::Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+  be_datatype made = nullptr;
+  int result       = fn_.Type_contiguous(count, to_be_datatype(oldtype), &made);
+  if (not be_ok(result))
+    return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
+  auto bounds = made_of(bounds_of(oldtype), [&](const TypeBounds& old) { return contiguous_bounds(count, old); });
+  return laid_out(result, made, bounds, count * smpi_extent(oldtype), newtype, layout_calls());
+}
+
+int SmpiRank::Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+  be_datatype made = nullptr;
+  int result       = fn_.Type_vector(count, blocklength, stride, to_be_datatype(oldtype), &made);
+  if (not be_ok(result) || count <= 0)
+    return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
+  auto bounds   = made_of(bounds_of(oldtype),
+                          [&](const TypeBounds& old) { return vector_bounds(count, blocklength, stride, old); });
+  MPI_Aint step = (static_cast<MPI_Aint>(count - 1) * stride + blocklength) * smpi_extent(oldtype);
+  return laid_out(result, made, bounds, step, newtype, layout_calls());
+}
+
+int SmpiRank::Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                                  MPI_Datatype* newtype)
+{
+  be_datatype made = nullptr;
+  int result       = fn_.Type_create_hvector(count, blocklength, stride, to_be_datatype(oldtype), &made);
+  if (not be_ok(result) || count <= 0)
+    return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
+  auto bounds   = made_of(bounds_of(oldtype),
+                          [&](const TypeBounds& old) { return hvector_bounds(count, blocklength, stride, old); });
+  MPI_Aint step = (count - 1) * stride + blocklength * smpi_extent(oldtype);
+  return laid_out(result, made, bounds, step, newtype, layout_calls());
+}
+
+int SmpiRank::Type_indexed(int count, const int* array_of_blocklengths, const int* array_of_displacements,
+                           MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+  be_datatype made = nullptr;
+  int result = fn_.Type_indexed(count, array_of_blocklengths, array_of_displacements, to_be_datatype(oldtype), &made);
+  if (not be_ok(result) || count <= 0)
+    return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
+  auto bounds   = made_of(bounds_of(oldtype), [&](const TypeBounds& old) {
+    return indexed_bounds(count, array_of_blocklengths, array_of_displacements, old);
+  });
+  MPI_Aint step = static_cast<MPI_Aint>(array_of_displacements[count - 1] + array_of_blocklengths[count - 1]) *
+                  smpi_extent(oldtype);
+  return laid_out(result, made, bounds, step, newtype, layout_calls());
+}
+
+int SmpiRank::Type_create_hindexed(int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements,
+                                   MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+  be_datatype made = nullptr;
+  int result =
+      fn_.Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, to_be_datatype(oldtype), &made);
+  if (not be_ok(result) || count <= 0)
+    return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
+  auto bounds   = made_of(bounds_of(oldtype), [&](const TypeBounds& old) {
+    return hindexed_bounds(count, array_of_blocklengths, array_of_displacements, old);
+  });
+  MPI_Aint step = array_of_displacements[count - 1] + array_of_blocklengths[count - 1] * smpi_extent(oldtype);
+  return laid_out(result, made, bounds, step, newtype, layout_calls());
+}
+
+int SmpiRank::Type_create_indexed_block(int count, int blocklength, const int* array_of_displacements,
+                                        MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+  be_datatype made = nullptr;
+  int result =
+      fn_.Type_create_indexed_block(count, blocklength, array_of_displacements, to_be_datatype(oldtype), &made);
+  if (not be_ok(result) || count <= 0)
+    return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
+  auto bounds   = made_of(bounds_of(oldtype), [&](const TypeBounds& old) {
+    return indexed_block_bounds(count, blocklength, array_of_displacements, old);
+  });
+  MPI_Aint step = static_cast<MPI_Aint>(array_of_displacements[count - 1] + blocklength) * smpi_extent(oldtype);
+  return laid_out(result, made, bounds, step, newtype, layout_calls());
+}
+
+int SmpiRank::Type_create_hindexed_block(int count, int blocklength, const MPI_Aint* array_of_displacements,
+                                         MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+  be_datatype made = nullptr;
+  int result =
+      fn_.Type_create_hindexed_block(count, blocklength, array_of_displacements, to_be_datatype(oldtype), &made);
+  if (not be_ok(result) || count <= 0)
+    return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
+  auto bounds   = made_of(bounds_of(oldtype), [&](const TypeBounds& old) {
+    return hindexed_block_bounds(count, blocklength, array_of_displacements, old);
+  });
+  MPI_Aint step = array_of_displacements[count - 1] + blocklength * smpi_extent(oldtype);
+  return laid_out(result, made, bounds, step, newtype, layout_calls());
+}
+
+int SmpiRank::Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype)
+{
+  be_datatype made = nullptr;
+  int result       = fn_.Type_create_resized(to_be_datatype(oldtype), lb, extent, &made);
+  if (not be_ok(result))
+    return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
+  auto bounds = made_of(bounds_of(oldtype), [&](const TypeBounds& old) { return resized_bounds(old, lb, extent); });
+  return laid_out(result, made, bounds, lb + extent, newtype, layout_calls());
+}
+
+int SmpiRank::Type_create_subarray(int ndims, const int* size_array, const int* subsize_array, const int* start_array,
+                                   int order, MPI_Datatype oldtype, MPI_Datatype* newtype)
+{
+  be_datatype made = nullptr;
+  int result       = fn_.Type_create_subarray(ndims, size_array, subsize_array, start_array, to_be_order(order),
+                                              to_be_datatype(oldtype), &made);
+  if (not be_ok(result))
+    return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
+  auto bounds = made_of(bounds_of(oldtype), [&](const TypeBounds& old) {
+    return subarray_bounds(ndims, size_array, subsize_array, start_array, order == MPI_ORDER_C, old);
+  });
+  return laid_out(result, made, bounds, std::nullopt, newtype, layout_calls()); // SMPI's own step: not known here
+}
+
+int SmpiRank::Type_create_struct(int count, const int* array_of_block_lengths, const MPI_Aint* array_of_displacements,
+                                 const MPI_Datatype* array_of_types, MPI_Datatype* newtype)
+{
+  Scratch<void*> types(array_of_types != nullptr ? static_cast<size_t>(count) : 0);
+  for (size_t i = 0; i < types.size(); ++i)
+    types[i] = to_be_datatype(array_of_types[i]);
+  be_datatype made = nullptr;
+  int result       = fn_.Type_create_struct(count, array_of_block_lengths, array_of_displacements,
+                                      array_of_types != nullptr ? types.data() : nullptr, &made);
+  if (not be_ok(result) || count <= 0)
+    return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
+  StructArguments& arguments = struct_types_[made];
+  arguments.lengths.assign(array_of_block_lengths, array_of_block_lengths + count);
+  arguments.displacements.assign(array_of_displacements, array_of_displacements + count);
+  arguments.types.assign(array_of_types, array_of_types + count);
+  for (MPI_Datatype part : arguments.types)
+    arguments.of_predefined_types &= reinterpret_cast<uintptr_t>(part) < kPredefinedLimit;
+  std::vector<TypeBounds> parts;
+  for (int i = 0; i < count; ++i)
+    if (auto part = bounds_of(array_of_types[i]))
+      parts.push_back(*part);
+  std::optional<TypeBounds> bounds;
+  if (parts.size() == static_cast<size_t>(count)) {
+    std::vector<StructBlock> blocks;
+    for (int i = 0; i < count; ++i)
+      blocks.push_back({array_of_block_lengths[i], array_of_displacements[i], &parts[i],
+                        reinterpret_cast<std::uintptr_t>(array_of_types[i])});
+    bounds = struct_bounds(blocks);
+  }
+  MPI_Aint step =
+      array_of_displacements[count - 1] + array_of_block_lengths[count - 1] * smpi_extent(array_of_types[count - 1]);
+  return laid_out(result, made, bounds, step, newtype, layout_calls());
+}
+
+int SmpiRank::Type_get_envelope(MPI_Datatype type, int* num_integers, int* num_addresses, int* num_datatypes,
+                                int* combiner)
+{
+  be_datatype made = made_by_smpi(to_be_datatype(type));
+  auto it          = struct_types_.find(made);
+  if (it != struct_types_.end()) {
+    auto count     = static_cast<int>(it->second.types.size());
+    *num_integers  = count + 1;
+    *num_addresses = count;
+    *num_datatypes = count;
+    *combiner      = MPI_COMBINER_STRUCT;
+    return MPI_SUCCESS;
+  }
+  int be_combiner = 0;
+  int result      = fn_.Type_get_envelope(made, num_integers, num_addresses, num_datatypes, &be_combiner);
+  if (be_ok(result))
+    *combiner = from_be_combiner(be_combiner);
+  return from_be_errcode(result);
+}
+
+int SmpiRank::Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                                int* array_of_integers, MPI_Aint* array_of_addresses, MPI_Datatype* array_of_datatypes)
+{
+  be_datatype made = made_by_smpi(to_be_datatype(datatype));
+  // A struct of predefined types is answered from its arguments (SMPI may have made it a contiguous type); one with
+  // derived parts by SMPI, whose answer counts the references the program frees.
+  auto it = struct_types_.find(made);
+  if (it != struct_types_.end() && it->second.of_predefined_types) {
+    const StructArguments& arguments = it->second;
+    auto count                       = static_cast<int>(arguments.types.size());
+    if (max_integers < count + 1 || max_addresses < count || max_datatypes < count)
+      return MPI_ERR_ARG;
+    array_of_integers[0] = count;
+    std::copy(arguments.lengths.begin(), arguments.lengths.end(), array_of_integers + 1);
+    std::copy(arguments.displacements.begin(), arguments.displacements.end(), array_of_addresses);
+    std::copy(arguments.types.begin(), arguments.types.end(), array_of_datatypes);
+    return MPI_SUCCESS;
+  }
+  Scratch<be_datatype> types(array_of_datatypes != nullptr ? static_cast<size_t>(max_datatypes) : 0);
+  int result = fn_.Type_get_contents(made, max_integers, max_addresses, max_datatypes, array_of_integers,
+                                     array_of_addresses, array_of_datatypes != nullptr ? types.data() : nullptr);
+  if (be_ok(result))
+    for (size_t i = 0; i < types.size(); ++i)
+      array_of_datatypes[i] = from_be_datatype(types[i]);
+  return from_be_errcode(result);
+}
+
+int SmpiRank::Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent)
+{
+  if (reinterpret_cast<uintptr_t>(datatype) >= kPredefinedLimit)
+    if (auto bounds = bounds_of(datatype)) {
+      *true_lb     = bounds->true_lb;
+      *true_extent = bounds->true_extent();
+      return MPI_SUCCESS;
+    }
+  return from_be_errcode(fn_.Type_get_true_extent(to_be_datatype(datatype), true_lb, true_extent));
+}
+
+int SmpiRank::Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent)
+{
+  if (reinterpret_cast<uintptr_t>(datatype) >= kPredefinedLimit)
+    if (auto bounds = bounds_of(datatype)) {
+      *true_lb     = bounds->true_lb;
+      *true_extent = bounds->true_extent();
+      return MPI_SUCCESS;
+    }
+  return from_be_errcode(fn_.Type_get_true_extent_x(to_be_datatype(datatype), true_lb, true_extent));
+}
+
+int SmpiRank::Type_free(MPI_Datatype* type)
+{
+  be_datatype freed = to_be_datatype(*type);
+  be_datatype made  = freed;
+  int result        = fn_.Type_free(&made);
+  if (be_ok(result))
+    freed_type(freed, fn_.Type_free);
+  *type = from_be_datatype(made);
+  return from_be_errcode(result);
+}
+
+} // namespace bxisim::mw
