@@ -26,6 +26,7 @@
 #include <map>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace bxisim::mw
@@ -246,6 +247,8 @@ class SmpiAbi : public BackEndCallbacks
   struct LayoutCalls {
     int (*get_extent)(be_datatype, MPI_Aint*, MPI_Aint*);
     int (*create_struct)(int, const int*, const MPI_Aint*, be_datatype*, be_datatype*);
+    int (*free)(be_datatype*);
+    int (*commit)(be_datatype*);
   };
   /** OpenMPI's bounds of a type: predefined ones from their C layout, derived ones as made (nullopt: unknown). */
   std::optional<TypeBounds> bounds_of(MPI_Datatype type) const;
@@ -254,6 +257,15 @@ class SmpiAbi : public BackEndCallbacks
    *  (`smpi_step`, nullopt when unknown); bxisim's error code. */
   int laid_out(int result, be_datatype made, const std::optional<TypeBounds>& bounds, std::optional<MPI_Aint> smpi_step,
                MPI_Datatype* newtype, const LayoutCalls& calls);
+  /** A struct over `made` with `bounds` as SMPI's bounds and element step (nullptr: SMPI could not make one). */
+  be_datatype wrapped(be_datatype made, const TypeBounds& bounds, const LayoutCalls& calls);
+  /** An accumulate's target type: for one element, SMPI's own type under a wrapper with MPI_LB/MPI_UB markers, to
+   *  which SMPI 3.32 would apply the operation and fail (the step to a next element does not matter then). */
+  be_datatype to_be_accumulate_target(MPI_Datatype type, int count) const
+  {
+    be_datatype handed = to_be_datatype(type);
+    return count <= 1 && with_markers_.count(handed) != 0 ? made_by_smpi(handed) : handed;
+  }
   /** The type SMPI made under a wrapped one (for its envelope and contents), or `type` itself. */
   be_datatype made_by_smpi(be_datatype type) const;
   /** `dup` is a duplicate of `type`: the same bounds. */
@@ -262,7 +274,8 @@ class SmpiAbi : public BackEndCallbacks
   void freed_type(be_datatype type, int (*free_type)(be_datatype*));
   std::unordered_map<const void*, TypeBounds> derived_bounds_;
   std::unordered_map<const void*, be_datatype> made_by_smpi_;
-  be_datatype lower_bound_marker_ = nullptr; // SMPI's MPI_LB and MPI_UB (MPI-1's markers, kept by SMPI)
+  std::unordered_set<const void*> with_markers_; // wrappers that needed MPI_LB and MPI_UB
+  be_datatype lower_bound_marker_ = nullptr;     // SMPI's MPI_LB and MPI_UB (MPI-1's markers, kept by SMPI)
   be_datatype upper_bound_marker_ = nullptr;
   /** Attributes of the program's keyvals on MPI_COMM_WORLD and MPI_COMM_SELF, kept by bxisim (SmpiAttributes.cpp). */
   SharedObjectAttributes comm_attributes_;

@@ -3,9 +3,10 @@
 // with a negative stride a negative extent, a subarray the extent of its data only. The layout of a message then
 // differed from the other levels' as soon as a call sent more than one element of such a type. bxisim computes
 // OpenMPI's bounds for every type it makes and, where SMPI's differ, hands the program a struct over SMPI's type
-// that sets them: {MPI_LB at lb, MPI_UB at ub, the type at 0, no bytes at the extent}. SMPI steps from one element
-// to the next by where the last block of a struct ends (the empty block, at the extent), so its copies of the
-// data follow MPI's extent; its own type still moves each element's data.
+// that sets them: {empty blocks at lb and ub, the type at 0, an empty block at the extent}, or with MPI_LB and
+// MPI_UB markers where empty blocks cannot set them. SMPI steps from one element to the next by where the last
+// block of a struct ends (the empty block, at the extent), so its copies of the data follow MPI's extent; its own
+// type still moves each element's data.
 
 #include "SmpiRank.hpp"
 
@@ -34,14 +35,10 @@ int SmpiAbi::laid_out(int result, be_datatype made, const std::optional<TypeBoun
   }
   be_datatype handed = made;
   MPI_Aint lb = 0, extent = 0;
-  if (bounds.has_value() && lower_bound_marker_ != nullptr && upper_bound_marker_ != nullptr &&
-      be_ok(calls.get_extent(made, &lb, &extent)) &&
+  if (bounds.has_value() && be_ok(calls.get_extent(made, &lb, &extent)) &&
       (lb != bounds->lb || extent != bounds->extent() || smpi_step != bounds->extent())) {
-    int lengths[]       = {1, 1, 1, 0};
-    MPI_Aint places[]   = {bounds->lb, bounds->ub, 0, bounds->extent()};
-    be_datatype parts[] = {lower_bound_marker_, upper_bound_marker_, made, to_be_datatype(MPI_BYTE)};
-    be_datatype wrapper = nullptr;
-    if (be_ok(calls.create_struct(4, lengths, places, parts, &wrapper))) {
+    be_datatype wrapper = wrapped(made, *bounds, calls);
+    if (wrapper != nullptr) {
       made_by_smpi_[wrapper] = made;
       handed                 = wrapper;
     }
@@ -50,6 +47,44 @@ int SmpiAbi::laid_out(int result, be_datatype made, const std::optional<TypeBoun
     derived_bounds_[handed] = *bounds;
   *newtype = from_be_datatype(handed);
   return MPI_SUCCESS;
+}
+
+SmpiAbi::be_datatype SmpiAbi::wrapped(be_datatype made, const TypeBounds& bounds, const LayoutCalls& calls)
+{
+  // The empty blocks are of MPI_INT: SMPI applies an MPI_Accumulate's operation to every block, even an empty one,
+  // and MPI_INT is a type its predefined operations take.
+  be_datatype empty = to_be_datatype(MPI_INT);
+  auto made_with    = [&](int count, const int* lengths, const MPI_Aint* places, be_datatype* parts) -> be_datatype {
+    be_datatype wrapper = nullptr;
+    if (not be_ok(calls.create_struct(count, lengths, places, parts, &wrapper)))
+      return nullptr;
+    MPI_Aint lb = 0, extent = 0;
+    if (be_ok(calls.get_extent(wrapper, &lb, &extent)) && lb == bounds.lb && extent == bounds.extent())
+      return wrapper;
+    calls.free(&wrapper);
+    return nullptr;
+  };
+  // Without bound markers where the type's own blocks and empty ones at lb and ub give SMPI the bounds: SMPI 3.32
+  // applies an accumulate's operation to its MPI_LB and MPI_UB too, and fails. The last block, at the extent, must
+  // not reach beyond ub, so this needs lb >= 0.
+  if (bounds.lb >= 0) {
+    int lengths[]       = {0, 1, 0, 0};
+    MPI_Aint places[]   = {bounds.lb, 0, bounds.ub, bounds.extent()};
+    be_datatype parts[] = {empty, made, empty, empty};
+    if (be_datatype wrapper = made_with(4, lengths, places, parts))
+      return wrapper;
+  }
+  if (lower_bound_marker_ == nullptr || upper_bound_marker_ == nullptr)
+    return nullptr;
+  int lengths[]       = {1, 1, 1, 0};
+  MPI_Aint places[]   = {bounds.lb, bounds.ub, 0, bounds.extent()};
+  be_datatype parts[] = {lower_bound_marker_, upper_bound_marker_, made, empty};
+  be_datatype wrapper = made_with(4, lengths, places, parts);
+  if (wrapper != nullptr) {
+    with_markers_.insert(wrapper);
+    calls.commit(&made); // an accumulate of one element is given SMPI's type itself (to_be_accumulate_target)
+  }
+  return wrapper;
 }
 
 SmpiAbi::be_datatype SmpiAbi::made_by_smpi(be_datatype type) const
@@ -69,6 +104,7 @@ void SmpiAbi::freed_type(be_datatype type, int (*free_type)(be_datatype*))
 {
   derived_bounds_.erase(type);
   struct_types_.erase(type);
+  with_markers_.erase(type);
   auto it = made_by_smpi_.find(type);
   if (it == made_by_smpi_.end())
     return;

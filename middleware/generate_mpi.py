@@ -52,6 +52,10 @@ BOTTOM_BUFFERS = {"buf", "sendbuf", "recvbuf", "origin_addr", "result_addr", "co
 # A file view's displacement, which may be MPI_DISPLACEMENT_CURRENT, whose value differs between ABIs (bxisim's -1,
 # OpenMPI's -54278278): converted by to_be_file_disp and from_be_file_disp.
 FILE_DISPLACEMENTS = {("File_set_view", "disp"), ("File_get_view", "disp")}
+# The target datatype of an accumulate and its count, for a back end whose conversions have to_be_accumulate_target
+# (SMPI: a type bxisim laid out with MPI_LB/MPI_UB markers, on which SMPI 3.32 fails to apply the operation).
+ACCUMULATE_TARGETS = {(name, "target_datatype"): "target_count"
+                      for name in ("Accumulate", "Get_accumulate", "Raccumulate", "Rget_accumulate")}
 BOTTOM_FUNCTIONS = set("""
 Send Recv Bsend Ssend Rsend Isend Ibsend Issend Irsend Irecv Send_init Bsend_init Ssend_init Rsend_init Recv_init
 Sendrecv Sendrecv_replace Mrecv Imrecv Put Get Accumulate Get_accumulate Fetch_and_op Compare_and_swap Rput Rget
@@ -84,6 +88,7 @@ BACKENDS = {
     # null_file_checked: SMPI 3.32 dereferences an open file's handle (the argument fh) without checking it, so
     # MPI_File_close(&fh) of MPI_FILE_NULL crashed the simulator; MPI says MPI_ERR_FILE.
     "SmpiRank": {"conversions": "SmpiAbi", "prefix": "MPI_", "absent": SMPI_ABSENT, "null_file_checked": True,
+                 "accumulate_targets": True,
                  "custom": {"Init", "Init_thread", "Query_thread", "Abort", "Is_thread_main", "Win_create", "Win_allocate",
                             "Win_allocate_shared", "Win_create_dynamic", "Type_create_struct", "Type_get_envelope",
                             "Type_free", "File_open", "Comm_call_errhandler", "Win_call_errhandler", "Comm_get_attr",
@@ -99,7 +104,7 @@ BACKENDS = {
                             "Type_get_true_extent", "Type_get_true_extent_x"},
                  # helpers of the hand-written parts that need the back end's functions (SmpiDatatypes.cpp)
                  "members": ["MPI_Aint smpi_extent(MPI_Datatype type);",
-                             "LayoutCalls layout_calls() const { return {fn_.Type_get_extent, fn_.Type_create_struct}; }"]},
+                             "LayoutCalls layout_calls() const { return {fn_.Type_get_extent, fn_.Type_create_struct, fn_.Type_free, fn_.Type_commit}; }"]},
 }
 
 # Pass-through C types that both ABIs spell the same way (same sizes on the platforms bxisim runs on).
@@ -378,7 +383,7 @@ def backend_class_header(functions, cls, conversions, backend):
     return "".join(out)
 
 
-def conversion_code(f):
+def conversion_code(f, backend=None):
     """Returns (before, call arguments, after) for a function's generated back-end body."""
     before, args, after = [], [], []
     for a in f.arguments:
@@ -401,6 +406,9 @@ def conversion_code(f):
             args.append(f"reinterpret_cast<{bt}>({n})" if bt == "void*" and a.ctype != "void*" else n)
             continue
         k = a.kind
+        if backend is not None and backend.get("accumulate_targets") and (f.name, n) in ACCUMULATE_TARGETS:
+            args.append(f"to_be_accumulate_target({n}, {ACCUMULATE_TARGETS[(f.name, n)]})")
+            continue
         if k in POINTER_KINDS or k in CALLBACKS:
             args.append(f"to_be_{k}({n})")
             continue
@@ -503,7 +511,7 @@ def backend_source(functions, cls, conversions, backend):
                     null = f"{a.name} == MPI_FILE_NULL" if a.direction == "in" else \
                         f"{a.name} == nullptr || *{a.name} == MPI_FILE_NULL"
                     out.append(f"  if ({null})\n    return MPI_ERR_FILE;\n")
-        before, args, after = conversion_code(f)
+        before, args, after = conversion_code(f, backend)
         out += before
         call = f"fn_.{f.name}({', '.join(args)})"
         if f.returns == "int":

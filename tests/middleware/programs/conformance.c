@@ -907,6 +907,40 @@ static void reduce_padded_structs(int rank, int size)
   MPI_Type_free(&pair);
 }
 
+/* An accumulate into two elements of an indexed type whose blocks go backwards: SMPI applies the operation to every
+ * block of the type it is given, bxisim's own wrapper included. */
+static void accumulate_backwards(int rank)
+{
+  int window[8] = {0}, values[4] = {1, 2, 3, 4};
+  MPI_Win win;
+  MPI_Win_create(window, sizeof window, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  int lengths[2] = {1, 1}, displacements[2] = {2, 0};
+  MPI_Datatype backwards;
+  MPI_Type_indexed(2, lengths, displacements, MPI_INT, &backwards);
+  MPI_Type_commit(&backwards);
+  MPI_Win_fence(0, win);
+  if (rank == 1)
+    MPI_Accumulate(values, 4, MPI_INT, 0, 0, 2, backwards, MPI_SUM, win);
+  MPI_Win_fence(0, win);
+  const int expected[8] = {2, 0, 1, 4, 0, 3, 0, 0}; /* element 0 at 0 (ints 2, 0), element 1 at 3 (ints 5, 3) */
+  if (rank == 0)
+    for (int i = 0; i < 8; ++i)
+      CHECK(window[i] == expected[i], "accumulate_backwards");
+  /* one element of a vector with a negative stride (bounds SMPI takes from MPI_LB and MPI_UB markers) */
+  MPI_Datatype negative;
+  MPI_Type_vector(2, 1, -3, MPI_INT, &negative);
+  MPI_Type_commit(&negative);
+  MPI_Win_fence(0, win);
+  if (rank == 1)
+    MPI_Accumulate(values, 2, MPI_INT, 0, 6, 1, negative, MPI_SUM, win);
+  MPI_Win_fence(0, win);
+  if (rank == 0)
+    CHECK(window[6] == 1 && window[3] == 4 + 2, "accumulate_negative_stride");
+  MPI_Win_free(&win);
+  MPI_Type_free(&negative);
+  MPI_Type_free(&backwards);
+}
+
 static void datatype_layout(int rank, int size)
 {
   MPI_Datatype int_char, negative_vector, subarray, resized_int, sticky, indexed, hindexed, vector_of_structs;
@@ -965,6 +999,7 @@ static void datatype_layout(int rank, int size)
   MPI_Type_free(&resized_int);
   MPI_Type_free(&vector_of_structs);
   reduce_padded_structs(rank, size);
+  accumulate_backwards(rank);
   printf("layouts_checked=%d\n", (int)(sizeof layouts / sizeof layouts[0]));
 }
 
