@@ -421,9 +421,11 @@ uintptr_t LevelSwitch::to_called_value(uintptr_t value, int back_end, const char
   if (handle.mirror == 0)
     fail(rank(), std::string("an MPI ") + kind + " made at the " + back_end_name(handle.owner) +
                      " level is used at the " + back_end_name(back_end) +
-                     " level, where bxisim has no copy of it: bxisim re-creates datatypes, operations and the "
-                     "communicators made by MPI_Comm_dup/split/create in the other level; make this one inside the "
-                     "region that uses it, or run the whole program at one level (bxisim run --level).");
+                     " level, where bxisim has no copy of it: bxisim re-creates datatypes (but those of "
+                     "MPI_Type_create_darray and the MPI_Type_create_f90_* functions, which SMPI 3.32 lacks), "
+                     "operations and the communicators made by MPI_Comm_dup/split/create in the other level; make "
+                     "this one inside the region that uses it, or run the whole program at one level (bxisim run "
+                     "--level).");
   return handle.mirror;
 }
 
@@ -916,6 +918,62 @@ void LevelSwitch::record_Type_indexed(int count, const int* blocklengths, const 
     MPI_Datatype in   = s.to_called(oldtype, be);
     Call call(s, be);
     call.target().Type_indexed(static_cast<int>(lengths.size()), lengths.data(), places.data(), in, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Type_create_hindexed(int count, const int* blocklengths, const MPI_Aint* displacements,
+                                              MPI_Datatype oldtype, MPI_Datatype newtype)
+{
+  size_t n = count > 0 ? static_cast<size_t>(count) : 0;
+  std::vector<int> lengths(blocklengths, blocklengths + n);
+  std::vector<MPI_Aint> places(displacements, displacements + n);
+  record_local_constructor(value_of(newtype), [lengths, places, oldtype](LevelSwitch& s, int be) {
+    MPI_Datatype made = MPI_DATATYPE_NULL;
+    MPI_Datatype in   = s.to_called(oldtype, be);
+    Call call(s, be);
+    call.target().Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), places.data(), in, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Type_create_indexed_block(int count, int blocklength, const int* displacements,
+                                                   MPI_Datatype oldtype, MPI_Datatype newtype)
+{
+  std::vector<int> places(displacements, displacements + (count > 0 ? count : 0));
+  record_local_constructor(value_of(newtype), [blocklength, places, oldtype](LevelSwitch& s, int be) {
+    MPI_Datatype made = MPI_DATATYPE_NULL;
+    MPI_Datatype in   = s.to_called(oldtype, be);
+    Call call(s, be);
+    call.target().Type_create_indexed_block(static_cast<int>(places.size()), blocklength, places.data(), in, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint* displacements,
+                                                    MPI_Datatype oldtype, MPI_Datatype newtype)
+{
+  std::vector<MPI_Aint> places(displacements, displacements + (count > 0 ? count : 0));
+  record_local_constructor(value_of(newtype), [blocklength, places, oldtype](LevelSwitch& s, int be) {
+    MPI_Datatype made = MPI_DATATYPE_NULL;
+    MPI_Datatype in   = s.to_called(oldtype, be);
+    Call call(s, be);
+    call.target().Type_create_hindexed_block(static_cast<int>(places.size()), blocklength, places.data(), in, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Type_create_subarray(int ndims, const int* sizes, const int* subsizes, const int* starts,
+                                              int order, MPI_Datatype oldtype, MPI_Datatype newtype)
+{
+  size_t n = ndims > 0 ? static_cast<size_t>(ndims) : 0;
+  std::vector<int> whole(sizes, sizes + n), part(subsizes, subsizes + n), from(starts, starts + n);
+  record_local_constructor(value_of(newtype), [whole, part, from, order, oldtype](LevelSwitch& s, int be) {
+    MPI_Datatype made = MPI_DATATYPE_NULL;
+    MPI_Datatype in   = s.to_called(oldtype, be);
+    Call call(s, be);
+    call.target().Type_create_subarray(static_cast<int>(whole.size()), whole.data(), part.data(), from.data(), order,
+                                       in, &made);
     return value_of(made);
   });
 }

@@ -177,6 +177,14 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
                                   MPI_Datatype newtype);
   void record_Type_indexed(int count, const int* blocklengths, const int* displacements, MPI_Datatype oldtype,
                            MPI_Datatype newtype);
+  void record_Type_create_hindexed(int count, const int* blocklengths, const MPI_Aint* displacements,
+                                   MPI_Datatype oldtype, MPI_Datatype newtype);
+  void record_Type_create_indexed_block(int count, int blocklength, const int* displacements, MPI_Datatype oldtype,
+                                        MPI_Datatype newtype);
+  void record_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint* displacements,
+                                         MPI_Datatype oldtype, MPI_Datatype newtype);
+  void record_Type_create_subarray(int ndims, const int* sizes, const int* subsizes, const int* starts, int order,
+                                   MPI_Datatype oldtype, MPI_Datatype newtype);
   void record_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype newtype);
   void record_Type_create_struct(int count, const int* blocklengths, const MPI_Aint* displacements,
                                  const MPI_Datatype* types, MPI_Datatype newtype);

@@ -156,7 +156,10 @@ int SmpiRank::Get_count(const MPI_Status* status, MPI_Datatype datatype, int* co
   MPI_Count bytes = status_bytes(status);
   if (bytes <= INT_MAX) {
     be_status converted = to_be_status(status);
-    return from_be_errcode(fn_.Get_count(&converted, to_be_datatype(datatype), count));
+    int result          = fn_.Get_count(&converted, to_be_datatype(datatype), count);
+    if (be_ok(result) && *count == kSmpiUndefined)
+      *count = MPI_UNDEFINED;
+    return from_be_errcode(result);
   }
   int size   = 0;
   int result = fn_.Type_size(to_be_datatype(datatype), &size);

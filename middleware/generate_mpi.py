@@ -553,7 +553,8 @@ SWITCH_ROUTED = {"request", "message"}
 # Constructors whose handle the other back end re-creates: after a successful call, record_<Name> (written by
 # hand, LevelSwitch.cpp) gets the program's arguments and the new handle.
 SWITCH_RECORDED = {"Comm_dup", "Comm_split", "Comm_create", "Comm_group", "Group_incl", "Op_create", "Type_commit",
-                   "Type_contiguous", "Type_vector", "Type_create_hvector", "Type_indexed", "Type_create_resized",
+                   "Type_contiguous", "Type_vector", "Type_create_hvector", "Type_indexed", "Type_create_hindexed",
+                   "Type_create_indexed_block", "Type_create_hindexed_block", "Type_create_subarray", "Type_create_resized",
                    "Type_create_struct", "Type_dup", "Comm_create_errhandler", "Info_create", "Info_dup", "Info_set",
                    "Info_delete", "Win_create_errhandler", "File_create_errhandler", "Cart_create", "Cart_sub", "Intercomm_create", "Intercomm_merge"}
 # Point-to-point traffic on MPI_COMM_WORLD and the communicators made from it, which the switch follows

@@ -713,19 +713,22 @@ static void get_elements(int rank)
     for (int i = 0; i < kCases; ++i)
       MPI_Send(buffer, bytes[i], MPI_BYTE, 1, i, MPI_COMM_WORLD);
   } else if (rank == 1) {
-    char text[128] = "";
+    char text[128] = "", counts[128] = "";
     for (int i = 0; i < kCases; ++i) {
       MPI_Status status;
-      int elements = -1;
+      int elements = -1, count = -1;
       MPI_Recv(buffer, 2, types[i], 0, i, MPI_COMM_WORLD, &status);
       MPI_Get_elements(&status, types[i], &elements);
+      MPI_Get_count(&status, types[i], &count);
+      snprintf(counts + strlen(counts), sizeof counts - strlen(counts), "%s%d", i ? "," : "",
+               count == MPI_UNDEFINED ? -1 : count);
       MPI_Count large = -1;
       MPI_Get_elements_x(&status, types[i], &large);
       CHECK(large == elements, "get_elements_x");
       snprintf(text + strlen(text), sizeof text - strlen(text), "%s%d", i ? "," : "",
                elements == MPI_UNDEFINED ? -1 : elements);
     }
-    printf("elements=%s\n", text);
+    printf("elements=%s counts=%s\n", text, counts);
   }
   MPI_Type_free(&pair);
   MPI_Type_free(&vector);

@@ -333,6 +333,16 @@ static void derived(void)
   MPI_Op_create(pair_sum, 1, &op);
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half); /* reversed order in each half */
   MPI_Comm_dup(MPI_COMM_WORLD, &twin);
+  /* the other constructors of datatypes, over the matrix's 16 ints in a row */
+  MPI_Datatype constructed[4];
+  int sizes[1] = {16}, subsizes[1] = {3}, starts[1] = {5}, lengths[2] = {1, 2}, places[2] = {1, 9};
+  MPI_Aint bytes[2] = {0, 3 * sizeof(int)}, block_bytes[2] = {2 * sizeof(int), 12 * sizeof(int)};
+  MPI_Type_create_subarray(1, sizes, subsizes, starts, MPI_ORDER_C, MPI_INT, &constructed[0]);
+  MPI_Type_create_hindexed(2, lengths, bytes, MPI_INT, &constructed[1]);
+  MPI_Type_create_indexed_block(2, 2, places, MPI_INT, &constructed[2]);
+  MPI_Type_create_hindexed_block(2, 1, block_bytes, MPI_INT, &constructed[3]);
+  for (int t = 0; t < 4; ++t)
+    MPI_Type_commit(&constructed[t]);
   bxisim_region_end("first");
 
   bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
@@ -355,6 +365,15 @@ static void derived(void)
   check(word == 77, "dup_bcast", 2);
   MPI_Type_contiguous(3, MPI_INT, &triple);
   MPI_Type_commit(&triple);
+  const int picked[4][4] = {{5, 6, 7, -1}, {0, 3, 4, -1}, {1, 2, 9, 10}, {2, 12, -1, -1}}; /* ints of each type */
+  for (int t = 0; t < 4; ++t) {
+    int values[4] = {-1, -1, -1, -1}, n = picked[t][3] >= 0 ? 4 : picked[t][2] >= 0 ? 3 : 2;
+    MPI_Sendrecv(&matrix[0][0], 1, constructed[t], right, 4, values, n, MPI_INT, left, 4, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    for (int i = 0; i < n; ++i)
+      check(values[i] == left * 100 + picked[t][i] / 4 * 10 + picked[t][i] % 4, "constructors", 2);
+    MPI_Type_free(&constructed[t]);
+  }
   bxisim_region_end("second");
 
   bxisim_region_begin("third", BXISIM_LEVEL_SMPI);
