@@ -231,15 +231,20 @@ class SmpiAbi : public BackEndCallbacks
   /** How each window was created (SMPI does not answer MPI_WIN_CREATE_FLAVOR). */
   std::unordered_map<const void*, int> flavor_of_;
   int created_window(int result, void* window, int flavor, MPI_Win* win);
-  /** The arguments of MPI_Type_create_struct, by type made: SMPI 3.32 reports its combiner as
-   *  MPI_COMBINER_INDEXED, and a struct of predefined types without gaps as a contiguous type of bytes. */
-  struct StructArguments {
-    std::vector<int> lengths;
-    std::vector<MPI_Aint> displacements;
+  /** A constructor's arguments as MPI_Type_get_envelope and _contents give them, by type made, where SMPI 3.32
+   *  answers otherwise: structs (reported as MPI_COMBINER_INDEXED, or as a contiguous type of bytes for predefined
+   *  parts without gaps) and the indexed-block constructors (reported as indexed ones). */
+  struct ConstructorArguments {
+    int combiner = MPI_COMBINER_NAMED;
+    std::vector<int> integers;
+    std::vector<MPI_Aint> addresses;
     std::vector<MPI_Datatype> types;
-    bool of_predefined_types = true;
+    bool of_predefined_types = true; // answered by bxisim alone (no reference counts of derived parts to keep)
   };
-  std::unordered_map<const void*, StructArguments> struct_types_;
+  std::unordered_map<const void*, ConstructorArguments> arguments_of_;
+  /** Keeps what a constructor was given, for `made` (SmpiDatatypes.cpp). */
+  void keep_arguments(be_datatype made, int combiner, std::vector<int> integers, std::vector<MPI_Aint> addresses,
+                      std::vector<MPI_Datatype> types);
 
   // Datatype layout (SmpiDatatypes.cpp): SMPI 3.32's bounds of derived types are often not MPI's (TypeBounds.hpp);
   // a type whose bounds differ from OpenMPI's is handed out wrapped in a struct that sets them.

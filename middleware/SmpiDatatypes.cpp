@@ -103,14 +103,14 @@ void SmpiAbi::duplicated_type(be_datatype type, be_datatype dup)
 void SmpiAbi::freed_type(be_datatype type, int (*free_type)(be_datatype*))
 {
   derived_bounds_.erase(type);
-  struct_types_.erase(type);
+  arguments_of_.erase(type);
   with_markers_.erase(type);
   auto it = made_by_smpi_.find(type);
   if (it == made_by_smpi_.end())
     return;
   be_datatype made = it->second;
   made_by_smpi_.erase(it);
-  struct_types_.erase(made);
+  arguments_of_.erase(made);
   free_type(&made);
 }
 
@@ -210,6 +210,11 @@ int SmpiRank::Type_create_indexed_block(int count, int blocklength, const int* a
       fn_.Type_create_indexed_block(count, blocklength, array_of_displacements, to_be_datatype(oldtype), &made);
   if (not be_ok(result) || count <= 0)
     return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
+  if (reinterpret_cast<uintptr_t>(oldtype) < kPredefinedLimit) {
+    std::vector<int> integers{count, blocklength};
+    integers.insert(integers.end(), array_of_displacements, array_of_displacements + count);
+    keep_arguments(made, MPI_COMBINER_INDEXED_BLOCK, std::move(integers), {}, {oldtype});
+  }
   auto bounds   = made_of(bounds_of(oldtype), [&](const TypeBounds& old) {
     return indexed_block_bounds(count, blocklength, array_of_displacements, old);
   });
@@ -225,6 +230,9 @@ int SmpiRank::Type_create_hindexed_block(int count, int blocklength, const MPI_A
       fn_.Type_create_hindexed_block(count, blocklength, array_of_displacements, to_be_datatype(oldtype), &made);
   if (not be_ok(result) || count <= 0)
     return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
+  if (reinterpret_cast<uintptr_t>(oldtype) < kPredefinedLimit)
+    keep_arguments(made, MPI_COMBINER_HINDEXED_BLOCK, {count, blocklength},
+                   {array_of_displacements, array_of_displacements + count}, {oldtype});
   auto bounds   = made_of(bounds_of(oldtype), [&](const TypeBounds& old) {
     return hindexed_block_bounds(count, blocklength, array_of_displacements, old);
   });
@@ -267,12 +275,10 @@ int SmpiRank::Type_create_struct(int count, const int* array_of_block_lengths, c
                                       array_of_types != nullptr ? types.data() : nullptr, &made);
   if (not be_ok(result) || count <= 0)
     return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
-  StructArguments& arguments = struct_types_[made];
-  arguments.lengths.assign(array_of_block_lengths, array_of_block_lengths + count);
-  arguments.displacements.assign(array_of_displacements, array_of_displacements + count);
-  arguments.types.assign(array_of_types, array_of_types + count);
-  for (MPI_Datatype part : arguments.types)
-    arguments.of_predefined_types &= reinterpret_cast<uintptr_t>(part) < kPredefinedLimit;
+  std::vector<int> integers{count};
+  integers.insert(integers.end(), array_of_block_lengths, array_of_block_lengths + count);
+  keep_arguments(made, MPI_COMBINER_STRUCT, std::move(integers),
+                 {array_of_displacements, array_of_displacements + count}, {array_of_types, array_of_types + count});
   std::vector<TypeBounds> parts;
   for (int i = 0; i < count; ++i)
     if (auto part = bounds_of(array_of_types[i]))
@@ -290,17 +296,28 @@ int SmpiRank::Type_create_struct(int count, const int* array_of_block_lengths, c
   return laid_out(result, made, bounds, step, newtype, layout_calls());
 }
 
+void SmpiAbi::keep_arguments(be_datatype made, int combiner, std::vector<int> integers, std::vector<MPI_Aint> addresses,
+                             std::vector<MPI_Datatype> types)
+{
+  ConstructorArguments& kept = arguments_of_[made];
+  kept.combiner              = combiner;
+  kept.integers              = std::move(integers);
+  kept.addresses             = std::move(addresses);
+  kept.types                 = std::move(types);
+  for (MPI_Datatype part : kept.types)
+    kept.of_predefined_types &= reinterpret_cast<uintptr_t>(part) < kPredefinedLimit;
+}
+
 int SmpiRank::Type_get_envelope(MPI_Datatype type, int* num_integers, int* num_addresses, int* num_datatypes,
                                 int* combiner)
 {
   be_datatype made = made_by_smpi(to_be_datatype(type));
-  auto it          = struct_types_.find(made);
-  if (it != struct_types_.end()) {
-    auto count     = static_cast<int>(it->second.types.size());
-    *num_integers  = count + 1;
-    *num_addresses = count;
-    *num_datatypes = count;
-    *combiner      = MPI_COMBINER_STRUCT;
+  auto it          = arguments_of_.find(made);
+  if (it != arguments_of_.end()) {
+    *num_integers  = static_cast<int>(it->second.integers.size());
+    *num_addresses = static_cast<int>(it->second.addresses.size());
+    *num_datatypes = static_cast<int>(it->second.types.size());
+    *combiner      = it->second.combiner;
     return MPI_SUCCESS;
   }
   int be_combiner = 0;
@@ -314,18 +331,18 @@ int SmpiRank::Type_get_contents(MPI_Datatype datatype, int max_integers, int max
                                 int* array_of_integers, MPI_Aint* array_of_addresses, MPI_Datatype* array_of_datatypes)
 {
   be_datatype made = made_by_smpi(to_be_datatype(datatype));
-  // A struct of predefined types is answered from its arguments (SMPI may have made it a contiguous type); one with
-  // derived parts by SMPI, whose answer counts the references the program frees.
-  auto it = struct_types_.find(made);
-  if (it != struct_types_.end() && it->second.of_predefined_types) {
-    const StructArguments& arguments = it->second;
-    auto count                       = static_cast<int>(arguments.types.size());
-    if (max_integers < count + 1 || max_addresses < count || max_datatypes < count)
+  // Predefined parts are answered from the arguments; derived ones by SMPI, whose answer counts the references
+  // the program frees (its layout of a struct's contents is MPI's).
+  auto it = arguments_of_.find(made);
+  if (it != arguments_of_.end() && it->second.of_predefined_types) {
+    const ConstructorArguments& kept = it->second;
+    if (static_cast<size_t>(max_integers) < kept.integers.size() ||
+        static_cast<size_t>(max_addresses) < kept.addresses.size() ||
+        static_cast<size_t>(max_datatypes) < kept.types.size())
       return MPI_ERR_ARG;
-    array_of_integers[0] = count;
-    std::copy(arguments.lengths.begin(), arguments.lengths.end(), array_of_integers + 1);
-    std::copy(arguments.displacements.begin(), arguments.displacements.end(), array_of_addresses);
-    std::copy(arguments.types.begin(), arguments.types.end(), array_of_datatypes);
+    std::copy(kept.integers.begin(), kept.integers.end(), array_of_integers);
+    std::copy(kept.addresses.begin(), kept.addresses.end(), array_of_addresses);
+    std::copy(kept.types.begin(), kept.types.end(), array_of_datatypes);
     return MPI_SUCCESS;
   }
   Scratch<be_datatype> types(array_of_datatypes != nullptr ? static_cast<size_t>(max_datatypes) : 0);

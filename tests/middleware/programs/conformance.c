@@ -992,6 +992,28 @@ static void datatype_layout(int rank, int size)
   MPI_Datatype got_types[2];
   MPI_Type_get_contents(int_char, 3, 2, 2, got_integers, got_addresses, got_types);
   CHECK(got_addresses[1] == 4 && got_types[0] == MPI_INT && got_types[1] == MPI_CHAR, "struct_contents");
+  /* the indexed-block constructors describe themselves as such (SMPI said indexed) */
+  MPI_Datatype blocks, byte_blocks;
+  int block_places[2]     = {1, 4};
+  MPI_Aint block_bytes[3] = {0, 16, 40};
+  MPI_Type_create_indexed_block(2, 1, block_places, MPI_DOUBLE, &blocks);
+  MPI_Type_create_hindexed_block(3, 2, block_bytes, MPI_INT, &byte_blocks);
+  MPI_Type_get_envelope(blocks, &integers, &addresses, &types, &combiner);
+  CHECK(combiner == MPI_COMBINER_INDEXED_BLOCK && integers == 4 && addresses == 0 && types == 1,
+        "indexed_block_envelope");
+  int block_integers[4] = {0};
+  MPI_Type_get_contents(blocks, 4, 0, 1, block_integers, got_addresses, got_types);
+  CHECK(block_integers[0] == 2 && block_integers[1] == 1 && block_integers[3] == 4 && got_types[0] == MPI_DOUBLE,
+        "indexed_block_contents");
+  MPI_Type_get_envelope(byte_blocks, &integers, &addresses, &types, &combiner);
+  CHECK(combiner == MPI_COMBINER_HINDEXED_BLOCK && integers == 2 && addresses == 3 && types == 1,
+        "hindexed_block_envelope");
+  MPI_Aint byte_addresses[3] = {0};
+  MPI_Type_get_contents(byte_blocks, 2, 3, 1, block_integers, byte_addresses, got_types);
+  CHECK(block_integers[0] == 3 && block_integers[1] == 2 && byte_addresses[2] == 40 && got_types[0] == MPI_INT,
+        "hindexed_block_contents");
+  MPI_Type_free(&blocks);
+  MPI_Type_free(&byte_blocks);
   MPI_Datatype dup;
   MPI_Type_dup(int_char, &dup);
   MPI_Type_get_extent(dup, &lb, &extent);
