@@ -11,6 +11,7 @@
 // its 4.1.4 mpi.h.
 
 #include "Callbacks.hpp"
+#include "PredefinedNames.hpp"
 
 #include <mpi.h>
 
@@ -252,6 +253,8 @@ class OpenMpiAbi : public BackEndCallbacks
   std::deque<int> converted_attributes;
   /** Converted values of predefined communicator attributes, one per key (from_be_predefined_attribute). */
   std::map<int, int> predefined_attribute_values_;
+  /** MPI_Type_get_name of predefined datatypes, the same at every level. */
+  PredefinedNames predefined_names_;
 };
 
 } // namespace bxisim::mw

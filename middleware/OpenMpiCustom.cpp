@@ -169,4 +169,19 @@ int OpenMpiRank::Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequ
   return from_be_errcode(result);
 }
 
+int OpenMpiRank::Type_get_name(MPI_Datatype type, char* type_name, int* resultlen)
+{
+  if (predefined_names_.answer(type, type_name, resultlen))
+    return MPI_SUCCESS;
+  return from_be_errcode(fn_.Type_get_name(to_be_datatype(type), type_name, resultlen));
+}
+
+int OpenMpiRank::Type_set_name(MPI_Datatype type, const char* type_name)
+{
+  int result = fn_.Type_set_name(to_be_datatype(type), type_name);
+  if (be_ok(result))
+    predefined_names_.renamed(type);
+  return from_be_errcode(result);
+}
+
 } // namespace bxisim::mw

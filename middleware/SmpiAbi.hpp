@@ -14,6 +14,7 @@
 
 #include "Callbacks.hpp"
 #include "OpenMpiAbi.hpp" // Scratch
+#include "PredefinedNames.hpp"
 #include "SharedObjectAttributes.hpp"
 #include "TypeBounds.hpp"
 
@@ -216,6 +217,8 @@ class SmpiAbi : public BackEndCallbacks
   static constexpr uintptr_t kPredefinedLimit = 0x400;
 
  protected:
+  /** MPI_Type_get_name of predefined datatypes, the same at every level. */
+  PredefinedNames predefined_names_;
   /**
    * SMPI 3.32's nonblocking reductions and all-to-alls with MPI_IN_PLACE copy the data into a buffer local to the
    * call and send from it after it is freed (wrong data). bxisim gives them a copy of its own instead, kept by

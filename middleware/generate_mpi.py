@@ -84,7 +84,8 @@ Type_create_darray Type_match_size Unpack_external Win_test Win_sync
 """.split())
 BACKENDS = {
     "OpenMpiRank": {"conversions": "OpenMpiAbi", "prefix": "PMPI_", "absent": set(),
-                    "custom": {"Comm_get_attr", "Attr_get", "Init_thread", "Type_get_contents"}},
+                    "custom": {"Comm_get_attr", "Attr_get", "Init_thread", "Type_get_contents", "Type_get_name",
+                               "Type_set_name"}},
     # null_file_checked: SMPI 3.32 dereferences an open file's handle (the argument fh) without checking it, so
     # MPI_File_close(&fh) of MPI_FILE_NULL crashed the simulator; MPI says MPI_ERR_FILE.
     "SmpiRank": {"conversions": "SmpiAbi", "prefix": "MPI_", "absent": SMPI_ABSENT, "null_file_checked": True,
@@ -101,7 +102,7 @@ BACKENDS = {
                             "Type_contiguous", "Type_vector", "Type_create_hvector", "Type_indexed",
                             "Type_create_hindexed", "Type_create_indexed_block", "Type_create_hindexed_block",
                             "Type_create_resized", "Type_create_subarray", "Type_get_contents",
-                            "Type_get_true_extent", "Type_get_true_extent_x"},
+                            "Type_get_true_extent", "Type_get_true_extent_x", "Type_get_name", "Type_set_name"},
                  # helpers of the hand-written parts that need the back end's functions (SmpiDatatypes.cpp)
                  "members": ["MPI_Aint smpi_extent(MPI_Datatype type);",
                              "LayoutCalls layout_calls() const { return {fn_.Type_get_extent, fn_.Type_create_struct, fn_.Type_free, fn_.Type_commit}; }"]},

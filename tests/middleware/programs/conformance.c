@@ -1025,6 +1025,32 @@ static void datatype_layout(int rank, int size)
   MPI_Type_free(&vector_of_structs);
   reduce_padded_structs(rank, size);
   accumulate_backwards(rank);
+  /* predefined datatypes have their MPI names at every level (the back ends named MPI_REAL "MPI_FLOAT" or
+   * MPI_LOGICAL1 "MPI_UINT8_T"), and a name the program gives one is kept */
+  const struct {
+    MPI_Datatype type;
+    const char* name;
+  } names[] = {{MPI_REAL, "MPI_REAL"},
+               {MPI_2REAL, "MPI_2REAL"},
+               {MPI_LOGICAL1, "MPI_LOGICAL1"},
+               {MPI_INTEGER4, "MPI_INTEGER4"},
+               {MPI_C_COMPLEX, "MPI_C_COMPLEX"},
+               {MPI_LONG_LONG, "MPI_LONG_LONG_INT"},
+               {MPI_DOUBLE_INT, "MPI_DOUBLE_INT"}};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+    char name[MPI_MAX_OBJECT_NAME] = "";
+    int length                     = 0;
+    MPI_Type_get_name(names[i].type, name, &length);
+    if (strcmp(name, names[i].name) != 0 || length != (int)strlen(names[i].name)) {
+      printf("bad_name_%s=%s\n", names[i].name, name);
+      errors++;
+    }
+  }
+  char renamed[MPI_MAX_OBJECT_NAME] = "";
+  int renamed_length                = 0;
+  MPI_Type_set_name(MPI_SHORT, "my_short");
+  MPI_Type_get_name(MPI_SHORT, renamed, &renamed_length);
+  CHECK(strcmp(renamed, "my_short") == 0, "renamed_predefined");
   printf("layouts_checked=%d\n", (int)(sizeof layouts / sizeof layouts[0]));
 }
 
