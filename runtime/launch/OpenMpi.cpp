@@ -274,6 +274,7 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
   handles_.assign(ranks_.size(), nullptr);
   blocking_depth_.assign(ranks_.size(), nullptr);
   calls_seen_.assign(ranks_.size(), 0);
+  aio_seen_.assign(ranks_.size(), 0);
   poll_rule_.assign(ranks_.size(), PollRule());
   dispatch_.resize(ranks_.size());
   the_job = this;
@@ -389,6 +390,12 @@ std::function<bool(uint32_t)> OpenMpiJob::poll_blocking_rule()
     // 1-rank MPI_Ialltoall (libnbc progress, no Portals change) blocked for ever (MPICH coll/nonblocking2).
     if (dispatch != nullptr && dispatch->calls_entered() != calls_seen_[id]) {
       calls_seen_[id] = dispatch->calls_entered();
+      portals::Core::instance().programActed(id);
+    }
+    // Nor does OMPIO's progress of a file request: each round posts the next batch of its pieces' asynchronous
+    // requests (2048 a round); a write of 9 batches or more blocked for ever in MPI_Wait (HDF5's t_bigio).
+    if (unsigned long posted = ranks_[id]->process_state().aio_requests; posted != aio_seen_[id]) {
+      aio_seen_[id] = posted;
       portals::Core::instance().programActed(id);
     }
     // Empty polls sleep (cpu.poll_delay_min doubling to cpu.poll_delay_max) instead of blocking in calls that make a

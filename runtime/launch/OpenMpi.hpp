@@ -87,6 +87,7 @@ class OpenMpiJob
   std::vector<std::unique_ptr<mw::RankMpi>> dispatch_; // each rank's MPI dispatch (middleware) over its copy
   std::vector<const int*> blocking_depth_;             // each copy's opal_progress_blocking_depth
   std::vector<uint64_t> calls_seen_;                   // each rank's MPI calls entered, at its last blocking poll
+  std::vector<unsigned long> aio_seen_; // each rank's asynchronous I/O requests, at its last blocking poll
   struct PollRule {
     const char* call = nullptr; // the MPI call (its name, a literal) that `blocks` was worked out for
     bool blocks      = true;    // whether an empty poll inside it may block (true outside any call)

@@ -7,7 +7,10 @@
 // (POSIX lets a request be complete when its call returns): aio_error then says done at the first poll,
 // deterministically. Requests that ask for a completion notification (a signal or a thread) go to glibc.
 
+#include "ProcessState.hpp"
 #include "RealFunctions.hpp"
+#include "SimulatorCall.hpp"
+#include "runtime/launch/Rank.hpp"
 
 #include <aio.h>
 #include <fcntl.h>
@@ -20,6 +23,8 @@ namespace
 /** Carries out `request` now, as glibc's thread would, and records its outcome where aio_error reads it. */
 int run_now(aiocb* request, int operation)
 {
+  if (bxisim::runtime::Rank* rank = bxisim::os::running_rank())
+    rank->process_state().aio_requests++;
   ssize_t done = 0;
   switch (operation) {
   case LIO_READ:

@@ -59,6 +59,10 @@ class ProcessState
   // Signal dispositions the rank installed with signal()/sigaction(); SIG_DFL at start.
   std::array<struct sigaction, NSIG> signal_actions{};
 
+  /** Asynchronous I/O requests the rank posted (AioInterposition.cpp): progress its MPI library makes without any
+   *  Portals change (OMPIO posts a file request's pieces in batches, one batch per progress round). */
+  unsigned long aio_requests = 0;
+
   /** Handlers registered by atexit() and static destructors of the rank's own copies, in order. */
   std::vector<ExitHandler> exit_handlers;
   /** The folder of the rank's copies of the program and libraries: what is loaded from there is the rank's. */

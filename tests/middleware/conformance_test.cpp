@@ -176,6 +176,7 @@ TEST_P(Conformance, NonblockingFileReadsAndWritesComplete)
   for (auto& [rank, mine] : expect_passed(result, 2)) {
     EXPECT_EQ(mine["written"], "1000") << "rank " << rank;
     EXPECT_EQ(mine["wrong"], "0") << "rank " << rank;
+    EXPECT_EQ(mine["pieces_wrong"], "0") << "rank " << rank;
   }
 }
 
