@@ -3,6 +3,7 @@
 
 #include "Callbacks.hpp"
 #include "Entry.hpp"
+#include "MatchSize.hpp"
 #include "OpenMpiRank.hpp"
 
 #include <array>
@@ -169,19 +170,18 @@ int OpenMpiRank::Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequ
   return from_be_errcode(result);
 }
 
-int OpenMpiRank::Type_get_name(MPI_Datatype type, char* type_name, int* resultlen)
+// MatchSize.hpp: bxisim's answer; no match raises MPI_ERR_ARG through MPI_COMM_WORLD's error handler, as MPI does.
+int OpenMpiRank::Type_match_size(int typeclass, int size, MPI_Datatype* type)
 {
-  if (predefined_names_.answer(type, type_name, resultlen))
-    return MPI_SUCCESS;
-  return from_be_errcode(fn_.Type_get_name(to_be_datatype(type), type_name, resultlen));
-}
-
-int OpenMpiRank::Type_set_name(MPI_Datatype type, const char* type_name)
-{
-  int result = fn_.Type_set_name(to_be_datatype(type), type_name);
-  if (be_ok(result))
-    predefined_names_.renamed(type);
-  return from_be_errcode(result);
+  for (MPI_Datatype candidate : matching_predefined_types(typeclass, size)) {
+    int its_size = 0;
+    if (be_ok(fn_.Type_size(to_be_datatype(candidate), &its_size)) && its_size == size) {
+      *type = candidate;
+      return MPI_SUCCESS;
+    }
+  }
+  Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG);
+  return MPI_ERR_ARG;
 }
 
 } // namespace bxisim::mw

@@ -8,6 +8,7 @@
 // block of a struct ends (the empty block, at the extent), so its copies of the data follow MPI's extent; its own
 // type still moves each element's data.
 
+#include "MatchSize.hpp"
 #include "SmpiRank.hpp"
 
 #include <algorithm>
@@ -135,6 +136,12 @@ MPI_Aint SmpiRank::smpi_extent(MPI_Datatype type)
   MPI_Aint lb = 0, extent = 0;
   fn_.Type_get_extent(to_be_datatype(type), &lb, &extent);
   return extent;
+}
+
+bool SmpiRank::holds_no_data(MPI_Datatype type)
+{
+  int size = -1;
+  return be_ok(fn_.Type_size(to_be_datatype(type), &size)) && size == 0;
 }
 
 int SmpiRank::Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
@@ -387,19 +394,18 @@ int SmpiRank::Type_free(MPI_Datatype* type)
   return from_be_errcode(result);
 }
 
-int SmpiRank::Type_get_name(MPI_Datatype type, char* type_name, int* resultlen)
+// MatchSize.hpp: bxisim's answer; no match raises MPI_ERR_ARG through MPI_COMM_WORLD's error handler, as MPI does.
+int SmpiRank::Type_match_size(int typeclass, int size, MPI_Datatype* type)
 {
-  if (predefined_names_.answer(type, type_name, resultlen))
-    return MPI_SUCCESS;
-  return from_be_errcode(fn_.Type_get_name(to_be_datatype(type), type_name, resultlen));
-}
-
-int SmpiRank::Type_set_name(MPI_Datatype type, const char* type_name)
-{
-  int result = fn_.Type_set_name(to_be_datatype(type), type_name);
-  if (be_ok(result))
-    predefined_names_.renamed(type);
-  return from_be_errcode(result);
+  for (MPI_Datatype candidate : matching_predefined_types(typeclass, size)) {
+    int its_size = 0;
+    if (be_ok(fn_.Type_size(to_be_datatype(candidate), &its_size)) && its_size == size) {
+      *type = candidate;
+      return MPI_SUCCESS;
+    }
+  }
+  Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG);
+  return MPI_ERR_ARG;
 }
 
 } // namespace bxisim::mw

@@ -56,6 +56,9 @@ FILE_DISPLACEMENTS = {("File_set_view", "disp"), ("File_get_view", "disp")}
 # (SMPI: a type bxisim laid out with MPI_LB/MPI_UB markers, on which SMPI 3.32 fails to apply the operation).
 ACCUMULATE_TARGETS = {(name, "target_datatype"): "target_count"
                       for name in ("Accumulate", "Get_accumulate", "Raccumulate", "Rget_accumulate")}
+# Every back end: the names of predefined datatypes are bxisim's (PredefinedNames.hpp), unless the program set one.
+ANSWERED_FIRST = {"Type_get_name": "  if (predefined_names_.answer(type, type_name, resultlen))\n    return MPI_SUCCESS;\n"}
+AFTER_SUCCESS = {"Type_set_name": "  if (be_ok(result_))\n    predefined_names_.renamed(type);\n"}
 BOTTOM_FUNCTIONS = set("""
 Send Recv Bsend Ssend Rsend Isend Ibsend Issend Irsend Irecv Send_init Bsend_init Ssend_init Rsend_init Recv_init
 Sendrecv Sendrecv_replace Mrecv Imrecv Put Get Accumulate Get_accumulate Fetch_and_op Compare_and_swap Rput Rget
@@ -80,12 +83,11 @@ Graph_neighbors_count Graph_neighbors Improbe Imrecv Intercomm_create Intercomm_
 Neighbor_allgather Neighbor_allgatherv Neighbor_alltoall Neighbor_alltoallv Neighbor_alltoallw
 Ineighbor_allgather Ineighbor_allgatherv Ineighbor_alltoall Ineighbor_alltoallv Ineighbor_alltoallw
 Pack_external Pack_external_size Topo_test Type_create_f90_integer Type_create_f90_real Type_create_f90_complex
-Type_create_darray Type_match_size Unpack_external Win_test Win_sync
+Type_create_darray Unpack_external Win_test Win_sync
 """.split())
 BACKENDS = {
     "OpenMpiRank": {"conversions": "OpenMpiAbi", "prefix": "PMPI_", "absent": set(),
-                    "custom": {"Comm_get_attr", "Attr_get", "Init_thread", "Type_get_contents", "Type_get_name",
-                               "Type_set_name"}},
+                    "custom": {"Comm_get_attr", "Attr_get", "Init_thread", "Type_get_contents", "Type_match_size"}},
     # null_file_checked: SMPI 3.32 dereferences an open file's handle (the argument fh) without checking it, so
     # MPI_File_close(&fh) of MPI_FILE_NULL crashed the simulator; MPI says MPI_ERR_FILE.
     "SmpiRank": {"conversions": "SmpiAbi", "prefix": "MPI_", "absent": SMPI_ABSENT, "null_file_checked": True,
@@ -102,9 +104,13 @@ BACKENDS = {
                             "Type_contiguous", "Type_vector", "Type_create_hvector", "Type_indexed",
                             "Type_create_hindexed", "Type_create_indexed_block", "Type_create_hindexed_block",
                             "Type_create_resized", "Type_create_subarray", "Type_get_contents",
-                            "Type_get_true_extent", "Type_get_true_extent_x", "Type_get_name", "Type_set_name"},
+                            "Type_get_true_extent", "Type_get_true_extent_x", "Type_match_size"},
                  # helpers of the hand-written parts that need the back end's functions (SmpiDatatypes.cpp)
-                 "members": ["MPI_Aint smpi_extent(MPI_Datatype type);",
+                 # SMPI 3.32's MPI_Pack and MPI_Unpack divide by the type's size: a type without data crashed them
+                 "answered_first": {
+                     "Pack": "  if (holds_no_data(datatype))\n    return MPI_SUCCESS;\n",
+                     "Unpack": "  if (holds_no_data(datatype))\n    return MPI_SUCCESS;\n"},
+                 "members": ["MPI_Aint smpi_extent(MPI_Datatype type);", "bool holds_no_data(MPI_Datatype type);",
                              "LayoutCalls layout_calls() const { return {fn_.Type_get_extent, fn_.Type_create_struct, fn_.Type_free, fn_.Type_commit}; }"]},
 }
 
@@ -512,7 +518,10 @@ def backend_source(functions, cls, conversions, backend):
                     null = f"{a.name} == MPI_FILE_NULL" if a.direction == "in" else \
                         f"{a.name} == nullptr || *{a.name} == MPI_FILE_NULL"
                     out.append(f"  if ({null})\n    return MPI_ERR_FILE;\n")
+        out.append(ANSWERED_FIRST.get(f.name, ""))
+        out.append(backend.get("answered_first", {}).get(f.name, ""))
         before, args, after = conversion_code(f, backend)
+        after += [AFTER_SUCCESS[f.name]] if f.name in AFTER_SUCCESS else []
         out += before
         call = f"fn_.{f.name}({', '.join(args)})"
         if f.returns == "int":

@@ -1078,6 +1078,31 @@ static void datatype_layout(int rank, int size)
       errors++;
     }
   }
+  /* MPI_Type_match_size at every level (OpenMPI's build answered MPI_ERR_ARG, SMPI has none: ScaLAPACK's BLACS) */
+  const int classes[3]        = {MPI_TYPECLASS_INTEGER, MPI_TYPECLASS_REAL, MPI_TYPECLASS_COMPLEX};
+  const int match_sizes[3][3] = {{1, 4, 8}, {4, 8, 16}, {8, 16, 32}};
+  for (int c = 0; c < 3; ++c)
+    for (int i = 0; i < 3; ++i) {
+      MPI_Datatype matched = MPI_DATATYPE_NULL;
+      int matched_size     = -1;
+      MPI_Type_match_size(classes[c], match_sizes[c][i], &matched);
+      MPI_Type_size(matched, &matched_size);
+      CHECK(matched_size == match_sizes[c][i], "match_size");
+    }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Datatype no_match = MPI_DATATYPE_NULL;
+  CHECK(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 3, &no_match) == MPI_ERR_ARG, "match_size_none");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  /* packing a type without data (SMPI 3.32 divided by its size: BLACS packs an empty matrix so) */
+  MPI_Datatype empty_columns;
+  MPI_Type_vector(3, 0, 4, MPI_INT, &empty_columns);
+  MPI_Type_commit(&empty_columns);
+  int ints[16] = {0}, position = 0;
+  char packed[64];
+  MPI_Pack(ints, 1, empty_columns, packed, (int)sizeof packed, &position, MPI_COMM_WORLD);
+  MPI_Unpack(packed, (int)sizeof packed, &position, ints, 1, empty_columns, MPI_COMM_WORLD);
+  CHECK(position == 0, "pack_empty");
+  MPI_Type_free(&empty_columns);
   char renamed[MPI_MAX_OBJECT_NAME] = "";
   int renamed_length                = 0;
   MPI_Type_set_name(MPI_SHORT, "my_short");
