@@ -227,6 +227,9 @@ void CycleNicModel::wire_loop(int node)
     FrameExtension& frame = frame_of(*chunk.frame);
     if (chunk.last && trace_ != nullptr) // as the message model: every frame that reached the NIC, lost or not
       trace_->record(s4bxi_name(frame), frame.from, node, frame.sent_at.to_seconds(), sg4::Engine::get_clock());
+    if (chunk.last && (frame.kind == FrameKind::RequestAck || frame.kind == FrameKind::ResponseAck))
+      ++(frame.kind == FrameKind::RequestAck ? frame.operation->request_ack_landings
+                                             : frame.operation->response_ack_landings);
     std::string lost = chunk.last ? loss_of(node, frame) : std::string();
     if (not lost.empty()) {
       ++frames_dropped_;

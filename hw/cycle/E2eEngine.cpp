@@ -62,6 +62,7 @@ void E2eEngine::acknowledge(const FrameExtension& frame, FrameKind kind)
   if (tracing_stages())
     trace_stage(node_, "E2E engine", "BXI_ACK of " + frame_label(frame) + " to nid " + std::to_string(frame.from),
                 start);
+  ++(kind == FrameKind::RequestAck ? frame.operation->request_ack_sends : frame.operation->response_ack_sends);
   tlm::tlm_generic_payload* ack = pool_.allocate(kind, frame.operation, node_, frame.from);
   acks->push_front(ack);
   ack->release();
@@ -149,7 +150,17 @@ void E2eEngine::timer()
     if (tracing_stages())
       trace_counter(node_, "E2E frames awaiting an ACK", pending);
     if (not acknowledged(frame)) {
-      int sends = frame.kind == FrameKind::Request ? frame.operation->request_sends : frame.operation->response_sends;
+      const Operation& operation = *frame.operation;
+      bool request               = frame.kind == FrameKind::Request;
+      if ((request ? operation.request_ack_landings : operation.response_ack_landings) <
+          (request ? operation.request_ack_sends : operation.response_ack_sends)) {
+        // Its BXI ACK is on its way back, behind a large frame of the other NIC's link (the link port sends one
+        // message's packets at a time): congestion, not loss. The timer starts again; the payload stays held.
+        table_.emplace_back(sc_core::sc_time_stamp() + config_.timeout, payload);
+        ++pending;
+        continue;
+      }
+      int sends = request ? operation.request_sends : operation.response_sends;
       if (sends > config_.retries) {
         give_up(frame);
       } else {

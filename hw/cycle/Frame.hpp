@@ -51,6 +51,12 @@ struct Operation {
   bool send_completed        = false;
   bool holds_flow_credit     = false; // counted in the initiator NIC's flow-control window
   double command_posted_at   = 0;     // when the CPU wrote the command (S4BXI trace's PCI_COMMAND)
+  // BXI ACKs of the request (sent by the target NIC) and of the response, and those that reached the other NIC
+  // (lost or not): one still on its way keeps the E2E timer of the frame it acknowledges from resending it.
+  int request_ack_sends     = 0;
+  int request_ack_landings  = 0;
+  int response_ack_sends    = 0;
+  int response_ack_landings = 0;
 };
 
 /** The BXI fields of a frame (TLM extension of the generic payload). */

@@ -50,6 +50,12 @@ struct InFlight {
   int response_landings          = 0;
   bool request_watch_at_landing  = false;
   bool response_watch_at_landing = false;
+  // BXI ACKs of the request (sent by the target NIC) and of the response (by the initiator NIC), and those that
+  // reached the other NIC: one still on its way keeps a landed frame's E2E timer from resending it.
+  int request_ack_sends     = 0;
+  int request_ack_landings  = 0;
+  int response_ack_sends    = 0;
+  int response_ack_landings = 0;
 };
 
 struct WireFrame {

@@ -244,6 +244,7 @@ void MessageNicModel::enqueue(int node, Network network, WireFrame frame)
 
 void MessageNicModel::enqueue_bxi_ack(int node, FrameKind kind, const std::shared_ptr<InFlight>& operation)
 {
+  ++(kind == FrameKind::RequestAck ? operation->request_ack_sends : operation->response_ack_sends);
   TxQueue& queue = nic(node).tx[kResponses];
   queue.frames.push_front({kind, operation});
   queue.ready->release();
@@ -699,6 +700,8 @@ void MessageNicModel::rx_loop(int node, Network network)
         watch = false;
         e2e_watch(request ? operation.source_node : operation.target_node, frame);
       }
+    } else {
+      ++(frame.kind == FrameKind::RequestAck ? operation.request_ack_landings : operation.response_ack_landings);
     }
     if (config_.dropped_frames.count(frame.ordinal) != 0) {
       lose(node, frame, "nic.drop_frames");
@@ -991,6 +994,14 @@ void MessageNicModel::e2e_loop(int node)
       // Still on the wire, slowed by other flows: its last packet has not left yet. Congestion, not
       // loss: the timer starts again when it lands.
       (request ? operation.request_watch_at_landing : operation.response_watch_at_landing) = true;
+      continue;
+    }
+    if ((request ? operation.request_ack_landings : operation.response_ack_landings) <
+        (request ? operation.request_ack_sends : operation.response_ack_sends)) {
+      // Landed, and its BXI ACK is on its way back, behind the other NIC's frames: the model sends each frame in
+      // one transfer where the link interleaves packets, so an ACK can wait a whole large message (16 MiB: 1.3 ms,
+      // beyond the timeout). Congestion, not loss: the timer starts again.
+      e2e_watch(node, frame);
       continue;
     }
     if (sends > config_.e2e_retries) {
