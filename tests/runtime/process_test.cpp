@@ -123,6 +123,20 @@ TEST(Signals, AnUnhandledSignalEndsOnlyThatRankAndIsNamed)
   EXPECT_THAT(result.output, HasSubstr("[rank 2] rank 2 done"));
 }
 
+// HDF5's tests arm alarm(1200) as a watchdog: the real SIGALRM would end the whole simulator with no report (the
+// rank's handlers are its own, never the process's). A rank's timers are not armed, and bxisim says so.
+TEST(Signals, ARanksWallClockTimersAreNotArmed)
+{
+  auto result = run_program(2, "signals", "timers");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("rank 0 called alarm: timers count wall time"));
+  EXPECT_THAT(result.output, HasSubstr("rank 1 called setitimer"));
+  for (const auto& [rank, values] : fields_by_rank(result.output)) {
+    EXPECT_EQ(values.at("timers_set"), "0") << "rank " << rank;
+    EXPECT_EQ(values.at("alarm_left"), "0") << "rank " << rank;
+  }
+}
+
 TEST(Signals, SigkillCannotBeCaughtAndEndsTheRank)
 {
   auto result = run_program(2, "signals", "unhandled 0 " + std::to_string(SIGKILL));

@@ -3,7 +3,9 @@
  *   unhandled R SIG: rank R sends itself signal number SIG with kill(getpid(), SIG); every rank then
  *                    prints "rank N done"
  *   ignored        : SIGTERM ignored, SIGCHLD by default: both raised, the rank goes on
- *   outside        : kill() of the host's processes and of process groups fails */
+ *   outside        : kill() of the host's processes and of process groups fails
+ *   timers         : alarm, ualarm and setitimer (1 ms of wall time), then 0.2 s of the rank's own code: their
+ *                    signal would end the whole simulator */
 #define _GNU_SOURCE
 #include <bxisim/rank.h>
 
@@ -13,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 static int count;
@@ -72,6 +76,22 @@ int main(int argc, char** argv)
     int other        = kill(1000 + (me + 1) % bxisim_size(), 0);
     printf("parent=%d/%s init=%d/%s group=%d/%s other_exists=%d\n", parent, strerrorname_np(parent_errno), init,
            strerrorname_np(init_errno), group, strerrorname_np(group_errno), other);
+  } else if (strcmp(what, "timers") == 0) {
+    alarm(1);
+    ualarm(1000, 0);
+    struct itimerval every_ms = {{0, 1000}, {0, 1000}}, before;
+    int set                   = setitimer(ITIMER_REAL, &every_ms, &before);
+    setitimer(ITIMER_PROF, &every_ms, NULL);
+    /* 0.2 s of the host's CPU time in the rank's own code: a real timer's signal would come meanwhile */
+    struct timespec start, now;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &start);
+    volatile unsigned long spins = 0;
+    do {
+      for (int i = 0; i < 1000000; ++i)
+        spins++;
+      clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    } while ((now.tv_sec - start.tv_sec) + (now.tv_nsec - start.tv_nsec) * 1e-9 < 0.2);
+    printf("timers_set=%d alarm_left=%u\n", set, alarm(0));
   }
   printf("rank %d done\n", me);
   return 0;
