@@ -142,6 +142,14 @@ static void collectives(void)
   CHECK("reduce", rank != 0 || result == expected_sum);
   MPI_Allreduce(&value, &result, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   CHECK("allreduce_max", result == size);
+  /* sums whose bytes carry into each other (coll/portals4 reduced longs as 8-bit lanes: mpi_patches 0006) */
+  long longs[2] = {1000L * (rank + 1), 255L + (1L << 40) * rank}, long_sums[2] = {0, 0};
+  MPI_Allreduce(longs, long_sums, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  CHECK("allreduce_long",
+        long_sums[0] == 1000L * expected_sum && long_sums[1] == 255L * size + (1L << 40) * (expected_sum - size));
+  unsigned long unsigned_longs = 200UL + rank, unsigned_sum = 0;
+  MPI_Allreduce(&unsigned_longs, &unsigned_sum, 1, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
+  CHECK("allreduce_unsigned_long", unsigned_sum == 200UL * size + (unsigned long)(expected_sum - size));
   MPI_Op op;
   MPI_Op_create(add_ints, 1, &op);
   MPI_Allreduce(&value, &result, 1, MPI_INT, op, MPI_COMM_WORLD);
@@ -543,7 +551,14 @@ int main(int argc, char** argv)
     datatypes();
   else if (!strcmp(mode, "rma"))
     rma();
-  else if (!strcmp(mode, "incast"))
+  else if (!strcmp(mode, "clock_wait")) {
+    /* waits for simulated time to pass by reading the clock, as BLACS's tester does */
+    double start = MPI_Wtime(), wait = argc > 2 ? atof(argv[2]) : 1e-3;
+    long reads = 0;
+    while (MPI_Wtime() - start < wait)
+      ++reads;
+    printf("clock_reads=%ld\n", reads);
+  } else if (!strcmp(mode, "incast"))
     incast(argc > 2 ? atol(argv[2]) : 1 << 20);
   else if (!strcmp(mode, "wrap"))
     wrap();
