@@ -100,6 +100,33 @@ double spin_cost(const bxisim::runtime::Rank* rank, double now)
   return step;
 }
 
+// At --level smpi the clock is SMPI's, whose reads each cost smpi/wtime (10 ns, as under smpirun, kept for
+// parity): a loop waiting for a simulated second takes 1e8 reads, hours of wall time, and said nothing (ScaLAPACK's
+// BLACS tester waits 2 s so). After kSmpiSpinReads reads in a row that only their cost advanced, bxisim says so.
+constexpr unsigned long kSmpiSpinReads = 100000;
+constexpr double kSmpiSpinAdvance      = 1e-6; // more than smpi/wtime's default, less than any real work
+
+struct SmpiClockReads {
+  double last         = -1;
+  unsigned long reads = 0;
+  bool warned         = false;
+};
+std::unordered_map<const bxisim::runtime::Rank*, SmpiClockReads> smpi_clock_reads; // ranks run one at a time
+
+void note_smpi_clock_read(const bxisim::runtime::Rank* rank, double now)
+{
+  SmpiClockReads& reads = smpi_clock_reads[rank];
+  reads.reads           = now - reads.last <= kSmpiSpinAdvance ? reads.reads + 1 : 0;
+  reads.last            = now;
+  if (reads.reads < kSmpiSpinReads || reads.warned)
+    return;
+  reads.warned = true;
+  XBT_WARN("rank %d read the clock %lu times in a row with only the reads advancing simulated time (at --level smpi "
+           "each read costs smpi/wtime, 10 ns by default, as under smpirun): a loop waiting for time to pass takes "
+           "1e8 reads per simulated second. Shorten such waits with --cfg smpi/wtime:1e-6 (or more).",
+           rank->index(), kSmpiSpinReads);
+}
+
 constexpr unsigned kTimeReadsWithoutSwitch = 64;
 
 struct QuietTimeReads {
@@ -112,8 +139,12 @@ std::unordered_map<const bxisim::runtime::Rank*, QuietTimeReads> quiet_time_read
 double simulated_now()
 {
   SimulatorCall call;
-  if (const auto* hooks = bxisim::os::clock_hooks())
-    return hooks->now();
+  if (const auto* hooks = bxisim::os::clock_hooks()) {
+    double now = hooks->now();
+    if (call.rank() != nullptr)
+      note_smpi_clock_read(call.rank(), now);
+    return now;
+  }
   double now = simgrid::s4u::Engine::get_clock();
   if (call.rank() != nullptr) {
     if (double cost = spin_cost(call.rank(), now); cost > 0) {
