@@ -3,7 +3,6 @@
 
 #include "Callbacks.hpp"
 #include "Entry.hpp"
-#include "MatchSize.hpp"
 #include "OpenMpiRank.hpp"
 
 #include <array>
@@ -168,20 +167,6 @@ int OpenMpiRank::Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequ
   else
     discard_grequest_state(callbacks[3]);
   return from_be_errcode(result);
-}
-
-// MatchSize.hpp: bxisim's answer; no match raises MPI_ERR_ARG through MPI_COMM_WORLD's error handler, as MPI does.
-int OpenMpiRank::Type_match_size(int typeclass, int size, MPI_Datatype* type)
-{
-  for (MPI_Datatype candidate : matching_predefined_types(typeclass, size)) {
-    int its_size = 0;
-    if (be_ok(fn_.Type_size(to_be_datatype(candidate), &its_size)) && its_size == size) {
-      *type = candidate;
-      return MPI_SUCCESS;
-    }
-  }
-  Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG);
-  return MPI_ERR_ARG;
 }
 
 } // namespace bxisim::mw

@@ -8,7 +8,6 @@
 // block of a struct ends (the empty block, at the extent), so its copies of the data follow MPI's extent; its own
 // type still moves each element's data.
 
-#include "MatchSize.hpp"
 #include "SmpiRank.hpp"
 
 #include <algorithm>
@@ -392,20 +391,6 @@ int SmpiRank::Type_free(MPI_Datatype* type)
     freed_type(freed, fn_.Type_free);
   *type = from_be_datatype(made);
   return from_be_errcode(result);
-}
-
-// MatchSize.hpp: bxisim's answer; no match raises MPI_ERR_ARG through MPI_COMM_WORLD's error handler, as MPI does.
-int SmpiRank::Type_match_size(int typeclass, int size, MPI_Datatype* type)
-{
-  for (MPI_Datatype candidate : matching_predefined_types(typeclass, size)) {
-    int its_size = 0;
-    if (be_ok(fn_.Type_size(to_be_datatype(candidate), &its_size)) && its_size == size) {
-      *type = candidate;
-      return MPI_SUCCESS;
-    }
-  }
-  Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG);
-  return MPI_ERR_ARG;
 }
 
 } // namespace bxisim::mw

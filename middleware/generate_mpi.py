@@ -59,6 +59,18 @@ ACCUMULATE_TARGETS = {(name, "target_datatype"): "target_count"
 # Every back end: the names of predefined datatypes are bxisim's (PredefinedNames.hpp), unless the program set one.
 ANSWERED_FIRST = {"Type_get_name": "  if (predefined_names_.answer(type, type_name, resultlen))\n    return MPI_SUCCESS;\n"}
 AFTER_SUCCESS = {"Type_set_name": "  if (be_ok(result_))\n    predefined_names_.renamed(type);\n"}
+# Every back end: bxisim's answer (MatchSize.hpp), the first candidate of the back end's own size; no match raises
+# MPI_ERR_ARG through MPI_COMM_WORLD's error handler, as MPI does.
+WHOLE_BODIES = {"Type_match_size": """  for (MPI_Datatype candidate : matching_predefined_types(typeclass, size)) {
+    int its_size = 0;
+    if (be_ok(fn_.Type_size(to_be_datatype(candidate), &its_size)) && its_size == size) {
+      *type = candidate;
+      return MPI_SUCCESS;
+    }
+  }
+  Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG);
+  return MPI_ERR_ARG;
+"""}
 BOTTOM_FUNCTIONS = set("""
 Send Recv Bsend Ssend Rsend Isend Ibsend Issend Irsend Irecv Send_init Bsend_init Ssend_init Rsend_init Recv_init
 Sendrecv Sendrecv_replace Mrecv Imrecv Put Get Accumulate Get_accumulate Fetch_and_op Compare_and_swap Rput Rget
@@ -87,7 +99,7 @@ Type_create_darray Unpack_external Win_test Win_sync
 """.split())
 BACKENDS = {
     "OpenMpiRank": {"conversions": "OpenMpiAbi", "prefix": "PMPI_", "absent": set(),
-                    "custom": {"Comm_get_attr", "Attr_get", "Init_thread", "Type_get_contents", "Type_match_size"}},
+                    "custom": {"Comm_get_attr", "Attr_get", "Init_thread", "Type_get_contents"}},
     # null_file_checked: SMPI 3.32 dereferences an open file's handle (the argument fh) without checking it, so
     # MPI_File_close(&fh) of MPI_FILE_NULL crashed the simulator; MPI says MPI_ERR_FILE.
     "SmpiRank": {"conversions": "SmpiAbi", "prefix": "MPI_", "absent": SMPI_ABSENT, "null_file_checked": True,
@@ -104,7 +116,7 @@ BACKENDS = {
                             "Type_contiguous", "Type_vector", "Type_create_hvector", "Type_indexed",
                             "Type_create_hindexed", "Type_create_indexed_block", "Type_create_hindexed_block",
                             "Type_create_resized", "Type_create_subarray", "Type_get_contents",
-                            "Type_get_true_extent", "Type_get_true_extent_x", "Type_match_size"},
+                            "Type_get_true_extent", "Type_get_true_extent_x"},
                  # helpers of the hand-written parts that need the back end's functions (SmpiDatatypes.cpp)
                  # SMPI 3.32's MPI_Pack and MPI_Unpack divide by the type's size: a type without data crashed them
                  "answered_first": {
@@ -479,7 +491,7 @@ def conversion_code(f, backend=None):
 
 
 def backend_source(functions, cls, conversions, backend):
-    out = [HEADER_NOTE, f'#include "{cls}.hpp"\n\n', "namespace bxisim::mw\n{\n\n",
+    out = [HEADER_NOTE, f'#include "{cls}.hpp"\n#include "middleware/MatchSize.hpp"\n\n', "namespace bxisim::mw\n{\n\n",
            f"{cls}::{cls}(void* library, int rank) : MpiInterface(rank), {conversions}(library)\n{{\n"]
     for f in functions:
         if f.dispatched:
@@ -492,6 +504,9 @@ def backend_source(functions, cls, conversions, backend):
         if not f.dispatched or f.has("custom") or f.name in backend["custom"]:
             continue
         out.append(f"{f.abi_return()} {cls}::{f.name}({f.abi_parameters()})\n{{\n")
+        if f.name in WHOLE_BODIES:
+            out.append(WHOLE_BODIES[f.name] + "}\n\n")
+            continue
         if f.name in backend["absent"]:
             out += [f"  (void){a.name};\n" for a in f.arguments]
             # A handle the call would have made is the null handle: a program that goes on after the
