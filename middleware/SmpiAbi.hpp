@@ -274,6 +274,21 @@ class SmpiAbi : public BackEndCallbacks
     be_datatype handed = to_be_datatype(type);
     return count <= 1 && with_markers_.count(handed) != 0 ? made_by_smpi(handed) : handed;
   }
+  /** laid_out for a constructor over one `old` type that SMPI may have made (`result`): `bounds` maps old's bounds
+   *  to the new type's, `step` gives SMPI's distance between elements; neither is called for a failed call or a
+   *  type not `described` (no block to measure). */
+  template <class Bounds, class Step>
+  int laid_out_over(int result, be_datatype made, bool described, MPI_Datatype old, Bounds bounds, Step step,
+                    MPI_Datatype* newtype, const LayoutCalls& calls)
+  {
+    if (not be_ok(result) || not described)
+      return laid_out(result, made, std::nullopt, std::nullopt, newtype, calls);
+    std::optional<TypeBounds> old_bounds = bounds_of(old);
+    std::optional<TypeBounds> new_bounds;
+    if (old_bounds.has_value())
+      new_bounds = bounds(*old_bounds);
+    return laid_out(result, made, new_bounds, std::optional<MPI_Aint>(step()), newtype, calls);
+  }
   /** The type SMPI made under a wrapped one (for its envelope and contents), or `type` itself. */
   be_datatype made_by_smpi(be_datatype type) const;
   /** `dup` is a duplicate of `type`: the same bounds. */

@@ -114,18 +114,6 @@ void SmpiAbi::freed_type(be_datatype type, int (*free_type)(be_datatype*))
   free_type(&made);
 }
 
-namespace
-{
-/** The bounds of a type made of `old`, when those are known. */
-template <class Bounds>
-std::optional<TypeBounds> made_of(const std::optional<TypeBounds>& old, Bounds bounds)
-{
-  if (not old.has_value())
-    return std::nullopt;
-  return bounds(*old);
-}
-} // namespace
-
 // Each constructor hands laid_out OpenMPI's bounds and the distance SMPI 3.32 puts between two elements of what it
 // made: an indexed or struct type's goes from the start of an element to the end of its last listed block, a
 // vector's to the end of its last block, a resized type's to its lb plus its extent (smpi_datatype_derived.cpp).
@@ -147,22 +135,20 @@ int SmpiRank::Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* new
 {
   be_datatype made = nullptr;
   int result       = fn_.Type_contiguous(count, to_be_datatype(oldtype), &made);
-  if (not be_ok(result))
-    return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
-  auto bounds = made_of(bounds_of(oldtype), [&](const TypeBounds& old) { return contiguous_bounds(count, old); });
-  return laid_out(result, made, bounds, count * smpi_extent(oldtype), newtype, layout_calls());
+  return laid_out_over(
+      result, made, true, oldtype, [&](const TypeBounds& old) { return contiguous_bounds(count, old); },
+      [&] { return count * smpi_extent(oldtype); }, newtype, layout_calls());
 }
 
 int SmpiRank::Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
   be_datatype made = nullptr;
   int result       = fn_.Type_vector(count, blocklength, stride, to_be_datatype(oldtype), &made);
-  if (not be_ok(result) || count <= 0)
-    return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
-  auto bounds   = made_of(bounds_of(oldtype),
-                          [&](const TypeBounds& old) { return vector_bounds(count, blocklength, stride, old); });
-  MPI_Aint step = (static_cast<MPI_Aint>(count - 1) * stride + blocklength) * smpi_extent(oldtype);
-  return laid_out(result, made, bounds, step, newtype, layout_calls());
+  return laid_out_over(
+      result, made, count > 0, oldtype,
+      [&](const TypeBounds& old) { return vector_bounds(count, blocklength, stride, old); },
+      [&] { return (static_cast<MPI_Aint>(count - 1) * stride + blocklength) * smpi_extent(oldtype); }, newtype,
+      layout_calls());
 }
 
 int SmpiRank::Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
@@ -170,12 +156,10 @@ int SmpiRank::Type_create_hvector(int count, int blocklength, MPI_Aint stride, M
 {
   be_datatype made = nullptr;
   int result       = fn_.Type_create_hvector(count, blocklength, stride, to_be_datatype(oldtype), &made);
-  if (not be_ok(result) || count <= 0)
-    return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
-  auto bounds   = made_of(bounds_of(oldtype),
-                          [&](const TypeBounds& old) { return hvector_bounds(count, blocklength, stride, old); });
-  MPI_Aint step = (count - 1) * stride + blocklength * smpi_extent(oldtype);
-  return laid_out(result, made, bounds, step, newtype, layout_calls());
+  return laid_out_over(
+      result, made, count > 0, oldtype,
+      [&](const TypeBounds& old) { return hvector_bounds(count, blocklength, stride, old); },
+      [&] { return (count - 1) * stride + blocklength * smpi_extent(oldtype); }, newtype, layout_calls());
 }
 
 int SmpiRank::Type_indexed(int count, const int* array_of_blocklengths, const int* array_of_displacements,
@@ -183,14 +167,14 @@ int SmpiRank::Type_indexed(int count, const int* array_of_blocklengths, const in
 {
   be_datatype made = nullptr;
   int result = fn_.Type_indexed(count, array_of_blocklengths, array_of_displacements, to_be_datatype(oldtype), &made);
-  if (not be_ok(result) || count <= 0)
-    return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
-  auto bounds   = made_of(bounds_of(oldtype), [&](const TypeBounds& old) {
-    return indexed_bounds(count, array_of_blocklengths, array_of_displacements, old);
-  });
-  MPI_Aint step = static_cast<MPI_Aint>(array_of_displacements[count - 1] + array_of_blocklengths[count - 1]) *
-                  smpi_extent(oldtype);
-  return laid_out(result, made, bounds, step, newtype, layout_calls());
+  return laid_out_over(
+      result, made, count > 0, oldtype,
+      [&](const TypeBounds& old) { return indexed_bounds(count, array_of_blocklengths, array_of_displacements, old); },
+      [&] {
+        return static_cast<MPI_Aint>(array_of_displacements[count - 1] + array_of_blocklengths[count - 1]) *
+               smpi_extent(oldtype);
+      },
+      newtype, layout_calls());
 }
 
 int SmpiRank::Type_create_hindexed(int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements,
@@ -199,13 +183,11 @@ int SmpiRank::Type_create_hindexed(int count, const int* array_of_blocklengths, 
   be_datatype made = nullptr;
   int result =
       fn_.Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, to_be_datatype(oldtype), &made);
-  if (not be_ok(result) || count <= 0)
-    return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
-  auto bounds   = made_of(bounds_of(oldtype), [&](const TypeBounds& old) {
-    return hindexed_bounds(count, array_of_blocklengths, array_of_displacements, old);
-  });
-  MPI_Aint step = array_of_displacements[count - 1] + array_of_blocklengths[count - 1] * smpi_extent(oldtype);
-  return laid_out(result, made, bounds, step, newtype, layout_calls());
+  return laid_out_over(
+      result, made, count > 0, oldtype,
+      [&](const TypeBounds& old) { return hindexed_bounds(count, array_of_blocklengths, array_of_displacements, old); },
+      [&] { return array_of_displacements[count - 1] + array_of_blocklengths[count - 1] * smpi_extent(oldtype); },
+      newtype, layout_calls());
 }
 
 int SmpiRank::Type_create_indexed_block(int count, int blocklength, const int* array_of_displacements,
@@ -214,18 +196,16 @@ int SmpiRank::Type_create_indexed_block(int count, int blocklength, const int* a
   be_datatype made = nullptr;
   int result =
       fn_.Type_create_indexed_block(count, blocklength, array_of_displacements, to_be_datatype(oldtype), &made);
-  if (not be_ok(result) || count <= 0)
-    return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
-  if (reinterpret_cast<uintptr_t>(oldtype) < kPredefinedLimit) {
+  if (be_ok(result) && count > 0 && reinterpret_cast<uintptr_t>(oldtype) < kPredefinedLimit) {
     std::vector<int> integers{count, blocklength};
     integers.insert(integers.end(), array_of_displacements, array_of_displacements + count);
     keep_arguments(made, MPI_COMBINER_INDEXED_BLOCK, std::move(integers), {}, {oldtype});
   }
-  auto bounds   = made_of(bounds_of(oldtype), [&](const TypeBounds& old) {
-    return indexed_block_bounds(count, blocklength, array_of_displacements, old);
-  });
-  MPI_Aint step = static_cast<MPI_Aint>(array_of_displacements[count - 1] + blocklength) * smpi_extent(oldtype);
-  return laid_out(result, made, bounds, step, newtype, layout_calls());
+  return laid_out_over(
+      result, made, count > 0, oldtype,
+      [&](const TypeBounds& old) { return indexed_block_bounds(count, blocklength, array_of_displacements, old); },
+      [&] { return static_cast<MPI_Aint>(array_of_displacements[count - 1] + blocklength) * smpi_extent(oldtype); },
+      newtype, layout_calls());
 }
 
 int SmpiRank::Type_create_hindexed_block(int count, int blocklength, const MPI_Aint* array_of_displacements,
@@ -234,26 +214,22 @@ int SmpiRank::Type_create_hindexed_block(int count, int blocklength, const MPI_A
   be_datatype made = nullptr;
   int result =
       fn_.Type_create_hindexed_block(count, blocklength, array_of_displacements, to_be_datatype(oldtype), &made);
-  if (not be_ok(result) || count <= 0)
-    return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
-  if (reinterpret_cast<uintptr_t>(oldtype) < kPredefinedLimit)
+  if (be_ok(result) && count > 0 && reinterpret_cast<uintptr_t>(oldtype) < kPredefinedLimit)
     keep_arguments(made, MPI_COMBINER_HINDEXED_BLOCK, {count, blocklength},
                    {array_of_displacements, array_of_displacements + count}, {oldtype});
-  auto bounds   = made_of(bounds_of(oldtype), [&](const TypeBounds& old) {
-    return hindexed_block_bounds(count, blocklength, array_of_displacements, old);
-  });
-  MPI_Aint step = array_of_displacements[count - 1] + blocklength * smpi_extent(oldtype);
-  return laid_out(result, made, bounds, step, newtype, layout_calls());
+  return laid_out_over(
+      result, made, count > 0, oldtype,
+      [&](const TypeBounds& old) { return hindexed_block_bounds(count, blocklength, array_of_displacements, old); },
+      [&] { return array_of_displacements[count - 1] + blocklength * smpi_extent(oldtype); }, newtype, layout_calls());
 }
 
 int SmpiRank::Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype)
 {
   be_datatype made = nullptr;
   int result       = fn_.Type_create_resized(to_be_datatype(oldtype), lb, extent, &made);
-  if (not be_ok(result))
-    return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
-  auto bounds = made_of(bounds_of(oldtype), [&](const TypeBounds& old) { return resized_bounds(old, lb, extent); });
-  return laid_out(result, made, bounds, lb + extent, newtype, layout_calls());
+  return laid_out_over(
+      result, made, true, oldtype, [&](const TypeBounds& old) { return resized_bounds(old, lb, extent); },
+      [&] { return lb + extent; }, newtype, layout_calls());
 }
 
 int SmpiRank::Type_create_subarray(int ndims, const int* size_array, const int* subsize_array, const int* start_array,
@@ -262,12 +238,13 @@ int SmpiRank::Type_create_subarray(int ndims, const int* size_array, const int* 
   be_datatype made = nullptr;
   int result       = fn_.Type_create_subarray(ndims, size_array, subsize_array, start_array, to_be_order(order),
                                               to_be_datatype(oldtype), &made);
-  if (not be_ok(result))
-    return laid_out(result, made, std::nullopt, std::nullopt, newtype, layout_calls());
-  auto bounds = made_of(bounds_of(oldtype), [&](const TypeBounds& old) {
-    return subarray_bounds(ndims, size_array, subsize_array, start_array, order == MPI_ORDER_C, old);
-  });
-  return laid_out(result, made, bounds, std::nullopt, newtype, layout_calls()); // SMPI's own step: not known here
+  return laid_out_over(
+      result, made, true, oldtype,
+      [&](const TypeBounds& old) {
+        return subarray_bounds(ndims, size_array, subsize_array, start_array, order == MPI_ORDER_C, old);
+      },
+      [] { return std::optional<MPI_Aint>(); }, // SMPI's own step: not known here, always laid out
+      newtype, layout_calls());
 }
 
 int SmpiRank::Type_create_struct(int count, const int* array_of_block_lengths, const MPI_Aint* array_of_displacements,
