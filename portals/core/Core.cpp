@@ -172,6 +172,12 @@ void Core::programActed(uint32_t id)
     ps->changes++;
 }
 
+uint64_t Core::changesOf(uint32_t id)
+{
+  ProcessState* ps = process(id);
+  return ps != nullptr ? ps->changes : 0;
+}
+
 NetworkInterface* Core::ownedNi(ptl_handle_ni_t h, const ProcessState& ps)
 {
   NetworkInterface* ni = nis_.find(h);

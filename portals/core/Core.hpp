@@ -106,6 +106,9 @@ class Core
    * which may have started work that progresses without Portals, e.g. a 1-rank MPI_Ialltoall): a change,
    * so its sources count their quiet polls from zero again. Called by the rule, before the count. */
   void programActed(uint32_t id);
+  /** How many changes process `id` has seen so far (0 for an unknown process): a count that stands still while
+   *  nothing happens to it. */
+  uint64_t changesOf(uint32_t id);
   /* Forgets every object and process (tests). */
   void reset();
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 
@@ -52,6 +53,28 @@ std::string unknown_option_message(const std::string& word)
   return fmt::format("{}: not an option of bxisim run; its options come before the program (bxisim run --help lists "
                      "them).{}",
                      word, hint);
+}
+
+/** A long option of `bxisim run` among the program's arguments: as with mpirun it is the program's, which users
+ *  mistake (`bxisim run -n 2 ./app --level cycle` runs at the default level). Said once, not refused: the program
+ *  may take an option of that name. */
+void note_options_after_the_program(const CLI::App& run, const std::vector<std::string>& command)
+{
+  for (size_t i = 1; i < command.size(); ++i) {
+    const std::string& word = command[i];
+    if (word.size() < 3 || word.compare(0, 2, "--") != 0)
+      continue;
+    std::string name = word.substr(0, word.find('='));
+    for (const CLI::Option* option : run.get_options())
+      for (const std::string& long_name : option->get_lnames())
+        if ("--" + long_name == name) {
+          std::fprintf(stderr,
+                       "bxisim: note: %s comes after the program %s, so it is the program's argument, not bxisim's "
+                       "option; put bxisim's options before the program (as with mpirun).\n",
+                       name.c_str(), command.front().c_str());
+          return;
+        }
+  }
 }
 } // namespace
 
@@ -204,6 +227,7 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
     if (not options->launch.command.empty() && options->launch.command.front().size() > 1 &&
         options->launch.command.front()[0] == '-')
       throw config::ConfigError(unknown_option_message(options->launch.command.front()));
+    note_options_after_the_program(*command, options->launch.command);
     // --level, else BXISIM_LEVEL from the environment, else message.
     const char* level_variable = std::getenv("BXISIM_LEVEL");
     if (command->get_option("--level")->count() == 0 && level_variable != nullptr && *level_variable != '\0') {

@@ -5,6 +5,7 @@
 #include "OutputRouter.hpp"
 #include "RankBarrier.hpp"
 #include "RankServices.hpp"
+#include "RunSupervisor.hpp"
 #include "middleware/ProgramCheck.hpp"
 #include "portals/core/Core.hpp"
 #include "runtime/config/ConfigError.hpp"
@@ -24,6 +25,7 @@
 #include <elf.h>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <string_view>
@@ -275,6 +277,9 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
   blocking_depth_.assign(ranks_.size(), nullptr);
   calls_seen_.assign(ranks_.size(), 0);
   aio_seen_.assign(ranks_.size(), 0);
+  changes_seen_.assign(ranks_.size(), std::numeric_limits<uint64_t>::max());
+  quiet_since_.assign(ranks_.size(), 0.0);
+  in_fence_.assign(ranks_.size(), 0);
   poll_rule_.assign(ranks_.size(), PollRule());
   dispatch_.resize(ranks_.size());
   the_job = this;
@@ -406,19 +411,53 @@ std::function<bool(uint32_t)> OpenMpiJob::poll_blocking_rule()
     PollRule& rule = poll_rule_[id];
     if (const char* call = dispatch->current_call(); call != rule.call)
       rule = {call, not makes_a_communicator(call) && not never_waits_for_others(call)};
+    if (not rule.blocks && makes_a_communicator(rule.call)) {
+      double now       = simgrid::s4u::Engine::get_clock();
+      uint64_t changes = portals::Core::instance().changesOf(id);
+      if (changes != changes_seen_[id]) {
+        changes_seen_[id] = changes;
+        quiet_since_[id]  = now;
+      } else if (all_stalled(now)) {
+        RunSupervisor::request_stop(kDeadlockExitCode,
+                                    "deadlock: every rank waits in MPI_Init's or MPI_Finalize's fence or in a call "
+                                    "that makes a communicator, and nothing has changed for 0.1 s of simulated time: "
+                                    "check that every rank of the communicator makes the same call");
+      }
+    }
     return rule.blocks;
   };
+}
+
+bool OpenMpiJob::all_stalled(double now) const
+{
+  // A rank polling in such a call makes its agreement rounds (no Portals change) within microseconds; 0.1 s of
+  // nothing is a hundred thousand polls. A rank computing, or in another MPI call, may still change something.
+  constexpr double kStalledFor = 0.1;
+  bool polling                 = false;
+  for (size_t id = 0; id < ranks_.size(); ++id) {
+    if (in_fence_[id] != 0)
+      continue;
+    const mw::RankMpi* dispatch = dispatch_[id].get();
+    if (dispatch == nullptr || not makes_a_communicator(dispatch->current_call()) ||
+        portals::Core::instance().changesOf(static_cast<uint32_t>(id)) != changes_seen_[id] ||
+        now - quiet_since_[id] < kStalledFor)
+      return false;
+    polling = true;
+  }
+  return polling;
 }
 
 void OpenMpiJob::fence(Rank& rank)
 {
   // The fence of OpenMPI's start-up and end: a barrier of every rank, in no simulated time.
-  auto ranks = static_cast<int>(ranks_.size());
+  auto ranks              = static_cast<int>(ranks_.size());
+  in_fence_[rank.index()] = 1;
   fence_->arrive_and_wait(rank, ranks, [ranks](int arrived) {
     return fmt::format("the fence of MPI_Init or MPI_Finalize ({} of {} ranks arrived; a rank that ended without "
                        "MPI_Finalize never arrives)",
                        arrived, ranks);
   });
+  in_fence_[rank.index()] = 0;
 }
 
 void OpenMpiJob::abort(Rank& rank, int code)

@@ -93,6 +93,14 @@ class OpenMpiJob
     bool blocks      = true;    // whether an empty poll inside it may block (true outside any call)
   };
   std::vector<PollRule> poll_rule_; // each rank's, kept: it is asked at every empty poll
+  // A stall the engine cannot see: ranks polling with sleeps inside calls that make a communicator keep simulated
+  // time going, so a rank that never joins them (in MPI_Finalize's fence, say) left the run going for ever.
+  std::vector<uint64_t> changes_seen_; // each rank's Portals changes at its last sleeping poll in such a call
+  std::vector<double> quiet_since_;    // since when that count has stood still (simulated seconds)
+  std::vector<char> in_fence_;         // the rank waits in the fence of MPI_Init or MPI_Finalize
+  /** Every rank waits in the fence or has polled in a call that makes a communicator with nothing changing for
+   *  kStalledFor of simulated time: nothing can change any more. */
+  bool all_stalled(double now) const;
   bool polls_block_ = false;
   JobAbort abort_;
   std::unique_ptr<RankBarrier> fence_;

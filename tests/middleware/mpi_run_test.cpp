@@ -385,6 +385,19 @@ TEST_P(PerLevel, MismatchedCollectivesAreReportedWithTheirCalls)
   }
 }
 
+// HDF5's t_cache_image: rank 0 skipped a collective and went to MPI_Finalize while the others waited in MPI_Comm_dup.
+// At message and cycle those poll with sleeps (their agreement progresses without Portals changes), so simulated
+// time ran on for ever and only --wall-limit ended the run; it is a deadlock report now, as at smpi.
+TEST_P(PerLevel, ACommunicatorMadeWithoutOneRankIsADeadlock)
+{
+  for (int ppn : {1, 2}) {
+    auto result = run_mpi(level(), "mpi_bad", 4, ppn, "dup_without_rank0", "--wall-limit 120");
+    EXPECT_EQ(result.exit_code, 3) << result.output; // the deadlock exit code
+    EXPECT_THAT(result.output, HasSubstr("deadlock")) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("MPI_Comm_dup")) << result.output;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Mpi, PerLevel, testing::ValuesIn(mpi_test_levels()), level_name);
 
 namespace

@@ -196,6 +196,19 @@ TEST(RunCommandLine, AcceptsMpirunsNpBeforeTheProgramOnly)
     EXPECT_EQ(values.at("sizes"), "-np") << "rank " << rank;
 }
 
+// HDF5's helper put --set after the program once: the run went on with the defaults. As with mpirun the word is the
+// program's (it still gets it), and bxisim says it looks like its own option.
+TEST(RunCommandLine, AnOptionOfBxisimAfterTheProgramIsNotedAndLeftToTheProgram)
+{
+  auto result =
+      run_bxisim("run -n 1 -q --no-summary --no-cpu-simulation " + test_program("options") + " --level cycle");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("note: --level comes after the program"));
+  EXPECT_THAT(result.output, HasSubstr("put bxisim's options before the program"));
+  auto unrelated = run_bxisim("run -n 1 -q --no-summary --no-cpu-simulation " + test_program("options") + " --sizes");
+  EXPECT_THAT(unrelated.output, Not(HasSubstr("note:"))) << unrelated.output;
+}
+
 TEST(BadRunCommandLine, AnMpirunOptionIsNamedWithBxisimsWay)
 {
   struct Case {

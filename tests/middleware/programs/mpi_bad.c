@@ -57,6 +57,15 @@ int main(int argc, char** argv)
     MPI_Finalize();
     return 0;
   }
+  if (!strcmp(mode, "dup_without_rank0")) { /* rank 0 goes to MPI_Finalize, the others duplicate MPI_COMM_WORLD */
+    MPI_Comm dup;
+    if (rank != 0) {
+      MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+      MPI_Comm_free(&dup);
+    }
+    MPI_Finalize();
+    return 0;
+  }
   if (!strcmp(mode, "recv_never")) { /* rank 0 waits for a message nobody sends */
     int value = 0;
     if (rank == 0)
