@@ -874,119 +874,114 @@ void LevelSwitch::record_Type_commit(MPI_Datatype type)
   }
 }
 
-void LevelSwitch::record_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype newtype)
+namespace
 {
-  record_local_constructor(value_of(newtype), [count, oldtype](LevelSwitch& s, int be) {
+/** What re-creates, at another back end, a datatype made from `oldtype`: `construct(target, old type there, &made)`. */
+template <class Construct>
+auto type_maker(MPI_Datatype oldtype, Construct construct)
+{
+  return [oldtype, construct](LevelSwitch& s, int be) {
     MPI_Datatype made = MPI_DATATYPE_NULL;
     MPI_Datatype in   = s.to_called(oldtype, be);
-    Call call(s, be);
-    call.target().Type_contiguous(count, in, &made);
+    LevelSwitch::Call call(s, be);
+    construct(call.target(), in, &made);
     return value_of(made);
-  });
+  };
+}
+
+/** A copy of a constructor's array argument (`count` of them; none for a negative count). */
+template <class T>
+std::vector<T> kept(const T* values, int count)
+{
+  return count > 0 ? std::vector<T>(values, values + count) : std::vector<T>();
+}
+} // namespace
+
+void LevelSwitch::record_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype newtype)
+{
+  record_local_constructor(value_of(newtype),
+                           type_maker(oldtype, [count](MpiInterface& mpi, MPI_Datatype in, MPI_Datatype* made) {
+                             mpi.Type_contiguous(count, in, made);
+                           }));
 }
 
 void LevelSwitch::record_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype newtype)
 {
-  record_local_constructor(value_of(newtype), [count, blocklength, stride, oldtype](LevelSwitch& s, int be) {
-    MPI_Datatype made = MPI_DATATYPE_NULL;
-    MPI_Datatype in   = s.to_called(oldtype, be);
-    Call call(s, be);
-    call.target().Type_vector(count, blocklength, stride, in, &made);
-    return value_of(made);
-  });
+  record_local_constructor(
+      value_of(newtype),
+      type_maker(oldtype, [count, blocklength, stride](MpiInterface& mpi, MPI_Datatype in, MPI_Datatype* made) {
+        mpi.Type_vector(count, blocklength, stride, in, made);
+      }));
 }
 
 void LevelSwitch::record_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                                              MPI_Datatype newtype)
 {
-  record_local_constructor(value_of(newtype), [count, blocklength, stride, oldtype](LevelSwitch& s, int be) {
-    MPI_Datatype made = MPI_DATATYPE_NULL;
-    MPI_Datatype in   = s.to_called(oldtype, be);
-    Call call(s, be);
-    call.target().Type_create_hvector(count, blocklength, stride, in, &made);
-    return value_of(made);
-  });
+  record_local_constructor(
+      value_of(newtype),
+      type_maker(oldtype, [count, blocklength, stride](MpiInterface& mpi, MPI_Datatype in, MPI_Datatype* made) {
+        mpi.Type_create_hvector(count, blocklength, stride, in, made);
+      }));
 }
 
 void LevelSwitch::record_Type_indexed(int count, const int* blocklengths, const int* displacements,
                                       MPI_Datatype oldtype, MPI_Datatype newtype)
 {
-  std::vector<int> lengths(blocklengths, blocklengths + (count > 0 ? count : 0));
-  std::vector<int> places(displacements, displacements + (count > 0 ? count : 0));
-  record_local_constructor(value_of(newtype), [lengths, places, oldtype](LevelSwitch& s, int be) {
-    MPI_Datatype made = MPI_DATATYPE_NULL;
-    MPI_Datatype in   = s.to_called(oldtype, be);
-    Call call(s, be);
-    call.target().Type_indexed(static_cast<int>(lengths.size()), lengths.data(), places.data(), in, &made);
-    return value_of(made);
-  });
+  record_local_constructor(
+      value_of(newtype), type_maker(oldtype, [lengths = kept(blocklengths, count), places = kept(displacements, count)](
+                                                 MpiInterface& mpi, MPI_Datatype in, MPI_Datatype* made) {
+        mpi.Type_indexed(static_cast<int>(lengths.size()), lengths.data(), places.data(), in, made);
+      }));
 }
 
 void LevelSwitch::record_Type_create_hindexed(int count, const int* blocklengths, const MPI_Aint* displacements,
                                               MPI_Datatype oldtype, MPI_Datatype newtype)
 {
-  size_t n = count > 0 ? static_cast<size_t>(count) : 0;
-  std::vector<int> lengths(blocklengths, blocklengths + n);
-  std::vector<MPI_Aint> places(displacements, displacements + n);
-  record_local_constructor(value_of(newtype), [lengths, places, oldtype](LevelSwitch& s, int be) {
-    MPI_Datatype made = MPI_DATATYPE_NULL;
-    MPI_Datatype in   = s.to_called(oldtype, be);
-    Call call(s, be);
-    call.target().Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), places.data(), in, &made);
-    return value_of(made);
-  });
+  record_local_constructor(
+      value_of(newtype), type_maker(oldtype, [lengths = kept(blocklengths, count), places = kept(displacements, count)](
+                                                 MpiInterface& mpi, MPI_Datatype in, MPI_Datatype* made) {
+        mpi.Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), places.data(), in, made);
+      }));
 }
 
 void LevelSwitch::record_Type_create_indexed_block(int count, int blocklength, const int* displacements,
                                                    MPI_Datatype oldtype, MPI_Datatype newtype)
 {
-  std::vector<int> places(displacements, displacements + (count > 0 ? count : 0));
-  record_local_constructor(value_of(newtype), [blocklength, places, oldtype](LevelSwitch& s, int be) {
-    MPI_Datatype made = MPI_DATATYPE_NULL;
-    MPI_Datatype in   = s.to_called(oldtype, be);
-    Call call(s, be);
-    call.target().Type_create_indexed_block(static_cast<int>(places.size()), blocklength, places.data(), in, &made);
-    return value_of(made);
-  });
+  record_local_constructor(
+      value_of(newtype), type_maker(oldtype, [blocklength, places = kept(displacements, count)](
+                                                 MpiInterface& mpi, MPI_Datatype in, MPI_Datatype* made) {
+        mpi.Type_create_indexed_block(static_cast<int>(places.size()), blocklength, places.data(), in, made);
+      }));
 }
 
 void LevelSwitch::record_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint* displacements,
                                                     MPI_Datatype oldtype, MPI_Datatype newtype)
 {
-  std::vector<MPI_Aint> places(displacements, displacements + (count > 0 ? count : 0));
-  record_local_constructor(value_of(newtype), [blocklength, places, oldtype](LevelSwitch& s, int be) {
-    MPI_Datatype made = MPI_DATATYPE_NULL;
-    MPI_Datatype in   = s.to_called(oldtype, be);
-    Call call(s, be);
-    call.target().Type_create_hindexed_block(static_cast<int>(places.size()), blocklength, places.data(), in, &made);
-    return value_of(made);
-  });
+  record_local_constructor(
+      value_of(newtype), type_maker(oldtype, [blocklength, places = kept(displacements, count)](
+                                                 MpiInterface& mpi, MPI_Datatype in, MPI_Datatype* made) {
+        mpi.Type_create_hindexed_block(static_cast<int>(places.size()), blocklength, places.data(), in, made);
+      }));
 }
 
 void LevelSwitch::record_Type_create_subarray(int ndims, const int* sizes, const int* subsizes, const int* starts,
                                               int order, MPI_Datatype oldtype, MPI_Datatype newtype)
 {
-  size_t n = ndims > 0 ? static_cast<size_t>(ndims) : 0;
-  std::vector<int> whole(sizes, sizes + n), part(subsizes, subsizes + n), from(starts, starts + n);
-  record_local_constructor(value_of(newtype), [whole, part, from, order, oldtype](LevelSwitch& s, int be) {
-    MPI_Datatype made = MPI_DATATYPE_NULL;
-    MPI_Datatype in   = s.to_called(oldtype, be);
-    Call call(s, be);
-    call.target().Type_create_subarray(static_cast<int>(whole.size()), whole.data(), part.data(), from.data(), order,
-                                       in, &made);
-    return value_of(made);
-  });
+  record_local_constructor(
+      value_of(newtype),
+      type_maker(oldtype, [whole = kept(sizes, ndims), part = kept(subsizes, ndims), from = kept(starts, ndims),
+                           order](MpiInterface& mpi, MPI_Datatype in, MPI_Datatype* made) {
+        mpi.Type_create_subarray(static_cast<int>(whole.size()), whole.data(), part.data(), from.data(), order, in,
+                                 made);
+      }));
 }
 
 void LevelSwitch::record_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype newtype)
 {
-  record_local_constructor(value_of(newtype), [oldtype, lb, extent](LevelSwitch& s, int be) {
-    MPI_Datatype made = MPI_DATATYPE_NULL;
-    MPI_Datatype in   = s.to_called(oldtype, be);
-    Call call(s, be);
-    call.target().Type_create_resized(in, lb, extent, &made);
-    return value_of(made);
-  });
+  record_local_constructor(value_of(newtype),
+                           type_maker(oldtype, [lb, extent](MpiInterface& mpi, MPI_Datatype in, MPI_Datatype* made) {
+                             mpi.Type_create_resized(in, lb, extent, made);
+                           }));
 }
 
 void LevelSwitch::record_Type_create_struct(int count, const int* blocklengths, const MPI_Aint* displacements,
@@ -1010,13 +1005,8 @@ void LevelSwitch::record_Type_create_struct(int count, const int* blocklengths, 
 void LevelSwitch::record_Type_dup(MPI_Datatype type, MPI_Datatype newtype)
 {
   copy_attributes(AttributeKind::Type, value_of(type), value_of(newtype));
-  record_local_constructor(value_of(newtype), [type](LevelSwitch& s, int be) {
-    MPI_Datatype made = MPI_DATATYPE_NULL;
-    MPI_Datatype in   = s.to_called(type, be);
-    Call call(s, be);
-    call.target().Type_dup(in, &made);
-    return value_of(made);
-  });
+  record_local_constructor(value_of(newtype), type_maker(type, [](MpiInterface& mpi, MPI_Datatype in,
+                                                                  MPI_Datatype* made) { mpi.Type_dup(in, made); }));
 }
 
 namespace

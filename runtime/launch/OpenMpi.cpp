@@ -409,15 +409,17 @@ std::function<bool(uint32_t)> OpenMpiJob::poll_blocking_rule()
     if (dispatch == nullptr)
       return true;
     PollRule& rule = poll_rule_[id];
-    if (const char* call = dispatch->current_call(); call != rule.call)
-      rule = {call, not makes_a_communicator(call) && not never_waits_for_others(call)};
-    if (not rule.blocks && makes_a_communicator(rule.call)) {
+    if (const char* call = dispatch->current_call(); call != rule.call) {
+      bool makes = makes_a_communicator(call);
+      rule       = {call, not makes && not never_waits_for_others(call), makes};
+    }
+    if (rule.makes_communicator) {
       double now       = simgrid::s4u::Engine::get_clock();
       uint64_t changes = portals::Core::instance().changesOf(id);
       if (changes != changes_seen_[id]) {
         changes_seen_[id] = changes;
         quiet_since_[id]  = now;
-      } else if (all_stalled(now)) {
+      } else if (now - quiet_since_[id] >= kStalledFor && all_stalled(now)) {
         RunSupervisor::request_stop(kDeadlockExitCode,
                                     "deadlock: every rank waits in MPI_Init's or MPI_Finalize's fence or in a call "
                                     "that makes a communicator, and nothing has changed for 0.1 s of simulated time: "
@@ -430,15 +432,13 @@ std::function<bool(uint32_t)> OpenMpiJob::poll_blocking_rule()
 
 bool OpenMpiJob::all_stalled(double now) const
 {
-  // A rank polling in such a call makes its agreement rounds (no Portals change) within microseconds; 0.1 s of
-  // nothing is a hundred thousand polls. A rank computing, or in another MPI call, may still change something.
-  constexpr double kStalledFor = 0.1;
-  bool polling                 = false;
+  bool polling = false;
   for (size_t id = 0; id < ranks_.size(); ++id) {
     if (in_fence_[id] != 0)
       continue;
     const mw::RankMpi* dispatch = dispatch_[id].get();
-    if (dispatch == nullptr || not makes_a_communicator(dispatch->current_call()) ||
+    const PollRule& rule        = poll_rule_[id];
+    if (dispatch == nullptr || not rule.makes_communicator || dispatch->current_call() != rule.call ||
         portals::Core::instance().changesOf(static_cast<uint32_t>(id)) != changes_seen_[id] ||
         now - quiet_since_[id] < kStalledFor)
       return false;
