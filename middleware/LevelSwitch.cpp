@@ -1682,33 +1682,11 @@ int LevelSwitch::matched_probe(int source, int tag, MPI_Comm comm, int* flag, MP
     return MPI_ERR_ARG;
   int route = probe_route(source, tag, comm);
   int found = 1;
-  int result;
-  if (route == kOpenMpi) {
-    Call call(*this, route);
-    result = flag == nullptr ? call.target().Mprobe(source, tag, to_called(comm, route), message, status)
-                             : call.target().Improbe(source, tag, to_called(comm, route), &found, message, status);
-    if (result == MPI_SUCCESS && found)
-      note_routed(*message, route);
-  } else {
-    // SMPI 3.32 has no matched probe: a probe, then, at MPI_Mrecv/MPI_Imrecv, a receive naming the
-    // message's source and tag, which is the message probed (the earliest from that source with that
-    // tag), unless the program posts another receive that takes it in between.
-    MPI_Status probed;
-    Call call(*this, route);
-    result = flag == nullptr ? call.target().Probe(source, tag, to_called(comm, route), &probed)
-                             : call.target().Iprobe(source, tag, to_called(comm, route), &found, &probed);
-    if (result == MPI_SUCCESS && found) {
-      if (source == MPI_PROC_NULL) {
-        *message = MPI_MESSAGE_NO_PROC;
-      } else {
-        auto made = std::make_unique<ProbedAtSmpi>(ProbedAtSmpi{probed.MPI_SOURCE, probed.MPI_TAG, comm});
-        *message  = reinterpret_cast<MPI_Message>(made.get());
-        probed_.emplace(reinterpret_cast<uintptr_t>(made.get()), std::move(made));
-      }
-      if (status != MPI_STATUS_IGNORE)
-        *status = probed;
-    }
-  }
+  Call call(*this, route);
+  int result = flag == nullptr ? call.target().Mprobe(source, tag, to_called(comm, route), message, status)
+                               : call.target().Improbe(source, tag, to_called(comm, route), &found, message, status);
+  if (result == MPI_SUCCESS && found)
+    note_routed(*message, route);
   if (flag != nullptr)
     *flag = found;
   if (result == MPI_SUCCESS && found)
@@ -1732,21 +1710,7 @@ int LevelSwitch::Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message*
 {
   if (message == nullptr)
     return MPI_ERR_ARG;
-  auto probed = probed_.find(reinterpret_cast<uintptr_t>(*message));
-  if (probed != probed_.end()) {
-    ProbedAtSmpi at = *probed->second;
-    probed_.erase(probed);
-    *message = MPI_MESSAGE_NULL;
-    Call call(*this, kSmpi);
-    return call.target().Recv(buf, count, to_called(datatype, kSmpi), at.source, at.tag, to_called(at.comm, kSmpi),
-                              status);
-  }
-  int route = owner_of(*message);
-  if (*message == MPI_MESSAGE_NO_PROC && route == kSmpi) { // from MPI_PROC_NULL: an empty receive
-    *message = MPI_MESSAGE_NULL;
-    Call call(*this, kSmpi);
-    return call.target().Recv(buf, count, to_called(datatype, kSmpi), MPI_PROC_NULL, 0, MPI_COMM_WORLD, status);
-  }
+  int route          = owner_of(*message);
   MPI_Message before = *message;
   Call call(*this, route);
   int result = call.target().Mrecv(buf, count, to_called(datatype, route), message, status);
@@ -1759,18 +1723,6 @@ int LevelSwitch::Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message
 {
   if (message == nullptr || request == nullptr)
     return MPI_ERR_ARG;
-  auto probed = probed_.find(reinterpret_cast<uintptr_t>(*message));
-  if (probed != probed_.end()) {
-    ProbedAtSmpi at = *probed->second;
-    probed_.erase(probed);
-    *message = MPI_MESSAGE_NULL;
-    Call call(*this, kSmpi);
-    int result = call.target().Irecv(buf, count, to_called(datatype, kSmpi), at.source, at.tag,
-                                     to_called(at.comm, kSmpi), request);
-    if (result == MPI_SUCCESS)
-      note_routed(*request, kSmpi);
-    return result;
-  }
   int route          = owner_of(*message);
   MPI_Message before = *message;
   Call call(*this, route);

@@ -440,12 +440,6 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   MPI_Comm make_graph(int be, MPI_Comm comm_old, int nnodes, const int* index, const int* edges, int reorder,
                       int* result);
   MPI_Comm make_dist_graph(int be, MPI_Comm comm_old, const Topology& graph, MPI_Info info, int reorder, int* result);
-  struct ProbedAtSmpi { // a message matched by a probe at the smpi level
-    int source;
-    int tag;
-    MPI_Comm comm;
-  };
-  std::unordered_map<uintptr_t, std::unique_ptr<ProbedAtSmpi>> probed_; // by program handle (the object's address)
   int matched_probe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status);
   enum class PersistentKind { Send, Bsend, Ssend, Rsend, Recv };
   struct Persistent {

@@ -403,6 +403,26 @@ void SmpiAbi::from_be_status(const be_status& status, MPI_Status* out) const
   out->MPI_internal[4] = 0;
 }
 
+void SmpiAbi::from_be_single_status(const be_status& status, MPI_Status* out) const
+{
+  if (out == MPI_STATUS_IGNORE)
+    return;
+  int error = out->MPI_ERROR;
+  from_be_status(status, out);
+  bool empty     = out->MPI_SOURCE == MPI_ANY_SOURCE && out->MPI_TAG == MPI_ANY_TAG;
+  out->MPI_ERROR = empty ? MPI_SUCCESS : error;
+}
+
+void SmpiAbi::run_completion_action(MPI_Request request)
+{
+  auto action = completion_actions_.find(request);
+  if (action == completion_actions_.end())
+    return;
+  std::function<void()> run = std::move(action->second);
+  completion_actions_.erase(action);
+  run();
+}
+
 int SmpiAbi::to_be_rank(int rank)
 {
   switch (rank) {

@@ -25,6 +25,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -96,9 +97,16 @@ class SmpiAbi : public BackEndCallbacks
   /** After a completion call: a request the call ended (SMPI's handle now null) frees what was kept for it. */
   void request_ended(MPI_Request request, be_request now)
   {
-    if (now == nullptr && not in_place_copies_.empty())
+    if (now != nullptr)
+      return;
+    if (not in_place_copies_.empty())
       in_place_copies_.erase(request);
+    if (not completion_actions_.empty())
+      run_completion_action(request);
   }
+  /** A status of a call that completes one operation: MPI_ERROR is the program's (MPI-3.1 3.2.5), but for the empty
+   *  status, whose MPI_ERROR is MPI_SUCCESS (3.7.3). */
+  void from_be_single_status(const be_status& status, MPI_Status* out) const;
   MPI_Win from_be_win(be_win h) const { return from_be(h, MPI_WIN_NULL); }
   MPI_Info from_be_info(be_info h) const;
   MPI_Errhandler from_be_errhandler(be_errhandler h) const { return from_be(h, MPI_ERRHANDLER_NULL); }
@@ -225,6 +233,18 @@ class SmpiAbi : public BackEndCallbacks
    * request until a completion call ends it.
    */
   std::unordered_map<MPI_Request, std::vector<unsigned char>> in_place_copies_;
+  /** What to do when a completion call ends a request (a matched message's copy into the program's buffer). */
+  std::unordered_map<MPI_Request, std::function<void()>> completion_actions_;
+  void run_completion_action(MPI_Request request);
+  /** A message MPI_Mprobe/MPI_Improbe matched (SmpiMatchedProbes.cpp): SMPI 3.32 has no matched probe, so bxisim
+   *  receives the probed message at once into `bytes`, where no other receive can take it, and copies it into the
+   *  program's buffer at MPI_Mrecv/MPI_Imrecv. */
+  struct MatchedMessage {
+    std::vector<unsigned char> bytes;
+    be_request receive = nullptr;
+    be_comm comm       = nullptr;
+  };
+  std::unordered_map<MPI_Message, std::shared_ptr<MatchedMessage>> matched_messages_;
   /** Attribute values converted to bxisim's constants (MPI_WIN_CREATE_FLAVOR, MPI_WIN_MODEL), kept for the program. */
   std::deque<int> converted_attributes_;
   /** Converted values of predefined communicator attributes, one per key (from_be_predefined_attribute). */

@@ -135,12 +135,7 @@ int SmpiRank::Test(MPI_Request* request, int* flag, MPI_Status* status)
   int result = fn_.Test(&called, flag, &answer);
   request_ended(*request, called);
   *request = from_be_request(called);
-  if (status != MPI_STATUS_IGNORE) {
-    int error = status->MPI_ERROR; // a single completion leaves it (MPI-3.1 3.2.5)
-    from_be_status(answer, status);
-    bool empty        = status->MPI_SOURCE == MPI_ANY_SOURCE && status->MPI_TAG == MPI_ANY_TAG;
-    status->MPI_ERROR = empty ? MPI_SUCCESS : error;
-  }
+  from_be_single_status(answer, status);
   return from_be_errcode(result);
 }
 

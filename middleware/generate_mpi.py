@@ -91,7 +91,7 @@ File_iwrite File_iread_all File_iwrite_all File_iread_shared File_iwrite_shared 
 File_read_at_all_end File_write_at_all_begin File_write_at_all_end File_read_all_begin File_read_all_end
 File_write_all_begin File_write_all_end File_read_ordered_begin File_read_ordered_end File_write_ordered_begin
 File_write_ordered_end Graph_create Graphdims_get Graph_get Graph_map
-Graph_neighbors_count Graph_neighbors Improbe Imrecv Intercomm_create Intercomm_merge Mprobe Mrecv
+Graph_neighbors_count Graph_neighbors Intercomm_create Intercomm_merge
 Neighbor_allgather Neighbor_allgatherv Neighbor_alltoall Neighbor_alltoallv Neighbor_alltoallw
 Ineighbor_allgather Ineighbor_allgatherv Ineighbor_alltoall Ineighbor_alltoallv Ineighbor_alltoallw
 Pack_external Pack_external_size Topo_test Type_create_f90_integer Type_create_f90_real Type_create_f90_complex
@@ -116,13 +116,18 @@ BACKENDS = {
                             "Type_contiguous", "Type_vector", "Type_create_hvector", "Type_indexed",
                             "Type_create_hindexed", "Type_create_indexed_block", "Type_create_hindexed_block",
                             "Type_create_resized", "Type_create_subarray", "Type_get_contents",
-                            "Type_get_true_extent", "Type_get_true_extent_x"},
+                            "Type_get_true_extent", "Type_get_true_extent_x", "Mprobe", "Improbe", "Mrecv", "Imrecv"},
                  # helpers of the hand-written parts that need the back end's functions (SmpiDatatypes.cpp)
                  # SMPI 3.32's MPI_Pack and MPI_Unpack divide by the type's size: a type without data crashed them
                  "answered_first": {
                      "Pack": "  if (holds_no_data(datatype))\n    return MPI_SUCCESS;\n",
-                     "Unpack": "  if (holds_no_data(datatype))\n    return MPI_SUCCESS;\n"},
+                     "Unpack": "  if (holds_no_data(datatype))\n    return MPI_SUCCESS;\n",
+                     # the receive of a matched message (MPI_Imrecv) still copies into the program's buffer
+                     "Request_free": "  if (completion_actions_.count(*request) != 0)\n    return Wait(request, MPI_STATUS_IGNORE);\n"},
                  "members": ["MPI_Aint smpi_extent(MPI_Datatype type);", "bool holds_no_data(MPI_Datatype type);",
+                             "/** Calls `comm`'s error handler with `code` and returns it. */\n  int raised(MPI_Comm comm, int code);",
+                             "int matched_probe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status);",
+                             "/** Copies a matched message into the program's buffer: bxisim's error code. */\n  int delivered(const MatchedMessage& matched, void* buf, int count, MPI_Datatype datatype);",
                              "LayoutCalls layout_calls() const { return {fn_.Type_get_extent, fn_.Type_create_struct, fn_.Type_free, fn_.Type_commit}; }"]},
 }
 

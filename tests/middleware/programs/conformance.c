@@ -219,7 +219,6 @@ static void thread_multiple(int init_result, int provided)
 }
 
 /* SMPI 3.32 has no matched probes: "no_mprobe" (second argument) uses MPI_Probe and MPI_Recv instead. */
-static int with_mprobe = 1;
 
 /* MPICH pt2pt/mprobe: a single-completion call leaves the status's MPI_ERROR field alone (MPI-3.1 3.2.5). */
 static void status_error(int rank)
@@ -238,18 +237,12 @@ static void status_error(int rank)
     status.MPI_ERROR = MPI_ERR_TOPOLOGY;
     MPI_Recv(data, 2, MPI_INT, 0, 5, MPI_COMM_WORLD, &status);
     CHECK(status.MPI_ERROR == MPI_ERR_TOPOLOGY && status.MPI_SOURCE == 0, "recv_error");
-    if (with_mprobe) {
-      status.MPI_ERROR = MPI_ERR_DIMS;
-      MPI_Mprobe(0, 5, MPI_COMM_WORLD, &message, &status);
-      CHECK(status.MPI_ERROR == MPI_ERR_DIMS, "mprobe_error");
-      status.MPI_ERROR = MPI_ERR_TOPOLOGY;
-      MPI_Mrecv(data, 2, MPI_INT, &message, &status);
-      CHECK(status.MPI_ERROR == MPI_ERR_TOPOLOGY && message == MPI_MESSAGE_NULL, "mrecv_error");
-    } else {
-      status.MPI_ERROR = MPI_ERR_DIMS;
-      MPI_Recv(data, 2, MPI_INT, 0, 5, MPI_COMM_WORLD, &status);
-      CHECK(status.MPI_ERROR == MPI_ERR_DIMS, "recv_error");
-    }
+    status.MPI_ERROR = MPI_ERR_DIMS;
+    MPI_Mprobe(0, 5, MPI_COMM_WORLD, &message, &status);
+    CHECK(status.MPI_ERROR == MPI_ERR_DIMS, "mprobe_error");
+    status.MPI_ERROR = MPI_ERR_TOPOLOGY;
+    MPI_Mrecv(data, 2, MPI_INT, &message, &status);
+    CHECK(status.MPI_ERROR == MPI_ERR_TOPOLOGY && message == MPI_MESSAGE_NULL, "mrecv_error");
     status.MPI_ERROR = MPI_ERR_DIMS;
     MPI_Irecv(data, 2, MPI_INT, 0, 5, MPI_COMM_WORLD, &request);
     MPI_Wait(&request, &status);
@@ -285,6 +278,54 @@ static void status_error(int rank)
   }
 }
 
+/* MPICH pt2pt/mprobe (test 12 and its nonblocking forms): a matched message is received only through its handle,
+ * so a receive posted after MPI_Mprobe (MPI_Improbe) takes the next message; MPI_PROC_NULL gives
+ * MPI_MESSAGE_NO_PROC, whose receive completes with source MPI_PROC_NULL. */
+static void matched_probes(int rank)
+{
+  int data[6] = {1, 2, 3, 4, 5, 6};
+  if (rank == 0) {
+    for (int round = 0; round < 2; round++) {
+      MPI_Send(&data[0], 4, MPI_INT, 1, 6, MPI_COMM_WORLD);
+      MPI_Send(&data[4], 2, MPI_INT, 1, 6, MPI_COMM_WORLD);
+    }
+  } else if (rank == 1) {
+    for (int round = 0; round < 2; round++) {
+      int first[4] = {0}, second[2] = {0}, count = -1, flag = 0;
+      MPI_Message message = MPI_MESSAGE_NULL;
+      MPI_Status probed, got;
+      if (round == 0)
+        MPI_Mprobe(0, 6, MPI_COMM_WORLD, &message, &probed);
+      else
+        while (!flag)
+          MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &message, &probed);
+      MPI_Get_count(&probed, MPI_INT, &count);
+      CHECK(count == 4 && probed.MPI_SOURCE == 0 && probed.MPI_TAG == 6 && message != MPI_MESSAGE_NULL, "probed");
+      MPI_Recv(second, 2, MPI_INT, 0, 6, MPI_COMM_WORLD, &got); /* the message after the matched one */
+      CHECK(second[0] == 5 && second[1] == 6, "later_message");
+      if (round == 0) {
+        MPI_Mrecv(first, 4, MPI_INT, &message, &got);
+      } else {
+        MPI_Request request;
+        MPI_Imrecv(first, 4, MPI_INT, &message, &request);
+        MPI_Wait(&request, &got);
+      }
+      MPI_Get_count(&got, MPI_INT, &count);
+      CHECK(first[0] == 1 && first[3] == 4 && count == 4 && got.MPI_TAG == 6, "matched_message");
+      CHECK(message == MPI_MESSAGE_NULL, "handle_freed");
+    }
+    MPI_Message none = MPI_MESSAGE_NULL;
+    MPI_Status status;
+    MPI_Request request;
+    MPI_Mprobe(MPI_PROC_NULL, 6, MPI_COMM_WORLD, &none, &status);
+    CHECK(none == MPI_MESSAGE_NO_PROC && status.MPI_SOURCE == MPI_PROC_NULL, "no_proc");
+    MPI_Imrecv(data, 4, MPI_INT, &none, &request);
+    MPI_Wait(&request, &status);
+    CHECK(status.MPI_SOURCE == MPI_PROC_NULL && none == MPI_MESSAGE_NULL, "no_proc_receive");
+  }
+  printf("matched=%d\n", rank == 1 ? 2 : 0);
+}
+
 /* MPICH pt2pt/mprobe (tests 10-11): non-contiguous data received after MPI_Mprobe or by MPI_Recv, small and
  * over 32 KiB (ob1 pipelines it in fragments; OpenMPI 4.1.4's btl/portals4 dropped those over its eager limit). */
 static void noncontiguous(int rank)
@@ -292,7 +333,7 @@ static void noncontiguous(int rank)
   static int buffer[512 * 512];
   const int blocks[] = {2, 33, 512};
   for (int b = 0; b < 3; b++) {
-    for (int by_probe = 0; by_probe < 2; by_probe++) {
+    for (int by_probe = 0; by_probe < 3; by_probe++) { /* MPI_Recv; MPI_Probe + MPI_Recv; matched */
       MPI_Datatype vector;
       MPI_Type_vector(blocks[b], 511, 512, MPI_INT, &vector);
       MPI_Type_commit(&vector);
@@ -303,7 +344,7 @@ static void noncontiguous(int rank)
       } else if (rank == 1) {
         memset(buffer, 0xff, sizeof buffer);
         MPI_Status status;
-        if (by_probe && !with_mprobe) {
+        if (by_probe == 1) {
           MPI_Probe(0, 9, MPI_COMM_WORLD, &status);
           int count = -1;
           MPI_Get_count(&status, vector, &count);
@@ -326,7 +367,7 @@ static void noncontiguous(int rank)
       MPI_Type_free(&vector);
     }
   }
-  printf("vectors=%d\n", rank == 1 ? 6 : 0);
+  printf("vectors=%d\n", rank == 1 ? 9 : 0);
 }
 
 /* Many keyvals (MPICH attr tests make hundreds): none may take the number of a predefined attribute key (the
@@ -1224,7 +1265,6 @@ static void file_null_calls(void)
 int main(int argc, char** argv)
 {
   const char* mode = argc > 1 ? argv[1] : "";
-  with_mprobe      = !(argc > 2 && strcmp(argv[2], "no_mprobe") == 0);
   int provided = -1, init_result = MPI_SUCCESS;
   if (strcmp(mode, "thread_multiple") == 0)
     init_result = MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -1238,6 +1278,8 @@ int main(int argc, char** argv)
     status_error(rank);
   else if (strcmp(mode, "noncontiguous") == 0)
     noncontiguous(rank);
+  else if (strcmp(mode, "matched_probes") == 0)
+    matched_probes(rank);
   else if (strcmp(mode, "bottom") == 0)
     bottom(rank);
   else if (strcmp(mode, "errhandler_return") == 0)
