@@ -627,14 +627,7 @@ MPI_Comm LevelSwitch::make_graph(int be, MPI_Comm comm_old, int nnodes, const in
   MPI_Comm made = MPI_COMM_NULL;
   MPI_Comm in   = to_called(comm_old, be);
   Call call(*this, be);
-  if (be == kOpenMpi) {
-    *result = call.target().Graph_create(in, nnodes, index, edges, reorder, &made);
-  } else { // SMPI 3.32 has no graph topology: the same ranks, in order (no reordering)
-    int me  = 0;
-    *result = call.target().Comm_rank(in, &me);
-    if (*result == MPI_SUCCESS)
-      *result = call.target().Comm_split(in, me < nnodes ? 0 : MPI_UNDEFINED, me, &made);
-  }
+  *result = call.target().Graph_create(in, nnodes, index, edges, reorder, &made);
   return made;
 }
 
@@ -645,19 +638,15 @@ MPI_Comm LevelSwitch::make_dist_graph(int be, MPI_Comm comm_old, const Topology&
   MPI_Comm in   = to_called(comm_old, be);
   MPI_Info hint = to_called(info, be);
   Call call(*this, be);
-  if (be == kOpenMpi) {
-    const int* in_weights  = graph.weighted ? graph.sourceweights.data() : MPI_UNWEIGHTED;
-    const int* out_weights = graph.weighted ? graph.destweights.data() : MPI_UNWEIGHTED;
-    if (graph.weighted && graph.sources.empty())
-      in_weights = MPI_WEIGHTS_EMPTY;
-    if (graph.weighted && graph.destinations.empty())
-      out_weights = MPI_WEIGHTS_EMPTY;
-    *result = call.target().Dist_graph_create_adjacent(in, static_cast<int>(graph.sources.size()), graph.sources.data(),
-                                                       in_weights, static_cast<int>(graph.destinations.size()),
-                                                       graph.destinations.data(), out_weights, hint, reorder, &made);
-  } else {
-    *result = call.target().Comm_dup(in, &made);
-  }
+  const int* in_weights  = graph.weighted ? graph.sourceweights.data() : MPI_UNWEIGHTED;
+  const int* out_weights = graph.weighted ? graph.destweights.data() : MPI_UNWEIGHTED;
+  if (graph.weighted && graph.sources.empty())
+    in_weights = MPI_WEIGHTS_EMPTY;
+  if (graph.weighted && graph.destinations.empty())
+    out_weights = MPI_WEIGHTS_EMPTY;
+  *result = call.target().Dist_graph_create_adjacent(in, static_cast<int>(graph.sources.size()), graph.sources.data(),
+                                                     in_weights, static_cast<int>(graph.destinations.size()),
+                                                     graph.destinations.data(), out_weights, hint, reorder, &made);
   return made;
 }
 

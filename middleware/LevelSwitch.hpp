@@ -436,7 +436,7 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   const Topology* topology(MPI_Comm comm, int kind) const;
   /** The MPI_COMM_WORLD ranks of `comm` (a back end's own handle) in back end `be`. */
   std::vector<int> world_ranks(MPI_Comm comm, int be);
-  /** A graph communicator in back end `be` (at smpi: a communicator of the same ranks). */
+  /** A graph communicator in back end `be`. */
   MPI_Comm make_graph(int be, MPI_Comm comm_old, int nnodes, const int* index, const int* edges, int reorder,
                       int* result);
   MPI_Comm make_dist_graph(int be, MPI_Comm comm_old, const Topology& graph, MPI_Info info, int reorder, int* result);

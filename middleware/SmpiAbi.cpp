@@ -688,14 +688,4 @@ int SmpiAbi::peer_count(MPI_Comm comm) const
   return size;
 }
 
-int SmpiAbi::in_degree(MPI_Comm) const
-{
-  return 0; // neighbour collectives: not implemented by SMPI (the calls fail before using it)
-}
-
-int SmpiAbi::out_degree(MPI_Comm) const
-{
-  return 0;
-}
-
 } // namespace bxisim::mw

@@ -193,8 +193,6 @@ class SmpiAbi : public BackEndCallbacks
 
   // Array lengths that depend on a communicator (Alltoallw)
   int peer_count(MPI_Comm comm) const;
-  int in_degree(MPI_Comm comm) const;
-  int out_degree(MPI_Comm comm) const;
 
   // BackEndCallbacks
   MPI_Datatype callback_datatype(void* handle) const override { return from_be_datatype(handle); }
@@ -245,6 +243,36 @@ class SmpiAbi : public BackEndCallbacks
     be_comm comm       = nullptr;
   };
   std::unordered_map<MPI_Message, std::shared_ptr<MatchedMessage>> matched_messages_;
+  /** The neighbours of a process topology (SmpiTopologies.cpp): SMPI 3.32 has Cartesian topologies but no graph
+   *  ones and no neighbour collectives. By SMPI communicator; `exchange`, the communicator the neighbour
+   *  collectives' messages travel on (apart from the program's), is made at the first one. */
+  struct Neighbourhood {
+    int kind = MPI_UNDEFINED;      // MPI_GRAPH or MPI_DIST_GRAPH (graph queries), MPI_CART (neighbour lists only)
+    std::vector<int> index, edges; // MPI_Graph_create's arguments
+    std::vector<int> sources, destinations, source_weights, destination_weights;
+    bool weighted    = false;
+    bool listed      = false; // sources and destinations known (a Cartesian one's are asked of SMPI at first use)
+    be_comm exchange = nullptr;
+  };
+  std::unordered_map<const void*, Neighbourhood> neighbourhoods_;
+  /** A request bxisim made of several SMPI requests (SmpiCompositeRequests.cpp): a nonblocking neighbour collective,
+   *  MPI_Comm_idup. The program's handle is the object's address, never given to SMPI; completion calls given one
+   *  go through bxisim's own completion (`parts` emptied as SMPI completes them). */
+  struct CompositeRequest {
+    std::vector<be_request> parts;
+    std::function<void()> at_completion; // run once, when the parts are complete (MPI_Comm_idup's duplicate)
+  };
+  std::unordered_map<MPI_Request, std::unique_ptr<CompositeRequest>> composites_;
+  bool is_composite(MPI_Request request) const { return not composites_.empty() && composites_.count(request) != 0; }
+  bool holds_composite(int count, const MPI_Request* requests) const
+  {
+    if (composites_.empty() || requests == nullptr)
+      return false;
+    for (int i = 0; i < count; ++i)
+      if (composites_.count(requests[i]) != 0)
+        return true;
+    return false;
+  }
   /** Attribute values converted to bxisim's constants (MPI_WIN_CREATE_FLAVOR, MPI_WIN_MODEL), kept for the program. */
   std::deque<int> converted_attributes_;
   /** Converted values of predefined communicator attributes, one per key (from_be_predefined_attribute). */

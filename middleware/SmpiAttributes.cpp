@@ -218,14 +218,20 @@ int SmpiRank::Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
 {
   be_comm made{};
   int result = fn_.Comm_dup(to_be_comm(comm), &made);
-  return duplicated_comm(result, comm, made, newcomm, fn_.Comm_set_attr, fn_.Comm_free);
+  result     = duplicated_comm(result, comm, made, newcomm, fn_.Comm_set_attr, fn_.Comm_free);
+  if (result == MPI_SUCCESS)
+    copy_topology(comm, *newcomm); // a duplicate has the same topology (MPI-3.1 6.4.2)
+  return result;
 }
 
 int SmpiRank::Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
 {
   be_comm made{};
   int result = fn_.Comm_dup_with_info(to_be_comm(comm), to_be_info(info), &made);
-  return duplicated_comm(result, comm, made, newcomm, fn_.Comm_set_attr, fn_.Comm_free);
+  result     = duplicated_comm(result, comm, made, newcomm, fn_.Comm_set_attr, fn_.Comm_free);
+  if (result == MPI_SUCCESS)
+    copy_topology(comm, *newcomm);
+  return result;
 }
 
 int SmpiRank::Type_dup(MPI_Datatype type, MPI_Datatype* newtype)

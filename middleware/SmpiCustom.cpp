@@ -130,6 +130,8 @@ int SmpiRank::Win_call_errhandler(MPI_Win win, int errorcode)
 // run at smpi never ended). SMPI is always given one.
 int SmpiRank::Test(MPI_Request* request, int* flag, MPI_Status* status)
 {
+  if (is_composite(*request))
+    return composite_test(request, flag, status);
   be_request called = to_be_request(*request);
   be_status answer{};
   int result = fn_.Test(&called, flag, &answer);

@@ -27,9 +27,8 @@ int SmpiRank::matched_probe(int source, int tag, MPI_Comm comm, int* flag, MPI_M
     return raised(comm, MPI_ERR_ARG);
   be_status probed{};
   int found  = 1;
-  int result = flag == nullptr
-                   ? fn_.Probe(to_be_rank(source), to_be_tag(tag), to_be_comm(comm), &probed)
-                   : fn_.Iprobe(to_be_rank(source), to_be_tag(tag), to_be_comm(comm), &found, &probed);
+  int result = flag == nullptr ? fn_.Probe(to_be_rank(source), to_be_tag(tag), to_be_comm(comm), &probed)
+                               : fn_.Iprobe(to_be_rank(source), to_be_tag(tag), to_be_comm(comm), &found, &probed);
   if (flag != nullptr)
     *flag = be_ok(result) && found;
   if (not be_ok(result) || not found) {
@@ -85,8 +84,8 @@ int SmpiRank::delivered(const MatchedMessage& matched, void* buf, int count, MPI
   } else if (size > 0 && bytes >= static_cast<size_t>(size)) {
     int position = 0;
     int elements = static_cast<int>(bytes / static_cast<size_t>(size));
-    int result   = fn_.Unpack(const_cast<unsigned char*>(matched.bytes.data()), static_cast<int>(bytes), &position,
-                              buf, elements, type, matched.comm);
+    int result   = fn_.Unpack(const_cast<unsigned char*>(matched.bytes.data()), static_cast<int>(bytes), &position, buf,
+                              elements, type, matched.comm);
     if (not be_ok(result))
       return from_be_errcode(result);
   }
@@ -156,9 +155,7 @@ int SmpiRank::Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* m
   *message = MPI_MESSAGE_NULL;
   *request = from_be_request(matched->receive);
   // A message longer than the buffer fills it (the completion call cannot report MPI_ERR_TRUNCATE afterwards).
-  completion_actions_[*request] = [this, matched, buf, count, datatype] {
-    delivered(*matched, buf, count, datatype);
-  };
+  completion_actions_[*request] = [this, matched, buf, count, datatype] { delivered(*matched, buf, count, datatype); };
   return MPI_SUCCESS;
 }
 

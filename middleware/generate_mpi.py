@@ -70,6 +70,30 @@ WHOLE_BODIES = {"Type_match_size": """  for (MPI_Datatype candidate : matching_p
   }
   Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG);
   return MPI_ERR_ARG;
+""",
+# MPI_Cart_map and MPI_Graph_map, by bxisim at every level (SMPI 3.32 has neither; OpenMPI 4.1's give a rank outside
+# the topology its own rank, where MPI says MPI_UNDEFINED): the ranks in order, as topology constructors keep them.
+                "Cart_map": """  int me          = 0;
+  long long nodes = 1;
+  for (int d = 0; d < ndims && dims != nullptr; ++d)
+    nodes *= dims[d];
+  if (newrank == nullptr || ndims < 0 || (ndims > 0 && dims == nullptr) || not be_ok(fn_.Comm_rank(to_be_comm(comm), &me))) {
+    Comm_call_errhandler(comm, MPI_ERR_ARG);
+    return MPI_ERR_ARG;
+  }
+  (void)periods;
+  *newrank = me < nodes ? me : MPI_UNDEFINED;
+  return MPI_SUCCESS;
+""",
+                "Graph_map": """  int me = 0;
+  if (newrank == nullptr || nnodes < 0 || not be_ok(fn_.Comm_rank(to_be_comm(comm), &me))) {
+    Comm_call_errhandler(comm, MPI_ERR_ARG);
+    return MPI_ERR_ARG;
+  }
+  (void)index;
+  (void)edges;
+  *newrank = me < nnodes ? me : MPI_UNDEFINED;
+  return MPI_SUCCESS;
 """}
 BOTTOM_FUNCTIONS = set("""
 Send Recv Bsend Ssend Rsend Isend Ibsend Issend Irsend Irecv Send_init Bsend_init Ssend_init Rsend_init Recv_init
@@ -84,19 +108,45 @@ Raccumulate Rget_accumulate
 # SMPI 3.32's unimplemented functions (UNIMPLEMENTED_WRAPPED_PMPI_CALL in its smpi_mpi.cpp) only warn
 # and return MPI_SUCCESS: bxisim turns them into an error naming the level that has them.
 SMPI_ABSENT = set("""
-Add_error_class Add_error_code Add_error_string Cart_map Comm_get_parent Comm_idup Comm_remote_group
-Comm_remote_size Dist_graph_create Dist_graph_create_adjacent Dist_graph_neighbors Dist_graph_neighbors_count
+Add_error_class Add_error_code Add_error_string Comm_get_parent Comm_remote_group Comm_remote_size
 File_preallocate File_iread_at File_iwrite_at File_iread_at_all File_iwrite_at_all File_iread
 File_iwrite File_iread_all File_iwrite_all File_iread_shared File_iwrite_shared File_read_at_all_begin
 File_read_at_all_end File_write_at_all_begin File_write_at_all_end File_read_all_begin File_read_all_end
 File_write_all_begin File_write_all_end File_read_ordered_begin File_read_ordered_end File_write_ordered_begin
-File_write_ordered_end Graph_create Graphdims_get Graph_get Graph_map
-Graph_neighbors_count Graph_neighbors Intercomm_create Intercomm_merge
-Neighbor_allgather Neighbor_allgatherv Neighbor_alltoall Neighbor_alltoallv Neighbor_alltoallw
-Ineighbor_allgather Ineighbor_allgatherv Ineighbor_alltoall Ineighbor_alltoallv Ineighbor_alltoallw
-Pack_external Pack_external_size Topo_test Type_create_f90_integer Type_create_f90_real Type_create_f90_complex
+File_write_ordered_end Intercomm_create Intercomm_merge
+Pack_external Pack_external_size Type_create_f90_integer Type_create_f90_real Type_create_f90_complex
 Type_create_darray Unpack_external Win_test Win_sync
 """.split())
+# What SMPI 3.32 lacks and bxisim implements over SMPI's point-to-point calls (SmpiTopologies.cpp,
+# SmpiCompositeRequests.cpp).
+SMPI_BY_BXISIM = set("""
+Comm_idup Dist_graph_create Dist_graph_create_adjacent Dist_graph_neighbors Dist_graph_neighbors_count
+Graph_create Graphdims_get Graph_get Graph_neighbors_count Graph_neighbors Topo_test
+Neighbor_allgather Neighbor_allgatherv Neighbor_alltoall Neighbor_alltoallv Neighbor_alltoallw
+Ineighbor_allgather Ineighbor_allgatherv Ineighbor_alltoall Ineighbor_alltoallv Ineighbor_alltoallw
+""".split())
+# Completion calls given a request bxisim made of several SMPI requests (a nonblocking neighbour collective).
+SMPI_COMPOSITE_FIRST = {
+    "Wait": "  if (is_composite(*request))\n    return composite_wait(request, status);\n",
+    "Waitall": "  if (holds_composite(count, array_of_requests))\n"
+               "    return composite_waitall(count, array_of_requests, array_of_statuses);\n",
+    "Waitany": "  if (holds_composite(count, array_of_requests))\n"
+               "    return composite_waitany(count, array_of_requests, index, status);\n",
+    "Waitsome": "  if (holds_composite(incount, array_of_requests))\n"
+                "    return composite_waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);\n",
+    "Testall": "  if (holds_composite(count, array_of_requests))\n"
+               "    return composite_testall(count, array_of_requests, flag, array_of_statuses);\n",
+    "Testany": "  if (holds_composite(count, array_of_requests))\n"
+               "    return composite_testany(count, array_of_requests, index, flag, status);\n",
+    "Testsome": "  if (holds_composite(incount, array_of_requests))\n"
+                "    return composite_testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);\n",
+    "Request_get_status": "  if (is_composite(request))\n    return composite_get_status(request, flag, status);\n",
+    "Cancel": "  if (is_composite(*request))\n    return composite_cancel(request);\n",
+    # the receive of a matched message (MPI_Imrecv) still copies into the program's buffer
+    "Request_free": "  if (is_composite(*request) || completion_actions_.count(*request) != 0)\n"
+                    "    return Wait(request, MPI_STATUS_IGNORE);\n",
+    "Comm_free": "  if (comm != nullptr)\n    forget_topology(*comm);\n",
+}
 BACKENDS = {
     "OpenMpiRank": {"conversions": "OpenMpiAbi", "prefix": "PMPI_", "absent": set(),
                     "custom": {"Comm_get_attr", "Attr_get", "Init_thread", "Type_get_contents"}},
@@ -116,17 +166,43 @@ BACKENDS = {
                             "Type_contiguous", "Type_vector", "Type_create_hvector", "Type_indexed",
                             "Type_create_hindexed", "Type_create_indexed_block", "Type_create_hindexed_block",
                             "Type_create_resized", "Type_create_subarray", "Type_get_contents",
-                            "Type_get_true_extent", "Type_get_true_extent_x", "Mprobe", "Improbe", "Mrecv", "Imrecv"},
+                            "Type_get_true_extent", "Type_get_true_extent_x", "Mprobe", "Improbe", "Mrecv", "Imrecv"} | SMPI_BY_BXISIM,
                  # helpers of the hand-written parts that need the back end's functions (SmpiDatatypes.cpp)
                  # SMPI 3.32's MPI_Pack and MPI_Unpack divide by the type's size: a type without data crashed them
+                 # Cartesian communicators are SMPI's; bxisim lists their neighbours (SmpiTopologies.cpp)
+                 "after_success": {
+                     "Cart_create": "  if (be_ok(result_) && v_comm_cart != nullptr)\n    neighbourhoods_[v_comm_cart].kind = MPI_CART;\n",
+                     "Cart_sub": "  if (be_ok(result_) && v_new_comm != nullptr)\n    neighbourhoods_[v_new_comm].kind = MPI_CART;\n"},
                  "answered_first": {
                      "Pack": "  if (holds_no_data(datatype))\n    return MPI_SUCCESS;\n",
-                     "Unpack": "  if (holds_no_data(datatype))\n    return MPI_SUCCESS;\n",
-                     # the receive of a matched message (MPI_Imrecv) still copies into the program's buffer
-                     "Request_free": "  if (completion_actions_.count(*request) != 0)\n    return Wait(request, MPI_STATUS_IGNORE);\n"},
+                     "Unpack": "  if (holds_no_data(datatype))\n    return MPI_SUCCESS;\n", **SMPI_COMPOSITE_FIRST},
                  "members": ["MPI_Aint smpi_extent(MPI_Datatype type);", "bool holds_no_data(MPI_Datatype type);",
                              "/** Calls `comm`'s error handler with `code` and returns it. */\n  int raised(MPI_Comm comm, int code);",
                              "int matched_probe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status);",
+                             "// SmpiTopologies.cpp: the neighbours of `comm` (its exchange communicator made), nullptr without a topology",
+                             "Neighbourhood* neighbourhood(MPI_Comm comm);",
+                             "const Neighbourhood* graph_of(MPI_Comm comm, int kind) const;",
+                             "void forget_topology(MPI_Comm comm);",
+                             "void copy_topology(MPI_Comm comm, MPI_Comm duplicate);",
+                             "int made_topology(MPI_Comm comm_old, int result, be_comm made, Neighbourhood topology, MPI_Comm* newcomm);",
+                             "struct Block { const void* buffer; int count; be_datatype type; };",
+                             "int neighbour_exchange(MPI_Comm comm, const std::function<Block(size_t)>& send_block, const std::function<Block(size_t)>& receive_block, MPI_Request* request);",
+                             "int allgather_neighbours(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);",
+                             "int alltoall_neighbours(const void* sendbuf, const int* sendcounts, const void* sdispls, int sendcount, const MPI_Datatype* sendtypes, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const void* rdispls, int recvcount, const MPI_Datatype* recvtypes, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);",
+                             "// SmpiCompositeRequests.cpp",
+                             "MPI_Request composite_request(std::vector<be_request> parts);",
+                             "bool composite_done(MPI_Request request);",
+                             "void composite_ended(MPI_Request* request, MPI_Status* status);",
+                             "int composite_wait(MPI_Request* request, MPI_Status* status);",
+                             "int composite_test(MPI_Request* request, int* flag, MPI_Status* status);",
+                             "int composite_waitall(int count, MPI_Request* requests, MPI_Status* statuses);",
+                             "int composite_testall(int count, MPI_Request* requests, int* flag, MPI_Status* statuses);",
+                             "int composite_waitany(int count, MPI_Request* requests, int* index, MPI_Status* status);",
+                             "int composite_testany(int count, MPI_Request* requests, int* index, int* flag, MPI_Status* status);",
+                             "int composite_waitsome(int count, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses);",
+                             "int composite_testsome(int count, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses);",
+                             "int composite_get_status(MPI_Request request, int* flag, MPI_Status* status);",
+                             "int composite_cancel(MPI_Request* request);",
                              "/** Copies a matched message into the program's buffer: bxisim's error code. */\n  int delivered(const MatchedMessage& matched, void* buf, int count, MPI_Datatype datatype);",
                              "LayoutCalls layout_calls() const { return {fn_.Type_get_extent, fn_.Type_create_struct, fn_.Type_free, fn_.Type_commit}; }"]},
 }
@@ -542,6 +618,7 @@ def backend_source(functions, cls, conversions, backend):
         out.append(backend.get("answered_first", {}).get(f.name, ""))
         before, args, after = conversion_code(f, backend)
         after += [AFTER_SUCCESS[f.name]] if f.name in AFTER_SUCCESS else []
+        after += [backend["after_success"][f.name]] if f.name in backend.get("after_success", {}) else []
         out += before
         call = f"fn_.{f.name}({', '.join(args)})"
         if f.returns == "int":

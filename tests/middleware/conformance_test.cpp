@@ -215,10 +215,10 @@ TEST_P(Conformance, NonblockingCollectivesInPlaceGiveTheRightData)
 // HLRS and ompi-tests-public datatype tests at smpi: SMPI 3.32 computes the bounds of derived types its own way ({int,
 // char} 5 bytes long, negative extents, subarrays without the array's extent), so three elements of such a type
 // landed elsewhere than at the other levels, and a reduction of {double, int} structs with the program's operation
-// gave wrong values and damaged the heap. bxisim gives every level OpenMPI's bounds. MPICH datatype/typename: predefined
-// datatypes were named differently at each level (MPI_REAL "MPI_FLOAT" at message, MPI_2REAL "MPI_2FLOAT" at smpi).
-// ScaLAPACK's BLACS: MPI_Type_match_size failed at message and cycle and was missing at smpi, and SMPI's MPI_Pack of a
-// type without data crashed the simulator (a division by its size).
+// gave wrong values and damaged the heap. bxisim gives every level OpenMPI's bounds. MPICH datatype/typename:
+// predefined datatypes were named differently at each level (MPI_REAL "MPI_FLOAT" at message, MPI_2REAL "MPI_2FLOAT" at
+// smpi). ScaLAPACK's BLACS: MPI_Type_match_size failed at message and cycle and was missing at smpi, and SMPI's
+// MPI_Pack of a type without data crashed the simulator (a division by its size).
 TEST_P(Conformance, DerivedDatatypesHaveMpisBoundsAndLayout)
 {
   for (auto& [rank, mine] : expect_passed(run(2, "datatype_layout"), 2))

@@ -283,9 +283,9 @@ TEST_P(LevelSwitch, ProbesAndMatchedProbesFindMessagesWaitingAtTheOtherLevel)
 {
   // Messages of "first" are probed (MPI_Probe, MPI_Iprobe) and taken by matched probes (MPI_Mprobe +
   // MPI_Mrecv, MPI_Improbe + MPI_Imrecv) in "second", where they wait, in the sender's order (41 before
-  // 43, sent later at the level of "second"); at smpi, which SMPI 3.32 lacks, a matched probe is a probe
-  // and a receive of the message's source and tag. The probes and receives of the messages of "first"
-  // take the time they take at the level of "first".
+  // 43, sent later at the level of "second"); at smpi, which SMPI 3.32 lacks, a matched probe is bxisim's
+  // (the probe receives the message). The probes and receives of the messages of "first" take the time they
+  // take at the level of "first".
   for (auto [options, reference] : {std::pair{kSmpiFirst, kFirstTwoSmpi}, std::pair{kMessageFirst, kFirstTwoMsg}}) {
     auto mixed      = check_ok(run_switch(options, "mprobe", GetParam()));
     auto single     = check_ok(run_switch(reference, "mprobe", GetParam()));

@@ -1,0 +1,273 @@
+// Requests made of several SMPI requests, at the smpi level: a nonblocking neighbour collective (a receive per
+// source, a send per destination) or MPI_Comm_idup (none), operations SMPI 3.32 lacks. SMPI's own nonblocking
+// collectives bundle their messages in one request of SMPI's, which its public functions cannot make; bxisim
+// hands out its own object instead and completes it in every MPI_Wait*/MPI_Test* (and MPI_Request_get_status,
+// _free, MPI_Cancel): a set holding one is completed here, part by part with SMPI's calls, the program's other
+// requests by SMPI as usual.
+
+#include "SmpiRank.hpp"
+
+#include <cstdio>
+
+namespace bxisim::mw
+{
+
+namespace
+{
+/** The status of a completed nonblocking collective (MPI-3.1 5.12: only MPI_ERROR is set, the rest empty). */
+void collective_status(MPI_Status* status)
+{
+  if (status == MPI_STATUS_IGNORE)
+    return;
+  status->MPI_SOURCE      = MPI_ANY_SOURCE;
+  status->MPI_TAG         = MPI_ANY_TAG;
+  status->MPI_ERROR       = MPI_SUCCESS;
+  status->MPI_internal[0] = 0;
+  SmpiAbi::set_status_bytes(status, 0);
+}
+} // namespace
+
+MPI_Request SmpiRank::composite_request(std::vector<be_request> parts)
+{
+  auto made           = std::make_unique<CompositeRequest>();
+  made->parts         = std::move(parts);
+  auto handle         = reinterpret_cast<MPI_Request>(made.get());
+  composites_[handle] = std::move(made);
+  return handle;
+}
+
+bool SmpiRank::composite_done(MPI_Request request)
+{
+  CompositeRequest& composite = *composites_.at(request);
+  if (not composite.parts.empty()) {
+    int flag = 0;
+    fn_.Testall(static_cast<int>(composite.parts.size()), composite.parts.data(), &flag, nullptr);
+    if (not flag)
+      return false;
+    composite.parts.clear();
+  }
+  return true;
+}
+
+void SmpiRank::composite_ended(MPI_Request* request, MPI_Status* status)
+{
+  auto ended = composites_.find(*request);
+  if (ended->second->at_completion)
+    ended->second->at_completion();
+  composites_.erase(ended);
+  *request = MPI_REQUEST_NULL;
+  collective_status(status);
+}
+
+int SmpiRank::composite_wait(MPI_Request* request, MPI_Status* status)
+{
+  CompositeRequest& composite = *composites_.at(*request);
+  int result                  = kSmpiSuccess;
+  if (not composite.parts.empty())
+    result = fn_.Waitall(static_cast<int>(composite.parts.size()), composite.parts.data(), nullptr);
+  composite_ended(request, status);
+  return from_be_errcode(result);
+}
+
+int SmpiRank::composite_test(MPI_Request* request, int* flag, MPI_Status* status)
+{
+  *flag = composite_done(*request) ? 1 : 0;
+  if (*flag)
+    composite_ended(request, status);
+  return MPI_SUCCESS;
+}
+
+int SmpiRank::composite_waitall(int count, MPI_Request* requests, MPI_Status* statuses)
+{
+  for (int i = 0; i < count; ++i) {
+    if (is_composite(requests[i])) {
+      int result = composite_wait(&requests[i], MPI_STATUS_IGNORE);
+      if (result != MPI_SUCCESS)
+        return result;
+    }
+  }
+  return Waitall(count, requests, statuses); // the composites are null now: their statuses are the empty one
+}
+
+int SmpiRank::composite_testall(int count, MPI_Request* requests, int* flag, MPI_Status* statuses)
+{
+  for (int i = 0; i < count; ++i) {
+    if (is_composite(requests[i]) && not composite_done(requests[i])) {
+      *flag = 0; // complete none unless all are complete
+      return MPI_SUCCESS;
+    }
+  }
+  std::vector<MPI_Request> plain(requests, requests + count);
+  for (auto& request : plain)
+    if (is_composite(request))
+      request = MPI_REQUEST_NULL;
+  int result = Testall(count, plain.data(), flag, statuses);
+  if (result == MPI_SUCCESS && *flag) {
+    for (int i = 0; i < count; ++i)
+      if (is_composite(requests[i]))
+        composites_.erase(requests[i]);
+    std::copy(plain.begin(), plain.end(), requests);
+  }
+  return result;
+}
+
+int SmpiRank::composite_waitany(int count, MPI_Request* requests, int* index, MPI_Status* status)
+{
+  for (;;) {
+    std::vector<be_request> pending;           // the program's plain requests, then the composites' parts
+    std::vector<std::pair<int, size_t>> owner; // (index in the program's array, part or SIZE_MAX for a plain one)
+    for (int i = 0; i < count; ++i) {
+      if (requests[i] == MPI_REQUEST_NULL)
+        continue;
+      if (not is_composite(requests[i])) {
+        pending.push_back(to_be_request(requests[i]));
+        owner.emplace_back(i, SIZE_MAX);
+        continue;
+      }
+      CompositeRequest& composite = *composites_.at(requests[i]);
+      if (composite.parts.empty()) {
+        *index = i;
+        composite_ended(&requests[i], status);
+        return MPI_SUCCESS;
+      }
+      for (size_t p = 0; p < composite.parts.size(); ++p) {
+        pending.push_back(composite.parts[p]);
+        owner.emplace_back(i, p);
+      }
+    }
+    if (pending.empty()) {
+      *index = MPI_UNDEFINED;
+      collective_status(status);
+      return MPI_SUCCESS;
+    }
+    int which = 0;
+    be_status got{};
+    int result = fn_.Waitany(static_cast<int>(pending.size()), pending.data(), &which, &got);
+    if (not be_ok(result))
+      return from_be_errcode(result);
+    if (which < 0 || static_cast<size_t>(which) >= pending.size())
+      continue;
+    auto [i, part] = owner[static_cast<size_t>(which)];
+    if (part == SIZE_MAX) { // a persistent request stays, inactive
+      request_ended(requests[i], pending[static_cast<size_t>(which)]);
+      requests[i] = from_be_request(pending[static_cast<size_t>(which)]);
+      *index      = i;
+      from_be_single_status(got, status);
+      return from_be_errcode(result);
+    }
+    std::vector<be_request>& parts = composites_.at(requests[i])->parts;
+    parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(part)); // done; the composite ends with its last part
+  }
+}
+
+int SmpiRank::composite_testany(int count, MPI_Request* requests, int* index, int* flag, MPI_Status* status)
+{
+  bool pending_composite = false;
+  for (int i = 0; i < count; ++i) {
+    if (not is_composite(requests[i]))
+      continue;
+    if (composite_done(requests[i])) {
+      *index = i;
+      *flag  = 1;
+      composite_ended(&requests[i], status);
+      return MPI_SUCCESS;
+    }
+    pending_composite = true;
+  }
+  std::vector<MPI_Request> plain(requests, requests + count);
+  for (auto& request : plain)
+    if (is_composite(request))
+      request = MPI_REQUEST_NULL;
+  int result = Testany(count, plain.data(), index, flag, status);
+  if (result == MPI_SUCCESS && *flag && *index == MPI_UNDEFINED && pending_composite)
+    *flag = 0; // not all inactive: a composite is under way
+  if (result == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED)
+    requests[*index] = plain[static_cast<size_t>(*index)];
+  return result;
+}
+
+int SmpiRank::composite_testsome(int count, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses)
+{
+  int found          = 0;
+  bool any_composite = false;
+  std::vector<MPI_Request> plain(requests, requests + count);
+  for (int i = 0; i < count; ++i) {
+    if (not is_composite(requests[i]))
+      continue;
+    any_composite                 = true;
+    plain[static_cast<size_t>(i)] = MPI_REQUEST_NULL;
+    if (composite_done(requests[i])) {
+      indices[found] = i;
+      composite_ended(&requests[i], statuses != MPI_STATUSES_IGNORE ? &statuses[found] : MPI_STATUS_IGNORE);
+      ++found;
+    }
+  }
+  int more   = 0;
+  int result = Testsome(count, plain.data(), &more, indices + found,
+                        statuses != MPI_STATUSES_IGNORE ? statuses + found : MPI_STATUSES_IGNORE);
+  if (result != MPI_SUCCESS)
+    return result;
+  if (more == MPI_UNDEFINED)
+    more = 0;
+  for (int k = found; k < found + more; ++k)
+    requests[indices[k]] = plain[static_cast<size_t>(indices[k])];
+  *outcount = found + more;
+  if (*outcount == 0 && not any_composite) // every request inactive
+    *outcount = MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+int SmpiRank::composite_waitsome(int count, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses)
+{
+  int result = composite_testsome(count, requests, outcount, indices, statuses);
+  if (result != MPI_SUCCESS || *outcount != 0)
+    return result;
+  int first = 0;
+  MPI_Status first_status;
+  result = composite_waitany(count, requests, &first, &first_status);
+  if (result != MPI_SUCCESS || first == MPI_UNDEFINED) {
+    *outcount = MPI_UNDEFINED;
+    return result;
+  }
+  result = composite_testsome(count, requests, outcount, indices + 1,
+                              statuses != MPI_STATUSES_IGNORE ? statuses + 1 : MPI_STATUSES_IGNORE);
+  if (*outcount == MPI_UNDEFINED)
+    *outcount = 0;
+  indices[0] = first;
+  if (statuses != MPI_STATUSES_IGNORE)
+    statuses[0] = first_status;
+  *outcount += 1;
+  return result;
+}
+
+int SmpiRank::composite_get_status(MPI_Request request, int* flag, MPI_Status* status)
+{
+  *flag = composite_done(request) ? 1 : 0;
+  if (*flag)
+    collective_status(status);
+  return MPI_SUCCESS;
+}
+
+int SmpiRank::composite_cancel(MPI_Request*)
+{
+  std::fprintf(stderr, "bxisim: MPI_Cancel of the request of a nonblocking collective or of MPI_Comm_idup, which "
+                       "MPI does not allow (MPI-3.1 5.12): MPI_ERR_REQUEST. Wait for it instead.\n");
+  return raised(MPI_COMM_WORLD, MPI_ERR_REQUEST);
+}
+
+int SmpiRank::Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
+{
+  if (request == nullptr)
+    return raised(comm, MPI_ERR_ARG);
+  // SMPI's MPI_Comm_dup is blocking (its new communicator's number is broadcast from rank 0): made when the request
+  // completes, so that a rank does not wait in MPI_Comm_idup for others still busy elsewhere (MPICH's comm_idup).
+  // A completion call (MPI_Test included) then waits for every rank's.
+  if (newcomm == nullptr)
+    return raised(comm, MPI_ERR_ARG);
+  *newcomm                                = MPI_COMM_NULL;
+  *request                                = composite_request({});
+  composites_.at(*request)->at_completion = [this, comm, newcomm] { Comm_dup(comm, newcomm); };
+  return MPI_SUCCESS;
+}
+
+} // namespace bxisim::mw
