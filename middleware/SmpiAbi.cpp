@@ -651,7 +651,7 @@ const void* SmpiAbi::from_be_predefined_attribute(int keyval, const void* value)
   if (keyval == MPI_HOST || keyval == MPI_IO)
     converted = from_be_rank(*static_cast<const int*>(value));
   else if (keyval == MPI_LASTUSEDCODE)
-    converted = MPI_ERR_LASTCODE; // SMPI 3.32 has no MPI_Add_error_code: its last code is its last predefined one
+    converted = last_added_code_; // SMPI 3.32 has no MPI_Add_error_code: bxisim's, from MPI_ERR_LASTCODE up
   else
     return value;
   int& slot = predefined_attribute_values_[keyval];

@@ -27,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -263,6 +264,13 @@ class SmpiAbi : public BackEndCallbacks
     std::function<void()> at_completion; // run once, when the parts are complete (MPI_Comm_idup's duplicate)
   };
   std::unordered_map<MPI_Request, std::unique_ptr<CompositeRequest>> composites_;
+  /** The error classes and codes the program added (SmpiErrorCodes.cpp): each code's class and string. */
+  struct AddedError {
+    int error_class;
+    std::string text;
+  };
+  std::unordered_map<int, AddedError> added_errors_;
+  int last_added_code_ = MPI_ERR_LASTCODE;
   bool is_composite(MPI_Request request) const { return not composites_.empty() && composites_.count(request) != 0; }
   bool holds_composite(int count, const MPI_Request* requests) const
   {

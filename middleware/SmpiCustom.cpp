@@ -474,6 +474,26 @@ int SmpiRank::Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int
   return from_be_errcode(result);
 }
 
+// SMPI 3.32 has neither MPI_Win_sync nor MPI_Win_test. A window's memory is the rank's own, which SMPI's one-sided
+// operations read and write when they happen: there is no copy to synchronize. MPI_Win_test waits as MPI_Win_wait
+// does (SMPI's exposure epoch ends by receiving each origin's MPI_Win_complete, which needs nothing of this rank):
+// it answers true once the epoch is over, so a loop that tests until true ends as it would.
+int SmpiRank::Win_sync(MPI_Win win)
+{
+  if (flavor_of_.count(to_be_win(win)) == 0)
+    return raised(MPI_COMM_WORLD, MPI_ERR_WIN);
+  return MPI_SUCCESS;
+}
+
+int SmpiRank::Win_test(MPI_Win win, int* flag)
+{
+  if (flag == nullptr)
+    return MPI_ERR_ARG;
+  int result = fn_.Win_wait(to_be_win(win));
+  *flag      = be_ok(result) ? 1 : 0;
+  return from_be_errcode(result);
+}
+
 int SmpiRank::Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
                              MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request)
 {

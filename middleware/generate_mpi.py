@@ -108,18 +108,19 @@ Raccumulate Rget_accumulate
 # SMPI 3.32's unimplemented functions (UNIMPLEMENTED_WRAPPED_PMPI_CALL in its smpi_mpi.cpp) only warn
 # and return MPI_SUCCESS: bxisim turns them into an error naming the level that has them.
 SMPI_ABSENT = set("""
-Add_error_class Add_error_code Add_error_string Comm_get_parent Comm_remote_group Comm_remote_size
+Comm_get_parent Comm_remote_group Comm_remote_size
 File_preallocate File_iread_at File_iwrite_at File_iread_at_all File_iwrite_at_all File_iread
 File_iwrite File_iread_all File_iwrite_all File_iread_shared File_iwrite_shared File_read_at_all_begin
 File_read_at_all_end File_write_at_all_begin File_write_at_all_end File_read_all_begin File_read_all_end
 File_write_all_begin File_write_all_end File_read_ordered_begin File_read_ordered_end File_write_ordered_begin
 File_write_ordered_end Intercomm_create Intercomm_merge
 Pack_external Pack_external_size Type_create_f90_integer Type_create_f90_real Type_create_f90_complex
-Type_create_darray Unpack_external Win_test Win_sync
+Type_create_darray Unpack_external
 """.split())
 # What SMPI 3.32 lacks and bxisim implements over SMPI's point-to-point calls (SmpiTopologies.cpp,
 # SmpiCompositeRequests.cpp).
 SMPI_BY_BXISIM = set("""
+Add_error_class Add_error_code Add_error_string
 Comm_idup Dist_graph_create Dist_graph_create_adjacent Dist_graph_neighbors Dist_graph_neighbors_count
 Graph_create Graphdims_get Graph_get Graph_neighbors_count Graph_neighbors Topo_test
 Neighbor_allgather Neighbor_allgatherv Neighbor_alltoall Neighbor_alltoallv Neighbor_alltoallw
@@ -146,10 +147,19 @@ SMPI_COMPOSITE_FIRST = {
     "Request_free": "  if (is_composite(*request) || completion_actions_.count(*request) != 0)\n"
                     "    return Wait(request, MPI_STATUS_IGNORE);\n",
     "Comm_free": "  if (comm != nullptr)\n    forget_topology(*comm);\n",
+    # error codes and classes the program added (SmpiErrorCodes.cpp)
+    "Error_class": "  if (answered_added_error(errorcode, errorclass, nullptr, nullptr))\n    return MPI_SUCCESS;\n",
+    "Error_string": "  if (answered_added_error(errorcode, nullptr, string, resultlen))\n    return MPI_SUCCESS;\n",
 }
 BACKENDS = {
     "OpenMpiRank": {"conversions": "OpenMpiAbi", "prefix": "PMPI_", "absent": set(),
-                    "custom": {"Comm_get_attr", "Attr_get", "Init_thread", "Type_get_contents"}},
+                    "custom": {"Comm_get_attr", "Attr_get", "Init_thread", "Type_get_contents"},
+                    # OpenMPI 4.1.4's MPI_Error_class of a class the program added answers MPI_ERR_UNKNOWN (its
+                    # class entries have code MPI_UNDEFINED): a class is its own class (MPICH errhan/adderr)
+                    "after_success": {"Add_error_class": "  if (be_ok(result_))\n    added_error_classes_.insert(*errorclass);\n"},
+                    "answered_first": {"Error_class": "  if (errorclass != nullptr && added_error_classes_.count(errorcode) != 0) {\n"
+                                                      "    *errorclass = errorcode;\n    return MPI_SUCCESS;\n  }\n"},
+                    "members": ["std::unordered_set<int> added_error_classes_; // by MPI_Add_error_class"]},
     # null_file_checked: SMPI 3.32 dereferences an open file's handle (the argument fh) without checking it, so
     # MPI_File_close(&fh) of MPI_FILE_NULL crashed the simulator; MPI says MPI_ERR_FILE.
     "SmpiRank": {"conversions": "SmpiAbi", "prefix": "MPI_", "absent": SMPI_ABSENT, "null_file_checked": True,
@@ -166,7 +176,8 @@ BACKENDS = {
                             "Type_contiguous", "Type_vector", "Type_create_hvector", "Type_indexed",
                             "Type_create_hindexed", "Type_create_indexed_block", "Type_create_hindexed_block",
                             "Type_create_resized", "Type_create_subarray", "Type_get_contents",
-                            "Type_get_true_extent", "Type_get_true_extent_x", "Mprobe", "Improbe", "Mrecv", "Imrecv"} | SMPI_BY_BXISIM,
+                            "Type_get_true_extent", "Type_get_true_extent_x", "Mprobe", "Improbe", "Mrecv", "Imrecv", "Win_sync",
+                            "Win_test"} | SMPI_BY_BXISIM,
                  # helpers of the hand-written parts that need the back end's functions (SmpiDatatypes.cpp)
                  # SMPI 3.32's MPI_Pack and MPI_Unpack divide by the type's size: a type without data crashed them
                  # Cartesian communicators are SMPI's; bxisim lists their neighbours (SmpiTopologies.cpp)
@@ -189,6 +200,7 @@ BACKENDS = {
                              "int neighbour_exchange(MPI_Comm comm, const std::function<Block(size_t)>& send_block, const std::function<Block(size_t)>& receive_block, MPI_Request* request);",
                              "int allgather_neighbours(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);",
                              "int alltoall_neighbours(const void* sendbuf, const int* sendcounts, const void* sdispls, int sendcount, const MPI_Datatype* sendtypes, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const void* rdispls, int recvcount, const MPI_Datatype* recvtypes, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);",
+                             "/** Whether `errorcode` is one the program added: its class and string given. */\n  bool answered_added_error(int errorcode, int* errorclass, char* string, int* resultlen) const;",
                              "// SmpiCompositeRequests.cpp",
                              "MPI_Request composite_request(std::vector<be_request> parts);",
                              "bool composite_done(MPI_Request request);",

@@ -111,6 +111,8 @@ static void attributes_and_error_codes(int rank, int size)
   CHECK(out_class == new_class, "class_of_code");
   MPI_Error_class(arg_code, &out_class);
   CHECK(out_class == MPI_ERR_ARG, "class_of_arg_code");
+  MPI_Error_class(new_class, &out_class); /* OpenMPI 4.1.4 answered MPI_ERR_UNKNOWN (MPICH errhan/adderr) */
+  CHECK(out_class == new_class, "class_of_class");
   char text[MPI_MAX_ERROR_STRING];
   MPI_Error_string(new_code, text, &length);
   CHECK(strcmp(text, "bxisim conformance code") == 0, "string_of_code");
@@ -276,6 +278,39 @@ static void status_error(int rank)
     CHECK(statuses[0].MPI_ERROR == MPI_SUCCESS || statuses[0].MPI_ERROR == MPI_ERR_DIMS, "waitall_error");
     CHECK(data[0] == 7 && data[1] == 8, "data");
   }
+}
+
+/* MPICH rma/wintest and win_shared at smpi, where SMPI 3.32 has neither MPI_Win_test nor MPI_Win_sync: a target
+ * that tests its exposure epoch until it ends sees the origin's Put; MPI_Win_sync in a passive epoch. */
+static void window_test_and_sync(int rank)
+{
+  int memory = -1, value = 40 + rank, tests = 0, flag = 0;
+  MPI_Win win;
+  MPI_Group world, peer;
+  MPI_Win_create(&memory, sizeof memory, sizeof memory, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  int other = 1 - rank;
+  MPI_Group_incl(world, 1, &other, &peer);
+  if (rank == 0) {
+    MPI_Win_start(peer, 0, win);
+    MPI_Put(&value, 1, MPI_INT, 1, 0, 1, MPI_INT, win);
+    MPI_Win_complete(win);
+  } else if (rank == 1) {
+    MPI_Win_post(peer, 0, win);
+    while (!flag && tests < 1000000) {
+      MPI_Win_test(win, &flag);
+      tests++;
+    }
+    CHECK(flag && memory == 40, "win_test");
+  }
+  MPI_Win_lock_all(0, win);
+  CHECK(MPI_Win_sync(win) == MPI_SUCCESS, "win_sync");
+  MPI_Win_unlock_all(win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Group_free(&peer);
+  MPI_Group_free(&world);
+  MPI_Win_free(&win);
+  printf("window_tested=%d\n", rank == 1 ? flag : 1);
 }
 
 /* MPICH pt2pt/mprobe (test 12 and its nonblocking forms): a matched message is received only through its handle,
@@ -1280,6 +1315,8 @@ int main(int argc, char** argv)
     noncontiguous(rank);
   else if (strcmp(mode, "matched_probes") == 0)
     matched_probes(rank);
+  else if (strcmp(mode, "window_test_sync") == 0)
+    window_test_and_sync(rank);
   else if (strcmp(mode, "bottom") == 0)
     bottom(rank);
   else if (strcmp(mode, "errhandler_return") == 0)
