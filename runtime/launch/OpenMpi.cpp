@@ -204,6 +204,11 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
   // OpenMPI 4.1's op/avx sums 8- and 16-bit integers with saturating instructions (open-mpi/ompi#8045):
   // sums that should wrap around stop at the type's limit. The base component computes them right.
   set_mca_default("op", "^avx");
+  // topo/treematch reorders the ranks of MPI_Dist_graph_create(_adjacent)(reorder=1) by the hardware topology of
+  // the machine bxisim runs on (hwloc), not the simulated nodes', and asks the modex for node ids, which nobody
+  // publishes ("Unable to extract peer ... nodeid from the modex" per rank, MPICH topo/distgraph1). topo/basic
+  // keeps the ranks in order, as the smpi level does.
+  set_mca_default("topo", "^treematch");
   setenv("OPAL_PREFIX", prefix.c_str(), 0); // help texts and parameter files of the build
   // OpenMPI 4.1.4's btl/portals4 sends a fragment longer than its eager limit (32 KiB) as a "long" message,
   // which only its zero-length overflow entry matches: the data is dropped, yet the sender completes. ob1
