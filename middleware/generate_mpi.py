@@ -85,6 +85,11 @@ WHOLE_BODIES = {"Type_match_size": """  for (MPI_Datatype candidate : matching_p
   *newrank = me < nodes ? me : MPI_UNDEFINED;
   return MPI_SUCCESS;
 """,
+                "Dims_create": """  int code = balanced_dims(nnodes, ndims, dims);
+  if (code != MPI_SUCCESS)
+    Comm_call_errhandler(MPI_COMM_WORLD, code);
+  return code;
+""",
                 "Graph_map": """  int me = 0;
   if (newrank == nullptr || nnodes < 0 || not be_ok(fn_.Comm_rank(to_be_comm(comm), &me))) {
     Comm_call_errhandler(comm, MPI_ERR_ARG);
@@ -584,7 +589,7 @@ def conversion_code(f, backend=None):
 
 
 def backend_source(functions, cls, conversions, backend):
-    out = [HEADER_NOTE, f'#include "{cls}.hpp"\n#include "middleware/MatchSize.hpp"\n\n', "namespace bxisim::mw\n{\n\n",
+    out = [HEADER_NOTE, f'#include "{cls}.hpp"\n#include "middleware/DimsCreate.hpp"\n#include "middleware/MatchSize.hpp"\n\n', "namespace bxisim::mw\n{\n\n",
            f"{cls}::{cls}(void* library, int rank) : MpiInterface(rank), {conversions}(library)\n{{\n"]
     for f in functions:
         if f.dispatched:
