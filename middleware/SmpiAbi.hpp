@@ -262,8 +262,26 @@ class SmpiAbi : public BackEndCallbacks
   struct CompositeRequest {
     std::vector<be_request> parts;
     std::function<void()> at_completion; // run once, when the parts are complete (MPI_Comm_idup's duplicate)
+    // A receive on an inter-communicator: its one part's status, whose source is a rank of both groups (the
+    // remote rank r is remote_in_bridge[r]).
+    bool receive = false;
+    be_status status{};
+    std::vector<int> remote_in_bridge;
   };
   std::unordered_map<MPI_Request, std::unique_ptr<CompositeRequest>> composites_;
+  /** An inter-communicator (SmpiIntercomms.cpp; SMPI 3.32 has none). The program's handle is `bridge`, an SMPI
+   *  communicator of both groups (the group with the lowest world rank first), on which its point-to-point messages
+   *  travel; `collective` holds the same ranks for bxisim's inter-communicator collectives, `local` the local group. */
+  struct Intercomm {
+    be_comm bridge = nullptr, collective = nullptr, local = nullptr;
+    std::vector<int> local_in_bridge, remote_in_bridge; // the bridge rank of each local and remote rank
+    std::vector<int> world_of_bridge;                   // the MPI_COMM_WORLD rank of each bridge rank
+  };
+  std::unordered_map<const void*, Intercomm> intercomms_;
+  bool is_intercomm(MPI_Comm comm) const { return not intercomms_.empty() && intercomms_.count(to_be_comm(comm)) != 0; }
+  /** The status of a message received on an inter-communicator: its source as a remote rank. */
+  void from_bridge_status(const std::vector<int>& remote_in_bridge, const be_status& status, MPI_Status* out,
+                          bool single) const;
   /** The error classes and codes the program added (SmpiErrorCodes.cpp): each code's class and string. */
   struct AddedError {
     int error_class;

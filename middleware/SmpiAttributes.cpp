@@ -216,6 +216,8 @@ int SmpiAbi::duplicated_comm(int result, MPI_Comm comm, void* made, MPI_Comm* ne
 
 int SmpiRank::Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
 {
+  if (is_intercomm(comm))
+    return inter_dup(comm, newcomm);
   be_comm made{};
   int result = fn_.Comm_dup(to_be_comm(comm), &made);
   result     = duplicated_comm(result, comm, made, newcomm, fn_.Comm_set_attr, fn_.Comm_free);
@@ -226,6 +228,8 @@ int SmpiRank::Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
 
 int SmpiRank::Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
 {
+  if (is_intercomm(comm))
+    return inter_dup(comm, newcomm);
   be_comm made{};
   int result = fn_.Comm_dup_with_info(to_be_comm(comm), to_be_info(info), &made);
   result     = duplicated_comm(result, comm, made, newcomm, fn_.Comm_set_attr, fn_.Comm_free);

@@ -1,5 +1,6 @@
 // Requests made of several SMPI requests, at the smpi level: a nonblocking neighbour collective (a receive per
-// source, a send per destination) or MPI_Comm_idup (none), operations SMPI 3.32 lacks. SMPI's own nonblocking
+// source, a send per destination), MPI_Comm_idup (none), a receive on an inter-communicator (one, whose status is
+// translated), operations SMPI 3.32 lacks. SMPI's own nonblocking
 // collectives bundle their messages in one request of SMPI's, which its public functions cannot make; bxisim
 // hands out its own object instead and completes it in every MPI_Wait*/MPI_Test* (and MPI_Request_get_status,
 // _free, MPI_Cancel): a set holding one is completed here, part by part with SMPI's calls, the program's other
@@ -41,7 +42,11 @@ bool SmpiRank::composite_done(MPI_Request request)
   CompositeRequest& composite = *composites_.at(request);
   if (not composite.parts.empty()) {
     int flag = 0;
-    fn_.Testall(static_cast<int>(composite.parts.size()), composite.parts.data(), &flag, nullptr);
+    be_status status{}; // a receive's: its one part's
+    fn_.Testall(static_cast<int>(composite.parts.size()), composite.parts.data(), &flag,
+                composite.receive ? &status : nullptr);
+    if (flag && composite.receive)
+      composite.status = status;
     if (not flag)
       return false;
     composite.parts.clear();
@@ -49,23 +54,30 @@ bool SmpiRank::composite_done(MPI_Request request)
   return true;
 }
 
-void SmpiRank::composite_ended(MPI_Request* request, MPI_Status* status)
+void SmpiRank::composite_ended(MPI_Request* request, MPI_Status* status, bool single)
 {
   auto ended = composites_.find(*request);
   if (ended->second->at_completion)
     ended->second->at_completion();
+  if (ended->second->receive)
+    from_bridge_status(ended->second->remote_in_bridge, ended->second->status, status, single);
+  else
+    collective_status(status);
   composites_.erase(ended);
   *request = MPI_REQUEST_NULL;
-  collective_status(status);
 }
 
 int SmpiRank::composite_wait(MPI_Request* request, MPI_Status* status)
 {
   CompositeRequest& composite = *composites_.at(*request);
   int result                  = kSmpiSuccess;
+  std::vector<be_status> statuses(composite.parts.size());
   if (not composite.parts.empty())
-    result = fn_.Waitall(static_cast<int>(composite.parts.size()), composite.parts.data(), nullptr);
-  composite_ended(request, status);
+    result = fn_.Waitall(static_cast<int>(composite.parts.size()), composite.parts.data(), statuses.data());
+  if (composite.receive && not statuses.empty())
+    composite.status = statuses[0];
+  composite.parts.clear();
+  composite_ended(request, status, true);
   return from_be_errcode(result);
 }
 
@@ -73,20 +85,30 @@ int SmpiRank::composite_test(MPI_Request* request, int* flag, MPI_Status* status
 {
   *flag = composite_done(*request) ? 1 : 0;
   if (*flag)
-    composite_ended(request, status);
+    composite_ended(request, status, true);
   return MPI_SUCCESS;
 }
 
 int SmpiRank::composite_waitall(int count, MPI_Request* requests, MPI_Status* statuses)
 {
+  std::vector<std::pair<int, MPI_Status>> ended; // the composites' statuses, written after the others'
   for (int i = 0; i < count; ++i) {
     if (is_composite(requests[i])) {
-      int result = composite_wait(&requests[i], MPI_STATUS_IGNORE);
+      MPI_Status status{};
+      bool receive = composites_.at(requests[i])->receive;
+      int result   = composite_wait(&requests[i], &status);
       if (result != MPI_SUCCESS)
         return result;
+      status.MPI_ERROR = MPI_SUCCESS;
+      if (receive)
+        ended.emplace_back(i, status);
     }
   }
-  return Waitall(count, requests, statuses); // the composites are null now: their statuses are the empty one
+  int result = Waitall(count, requests, statuses); // the composites are null now: the empty status
+  if (statuses != MPI_STATUSES_IGNORE)
+    for (auto& [i, status] : ended)
+      statuses[i] = status;
+  return result;
 }
 
 int SmpiRank::composite_testall(int count, MPI_Request* requests, int* flag, MPI_Status* statuses)
@@ -127,7 +149,7 @@ int SmpiRank::composite_waitany(int count, MPI_Request* requests, int* index, MP
       CompositeRequest& composite = *composites_.at(requests[i]);
       if (composite.parts.empty()) {
         *index = i;
-        composite_ended(&requests[i], status);
+        composite_ended(&requests[i], status, true);
         return MPI_SUCCESS;
       }
       for (size_t p = 0; p < composite.parts.size(); ++p) {
@@ -155,8 +177,10 @@ int SmpiRank::composite_waitany(int count, MPI_Request* requests, int* index, MP
       from_be_single_status(got, status);
       return from_be_errcode(result);
     }
-    std::vector<be_request>& parts = composites_.at(requests[i])->parts;
-    parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(part)); // done; the composite ends with its last part
+    CompositeRequest& composite = *composites_.at(requests[i]);
+    if (composite.receive)
+      composite.status = got;
+    composite.parts.erase(composite.parts.begin() + static_cast<std::ptrdiff_t>(part)); // ends with its last part
   }
 }
 
@@ -169,7 +193,7 @@ int SmpiRank::composite_testany(int count, MPI_Request* requests, int* index, in
     if (composite_done(requests[i])) {
       *index = i;
       *flag  = 1;
-      composite_ended(&requests[i], status);
+      composite_ended(&requests[i], status, true);
       return MPI_SUCCESS;
     }
     pending_composite = true;
@@ -198,7 +222,7 @@ int SmpiRank::composite_testsome(int count, MPI_Request* requests, int* outcount
     plain[static_cast<size_t>(i)] = MPI_REQUEST_NULL;
     if (composite_done(requests[i])) {
       indices[found] = i;
-      composite_ended(&requests[i], statuses != MPI_STATUSES_IGNORE ? &statuses[found] : MPI_STATUS_IGNORE);
+      composite_ended(&requests[i], statuses != MPI_STATUSES_IGNORE ? &statuses[found] : MPI_STATUS_IGNORE, false);
       ++found;
     }
   }
@@ -242,14 +266,22 @@ int SmpiRank::composite_waitsome(int count, MPI_Request* requests, int* outcount
 
 int SmpiRank::composite_get_status(MPI_Request request, int* flag, MPI_Status* status)
 {
-  *flag = composite_done(request) ? 1 : 0;
-  if (*flag)
+  *flag                             = composite_done(request) ? 1 : 0;
+  const CompositeRequest& composite = *composites_.at(request);
+  if (*flag && composite.receive)
+    from_bridge_status(composite.remote_in_bridge, composite.status, status, true);
+  else if (*flag)
     collective_status(status);
   return MPI_SUCCESS;
 }
 
-int SmpiRank::composite_cancel(MPI_Request*)
+int SmpiRank::composite_cancel(MPI_Request* request)
 {
+  CompositeRequest& composite = *composites_.at(*request);
+  if (composite.receive && not composite.parts.empty()) // a receive on an inter-communicator: SMPI's cancel
+    return from_be_errcode(fn_.Cancel(&composite.parts[0]));
+  if (composite.receive)
+    return MPI_SUCCESS;
   std::fprintf(stderr, "bxisim: MPI_Cancel of the request of a nonblocking collective or of MPI_Comm_idup, which "
                        "MPI does not allow (MPI-3.1 5.12): MPI_ERR_REQUEST. Wait for it instead.\n");
   return raised(MPI_COMM_WORLD, MPI_ERR_REQUEST);

@@ -241,24 +241,32 @@ int reduce_with_copy(SmpiAbi& abi, Reduction reduction, const void* sendbuf, voi
 int SmpiRank::Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                          MPI_Request* request)
 {
+  if (is_intercomm(comm))
+    return inter_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
   return reduce_with_copy(*this, fn_.Iallreduce, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 int SmpiRank::Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                     MPI_Request* request)
 {
+  if (is_intercomm(comm))
+    return intercomm_unsupported("MPI_Iscan");
   return reduce_with_copy(*this, fn_.Iscan, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 int SmpiRank::Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                       MPI_Request* request)
 {
+  if (is_intercomm(comm))
+    return intercomm_unsupported("MPI_Iexscan");
   return reduce_with_copy(*this, fn_.Iexscan, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 int SmpiRank::Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
+  if (is_intercomm(comm))
+    return inter_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
   std::vector<unsigned char> copy;
   int size = 0;
   if (sendbuf == MPI_IN_PLACE && be_ok(fn_.Comm_size(to_be_comm(comm), &size))) {
@@ -277,6 +285,9 @@ int SmpiRank::Ialltoallv(const void* sendbuf, const int* sendcounts, const int* 
                          void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm,
                          MPI_Request* request)
 {
+  if (is_intercomm(comm))
+    return inter_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                            request);
   std::vector<unsigned char> copy;
   int size = 0;
   if (sendbuf == MPI_IN_PLACE && recvcounts != nullptr && rdispls != nullptr &&
@@ -301,6 +312,9 @@ int SmpiRank::Ialltoallw(const void* sendbuf, const int* sendcounts, const int* 
                          void* recvbuf, const int* recvcounts, const int* rdispls, const MPI_Datatype* recvtypes,
                          MPI_Comm comm, MPI_Request* request)
 {
+  if (is_intercomm(comm))
+    return inter_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                            request);
   int size = peer_count(comm);
   Scratch<be_datatype> receive_types(recvtypes != nullptr ? static_cast<size_t>(size) : 0);
   for (size_t i = 0; i < receive_types.size(); ++i)
@@ -336,6 +350,8 @@ int SmpiRank::Ialltoallw(const void* sendbuf, const int* sendcounts, const int* 
 int SmpiRank::Ireduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype datatype,
                               MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
+  if (is_intercomm(comm))
+    return inter_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
   std::vector<unsigned char> copy;
   int size = 0;
   if (sendbuf == MPI_IN_PLACE && recvcounts != nullptr && be_ok(fn_.Comm_size(to_be_comm(comm), &size))) {
@@ -354,6 +370,8 @@ int SmpiRank::Ireduce_scatter(const void* sendbuf, void* recvbuf, const int* rec
 int SmpiRank::Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                                     MPI_Comm comm, MPI_Request* request)
 {
+  if (is_intercomm(comm))
+    return inter_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
   std::vector<unsigned char> copy;
   int size = 0;
   if (sendbuf == MPI_IN_PLACE && be_ok(fn_.Comm_size(to_be_comm(comm), &size)))
@@ -380,6 +398,8 @@ int SmpiRank::Comm_get_parent(MPI_Comm* parent)
 // runtime tells the node of each rank.
 int SmpiRank::Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm)
 {
+  if (is_intercomm(comm))
+    return intercomm_unsupported("MPI_Comm_split_type");
   be_comm made{};
   RankNode node = node_of_rank(rank());
   int result    = split_type == MPI_COMM_TYPE_SHARED && node.index >= 0
@@ -406,6 +426,8 @@ int SmpiRank::Get_processor_name(char* name, int* resultlen)
 
 int SmpiRank::File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh)
 {
+  if (is_intercomm(comm))
+    return intercomm_unsupported("MPI_File_open");
   // SMPI 3.32 stops the whole simulator (xbt_die) when a file is opened on a host without a disk, as
   // on every platform bxisim builds: refused here, with the fix.
   const auto* host = simgrid::s4u::Host::current();
@@ -431,6 +453,8 @@ int SmpiRank::File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info
 
 int SmpiRank::Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
+  if (is_intercomm(comm))
+    return intercomm_unsupported("MPI_Win_create");
   void* window = nullptr;
   int result   = fn_.Win_create(base, size, disp_unit, to_be_info(info), to_be_comm(comm), &window);
   return created_window(result, window, MPI_WIN_FLAVOR_CREATE, win);
@@ -438,6 +462,8 @@ int SmpiRank::Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info
 
 int SmpiRank::Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
 {
+  if (is_intercomm(comm))
+    return intercomm_unsupported("MPI_Win_allocate");
   void* window = nullptr;
   int result   = fn_.Win_allocate(size, disp_unit, to_be_info(info), to_be_comm(comm), baseptr, &window);
   return created_window(result, window, MPI_WIN_FLAVOR_ALLOCATE, win);
@@ -446,6 +472,8 @@ int SmpiRank::Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm
 int SmpiRank::Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
                                   MPI_Win* win)
 {
+  if (is_intercomm(comm))
+    return intercomm_unsupported("MPI_Win_allocate_shared");
   void* window = nullptr;
   int result   = fn_.Win_allocate_shared(size, disp_unit, to_be_info(info), to_be_comm(comm), baseptr, &window);
   return created_window(result, window, MPI_WIN_FLAVOR_SHARED, win);
@@ -453,6 +481,8 @@ int SmpiRank::Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, M
 
 int SmpiRank::Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
+  if (is_intercomm(comm))
+    return intercomm_unsupported("MPI_Win_create_dynamic");
   void* window = nullptr;
   int result   = fn_.Win_create_dynamic(to_be_info(info), to_be_comm(comm), &window);
   return created_window(result, window, MPI_WIN_FLAVOR_DYNAMIC, win);

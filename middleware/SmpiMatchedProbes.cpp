@@ -23,6 +23,8 @@ int SmpiRank::raised(MPI_Comm comm, int code)
 
 int SmpiRank::matched_probe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status)
 {
+  if (is_intercomm(comm))
+    return intercomm_unsupported(flag == nullptr ? "MPI_Mprobe" : "MPI_Improbe");
   if (message == nullptr || (flag == nullptr && fn_.Probe == nullptr))
     return raised(comm, MPI_ERR_ARG);
   be_status probed{};

@@ -339,13 +339,6 @@ int SmpiRank::neighbour_exchange(MPI_Comm comm, const std::function<Block(size_t
 
 namespace
 {
-MPI_Aint extent_of(int (*get_extent)(void*, MPI_Aint*, MPI_Aint*), void* type)
-{
-  MPI_Aint lb = 0, extent = 0;
-  get_extent(type, &lb, &extent);
-  return extent;
-}
-
 const char* at(const void* buffer, MPI_Aint bytes)
 {
   return static_cast<const char*>(buffer) + bytes;
@@ -357,7 +350,7 @@ int SmpiRank::allgather_neighbours(const void* sendbuf, int sendcount, MPI_Datat
                                    MPI_Comm comm, MPI_Request* request)
 {
   be_datatype send = to_be_datatype(sendtype), receive = to_be_datatype(recvtype);
-  MPI_Aint extent = extent_of(fn_.Type_get_extent, receive);
+  MPI_Aint extent = extent_of(recvtype);
   auto sent       = [&](size_t) { return Block{sendbuf, sendcount, send}; };
   auto received   = [&](size_t i) {
     if (recvcounts == nullptr)
@@ -376,8 +369,8 @@ int SmpiRank::alltoall_neighbours(const void* sendbuf, const int* sendcounts, co
   // Three forms: one count and type (alltoall), counts and displacements in elements of one type (alltoallv),
   // counts, displacements in bytes and a type per block (alltoallw).
   be_datatype send = to_be_datatype(sendtype), receive = to_be_datatype(recvtype);
-  MPI_Aint send_extent    = sendtypes != nullptr ? 1 : extent_of(fn_.Type_get_extent, send);
-  MPI_Aint receive_extent = recvtypes != nullptr ? 1 : extent_of(fn_.Type_get_extent, receive);
+  MPI_Aint send_extent    = sendtypes != nullptr ? 1 : extent_of(sendtype);
+  MPI_Aint receive_extent = recvtypes != nullptr ? 1 : extent_of(recvtype);
   auto block = [this](const void* buffer, const int* counts, const void* displs, int count, const MPI_Datatype* types,
                       be_datatype type, MPI_Aint extent, size_t i) {
     if (counts == nullptr)

@@ -113,24 +113,56 @@ Raccumulate Rget_accumulate
 # SMPI 3.32's unimplemented functions (UNIMPLEMENTED_WRAPPED_PMPI_CALL in its smpi_mpi.cpp) only warn
 # and return MPI_SUCCESS: bxisim turns them into an error naming the level that has them.
 SMPI_ABSENT = set("""
-Comm_get_parent Comm_remote_group Comm_remote_size
+Comm_get_parent
 File_preallocate File_iread_at File_iwrite_at File_iread_at_all File_iwrite_at_all File_iread
 File_iwrite File_iread_all File_iwrite_all File_iread_shared File_iwrite_shared File_read_at_all_begin
 File_read_at_all_end File_write_at_all_begin File_write_at_all_end File_read_all_begin File_read_all_end
 File_write_all_begin File_write_all_end File_read_ordered_begin File_read_ordered_end File_write_ordered_begin
-File_write_ordered_end Intercomm_create Intercomm_merge
+File_write_ordered_end
 Pack_external Pack_external_size Type_create_f90_integer Type_create_f90_real Type_create_f90_complex
 Type_create_darray Unpack_external
 """.split())
 # What SMPI 3.32 lacks and bxisim implements over SMPI's point-to-point calls (SmpiTopologies.cpp,
 # SmpiCompositeRequests.cpp).
 SMPI_BY_BXISIM = set("""
-Add_error_class Add_error_code Add_error_string
+Add_error_class Add_error_code Add_error_string Intercomm_create Intercomm_merge Comm_remote_size Comm_remote_group
+Comm_test_inter
 Comm_idup Dist_graph_create Dist_graph_create_adjacent Dist_graph_neighbors Dist_graph_neighbors_count
 Graph_create Graphdims_get Graph_get Graph_neighbors_count Graph_neighbors Topo_test
 Neighbor_allgather Neighbor_allgatherv Neighbor_alltoall Neighbor_alltoallv Neighbor_alltoallw
 Ineighbor_allgather Ineighbor_allgatherv Ineighbor_alltoall Ineighbor_alltoallv Ineighbor_alltoallw
 """.split())
+# Inter-communicators at smpi (SmpiIntercomms.cpp; SMPI 3.32 has none): calls given one go to bxisim's inter_<name>
+# for these, run on the SMPI communicator of both groups (the program's handle) for SMPI_INTERCOMM_AS_IS, and fail
+# with a message for every other call with a communicator argument `comm`.
+SMPI_INTERCOMM_HANDLED = set("""
+Comm_size Comm_rank Comm_group Comm_free Comm_split Comm_create
+Send Ssend Bsend Rsend Isend Issend Ibsend Irsend Recv Irecv Probe Iprobe Sendrecv Sendrecv_replace
+Barrier Bcast Gather Gatherv Scatter Scatterv Allgather Allgatherv Alltoall Alltoallv Alltoallw Reduce Allreduce
+Reduce_scatter Reduce_scatter_block
+Ibarrier Ibcast Igather Igatherv Iscatter Iscatterv Iallgather Iallgatherv Ialltoall Ialltoallv Ialltoallw Ireduce
+Iallreduce Ireduce_scatter Ireduce_scatter_block
+""".split())
+SMPI_INTERCOMM_AS_IS = set("""
+Abort Attr_delete Attr_get Attr_put Comm_c2f Comm_call_errhandler Comm_delete_attr Comm_get_attr Comm_get_errhandler
+Comm_get_info Comm_get_name Comm_set_attr Comm_set_errhandler Comm_set_info Comm_set_name Comm_test_inter
+Comm_remote_size Comm_remote_group Comm_dup Comm_dup_with_info Comm_idup Pack Pack_size Unpack Topo_test
+""".split())
+
+
+def intercomm_check(f, backend):
+    """The first lines of a generated SMPI function taking a communicator: its course on an inter-communicator."""
+    argument = next((a for a in f.arguments if a.name == "comm" and a.kind == "comm"), None)
+    if not backend.get("intercomms") or argument is None or f.name in SMPI_INTERCOMM_AS_IS:
+        return ""
+    test = "comm != nullptr && is_intercomm(*comm)" if argument.direction == "inout" else "is_intercomm(comm)"
+    if f.name in SMPI_INTERCOMM_HANDLED:
+        return f"  if ({test})\n    return inter_{f.name}({f.argument_names()});\n"
+    if f.returns != "int":
+        return ""
+    return f'  if ({test})\n    return intercomm_unsupported("MPI_{f.name}");\n'
+
+
 # Completion calls given a request bxisim made of several SMPI requests (a nonblocking neighbour collective).
 SMPI_COMPOSITE_FIRST = {
     "Wait": "  if (is_composite(*request))\n    return composite_wait(request, status);\n",
@@ -168,6 +200,7 @@ BACKENDS = {
     # null_file_checked: SMPI 3.32 dereferences an open file's handle (the argument fh) without checking it, so
     # MPI_File_close(&fh) of MPI_FILE_NULL crashed the simulator; MPI says MPI_ERR_FILE.
     "SmpiRank": {"conversions": "SmpiAbi", "prefix": "MPI_", "absent": SMPI_ABSENT, "null_file_checked": True,
+                 "intercomms": True,
                  "accumulate_targets": True,
                  "custom": {"Init", "Init_thread", "Query_thread", "Abort", "Is_thread_main", "Win_create", "Win_allocate",
                             "Win_allocate_shared", "Win_create_dynamic", "Type_create_struct", "Type_get_envelope",
@@ -206,10 +239,20 @@ BACKENDS = {
                              "int allgather_neighbours(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);",
                              "int alltoall_neighbours(const void* sendbuf, const int* sendcounts, const void* sdispls, int sendcount, const MPI_Datatype* sendtypes, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const void* rdispls, int recvcount, const MPI_Datatype* recvtypes, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);",
                              "/** Whether `errorcode` is one the program added: its class and string given. */\n  bool answered_added_error(int errorcode, int* errorclass, char* string, int* resultlen) const;",
+                             "// SmpiIntercomms.cpp",
+                             "int intercomm_unsupported(const char* function);",
+                             "Intercomm& intercomm_of(MPI_Comm comm) { return intercomms_.at(to_be_comm(comm)); }",
+                             "int world_rank();",
+                             "int make_intercomm(be_comm local, const std::vector<int>& local_world, const std::vector<int>& remote_world, MPI_Comm* newintercomm);",
+                             "int inter_dup(MPI_Comm comm, MPI_Comm* newcomm);",
+                             "int blocking_then_done(int result, MPI_Request* request);",
+                             "void* scratch_for(int count, MPI_Datatype datatype, std::vector<unsigned char>& bytes);",
+                             "MPI_Aint extent_of(MPI_Datatype datatype);",
+                             "int exchange_all(const Intercomm& inter, const std::function<Block(size_t)>& send_block, const std::function<Block(size_t)>& receive_block, bool sends, bool receives);",
                              "// SmpiCompositeRequests.cpp",
                              "MPI_Request composite_request(std::vector<be_request> parts);",
                              "bool composite_done(MPI_Request request);",
-                             "void composite_ended(MPI_Request* request, MPI_Status* status);",
+                             "void composite_ended(MPI_Request* request, MPI_Status* status, bool single);",
                              "int composite_wait(MPI_Request* request, MPI_Status* status);",
                              "int composite_test(MPI_Request* request, int* flag, MPI_Status* status);",
                              "int composite_waitall(int count, MPI_Request* requests, MPI_Status* statuses);",
@@ -491,6 +534,11 @@ def backend_class_header(functions, cls, conversions, backend):
     out.append("\n private:\n")
     for member in backend.get("members", []):
         out.append(f"  {member}\n")
+    if backend.get("intercomms"):
+        out.append("  // SmpiIntercomms.cpp: the calls on an inter-communicator\n")
+        for f in functions:
+            if f.name in SMPI_INTERCOMM_HANDLED:
+                out.append(f"  int inter_{f.name}({f.abi_parameters()});\n")
     out.append("  /** The back end's functions, with its types. */\n  struct Functions {\n")
     for f in functions:
         if f.dispatched:
@@ -631,6 +679,7 @@ def backend_source(functions, cls, conversions, backend):
                     null = f"{a.name} == MPI_FILE_NULL" if a.direction == "in" else \
                         f"{a.name} == nullptr || *{a.name} == MPI_FILE_NULL"
                     out.append(f"  if ({null})\n    return MPI_ERR_FILE;\n")
+        out.append(intercomm_check(f, backend))
         out.append(ANSWERED_FIRST.get(f.name, ""))
         out.append(backend.get("answered_first", {}).get(f.name, ""))
         before, args, after = conversion_code(f, backend)

@@ -128,14 +128,13 @@ static void unsupported(int rank, int size, int fatal)
 {
   if (!fatal)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  MPI_Comm local, inter = MPI_COMM_NULL;
-  MPI_Comm_split(MPI_COMM_WORLD, rank < size / 2, rank, &local);
-  int leader = rank == 0 ? size / 2 : 0;
-  int result = MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, leader, 7, &inter);
-  printf("intercomm_result=%d\n", result == MPI_SUCCESS ? 0 : result == MPI_ERR_UNSUPPORTED_OPERATION ? 1 : 2);
-  if (inter != MPI_COMM_NULL)
-    MPI_Comm_free(&inter);
-  MPI_Comm_free(&local);
+  MPI_Datatype block = MPI_DATATYPE_NULL;
+  int gsizes[1] = {size}, distribs[1] = {MPI_DISTRIBUTE_BLOCK}, dargs[1] = {MPI_DISTRIBUTE_DFLT_DARG},
+      psizes[1] = {size};
+  int result    = MPI_Type_create_darray(size, rank, 1, gsizes, distribs, dargs, psizes, MPI_ORDER_C, MPI_INT, &block);
+  printf("unsupported_result=%d\n", result == MPI_SUCCESS ? 0 : result == MPI_ERR_UNSUPPORTED_OPERATION ? 1 : 2);
+  if (block != MPI_DATATYPE_NULL)
+    MPI_Type_free(&block);
 }
 
 /* An attribute copy function that fails makes MPI_Type_dup fail (MPICH attr/attrerrtype): the program then
