@@ -304,76 +304,88 @@ int SmpiRank::Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintraco
 
 // Point-to-point: the remote rank is a bridge rank; a received status names the remote rank.
 
+namespace
+{
+/** One of SMPI's sends (blocking, or nonblocking with its request) to remote rank `dest` of `remote_in_bridge` over
+ *  `bridge`; SMPI's code. */
+template <class Send, class... Request>
+int send_to_remote(Send send, const std::vector<int>& remote_in_bridge, void* bridge, const void* buf, int count,
+                   void* type, int dest, int tag, Request... request)
+{
+  return send(SmpiAbi::to_be_bottom(buf), count, type, to_bridge(remote_in_bridge, dest), SmpiAbi::to_be_tag(tag),
+              bridge, request...);
+}
+
+/** A nonblocking send_to_remote: the program's request; bxisim's code. */
+template <class Send>
+int started_to_remote(const SmpiAbi& abi, Send send, const std::vector<int>& remote_in_bridge, void* bridge,
+                      const void* buf, int count, void* type, int dest, int tag, MPI_Request* request)
+{
+  SmpiAbi::be_request made{};
+  int result = send_to_remote(send, remote_in_bridge, bridge, buf, count, type, dest, tag, &made);
+  *request   = SmpiAbi::be_ok(result) ? abi.from_be_request(made) : MPI_REQUEST_NULL;
+  return SmpiAbi::from_be_errcode(result);
+}
+} // namespace
+
 int SmpiRank::inter_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
   const Intercomm& inter = intercomm_of(comm);
-  return from_be_errcode(fn_.Send(to_be_bottom(buf), count, to_be_datatype(datatype),
-                                  to_bridge(inter.remote_in_bridge, dest), to_be_tag(tag), inter.bridge));
+  return from_be_errcode(
+      send_to_remote(fn_.Send, inter.remote_in_bridge, inter.bridge, buf, count, to_be_datatype(datatype), dest, tag));
 }
 
 int SmpiRank::inter_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
   const Intercomm& inter = intercomm_of(comm);
-  return from_be_errcode(fn_.Ssend(to_be_bottom(buf), count, to_be_datatype(datatype),
-                                   to_bridge(inter.remote_in_bridge, dest), to_be_tag(tag), inter.bridge));
+  return from_be_errcode(
+      send_to_remote(fn_.Ssend, inter.remote_in_bridge, inter.bridge, buf, count, to_be_datatype(datatype), dest, tag));
 }
 
 int SmpiRank::inter_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
   const Intercomm& inter = intercomm_of(comm);
-  return from_be_errcode(fn_.Bsend(to_be_bottom(buf), count, to_be_datatype(datatype),
-                                   to_bridge(inter.remote_in_bridge, dest), to_be_tag(tag), inter.bridge));
+  return from_be_errcode(
+      send_to_remote(fn_.Bsend, inter.remote_in_bridge, inter.bridge, buf, count, to_be_datatype(datatype), dest, tag));
 }
 
 int SmpiRank::inter_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
   const Intercomm& inter = intercomm_of(comm);
-  return from_be_errcode(fn_.Rsend(to_be_bottom(buf), count, to_be_datatype(datatype),
-                                   to_bridge(inter.remote_in_bridge, dest), to_be_tag(tag), inter.bridge));
+  return from_be_errcode(
+      send_to_remote(fn_.Rsend, inter.remote_in_bridge, inter.bridge, buf, count, to_be_datatype(datatype), dest, tag));
 }
 
 int SmpiRank::inter_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                           MPI_Request* request)
 {
   const Intercomm& inter = intercomm_of(comm);
-  be_request made{};
-  int result = fn_.Isend(to_be_bottom(buf), count, to_be_datatype(datatype), to_bridge(inter.remote_in_bridge, dest),
-                         to_be_tag(tag), inter.bridge, &made);
-  *request   = be_ok(result) ? from_be_request(made) : MPI_REQUEST_NULL;
-  return from_be_errcode(result);
+  return started_to_remote(*this, fn_.Isend, inter.remote_in_bridge, inter.bridge, buf, count, to_be_datatype(datatype),
+                           dest, tag, request);
 }
 
 int SmpiRank::inter_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                            MPI_Request* request)
 {
   const Intercomm& inter = intercomm_of(comm);
-  be_request made{};
-  int result = fn_.Issend(to_be_bottom(buf), count, to_be_datatype(datatype), to_bridge(inter.remote_in_bridge, dest),
-                          to_be_tag(tag), inter.bridge, &made);
-  *request   = be_ok(result) ? from_be_request(made) : MPI_REQUEST_NULL;
-  return from_be_errcode(result);
+  return started_to_remote(*this, fn_.Issend, inter.remote_in_bridge, inter.bridge, buf, count,
+                           to_be_datatype(datatype), dest, tag, request);
 }
 
 int SmpiRank::inter_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                            MPI_Request* request)
 {
   const Intercomm& inter = intercomm_of(comm);
-  be_request made{};
-  int result = fn_.Ibsend(to_be_bottom(buf), count, to_be_datatype(datatype), to_bridge(inter.remote_in_bridge, dest),
-                          to_be_tag(tag), inter.bridge, &made);
-  *request   = be_ok(result) ? from_be_request(made) : MPI_REQUEST_NULL;
-  return from_be_errcode(result);
+  return started_to_remote(*this, fn_.Ibsend, inter.remote_in_bridge, inter.bridge, buf, count,
+                           to_be_datatype(datatype), dest, tag, request);
 }
 
 int SmpiRank::inter_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                            MPI_Request* request)
 {
   const Intercomm& inter = intercomm_of(comm);
-  be_request made{};
-  int result = fn_.Irsend(to_be_bottom(buf), count, to_be_datatype(datatype), to_bridge(inter.remote_in_bridge, dest),
-                          to_be_tag(tag), inter.bridge, &made);
-  *request   = be_ok(result) ? from_be_request(made) : MPI_REQUEST_NULL;
-  return from_be_errcode(result);
+  return started_to_remote(*this, fn_.Irsend, inter.remote_in_bridge, inter.bridge, buf, count,
+                           to_be_datatype(datatype), dest, tag, request);
 }
 
 int SmpiRank::inter_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
