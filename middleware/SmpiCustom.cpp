@@ -402,9 +402,13 @@ int SmpiRank::Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info i
     return intercomm_unsupported("MPI_Comm_split_type");
   be_comm made{};
   RankNode node = node_of_rank(rank());
-  int result    = split_type == MPI_COMM_TYPE_SHARED && node.index >= 0
-                      ? fn_.Comm_split(to_be_comm(comm), node.index, key, &made)
-                      : fn_.Comm_split_type(to_be_comm(comm), to_be_split_type(split_type), key, to_be_info(info), &made);
+  // MPI_UNDEFINED takes part in the same split as MPI_COMM_TYPE_SHARED on the other ranks (SMPI's own split type of
+  // MPI_UNDEFINED returns at once: the others waited for ever, MPICH comm/cmsplit_type).
+  bool by_node = (split_type == MPI_COMM_TYPE_SHARED || split_type == MPI_UNDEFINED) && node.index >= 0;
+  int color    = split_type == MPI_UNDEFINED ? kSmpiUndefined : node.index;
+  int result   = by_node
+                     ? fn_.Comm_split(to_be_comm(comm), color, key, &made)
+                     : fn_.Comm_split_type(to_be_comm(comm), to_be_split_type(split_type), key, to_be_info(info), &made);
   if (newcomm != nullptr)
     *newcomm = be_ok(result) ? from_be_comm(made) : MPI_COMM_NULL;
   return from_be_errcode(result);

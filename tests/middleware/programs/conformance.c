@@ -1278,6 +1278,13 @@ static void node_identity(void)
   MPI_Comm_free(&shared);
   MPI_Comm_get_parent(&parent);
   parent_null = parent == MPI_COMM_NULL;
+  /* MPI_UNDEFINED on odd ranks, MPI_COMM_TYPE_SHARED on the others (MPICH comm/cmsplit_type; smpi waited for ever) */
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_split_type(MPI_COMM_WORLD, rank % 2 ? MPI_UNDEFINED : MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+  CHECK((shared == MPI_COMM_NULL) == (rank % 2 == 1), "split_type_undefined");
+  if (shared != MPI_COMM_NULL)
+    MPI_Comm_free(&shared);
   printf("same_name=%d length_ok=%d shared=%d parent_null=%d\n", strcmp(name, host) == 0, length == (int)strlen(name),
          shared_size, parent_null);
 }
