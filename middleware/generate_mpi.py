@@ -120,12 +120,12 @@ File_read_at_all_end File_write_at_all_begin File_write_at_all_end File_read_all
 File_write_all_begin File_write_all_end File_read_ordered_begin File_read_ordered_end File_write_ordered_begin
 File_write_ordered_end
 Pack_external Pack_external_size Type_create_f90_integer Type_create_f90_real Type_create_f90_complex
-Type_create_darray Unpack_external
+Unpack_external
 """.split())
 # What SMPI 3.32 lacks and bxisim implements over SMPI's point-to-point calls (SmpiTopologies.cpp,
 # SmpiCompositeRequests.cpp).
 SMPI_BY_BXISIM = set("""
-Add_error_class Add_error_code Add_error_string Intercomm_create Intercomm_merge Comm_remote_size Comm_remote_group
+Type_create_darray Add_error_class Add_error_code Add_error_string Intercomm_create Intercomm_merge Comm_remote_size Comm_remote_group
 Comm_test_inter
 Comm_idup Dist_graph_create Dist_graph_create_adjacent Dist_graph_neighbors Dist_graph_neighbors_count
 Graph_create Graphdims_get Graph_get Graph_neighbors_count Graph_neighbors Topo_test

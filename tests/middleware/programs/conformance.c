@@ -126,15 +126,13 @@ static void attributes_and_error_codes(int rank, int size)
  * MPI_ERRORS_ARE_FATAL the job ends (MPICH comm/commname crashed SMPI on the handle never made). */
 static void unsupported(int rank, int size, int fatal)
 {
+  (void)rank;
+  (void)size;
   if (!fatal)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  MPI_Datatype block = MPI_DATATYPE_NULL;
-  int gsizes[1] = {size}, distribs[1] = {MPI_DISTRIBUTE_BLOCK}, dargs[1] = {MPI_DISTRIBUTE_DFLT_DARG},
-      psizes[1] = {size};
-  int result    = MPI_Type_create_darray(size, rank, 1, gsizes, distribs, dargs, psizes, MPI_ORDER_C, MPI_INT, &block);
+  MPI_Aint bytes = -1;
+  int result     = MPI_Pack_external_size("external32", 2, MPI_INT, &bytes);
   printf("unsupported_result=%d\n", result == MPI_SUCCESS ? 0 : result == MPI_ERR_UNSUPPORTED_OPERATION ? 1 : 2);
-  if (block != MPI_DATATYPE_NULL)
-    MPI_Type_free(&block);
 }
 
 /* An attribute copy function that fails makes MPI_Type_dup fail (MPICH attr/attrerrtype): the program then
@@ -277,6 +275,34 @@ static void status_error(int rank)
     CHECK(statuses[0].MPI_ERROR == MPI_SUCCESS || statuses[0].MPI_ERROR == MPI_ERR_DIMS, "waitall_error");
     CHECK(data[0] == 7 && data[1] == 8, "data");
   }
+}
+
+/* MPICH datatype/darray_pack, darray_cyclic at smpi, where SMPI 3.32 has no MPI_Type_create_darray: an 8 x 6 array
+ * of ints, rows in blocks over 2 processes, columns cyclic(2) over 2 (4 ranks); the elements a rank packs through
+ * its type are those it owns, in row-major order, and the type spans the whole array. */
+static void darray(int rank)
+{
+  int global[8][6], packed[48], sizes[2] = {8, 6}, distribs[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC};
+  int dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, 2}, psizes[2] = {2, 2}, position = 0, expected = 0, wrong = 0;
+  for (int i = 0; i < 8; i++)
+    for (int j = 0; j < 6; j++)
+      global[i][j] = i * 100 + j;
+  MPI_Datatype mine;
+  MPI_Type_create_darray(4, rank, 2, sizes, distribs, dargs, psizes, MPI_ORDER_C, MPI_INT, &mine);
+  MPI_Type_commit(&mine);
+  MPI_Aint lb = -1, extent = 0;
+  int size = 0;
+  MPI_Type_get_extent(mine, &lb, &extent);
+  MPI_Type_size(mine, &size);
+  MPI_Pack(global, 1, mine, packed, sizeof packed, &position, MPI_COMM_WORLD);
+  for (int i = (rank / 2) * 4; i < (rank / 2) * 4 + 4; i++)
+    for (int j = 0; j < 6; j++)
+      if ((j / 2) % 2 == rank % 2)
+        wrong += packed[expected++] != global[i][j];
+  CHECK(lb == 0 && extent == (MPI_Aint)sizeof global && size == expected * (int)sizeof(int), "darray_bounds");
+  CHECK(wrong == 0 && position == size, "darray_elements");
+  MPI_Type_free(&mine);
+  printf("darray_elements=%d\n", expected);
 }
 
 /* MPICH rma/wintest and win_shared at smpi, where SMPI 3.32 has neither MPI_Win_test nor MPI_Win_sync: a target
@@ -1321,6 +1347,8 @@ int main(int argc, char** argv)
     noncontiguous(rank);
   else if (strcmp(mode, "matched_probes") == 0)
     matched_probes(rank);
+  else if (strcmp(mode, "darray") == 0)
+    darray(rank);
   else if (strcmp(mode, "window_test_sync") == 0)
     window_test_and_sync(rank);
   else if (strcmp(mode, "bottom") == 0)
