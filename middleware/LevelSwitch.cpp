@@ -415,9 +415,9 @@ uintptr_t LevelSwitch::to_called_value(uintptr_t value, int back_end, const char
   if (handle.mirror == 0 && intercomms_.count(value) != 0)
     fail(rank(), std::string("an MPI intercommunicator (MPI_Intercomm_create) made at the ") +
                      back_end_name(handle.owner) + " level is used at the " + back_end_name(back_end) +
-                     " level: SMPI 3.32 has no intercommunicators, so bxisim has no copy of it there; use it only "
-                     "in regions at the message or cycle level (an MPI_Intercomm_merge of it is usable at every "
-                     "level), or run the whole program at one OpenMPI level (bxisim run --level message).");
+                     " level: intercommunicators are not carried across levels (each back end has its own), so "
+                     "bxisim has no copy of it there; make and use it in regions of one level (an MPI_Intercomm_merge "
+                     "of it is usable at every level), or run the whole program at one level.");
   if (handle.mirror == 0)
     fail(rank(), std::string("an MPI ") + kind + " made at the " + back_end_name(handle.owner) +
                      " level is used at the " + back_end_name(back_end) +
@@ -586,7 +586,7 @@ void LevelSwitch::record_Intercomm_create(MPI_Comm local_comm, int local_leader,
   (void)bridge_comm;
   (void)remote_leader;
   (void)tag;
-  // SMPI 3.32 has no intercommunicators: no copy at smpi (using it there ends the rank, naming it).
+  // Not carried across levels: no copy at the other level (using it there ends the rank, naming it).
   intercomms_[value_of(newintercomm)] = called_;
   record_collective_constructor(value_of(newintercomm), value_of(local_comm),
                                 [](LevelSwitch&, int) { return uintptr_t{0}; });
