@@ -130,9 +130,10 @@ static void unsupported(int rank, int size, int fatal)
   (void)size;
   if (!fatal)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  MPI_Aint bytes = -1;
-  int result     = MPI_Pack_external_size("external32", 2, MPI_INT, &bytes);
+  MPI_Datatype nine_digits = MPI_DATATYPE_NULL; /* an integer of 9 decimal digits: MPI_INTEGER4 */
+  int result               = MPI_Type_create_f90_integer(9, &nine_digits);
   printf("unsupported_result=%d\n", result == MPI_SUCCESS ? 0 : result == MPI_ERR_UNSUPPORTED_OPERATION ? 1 : 2);
+  CHECK((result == MPI_SUCCESS) == (nine_digits != MPI_DATATYPE_NULL), "unsupported_handle");
 }
 
 /* An attribute copy function that fails makes MPI_Type_dup fail (MPICH attr/attrerrtype): the program then
@@ -275,6 +276,35 @@ static void status_error(int rank)
     CHECK(statuses[0].MPI_ERROR == MPI_SUCCESS || statuses[0].MPI_ERROR == MPI_ERR_DIMS, "waitall_error");
     CHECK(data[0] == 7 && data[1] == 8, "data");
   }
+}
+
+/* MPICH datatype/simple_pack_external at smpi, where SMPI 3.32 has no MPI_Pack_external: external32 is big-endian
+ * (an int 0x01020304 is 01 02 03 04, a double 1.5 is 3f f8 00 ...), and unpacks back to the values. */
+static void pack_external(void)
+{
+  struct {
+    int i;
+    double d;
+    short s;
+    long double q;
+  } in = {0x01020304, 1.5, -2, 3.25L}, out = {0, 0, 0, 0};
+  int lengths[4]        = {1, 1, 1, 1};
+  MPI_Aint where[4]     = {offsetof(__typeof__(in), i), offsetof(__typeof__(in), d), offsetof(__typeof__(in), s),
+                           offsetof(__typeof__(in), q)};
+  MPI_Datatype parts[4] = {MPI_INT, MPI_DOUBLE, MPI_SHORT, MPI_LONG_DOUBLE}, type;
+  MPI_Type_create_struct(4, lengths, where, parts, &type);
+  MPI_Type_commit(&type);
+  unsigned char packed[64];
+  MPI_Aint size = 0, position = 0, read = 0;
+  MPI_Pack_external_size("external32", 1, type, &size);
+  MPI_Pack_external("external32", &in, 1, type, packed, sizeof packed, &position);
+  CHECK(size == 4 + 8 + 2 + 16 && position == size, "external32_size");
+  const unsigned char head[] = {1, 2, 3, 4, 0x3f, 0xf8, 0, 0, 0, 0, 0, 0, 0xff, 0xfe};
+  CHECK(memcmp(packed, head, sizeof head) == 0, "external32_big_endian");
+  MPI_Unpack_external("external32", packed, position, &read, &out, 1, type);
+  CHECK(read == position && out.i == in.i && out.d == in.d && out.s == in.s && out.q == in.q, "external32_back");
+  MPI_Type_free(&type);
+  printf("external32=%ld\n", (long)position);
 }
 
 /* MPICH datatype/darray_pack, darray_cyclic at smpi, where SMPI 3.32 has no MPI_Type_create_darray: an 8 x 6 array
@@ -1349,6 +1379,8 @@ int main(int argc, char** argv)
     matched_probes(rank);
   else if (strcmp(mode, "darray") == 0)
     darray(rank);
+  else if (strcmp(mode, "pack_external") == 0)
+    pack_external();
   else if (strcmp(mode, "window_test_sync") == 0)
     window_test_and_sync(rank);
   else if (strcmp(mode, "bottom") == 0)
