@@ -33,4 +33,15 @@ std::vector<MPI_Datatype> matching_predefined_types(int typeclass, int size)
   return {};
 }
 
+int f90_size(int typeclass, int precision, int range)
+{
+  int p = precision == MPI_UNDEFINED ? 0 : precision, r = range == MPI_UNDEFINED ? 0 : range;
+  if (p < 0 || r < 0)
+    return 0;
+  if (typeclass == MPI_TYPECLASS_INTEGER) // gfortran's selected_int_kind
+    return r <= 2 ? 1 : r <= 4 ? 2 : r <= 9 ? 4 : r <= 18 ? 8 : 0;
+  int real = p <= 6 && r <= 37 ? 4 : p <= 15 && r <= 307 ? 8 : p <= 33 && r <= 4931 ? 16 : 0; // selected_real_kind
+  return typeclass == MPI_TYPECLASS_COMPLEX ? 2 * real : real;
+}
+
 } // namespace bxisim::mw

@@ -15,4 +15,9 @@ namespace bxisim::mw
  *  Fortran type has not that size (OpenMPI's MPI_REAL16 is empty, SMPI's MPI_INTEGER1 is 4 bytes). */
 std::vector<MPI_Datatype> matching_predefined_types(int typeclass, int size);
 
+/** The bytes of the Fortran type MPI_Type_create_f90_integer/_real/_complex select for `precision` decimal digits
+ *  and a decimal exponent `range` (MPI_UNDEFINED: any), as gfortran's kinds: integers of 1, 2, 4, 8 bytes, reals
+ *  of 4, 8, 16 (complexes twice); 0 when no kind holds them. */
+int f90_size(int typeclass, int precision, int range);
+
 } // namespace bxisim::mw

@@ -116,6 +116,19 @@ WHOLE_BODIES = {"Type_match_size": """  for (MPI_Datatype candidate : matching_p
   *newrank = me < nnodes ? me : MPI_UNDEFINED;
   return MPI_SUCCESS;
 """}
+# MPI_Type_create_f90_*, by bxisim at every level (SMPI 3.32 has none; OpenMPI's Fortran-less build behind bxisim
+# gave MPI_COMPLEX, of size 0): the predefined type of the size of gfortran's kind (MatchSize.hpp), as
+# MPI_Type_match_size finds it.
+for _name, _class, _precision, _range in (("integer", "INTEGER", "MPI_UNDEFINED", "r"), ("real", "REAL", "p", "r"),
+                                          ("complex", "COMPLEX", "p", "r")):
+    WHOLE_BODIES[f"Type_create_f90_{_name}"] = f"""  int size = f90_size(MPI_TYPECLASS_{_class}, {_precision}, {_range});
+  if (newtype != nullptr && size > 0)
+    return Type_match_size(MPI_TYPECLASS_{_class}, size, newtype); // raises MPI_ERR_ARG itself for no such type
+  if (newtype != nullptr)
+    *newtype = MPI_DATATYPE_NULL;
+  Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG);
+  return MPI_ERR_ARG;
+"""
 BOTTOM_FUNCTIONS = set("""
 Send Recv Bsend Ssend Rsend Isend Ibsend Issend Irsend Irecv Send_init Bsend_init Ssend_init Rsend_init Recv_init
 Sendrecv Sendrecv_replace Mrecv Imrecv Put Get Accumulate Get_accumulate Fetch_and_op Compare_and_swap Rput Rget
@@ -135,7 +148,6 @@ File_iwrite File_iread_all File_iwrite_all File_iread_shared File_iwrite_shared 
 File_read_at_all_end File_write_at_all_begin File_write_at_all_end File_read_all_begin File_read_all_end
 File_write_all_begin File_write_all_end File_read_ordered_begin File_read_ordered_end File_write_ordered_begin
 File_write_ordered_end
-Type_create_f90_integer Type_create_f90_real Type_create_f90_complex
 """.split())
 # What SMPI 3.32 lacks and bxisim implements over SMPI's own calls (Smpi*.cpp beside SmpiCustom.cpp).
 SMPI_BY_BXISIM = set("""
