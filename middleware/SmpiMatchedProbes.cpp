@@ -108,6 +108,22 @@ void from_no_process(MPI_Status* status)
 }
 } // namespace
 
+std::shared_ptr<SmpiAbi::MatchedMessage> SmpiRank::taken_message(MPI_Message* message, const char* function)
+{
+  auto found = matched_messages_.find(*message);
+  if (found == matched_messages_.end()) {
+    std::fprintf(stderr,
+                 "bxisim: %s of a message handle that no MPI_Mprobe or MPI_Improbe of this rank handed out (or "
+                 "already received): MPI_ERR_ARG\n",
+                 function);
+    return nullptr;
+  }
+  std::shared_ptr<MatchedMessage> matched = found->second;
+  matched_messages_.erase(found);
+  *message = MPI_MESSAGE_NULL;
+  return matched;
+}
+
 int SmpiRank::Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)
 {
   if (message == nullptr)
@@ -117,15 +133,9 @@ int SmpiRank::Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* me
     from_no_process(status);
     return MPI_SUCCESS;
   }
-  auto found = matched_messages_.find(*message);
-  if (found == matched_messages_.end()) {
-    std::fprintf(stderr, "bxisim: MPI_Mrecv of a message handle that no MPI_Mprobe or MPI_Improbe of this rank "
-                         "handed out (or already received): MPI_ERR_ARG\n");
+  std::shared_ptr<MatchedMessage> matched = taken_message(message, "MPI_Mrecv");
+  if (matched == nullptr)
     return raised(MPI_COMM_WORLD, MPI_ERR_ARG);
-  }
-  std::shared_ptr<MatchedMessage> matched = found->second;
-  matched_messages_.erase(found);
-  *message = MPI_MESSAGE_NULL;
   be_status received{};
   int result = fn_.Wait(&matched->receive, &received);
   if (not be_ok(result))
@@ -146,15 +156,9 @@ int SmpiRank::Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* m
     *request   = be_ok(result) ? from_be_request(made) : MPI_REQUEST_NULL;
     return from_be_errcode(result);
   }
-  auto found = matched_messages_.find(*message);
-  if (found == matched_messages_.end()) {
-    std::fprintf(stderr, "bxisim: MPI_Imrecv of a message handle that no MPI_Mprobe or MPI_Improbe of this rank "
-                         "handed out (or already received): MPI_ERR_ARG\n");
+  std::shared_ptr<MatchedMessage> matched = taken_message(message, "MPI_Imrecv");
+  if (matched == nullptr)
     return raised(MPI_COMM_WORLD, MPI_ERR_ARG);
-  }
-  std::shared_ptr<MatchedMessage> matched = found->second;
-  matched_messages_.erase(found);
-  *message = MPI_MESSAGE_NULL;
   *request = from_be_request(matched->receive);
   // A message longer than the buffer fills it (the completion call cannot report MPI_ERR_TRUNCATE afterwards).
   completion_actions_[*request] = [this, matched, buf, count, datatype] { delivered(*matched, buf, count, datatype); };

@@ -290,6 +290,7 @@ BACKENDS = {
                              "int composite_get_status(MPI_Request request, int* flag, MPI_Status* status);",
                              "int composite_cancel(MPI_Request* request);",
                              "/** Copies a matched message into the program's buffer: bxisim's error code. */\n  int delivered(const MatchedMessage& matched, void* buf, int count, MPI_Datatype datatype);",
+                             "/** The matched message of `message` (MPI_MESSAGE_NULL after), nullptr when unknown (said). */\n  std::shared_ptr<MatchedMessage> taken_message(MPI_Message* message, const char* function);",
                              "LayoutCalls layout_calls() const { return {fn_.Type_get_extent, fn_.Type_create_struct, fn_.Type_free, fn_.Type_commit}; }"]},
 }
 
