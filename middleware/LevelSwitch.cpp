@@ -470,7 +470,6 @@ void LevelSwitch::forget(uintptr_t value)
   }
   errhandlers_.erase(value);
   info_entries_.erase(value);
-  topologies_.erase(value);
   intercomms_.erase(value);
   auto it = handles_.find(value);
   if (it == handles_.end())
@@ -504,9 +503,6 @@ uintptr_t value_of(H handle)
 
 void LevelSwitch::record_Comm_dup(MPI_Comm comm, MPI_Comm newcomm)
 {
-  auto topology = topologies_.find(value_of(comm)); // a duplicate keeps its topology
-  if (topology != topologies_.end())
-    topologies_[value_of(newcomm)] = topology->second;
   follow(comm, newcomm, called_);
   copy_attributes(AttributeKind::Comm, value_of(comm), value_of(newcomm));
   record_collective_constructor(value_of(newcomm), value_of(comm), [comm](LevelSwitch& s, int be) {
@@ -544,8 +540,6 @@ void LevelSwitch::record_Cart_create(MPI_Comm old_comm, int ndims, const int* di
                                      MPI_Comm comm_cart)
 {
   follow(old_comm, comm_cart, called_);
-  if (comm_cart != MPI_COMM_NULL)
-    topologies_[value_of(comm_cart)] = {MPI_CART, {}, {}, {}, {}, {}, {}, false};
   size_t n = ndims > 0 ? static_cast<size_t>(ndims) : 0;
   std::vector<int> extents(dims, dims + n);
   std::vector<int> wraps(periods, periods + n);
@@ -568,8 +562,6 @@ void LevelSwitch::record_Cart_sub(MPI_Comm comm, const int* remain_dims, MPI_Com
     call.target().Cartdim_get(to_called(comm, called_), &ndims);
   }
   std::vector<int> remain(remain_dims, remain_dims + (ndims > 0 ? ndims : 0));
-  if (new_comm != MPI_COMM_NULL)
-    topologies_[value_of(new_comm)] = {MPI_CART, {}, {}, {}, {}, {}, {}, false};
   record_collective_constructor(value_of(new_comm), value_of(comm), [comm, remain](LevelSwitch& s, int be) {
     MPI_Comm made = MPI_COMM_NULL;
     MPI_Comm in   = s.to_called(comm, be);
@@ -667,8 +659,6 @@ int LevelSwitch::Graph_create(MPI_Comm comm_old, int nnodes, const int* index, c
   Topology graph{MPI_GRAPH, {}, {}, {}, {}, {}, {}, false};
   graph.index.assign(index, index + nnodes);
   graph.edges.assign(edges, edges + (nnodes > 0 ? index[nnodes - 1] : 0));
-  if (*comm_graph != MPI_COMM_NULL)
-    topologies_[value_of(*comm_graph)] = graph;
   collectives_.push_back({be, value_of(*comm_graph), value_of(comm_old),
                           [comm_old, graph, reorder](LevelSwitch& s, int to) {
                             int code = MPI_SUCCESS;
@@ -707,7 +697,6 @@ int LevelSwitch::Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, con
   int previous     = called_;
   called_          = be;
   follow(comm_old, *comm_dist_graph, be);
-  topologies_[value_of(*comm_dist_graph)] = graph;
   collectives_.push_back({be, value_of(*comm_dist_graph), value_of(comm_old),
                           [comm_old, graph, reorder](LevelSwitch& s, int to) {
                             int code = MPI_SUCCESS;
@@ -716,103 +705,6 @@ int LevelSwitch::Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, con
                           false, false, last_path_});
   last_path_.clear();
   called_ = previous;
-  return MPI_SUCCESS;
-}
-
-const LevelSwitch::Topology* LevelSwitch::topology(MPI_Comm comm, int kind) const
-{
-  auto it = topologies_.find(value_of(comm));
-  return it != topologies_.end() && it->second.kind == kind ? &it->second : nullptr;
-}
-
-int LevelSwitch::Topo_test(MPI_Comm comm, int* status)
-{
-  if (comm == MPI_COMM_NULL)
-    return MPI_ERR_COMM;
-  if (status == nullptr)
-    return MPI_ERR_ARG;
-  auto it = topologies_.find(value_of(comm));
-  *status = it != topologies_.end() ? it->second.kind : MPI_UNDEFINED;
-  return MPI_SUCCESS;
-}
-
-int LevelSwitch::Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
-{
-  const Topology* graph = topology(comm, MPI_GRAPH);
-  if (graph == nullptr)
-    return MPI_ERR_TOPOLOGY;
-  if (nnodes == nullptr || nedges == nullptr)
-    return MPI_ERR_ARG;
-  *nnodes = static_cast<int>(graph->index.size());
-  *nedges = static_cast<int>(graph->edges.size());
-  return MPI_SUCCESS;
-}
-
-int LevelSwitch::Graph_get(MPI_Comm comm, int maxindex, int maxedges, int* index, int* edges)
-{
-  const Topology* graph = topology(comm, MPI_GRAPH);
-  if (graph == nullptr)
-    return MPI_ERR_TOPOLOGY;
-  for (int i = 0; i < maxindex && static_cast<size_t>(i) < graph->index.size(); ++i)
-    index[i] = graph->index[static_cast<size_t>(i)];
-  for (int i = 0; i < maxedges && static_cast<size_t>(i) < graph->edges.size(); ++i)
-    edges[i] = graph->edges[static_cast<size_t>(i)];
-  return MPI_SUCCESS;
-}
-
-int LevelSwitch::Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
-{
-  const Topology* graph = topology(comm, MPI_GRAPH);
-  if (graph == nullptr)
-    return MPI_ERR_TOPOLOGY;
-  if (rank < 0 || static_cast<size_t>(rank) >= graph->index.size() || nneighbors == nullptr)
-    return MPI_ERR_RANK;
-  *nneighbors = graph->index[static_cast<size_t>(rank)] - (rank > 0 ? graph->index[static_cast<size_t>(rank) - 1] : 0);
-  return MPI_SUCCESS;
-}
-
-int LevelSwitch::Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int* neighbors)
-{
-  int count = 0;
-  int code  = Graph_neighbors_count(comm, rank, &count);
-  if (code != MPI_SUCCESS)
-    return code;
-  const Topology* graph = topology(comm, MPI_GRAPH);
-  int first             = rank > 0 ? graph->index[static_cast<size_t>(rank) - 1] : 0;
-  for (int i = 0; i < count && i < maxneighbors; ++i)
-    neighbors[i] = graph->edges[static_cast<size_t>(first + i)];
-  return MPI_SUCCESS;
-}
-
-int LevelSwitch::Dist_graph_neighbors_count(MPI_Comm comm, int* inneighbors, int* outneighbors, int* weighted)
-{
-  const Topology* graph = topology(comm, MPI_DIST_GRAPH);
-  if (graph == nullptr)
-    return MPI_ERR_TOPOLOGY;
-  if (inneighbors == nullptr || outneighbors == nullptr || weighted == nullptr)
-    return MPI_ERR_ARG;
-  *inneighbors  = static_cast<int>(graph->sources.size());
-  *outneighbors = static_cast<int>(graph->destinations.size());
-  *weighted     = graph->weighted ? 1 : 0;
-  return MPI_SUCCESS;
-}
-
-int LevelSwitch::Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int* sources, int* sourceweights,
-                                      int maxoutdegree, int* destinations, int* destweights)
-{
-  const Topology* graph = topology(comm, MPI_DIST_GRAPH);
-  if (graph == nullptr)
-    return MPI_ERR_TOPOLOGY;
-  for (int i = 0; i < maxindegree && static_cast<size_t>(i) < graph->sources.size(); ++i) {
-    sources[i] = graph->sources[static_cast<size_t>(i)];
-    if (graph->weighted && sourceweights != MPI_UNWEIGHTED && static_cast<size_t>(i) < graph->sourceweights.size())
-      sourceweights[i] = graph->sourceweights[static_cast<size_t>(i)];
-  }
-  for (int i = 0; i < maxoutdegree && static_cast<size_t>(i) < graph->destinations.size(); ++i) {
-    destinations[i] = graph->destinations[static_cast<size_t>(i)];
-    if (graph->weighted && destweights != MPI_UNWEIGHTED && static_cast<size_t>(i) < graph->destweights.size())
-      destweights[i] = graph->destweights[static_cast<size_t>(i)];
-  }
   return MPI_SUCCESS;
 }
 

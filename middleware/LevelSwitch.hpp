@@ -245,14 +245,6 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   int Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int* sources, const int* sourceweights,
                                  int outdegree, const int* destinations, const int* destweights, MPI_Info info,
                                  int reorder, MPI_Comm* comm_dist_graph) override;
-  int Topo_test(MPI_Comm comm, int* status) override;
-  int Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) override;
-  int Graph_get(MPI_Comm comm, int maxindex, int maxedges, int* index, int* edges) override;
-  int Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) override;
-  int Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int* neighbors) override;
-  int Dist_graph_neighbors_count(MPI_Comm comm, int* inneighbors, int* outneighbors, int* weighted) override;
-  int Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int* sources, int* sourceweights, int maxoutdegree,
-                           int* destinations, int* destweights) override;
   /**
    * MPI_*_get_errhandler hands out a new reference to the handler, which the program frees: that free
    * only drops bxisim's count (the handle may be the program's handle of a handler of the other back
@@ -430,10 +422,8 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
     bool weighted = false;
   };
   std::unordered_map<uintptr_t, int> errhandler_references_; // handed out by *_get_errhandler, not freed yet
-  std::unordered_map<uintptr_t, Topology> topologies_;       // by program communicator
-  std::unordered_map<uintptr_t, int> intercomms_;            // program intercommunicators (no copy at smpi)
+  std::unordered_map<uintptr_t, int> intercomms_;            // program intercommunicators (not carried across)
   std::map<std::vector<int>, int> merges_;                   // merged intercommunicators so far, per group
-  const Topology* topology(MPI_Comm comm, int kind) const;
   /** The MPI_COMM_WORLD ranks of `comm` (a back end's own handle) in back end `be`. */
   std::vector<int> world_ranks(MPI_Comm comm, int be);
   /** A graph communicator in back end `be`. */
