@@ -1,5 +1,6 @@
 #include "LevelSwitch.hpp"
 
+#include "EmptyStatus.hpp"
 #include "Entry.hpp"
 #include "OpenMpiAbi.hpp"
 #include "SmpiAbi.hpp"
@@ -1491,26 +1492,11 @@ int LevelSwitch::persistent_start(MPI_Request* request)
   return MPI_ERR_INTERN;
 }
 
-namespace
-{
-/** The status of an inactive persistent request (MPI: empty). */
-void empty_status(MPI_Status* status)
-{
-  if (status == MPI_STATUS_IGNORE)
-    return;
-  status->MPI_SOURCE = MPI_ANY_SOURCE;
-  status->MPI_TAG    = MPI_ANY_TAG;
-  status->MPI_ERROR  = MPI_SUCCESS;
-  for (int& word : status->MPI_internal)
-    word = 0;
-}
-} // namespace
-
 int LevelSwitch::persistent_wait(MPI_Request* request, MPI_Status* status)
 {
   Persistent& p = *persistent_.at(reinterpret_cast<uintptr_t>(*request));
   if (p.active == MPI_REQUEST_NULL) {
-    empty_status(status);
+    set_empty_status(status); // an inactive persistent request's
     return MPI_SUCCESS;
   }
   return Wait(&p.active, status);
@@ -1522,7 +1508,7 @@ int LevelSwitch::persistent_test(MPI_Request* request, int* flag, MPI_Status* st
   if (p.active == MPI_REQUEST_NULL) {
     if (flag != nullptr)
       *flag = 1;
-    empty_status(status);
+    set_empty_status(status); // an inactive persistent request's
     return MPI_SUCCESS;
   }
   return Test(&p.active, flag, status);
@@ -1551,7 +1537,7 @@ int LevelSwitch::persistent_get_status(MPI_Request request, int* flag, MPI_Statu
   if (p.active == MPI_REQUEST_NULL) {
     if (flag != nullptr)
       *flag = 1;
-    empty_status(status);
+    set_empty_status(status); // an inactive persistent request's
     return MPI_SUCCESS;
   }
   return Request_get_status(p.active, flag, status);

@@ -6,27 +6,13 @@
 // _free, MPI_Cancel): a set holding one is completed here, part by part with SMPI's calls, the program's other
 // requests by SMPI as usual.
 
+#include "EmptyStatus.hpp"
 #include "SmpiRank.hpp"
 
 #include <cstdio>
 
 namespace bxisim::mw
 {
-
-namespace
-{
-/** The status of a completed nonblocking collective (MPI-3.1 5.12: only MPI_ERROR is set, the rest empty). */
-void collective_status(MPI_Status* status)
-{
-  if (status == MPI_STATUS_IGNORE)
-    return;
-  status->MPI_SOURCE      = MPI_ANY_SOURCE;
-  status->MPI_TAG         = MPI_ANY_TAG;
-  status->MPI_ERROR       = MPI_SUCCESS;
-  status->MPI_internal[0] = 0;
-  SmpiAbi::set_status_bytes(status, 0);
-}
-} // namespace
 
 MPI_Request SmpiRank::composite_request(std::vector<be_request> parts)
 {
@@ -62,7 +48,7 @@ void SmpiRank::composite_ended(MPI_Request* request, MPI_Status* status, bool si
   if (ended->second->receive)
     from_bridge_status(ended->second->remote_in_bridge, ended->second->status, status, single);
   else
-    collective_status(status);
+    set_empty_status(status); // a nonblocking collective's (MPI-3.1 5.12)
   composites_.erase(ended);
   *request = MPI_REQUEST_NULL;
 }
@@ -159,7 +145,7 @@ int SmpiRank::composite_waitany(int count, MPI_Request* requests, int* index, MP
     }
     if (pending.empty()) {
       *index = MPI_UNDEFINED;
-      collective_status(status);
+      set_empty_status(status); // a nonblocking collective's (MPI-3.1 5.12)
       return MPI_SUCCESS;
     }
     int which = 0;
@@ -271,7 +257,7 @@ int SmpiRank::composite_get_status(MPI_Request request, int* flag, MPI_Status* s
   if (*flag && composite.receive)
     from_bridge_status(composite.remote_in_bridge, composite.status, status, true);
   else if (*flag)
-    collective_status(status);
+    set_empty_status(status); // a nonblocking collective's (MPI-3.1 5.12)
   return MPI_SUCCESS;
 }
 

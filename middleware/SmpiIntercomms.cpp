@@ -490,20 +490,10 @@ MPI_Aint SmpiRank::extent_of(MPI_Datatype datatype)
 int SmpiRank::exchange_all(const Intercomm& inter, const std::function<Block(size_t)>& send_block,
                            const std::function<Block(size_t)>& receive_block, bool sends, bool receives)
 {
+  static const std::vector<int> nobody;
   std::vector<be_request> parts;
-  int result = kSmpiSuccess;
-  for (size_t r = 0; receives && r < inter.remote_in_bridge.size() && be_ok(result); ++r) {
-    Block block = receive_block(r);
-    parts.emplace_back();
-    result = fn_.Irecv(const_cast<void*>(block.buffer), block.count, block.type, inter.remote_in_bridge[r], 0,
-                       inter.collective, &parts.back());
-  }
-  for (size_t r = 0; sends && r < inter.remote_in_bridge.size() && be_ok(result); ++r) {
-    Block block = send_block(r);
-    parts.emplace_back();
-    result = fn_.Isend(const_cast<void*>(block.buffer), block.count, block.type, inter.remote_in_bridge[r], 0,
-                       inter.collective, &parts.back());
-  }
+  int result = post_exchange(inter.collective, receives ? inter.remote_in_bridge : nobody,
+                             sends ? inter.remote_in_bridge : nobody, send_block, receive_block, parts);
   if (be_ok(result) && not parts.empty())
     result = fn_.Waitall(static_cast<int>(parts.size()), parts.data(), nullptr);
   return from_be_errcode(result);

@@ -7,6 +7,7 @@
 // the bytes into the program's buffer with its datatype; MPI_Imrecv hands out that receive as the request and
 // copies when a completion call ends it.
 
+#include "EmptyStatus.hpp"
 #include "SmpiRank.hpp"
 
 #include <algorithm>
@@ -94,20 +95,6 @@ int SmpiRank::delivered(const MatchedMessage& matched, void* buf, int count, MPI
   return matched.bytes.size() > room ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
 }
 
-namespace
-{
-/** The status of a receive from MPI_PROC_NULL (MPI-3.1 3.11): source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0. */
-void from_no_process(MPI_Status* status)
-{
-  if (status == MPI_STATUS_IGNORE)
-    return;
-  status->MPI_SOURCE      = MPI_PROC_NULL;
-  status->MPI_TAG         = MPI_ANY_TAG;
-  status->MPI_internal[0] = 0;
-  SmpiAbi::set_status_bytes(status, 0);
-}
-} // namespace
-
 std::shared_ptr<SmpiAbi::MatchedMessage> SmpiRank::taken_message(MPI_Message* message, const char* function)
 {
   auto found = matched_messages_.find(*message);
@@ -130,7 +117,7 @@ int SmpiRank::Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* me
     return raised(MPI_COMM_WORLD, MPI_ERR_ARG);
   if (*message == MPI_MESSAGE_NO_PROC) {
     *message = MPI_MESSAGE_NULL;
-    from_no_process(status);
+    set_empty_status(status, MPI_PROC_NULL);
     return MPI_SUCCESS;
   }
   std::shared_ptr<MatchedMessage> matched = taken_message(message, "MPI_Mrecv");

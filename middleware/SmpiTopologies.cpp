@@ -298,6 +298,30 @@ int SmpiRank::Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int* sources,
   return MPI_SUCCESS;
 }
 
+int SmpiRank::post_exchange(be_comm on, const std::vector<int>& from, const std::vector<int>& to,
+                            const std::function<Block(size_t)>& send_block,
+                            const std::function<Block(size_t)>& receive_block, std::vector<be_request>& parts)
+{
+  // MPI_PROC_NULL peers (a grid's edge) get no message; SMPI 3.32's MPI_Waitany crashed on such requests.
+  parts.reserve(from.size() + to.size());
+  int result = kSmpiSuccess;
+  for (size_t i = 0; i < from.size() && be_ok(result); ++i) {
+    if (from[i] == kSmpiProcNull)
+      continue;
+    Block block = receive_block(i);
+    parts.emplace_back();
+    result = fn_.Irecv(const_cast<void*>(block.buffer), block.count, block.type, from[i], 0, on, &parts.back());
+  }
+  for (size_t i = 0; i < to.size() && be_ok(result); ++i) {
+    if (to[i] == kSmpiProcNull)
+      continue;
+    Block block = send_block(i);
+    parts.emplace_back();
+    result = fn_.Isend(const_cast<void*>(block.buffer), block.count, block.type, to[i], 0, on, &parts.back());
+  }
+  return result;
+}
+
 int SmpiRank::neighbour_exchange(MPI_Comm comm, const std::function<Block(size_t)>& send_block,
                                  const std::function<Block(size_t)>& receive_block, MPI_Request* request)
 {
@@ -308,25 +332,11 @@ int SmpiRank::neighbour_exchange(MPI_Comm comm, const std::function<Block(size_t
                          "MPI_Dist_graph_create(_adjacent))\n");
     return raised(comm, MPI_ERR_TOPOLOGY);
   }
+  std::vector<int> from(neighbours->sources.size()), to(neighbours->destinations.size());
+  std::transform(neighbours->sources.begin(), neighbours->sources.end(), from.begin(), to_be_rank);
+  std::transform(neighbours->destinations.begin(), neighbours->destinations.end(), to.begin(), to_be_rank);
   std::vector<be_request> parts;
-  parts.reserve(neighbours->sources.size() + neighbours->destinations.size());
-  int result = kSmpiSuccess;
-  for (size_t i = 0; i < neighbours->sources.size() && be_ok(result); ++i) {
-    if (neighbours->sources[i] == MPI_PROC_NULL) // a grid's edge: no message (and SMPI 3.32's MPI_Waitany crashed on
-      continue;                                  // its requests to MPI_PROC_NULL)
-    Block block = receive_block(i);
-    parts.emplace_back();
-    result = fn_.Irecv(const_cast<void*>(block.buffer), block.count, block.type, to_be_rank(neighbours->sources[i]), 0,
-                       neighbours->exchange, &parts.back());
-  }
-  for (size_t i = 0; i < neighbours->destinations.size() && be_ok(result); ++i) {
-    if (neighbours->destinations[i] == MPI_PROC_NULL)
-      continue;
-    Block block = send_block(i);
-    parts.emplace_back();
-    result = fn_.Isend(const_cast<void*>(block.buffer), block.count, block.type,
-                       to_be_rank(neighbours->destinations[i]), 0, neighbours->exchange, &parts.back());
-  }
+  int result = post_exchange(neighbours->exchange, from, to, send_block, receive_block, parts);
   if (not be_ok(result))
     return raised(comm, from_be_errcode(result));
   if (request != nullptr) {

@@ -261,6 +261,7 @@ BACKENDS = {
                              "void copy_topology(MPI_Comm comm, MPI_Comm duplicate);",
                              "int made_topology(MPI_Comm comm_old, int result, be_comm made, Neighbourhood topology, MPI_Comm* newcomm);",
                              "struct Block { const void* buffer; int count; be_datatype type; };",
+                             "/** Posts a receive from each of `from` and a send to each of `to` (SMPI ranks of `on`, MPI_PROC_NULL skipped) into `parts`; SMPI's code. */\n  int post_exchange(be_comm on, const std::vector<int>& from, const std::vector<int>& to, const std::function<Block(size_t)>& send_block, const std::function<Block(size_t)>& receive_block, std::vector<be_request>& parts);",
                              "int neighbour_exchange(MPI_Comm comm, const std::function<Block(size_t)>& send_block, const std::function<Block(size_t)>& receive_block, MPI_Request* request);",
                              "int allgather_neighbours(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);",
                              "int alltoall_neighbours(const void* sendbuf, const int* sendcounts, const void* sdispls, int sendcount, const MPI_Datatype* sendtypes, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const void* rdispls, int recvcount, const MPI_Datatype* recvtypes, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);",
