@@ -44,5 +44,21 @@ TEST_P(Intercomms, CarryQueriesMessagesCollectivesAndConstructors)
   }
 }
 
+// At smpi, a call the inter-communicators there do not carry (a matched probe) fails through the error handler with
+// MPI_ERR_COMM and a message naming the call; OpenMPI carries it at the other levels.
+TEST_P(Intercomms, AnUncarriedCallOnOneFailsNamingIt)
+{
+  auto result = run_command("'" BXISIM_BINARY "' run -q --no-summary --no-cpu-simulation -n 4 --level " +
+                            std::get<0>(GetParam()) + " --ppn " + std::to_string(std::get<1>(GetParam())) +
+                            " " BXISIM_MW_TEST_PROGRAMS "/intercomms uncarried 2>&1");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  bool smpi = std::get<0>(GetParam()) == "smpi";
+  for (auto& [rank, mine] : fields_by_rank(result.output))
+    EXPECT_EQ(mine["improbe_class"], smpi ? "comm" : "success") << "rank " << rank << "\n" << result.output;
+  if (smpi) {
+    EXPECT_THAT(result.output, HasSubstr("MPI_Improbe on an inter-communicator at the smpi level")) << result.output;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Mpi, Intercomms, testing::Combine(testing::ValuesIn(mpi_test_levels()), testing::Values(1, 2)),
                          placement_name);

@@ -317,6 +317,10 @@ static void pack_external(void)
   CHECK(memcmp(packed, head, sizeof head) == 0, "external32_big_endian");
   MPI_Unpack_external("external32", packed, position, &read, &out, 1, type);
   CHECK(read == position && out.i == in.i && out.d == in.d && out.s == in.s && out.q == in.q, "external32_back");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int class = -1;
+  MPI_Error_class(MPI_Pack_external_size("native", 1, MPI_INT, &size), &class);
+  CHECK(class == MPI_ERR_ARG, "external32_other_datarep"); /* only "external32" is defined */
   MPI_Type_free(&type);
   printf("external32=%ld\n", (long)position);
 }

@@ -95,6 +95,13 @@ int main(int argc, char** argv)
   MPI_Comm_test_inter(merged, &is_inter);
   CHECK(merged_rank == rank && !is_inter, "merge");
   MPI_Comm_free(&merged);
+  if (argc > 1 && strcmp(argv[1], "uncarried") == 0) { /* a call bxisim's smpi inter-communicators do not carry */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Message message = MPI_MESSAGE_NULL;
+    int found = 0, class = -1;
+    MPI_Error_class(MPI_Improbe(MPI_ANY_SOURCE, 99, inter, &found, &message, MPI_STATUS_IGNORE), &class);
+    printf("improbe_class=%s\n", class == MPI_SUCCESS ? "success" : class == MPI_ERR_COMM ? "comm" : "other");
+  }
   MPI_Comm_free(&dup);
   MPI_Comm_free(&inter);
   MPI_Comm_free(&local);
