@@ -398,6 +398,8 @@ uintptr_t LevelSwitch::to_called_value(uintptr_t value, int back_end, const char
 {
   if (value < kPredefinedLimit)
     return value; // predefined and null handles mean the same in both back ends
+  if (value == replay_parent_.first)
+    return replay_parent_.second;
   auto it = handles_.find(value);
   if (it == handles_.end() || it->second.owner == back_end)
     return value;
@@ -413,20 +415,14 @@ uintptr_t LevelSwitch::to_called_value(uintptr_t value, int back_end, const char
       }
     }
   }
-  if (handle.mirror == 0 && intercomms_.count(value) != 0)
-    fail(rank(), std::string("an MPI intercommunicator (MPI_Intercomm_create) made at the ") +
-                     back_end_name(handle.owner) + " level is used at the " + back_end_name(back_end) +
-                     " level: intercommunicators are not carried across levels (each back end has its own), so "
-                     "bxisim has no copy of it there; make and use it in regions of one level (an MPI_Intercomm_merge "
-                     "of it is usable at every level), or run the whole program at one level.");
   if (handle.mirror == 0)
     fail(rank(), std::string("an MPI ") + kind + " made at the " + back_end_name(handle.owner) +
                      " level is used at the " + back_end_name(back_end) +
                      " level, where bxisim has no copy of it: bxisim re-creates datatypes (but those of "
                      "MPI_Type_create_darray and the MPI_Type_create_f90_* functions, which SMPI 3.32 lacks), "
-                     "operations and the communicators made by MPI_Comm_dup/split/create in the other level; make "
-                     "this one inside the region that uses it, or run the whole program at one level (bxisim run "
-                     "--level).");
+                     "operations, groups and the communicators of every constructor but MPI_Comm_idup in the other "
+                     "level; make this one inside the region that uses it, or run the whole program at one level "
+                     "(bxisim run --level).");
   return handle.mirror;
 }
 
@@ -441,23 +437,52 @@ uintptr_t LevelSwitch::from_called_value(uintptr_t value, int back_end)
   return value;
 }
 
-bool LevelSwitch::freed_on_members(const std::string& path) const
+bool LevelSwitch::needs(size_t i, int be, int boundary) const
 {
-  if (path.empty())
+  const Collective& record = collectives_[i];
+  if (record.made == 0)
     return false;
-  for (const LevelSwitch* peer : registry())
-    if (peer != nullptr)
-      for (const Collective& record : peer->collectives_)
-        if (record.path == path && record.made != 0)
-          return record.freed;
+  if (not record.freed)
+    return true;
+  for (size_t child : record.children)
+    if (replays(child, be, boundary))
+      return true;
   return false;
+}
+
+bool LevelSwitch::replays(size_t i, int be, int boundary) const
+{
+  const Collective& record = collectives_[i];
+  if (record.owner == be || (record.replayed && record.replayed_at < boundary))
+    return false;
+  if (record.path.empty())
+    return true; // not followed: every rank of its parent has the record and replays it
+  if (needs(i, be, boundary))
+    return true;
+  // The ranks of the parent decide together: one needing it is enough (the constructor is collective over the
+  // parent, whose ranks may have got different communicators: a split's colours, MPI_COMM_NULL).
+  static std::map<std::pair<std::string, int>, bool> decided; // (path, boundary) -> replayed
+  auto [it, fresh] = decided.try_emplace({record.path, 2 * boundary + be}, false);
+  if (fresh)
+    for (const LevelSwitch* peer : registry()) {
+      if (peer == nullptr)
+        continue;
+      auto same = peer->by_path_.find(record.path);
+      if (same != peer->by_path_.end() && peer->needs(same->second, be, boundary)) {
+        it->second = true;
+        break;
+      }
+    }
+  return it->second;
 }
 
 void LevelSwitch::forget(uintptr_t value)
 {
   for (auto record = collectives_.rbegin(); record != collectives_.rend(); ++record)
     if (record->made == value && not record->freed) {
-      record->freed = true;
+      record->freed    = true;
+      record->freed_at = current_;
+      live_records_.erase(value);
       break;
     }
   // Freed: its attributes are deleted (their keyvals' delete functions called), its error handler
@@ -471,7 +496,6 @@ void LevelSwitch::forget(uintptr_t value)
   }
   errhandlers_.erase(value);
   info_entries_.erase(value);
-  intercomms_.erase(value);
   auto it = handles_.find(value);
   if (it == handles_.end())
     return;
@@ -489,8 +513,18 @@ void LevelSwitch::record_local_constructor(uintptr_t made, Maker make)
 
 void LevelSwitch::record_collective_constructor(uintptr_t made, uintptr_t parent, Maker make)
 {
-  collectives_.push_back({called_, made, parent, std::move(make), false, false, last_path_});
+  Collective record{called_, made, parent, std::move(make), false, false, std::move(last_path_)};
   last_path_.clear();
+  auto from = live_records_.find(parent);
+  if (from != live_records_.end()) {
+    record.parent_index = static_cast<long>(from->second);
+    collectives_[from->second].children.push_back(collectives_.size());
+  }
+  if (made != 0)
+    live_records_[made] = collectives_.size();
+  if (not record.path.empty())
+    by_path_[record.path] = collectives_.size();
+  collectives_.push_back(std::move(record));
 }
 
 namespace
@@ -525,16 +559,136 @@ void LevelSwitch::record_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm 
   });
 }
 
+std::vector<int> LevelSwitch::group_members(MPI_Group group)
+{
+  Call call(*this, called_);
+  MpiInterface& mpi = call.target();
+  MPI_Group in      = to_called(group, called_);
+  MPI_Group world   = MPI_GROUP_NULL;
+  int size          = 0;
+  mpi.Group_size(in, &size);
+  mpi.Comm_group(MPI_COMM_WORLD, &world);
+  std::vector<int> ranks(static_cast<size_t>(size > 0 ? size : 0));
+  std::vector<int> members(ranks.size(), MPI_UNDEFINED);
+  for (size_t i = 0; i < ranks.size(); ++i)
+    ranks[i] = static_cast<int>(i);
+  mpi.Group_translate_ranks(in, size, ranks.data(), world, members.data());
+  mpi.Group_free(&world);
+  return members;
+}
+
+MPI_Group LevelSwitch::members_group(const std::vector<int>& ranks, int be)
+{
+  MPI_Group world = MPI_GROUP_NULL;
+  MPI_Group group = MPI_GROUP_NULL;
+  Call call(*this, be);
+  call.target().Comm_group(MPI_COMM_WORLD, &world);
+  call.target().Group_incl(world, static_cast<int>(ranks.size()), ranks.data(), &group);
+  call.target().Group_free(&world);
+  return group;
+}
+
+std::string LevelSwitch::follow_members(MPI_Comm made, const char* kind)
+{
+  std::vector<int> ranks = world_ranks(to_called(made, called_), called_);
+  std::string path       = kind;
+  for (int r : ranks)
+    path += "/" + std::to_string(r);
+  path += "#" + std::to_string(by_members_[path]++);
+  followed_[value_of(made)] = {communicator_id(path), path, std::move(ranks), 0};
+  return path;
+}
+
 void LevelSwitch::record_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm newcomm)
 {
   follow(comm, newcomm, called_);
-  record_collective_constructor(value_of(newcomm), value_of(comm), [comm, group](LevelSwitch& s, int be) {
+  // By its members: the program may free the group before the boundary that re-creates the communicator.
+  std::vector<int> members = group_members(group);
+  record_collective_constructor(value_of(newcomm), value_of(comm), [comm, members](LevelSwitch& s, int be) {
     MPI_Comm made      = MPI_COMM_NULL;
-    MPI_Group in_group = s.to_called(group, be);
+    MPI_Comm in        = s.to_called(comm, be);
+    MPI_Group in_group = s.members_group(members, be);
     Call call(s, be);
-    call.target().Comm_create(s.to_called(comm, be), in_group, &made);
+    call.target().Comm_create(in, in_group, &made);
+    call.target().Group_free(&in_group);
     return value_of(made);
   });
+}
+
+void LevelSwitch::record_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm newcomm)
+{
+  // Collective over the group's members only: followed by its members (the parent's children are counted on
+  // every rank of the parent, which the other ranks did not call).
+  last_path_               = follow_members(newcomm, "group");
+  std::vector<int> members = group_members(group);
+  record_collective_constructor(value_of(newcomm), value_of(comm), [comm, members, tag](LevelSwitch& s, int be) {
+    MPI_Comm made      = MPI_COMM_NULL;
+    MPI_Comm in        = s.to_called(comm, be);
+    MPI_Group in_group = s.members_group(members, be);
+    Call call(s, be);
+    call.target().Comm_create_group(in, in_group, tag, &made);
+    call.target().Group_free(&in_group);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm newcomm)
+{
+  (void)info; // hints: the copy at the other level is made without them
+  record_Comm_dup(comm, newcomm);
+}
+
+void LevelSwitch::record_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm newcomm)
+{
+  (void)info;
+  follow(comm, newcomm, called_);
+  record_collective_constructor(value_of(newcomm), value_of(comm), [comm, split_type, key](LevelSwitch& s, int be) {
+    MPI_Comm made = MPI_COMM_NULL;
+    MPI_Comm in   = s.to_called(comm, be);
+    Call call(s, be);
+    call.target().Comm_split_type(in, split_type, key, MPI_INFO_NULL, &made);
+    return value_of(made);
+  });
+}
+
+void LevelSwitch::record_Dist_graph_create(MPI_Comm comm_old, int n, const int* sources, const int* degrees,
+                                           const int* destinations, const int* weights, MPI_Info info, int reorder,
+                                           MPI_Comm comm_dist_graph)
+{
+  (void)n;
+  (void)sources;
+  (void)degrees;
+  (void)destinations;
+  (void)weights;
+  (void)info;
+  // Re-created from each rank's neighbours as the back end that made it numbers them (the order of
+  // MPI_Dist_graph_neighbors is the implementation's: the copy must give the same one).
+  Topology graph{MPI_DIST_GRAPH, {}, {}, {}, {}, {}, {}, false};
+  {
+    Call call(*this, called_);
+    MPI_Comm made = to_called(comm_dist_graph, called_);
+    int in = 0, out = 0, weighted = 0;
+    call.target().Dist_graph_neighbors_count(made, &in, &out, &weighted);
+    graph.weighted = weighted != 0;
+    graph.sources.resize(static_cast<size_t>(in));
+    graph.destinations.resize(static_cast<size_t>(out));
+    graph.sourceweights.resize(graph.weighted ? graph.sources.size() : 0);
+    graph.destweights.resize(graph.weighted ? graph.destinations.size() : 0);
+    call.target().Dist_graph_neighbors(
+        made, in, graph.sources.data(), graph.weighted ? graph.sourceweights.data() : MPI_UNWEIGHTED, out,
+        graph.destinations.data(), graph.weighted ? graph.destweights.data() : MPI_UNWEIGHTED);
+  }
+  follow(comm_old, comm_dist_graph, called_);
+  record_dist_graph(comm_old, comm_dist_graph, std::move(graph), reorder);
+}
+
+void LevelSwitch::record_dist_graph(MPI_Comm comm_old, MPI_Comm made, Topology graph, int reorder)
+{
+  record_collective_constructor(
+      value_of(made), value_of(comm_old), [comm_old, graph = std::move(graph), reorder](LevelSwitch& s, int to) {
+        int code = MPI_SUCCESS;
+        return value_of(s.make_dist_graph(to, comm_old, graph, MPI_INFO_NULL, reorder, &code));
+      });
 }
 
 void LevelSwitch::record_Cart_create(MPI_Comm old_comm, int ndims, const int* dims, const int* periods, int reorder,
@@ -575,43 +729,42 @@ void LevelSwitch::record_Cart_sub(MPI_Comm comm, const int* remain_dims, MPI_Com
 void LevelSwitch::record_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm bridge_comm,
                                           int remote_leader, int tag, MPI_Comm newintercomm)
 {
-  (void)local_leader;
-  (void)bridge_comm;
-  (void)remote_leader;
-  (void)tag;
-  // Not carried across levels: no copy at the other level (using it there ends the rank, naming it).
-  intercomms_[value_of(newintercomm)] = called_;
-  record_collective_constructor(value_of(newintercomm), value_of(local_comm),
-                                [](LevelSwitch&, int) { return uintptr_t{0}; });
+  // Re-created by the same call; not followed (its messages do not cross boundaries). The bridge counts at
+  // the local leader only: the other ranks may have passed one the leader alone has, or one freed since.
+  int local_rank = -1;
+  {
+    Call call(*this, called_);
+    call.target().Comm_rank(to_called(local_comm, called_), &local_rank);
+  }
+  bool leader = local_rank == local_leader;
+  record_collective_constructor(
+      value_of(newintercomm), value_of(local_comm),
+      [local_comm, local_leader, bridge_comm, remote_leader, tag, leader](LevelSwitch& s, int be) {
+        MPI_Comm made   = MPI_COMM_NULL;
+        MPI_Comm local  = s.to_called(local_comm, be);
+        MPI_Comm bridge = leader ? s.to_called(bridge_comm, be) : MPI_COMM_WORLD;
+        Call call(s, be);
+        call.target().Intercomm_create(local, local_leader, bridge, remote_leader, tag, &made);
+        return value_of(made);
+      });
 }
 
 void LevelSwitch::record_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm newintracomm)
 {
   (void)high;
-  // An intra-communicator of known ranks: followed (its id names its ranks and how many merges of
-  // the same ranks came before, the same on every member), and made at the other level by
+  // An intra-communicator of known ranks: followed by its members, and made at the other level by
   // MPI_Comm_create_group over MPI_COMM_WORLD with those ranks in its order.
-  std::vector<int> ranks = world_ranks(to_called(newintracomm, called_), called_);
-  std::string path       = "merge";
-  for (int r : ranks)
-    path += "/" + std::to_string(r);
-  path += "#" + std::to_string(merges_[ranks]++);
-  followed_[value_of(newintracomm)] = {communicator_id(path), path, ranks, 0};
   (void)intercomm; // made from MPI_COMM_WORLD at the other level: the intercommunicator may be freed by then
-  collectives_.push_back({called_, value_of(newintracomm), value_of(MPI_COMM_WORLD),
-                          [ranks](LevelSwitch& s, int be) {
-                            MPI_Group world = MPI_GROUP_NULL;
-                            MPI_Group group = MPI_GROUP_NULL;
-                            MPI_Comm made   = MPI_COMM_NULL;
-                            Call call(s, be);
-                            call.target().Comm_group(MPI_COMM_WORLD, &world);
-                            call.target().Group_incl(world, static_cast<int>(ranks.size()), ranks.data(), &group);
-                            call.target().Comm_create_group(MPI_COMM_WORLD, group, 0x5EED, &made);
-                            call.target().Group_free(&group);
-                            call.target().Group_free(&world);
-                            return value_of(made);
-                          },
-                          false, false, path});
+  std::vector<int> ranks = world_ranks(to_called(newintracomm, called_), called_);
+  last_path_             = follow_members(newintracomm, "merge");
+  record_collective_constructor(value_of(newintracomm), value_of(MPI_COMM_WORLD), [ranks](LevelSwitch& s, int be) {
+    MPI_Comm made   = MPI_COMM_NULL;
+    MPI_Group group = s.members_group(ranks, be);
+    Call call(s, be);
+    call.target().Comm_create_group(MPI_COMM_WORLD, group, 0x5EED, &made);
+    call.target().Group_free(&group);
+    return value_of(made);
+  });
 }
 
 MPI_Comm LevelSwitch::make_graph(int be, MPI_Comm comm_old, int nnodes, const int* index, const int* edges, int reorder,
@@ -660,14 +813,12 @@ int LevelSwitch::Graph_create(MPI_Comm comm_old, int nnodes, const int* index, c
   Topology graph{MPI_GRAPH, {}, {}, {}, {}, {}, {}, false};
   graph.index.assign(index, index + nnodes);
   graph.edges.assign(edges, edges + (nnodes > 0 ? index[nnodes - 1] : 0));
-  collectives_.push_back({be, value_of(*comm_graph), value_of(comm_old),
-                          [comm_old, graph, reorder](LevelSwitch& s, int to) {
-                            int code = MPI_SUCCESS;
-                            return value_of(s.make_graph(to, comm_old, static_cast<int>(graph.index.size()),
-                                                         graph.index.data(), graph.edges.data(), reorder, &code));
-                          },
-                          false, false, last_path_});
-  last_path_.clear();
+  record_collective_constructor(value_of(*comm_graph), value_of(comm_old),
+                                [comm_old, graph, reorder](LevelSwitch& s, int to) {
+                                  int code = MPI_SUCCESS;
+                                  return value_of(s.make_graph(to, comm_old, static_cast<int>(graph.index.size()),
+                                                               graph.index.data(), graph.edges.data(), reorder, &code));
+                                });
   called_ = previous;
   return MPI_SUCCESS;
 }
@@ -698,13 +849,7 @@ int LevelSwitch::Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, con
   int previous     = called_;
   called_          = be;
   follow(comm_old, *comm_dist_graph, be);
-  collectives_.push_back({be, value_of(*comm_dist_graph), value_of(comm_old),
-                          [comm_old, graph, reorder](LevelSwitch& s, int to) {
-                            int code = MPI_SUCCESS;
-                            return value_of(s.make_dist_graph(to, comm_old, graph, MPI_INFO_NULL, reorder, &code));
-                          },
-                          false, false, last_path_});
-  last_path_.clear();
+  record_dist_graph(comm_old, *comm_dist_graph, std::move(graph), reorder);
   called_ = previous;
   return MPI_SUCCESS;
 }
@@ -1301,24 +1446,36 @@ int LevelSwitch::switch_to(int back_end)
   current_ = back_end; // messages left at the other level are found by receive_route (Level)
   // Communicators made collectively in the other back end, re-created here in creation order (every
   // rank crosses this boundary, so each constructor is called by all the ranks that made it). Those
-  // already freed (MPI_Comm_free is collective: on every rank) are left out.
-  for (Collective& made : collectives_) {
-    if (made.owner == back_end || made.replayed)
+  // freed (MPI_Comm_free is collective: on every rank) are left out, but for the parents of those
+  // re-created, made again for them and freed after. A rank left out of one (MPI_COMM_NULL) does what
+  // its members do.
+  ++boundary_;
+  std::vector<uintptr_t> scaffolds; // freed communicators re-made as parents, freed at the end
+  for (size_t i = 0; i < collectives_.size(); ++i) {
+    Collective& made = collectives_[i];
+    if (made.owner == back_end || (made.replayed && made.replayed_at < boundary_))
       continue;
-    // Freed communicators are marked (forget): a value handed out again by the back end is another
-    // communicator. A rank left out (MPI_COMM_NULL) asks the members whether they freed it.
-    bool parent_alive = true;
-    for (const Collective& earlier : collectives_) {
-      if (&earlier == &made)
-        break;
-      if (earlier.made == made.parent)
-        parent_alive = not earlier.freed;
+    if (not replays(i, back_end, boundary_))
+      continue;
+    // A freed parent is not found by its value (handed out again, or forgotten): the replay is given its copy.
+    long parent = made.parent_index;
+    if (parent >= 0 && collectives_[static_cast<size_t>(parent)].freed) {
+      const Collective& from = collectives_[static_cast<size_t>(parent)];
+      uintptr_t copy         = from.owner == back_end ? from.made : from.mirror;
+      if (copy == 0 || from.freed_at == back_end)
+        continue; // gone at this level too: using the child there fails, naming it
+      replay_parent_ = {made.parent, copy};
     }
-    bool alive = made.made != 0 ? not made.freed : not freed_on_members(made.path);
-    if (not parent_alive || not alive)
-      continue;
     made.replayed    = true;
+    made.replayed_at = boundary_;
     uintptr_t mirror = made.make(*this, back_end);
+    replay_parent_   = {0, 0};
+    made.mirror      = mirror;
+    if (made.freed) {
+      if (mirror >= kPredefinedLimit)
+        scaffolds.push_back(mirror);
+      continue;
+    }
     if (made.made != 0 && mirror >= kPredefinedLimit) {
       handles_[made.made].mirror = mirror;
       canonical_[mirror]         = made.made;
@@ -1328,9 +1485,14 @@ int LevelSwitch::switch_to(int back_end)
                          " level than at the " + back_end_name(made.owner) +
                          " level, where it was made (a topology constructor called with reorder=1 that "
                          "reordered): bxisim cannot make the same communicator there; pass reorder=0 "
-                         "(MPI_Cart_create, MPI_Graph_create, MPI_Dist_graph_create_adjacent) or use it at one "
+                         "(MPI_Cart_create, MPI_Graph_create, MPI_Dist_graph_create(_adjacent)) or use it at one "
                          "level only.");
     }
+  }
+  for (auto scaffold = scaffolds.rbegin(); scaffold != scaffolds.rend(); ++scaffold) {
+    auto comm = reinterpret_cast<MPI_Comm>(*scaffold);
+    Call call(*this, back_end);
+    call.target().Comm_free(&comm);
   }
   apply_errhandlers(back_end);
   return result;

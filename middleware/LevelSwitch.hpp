@@ -161,6 +161,12 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   void record_Comm_dup(MPI_Comm comm, MPI_Comm newcomm);
   void record_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm newcomm);
   void record_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm newcomm);
+  void record_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm newcomm);
+  void record_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm newcomm);
+  void record_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm newcomm);
+  void record_Dist_graph_create(MPI_Comm comm_old, int n, const int* sources, const int* degrees,
+                                const int* destinations, const int* weights, MPI_Info info, int reorder,
+                                MPI_Comm comm_dist_graph);
   void record_Comm_group(MPI_Comm comm, MPI_Group group);
   void record_Cart_create(MPI_Comm old_comm, int ndims, const int* dims, const int* periods, int reorder,
                           MPI_Comm comm_cart);
@@ -344,8 +350,13 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
     uintptr_t parent; // the communicator it was made from
     Maker make;
     bool replayed = false;
-    bool freed    = false; // MPI_Comm_free'd (its value may be handed out again for another one)
-    std::string path;      // its path of constructors when made from a followed communicator (same on every rank)
+    bool freed    = false;  // MPI_Comm_free'd (its value may be handed out again for another one)
+    std::string path;       // its path of constructors when made from a followed communicator (same on every rank)
+    uintptr_t mirror  = 0;  // made by the replay in the other back end (kept after a free: it may be a parent)
+    int freed_at      = -1; // the back end whose copy the program freed
+    int replayed_at   = -1; // the boundary (its number) that replayed it
+    long parent_index = -1; // the record of `parent` (-1: a predefined communicator, or not recorded)
+    std::vector<size_t> children{}; // the records made from this one
   };
 
   static const char* kind_name(MPI_Comm) { return "communicator"; }
@@ -422,14 +433,31 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
     bool weighted = false;
   };
   std::unordered_map<uintptr_t, int> errhandler_references_; // handed out by *_get_errhandler, not freed yet
-  std::unordered_map<uintptr_t, int> intercomms_;            // program intercommunicators (not carried across)
-  std::map<std::vector<int>, int> merges_;                   // merged intercommunicators so far, per group
+  std::map<std::string, int> by_members_; // communicators identified by their members so far, per kind and members
+  /** Follows `made` (the program's handle, made by the back end of the call) by its members: its path is `kind`,
+   * its MPI_COMM_WORLD ranks and how many of that kind and members came before (the same on every member). */
+  std::string follow_members(MPI_Comm made, const char* kind);
+  /** The MPI_COMM_WORLD ranks of `group` (a program handle), asked of the back end of the call. */
+  std::vector<int> group_members(MPI_Group group);
+  /** A group of these MPI_COMM_WORLD ranks in back end `be` (the caller frees it). */
+  MPI_Group members_group(const std::vector<int>& ranks, int be);
+  /** Whether this rank needs its record `i` re-made in `be` at boundary `boundary`: a communicator it holds,
+   * or the parent of one replayed (re-made, then freed). */
+  bool needs(size_t i, int be, int boundary) const;
+  /** Whether every rank of record `i`'s constructor replays it at that boundary: one of them needs it. */
+  bool replays(size_t i, int be, int boundary) const;
+  std::unordered_map<std::string, size_t> by_path_;     // followed records by path
+  std::unordered_map<uintptr_t, size_t> live_records_;  // communicator value -> its record, until freed
+  int boundary_ = 0;                                    // boundaries crossed so far (the same on every rank)
+  std::pair<uintptr_t, uintptr_t> replay_parent_{0, 0}; // while replaying: a freed parent's value -> its copy
   /** The MPI_COMM_WORLD ranks of `comm` (a back end's own handle) in back end `be`. */
   std::vector<int> world_ranks(MPI_Comm comm, int be);
   /** A graph communicator in back end `be`. */
   MPI_Comm make_graph(int be, MPI_Comm comm_old, int nnodes, const int* index, const int* edges, int reorder,
                       int* result);
   MPI_Comm make_dist_graph(int be, MPI_Comm comm_old, const Topology& graph, MPI_Info info, int reorder, int* result);
+  /** Records a distributed graph communicator, re-created as MPI_Dist_graph_create_adjacent of `graph`. */
+  void record_dist_graph(MPI_Comm comm_old, MPI_Comm made, Topology graph, int reorder);
   int matched_probe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status);
   enum class PersistentKind { Send, Bsend, Ssend, Rsend, Recv };
   struct Persistent {
@@ -462,8 +490,6 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   /** After a collective constructor on `parent` made `made` (MPI_COMM_NULL on ranks left out), in back end `be`. */
   void follow(MPI_Comm parent, MPI_Comm made, int be);
   std::string last_path_; // the path follow() gave the communicator just made ("" when not followed)
-  /** Whether the communicator of `record` (this rank's, maybe MPI_COMM_NULL) was freed by its members. */
-  bool freed_on_members(const std::string& path) const;
   enum class AttributeKind { Comm, Type, Win };
   struct Keyval {
     AttributeKind kind;

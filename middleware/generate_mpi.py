@@ -757,7 +757,8 @@ SWITCH_RECORDED = {"Comm_dup", "Comm_split", "Comm_create", "Comm_group", "Group
                    "Type_contiguous", "Type_vector", "Type_create_hvector", "Type_indexed", "Type_create_hindexed",
                    "Type_create_indexed_block", "Type_create_hindexed_block", "Type_create_subarray", "Type_create_resized",
                    "Type_create_struct", "Type_dup", "Comm_create_errhandler", "Info_create", "Info_dup", "Info_set",
-                   "Info_delete", "Win_create_errhandler", "File_create_errhandler", "Cart_create", "Cart_sub", "Intercomm_create", "Intercomm_merge"}
+                   "Info_delete", "Win_create_errhandler", "File_create_errhandler", "Cart_create", "Cart_sub", "Intercomm_create", "Intercomm_merge",
+                   "Comm_create_group", "Comm_dup_with_info", "Comm_split_type", "Dist_graph_create"}
 # Point-to-point traffic on MPI_COMM_WORLD and the communicators made from it, which the switch follows
 # to handle messages that cross a boundary (LevelSwitch.hpp): a send goes to the back end of a receive
 # pending for it at the other level, or to the current one (send_route); a receive goes to the back end

@@ -500,6 +500,8 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   RunRecorder recorder(ranks, options.level, options.trace, node_names);
   regions.set_boundary_observer([&recorder](int rank, const std::string& name, bool begin, const std::string& level,
                                             double time) { recorder.region_boundary(rank, name, begin, level, time); });
+  regions.set_level_observer(
+      [&recorder](int rank, const std::string& level, double time) { recorder.level_switched(rank, level, time); });
   recorder.observe_mpi_calls();
   if (portals && recorder.has_timeline())
     portals->observe_operations(
@@ -532,14 +534,19 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     send_simulator_logs_to_original_stderr(simulator_options);
     for (size_t i = 0; i < ranks.size(); ++i) {
       Rank* rank = ranks[i].get();
-      auto code  = [rank, copy = copies[i], argv = options.command, &load_first, &after_main, &portals, &recorder] {
+      auto code  = [rank, copy = copies[i], argv = options.command, &load_first, &after_main, &portals, &recorder,
+                   &regions] {
+        auto ended = [rank, &recorder, &regions] {
+          recorder.rank_ended(rank->index(), simgrid::s4u::Engine::get_clock());
+          regions.rank_ended(rank->index(), simgrid::s4u::Engine::get_clock());
+        };
         try {
           run_rank(*rank, copy, argv, load_first, after_main);
         } catch (const simgrid::ForcefulKillException&) { // stopped: the summary says when
-          recorder.rank_ended(rank->index(), simgrid::s4u::Engine::get_clock());
+          ended();
           throw;
         }
-        recorder.rank_ended(rank->index(), simgrid::s4u::Engine::get_clock());
+        ended();
         if (portals)
           portals->rank_ended(*rank); // what it left in flight is finalized (portals/README.md, "Misuse")
       };

@@ -87,7 +87,8 @@ struct Regions::Meeting {
 Regions::Regions(std::string run_level, const std::vector<std::pair<std::string, std::string>>& remap, int ranks)
     : run_level_(std::move(run_level)), ranks_(ranks), open_(static_cast<size_t>(ranks)),
       boundaries_(static_cast<size_t>(ranks)), level_(static_cast<size_t>(ranks), run_level_),
-      level_since_(static_cast<size_t>(ranks), 0.0), level_wall_since_(static_cast<size_t>(ranks), wall_now())
+      level_since_(static_cast<size_t>(ranks), 0.0), level_wall_since_(static_cast<size_t>(ranks), wall_now()),
+      rank_end_(static_cast<size_t>(ranks), -1.0)
 {
   for (const auto& [name, level] : remap) {
     if (name.empty() || name.size() > 63)
@@ -146,9 +147,10 @@ std::string Regions::begin(Rank& rank, const char* name, int level)
   totals.level = runs_at;
   stack.push_back({name, asked, os::rank_clock_exact(), wall_now()});
   boundaries_.at(static_cast<size_t>(rank.index())).push_back(std::string("+") + name);
-  if (observer_)
+  bool switches = runs_at != level_.at(static_cast<size_t>(rank.index()));
+  if (observer_ && not switches) // else the region starts after the switch (restart)
     observer_(rank.index(), name, true, runs_at, stack.back().simulated_start);
-  return runs_at != level_.at(static_cast<size_t>(rank.index())) ? runs_at : std::string();
+  return switches ? runs_at : std::string();
 }
 
 std::string Regions::place(Rank& rank) const
@@ -164,6 +166,8 @@ void Regions::restart(Rank& rank)
   if (not stack.empty()) {
     stack.back().simulated_start = os::rank_clock_exact();
     stack.back().wall_start      = wall_now();
+    if (observer_)
+      observer_(rank.index(), stack.back().name, true, totals_[stack.back().name].level, stack.back().simulated_start);
   }
 }
 
@@ -206,8 +210,11 @@ void Regions::switch_level(Rank& rank, const std::string& name, const std::strin
   }
   switcher_(rank, level, place);
   os::SimulatorCall call;
-  account_level(rank, os::rank_clock_exact()); // the switch itself counts in the level left
+  double now = os::rank_clock_exact();
+  account_level(rank, now); // the switch itself counts in the level left
   level_.at(static_cast<size_t>(rank.index())) = level;
+  if (level_observer_)
+    level_observer_(rank.index(), level, now);
 }
 
 std::string Regions::end(Rank& rank, const char* name)
@@ -289,7 +296,8 @@ bool Regions::finish(const std::string& json_path, double end_time)
       auto& wall      = level_wall_[level_[index]];
       simulated.resize(static_cast<size_t>(ranks_), 0.0);
       wall.resize(static_cast<size_t>(ranks_), 0.0);
-      simulated[index] += std::max(0.0, end_time - level_since_[index]);
+      double ended = rank_end_[index] >= 0 ? rank_end_[index] : end_time;
+      simulated[index] += std::max(0.0, ended - level_since_[index]);
       wall[index] += wall_now() - level_wall_since_[index];
     }
     fmt::print("bxisim: levels ({} switches; simulated and wall seconds at each level, the largest over ranks)\n",

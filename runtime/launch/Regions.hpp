@@ -58,6 +58,8 @@ class Regions
   std::string place(Rank& rank) const;
   /** In a simulator call: the innermost region's times start now (after a switch). */
   void restart(Rank& rank);
+  /** When a rank ended: its time at its last level counts until then. */
+  void rank_ended(int rank, double time) { rank_end_.at(static_cast<size_t>(rank)) = time; }
 
   /**
    * After the run: prints the table (when the program used regions), writes `json_path` (if not
@@ -72,6 +74,9 @@ class Regions
   using BoundaryObserver =
       std::function<void(int rank, const std::string& name, bool begin, const std::string& level, double time)>;
   void set_boundary_observer(BoundaryObserver observer) { observer_ = std::move(observer); }
+  /** Told when a rank's level changes (after the switch, whose time counts in the level left). */
+  using LevelObserver = std::function<void(int rank, const std::string& level, double time)>;
+  void set_level_observer(LevelObserver observer) { level_observer_ = std::move(observer); }
 
  private:
   struct Open {
@@ -99,6 +104,7 @@ class Regions
   std::map<std::string, Totals> totals_;             // by region name
   std::vector<std::string> warned_;
   BoundaryObserver observer_;
+  LevelObserver level_observer_;
   Switcher switcher_;
   std::function<void(Rank&, const std::string&)> placer_;
   struct Meeting;
@@ -106,6 +112,7 @@ class Regions
   std::vector<std::string> level_;                                          // per rank: its current level
   std::vector<double> level_since_;                                         // per rank: since when (simulated)
   std::vector<double> level_wall_since_;                                    // per rank: since when (wall)
+  std::vector<double> rank_end_;                                            // per rank, -1 while it runs
   std::map<std::string, std::vector<double>> level_simulated_, level_wall_; // per level, per rank
   long switches_ = 0;
 };

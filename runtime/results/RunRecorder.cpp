@@ -37,7 +37,7 @@ RunRecorder* RunRecorder::current()
 RunRecorder::RunRecorder(const std::vector<std::unique_ptr<Rank>>& ranks, std::string run_level,
                          const std::string& trace_folder, const std::vector<std::string>& node_names)
     : run_level_(std::move(run_level)), rank_end_(ranks.size(), -1.0), open_regions_(ranks.size()),
-      level_stack_(ranks.size()), level_since_(ranks.size(), 0.0), level_seconds_(ranks.size())
+      level_(ranks.size(), run_level_), level_since_(ranks.size(), 0.0), level_seconds_(ranks.size())
 {
   for (const auto& rank : ranks)
     rank_of_host_[rank->host()] = rank->index();
@@ -133,11 +133,15 @@ void RunRecorder::observe_mpi_calls()
 
 void RunRecorder::charge_level(int rank, double time)
 {
-  auto index        = static_cast<size_t>(rank);
-  const auto& stack = level_stack_[index];
-  const auto& level = stack.empty() ? run_level_ : stack.back();
-  level_seconds_[index][level] += time - level_since_[index];
+  auto index = static_cast<size_t>(rank);
+  level_seconds_[index][level_[index]] += time - level_since_[index];
   level_since_[index] = time;
+}
+
+void RunRecorder::level_switched(int rank, const std::string& level, double time)
+{
+  charge_level(rank, time);
+  level_[static_cast<size_t>(rank)] = level;
 }
 
 void RunRecorder::rank_ended(int rank, double time)
@@ -148,21 +152,18 @@ void RunRecorder::rank_ended(int rank, double time)
 
 void RunRecorder::region_boundary(int rank, const std::string& name, bool begin, const std::string& level, double time)
 {
-  auto index = static_cast<size_t>(rank);
-  charge_level(rank, time);
+  auto index   = static_cast<size_t>(rank);
   auto& record = regions_[name];
   if (record.simulated.empty())
     record.simulated.assign(rank_end_.size(), 0.0);
   if (begin) {
     record.level = level;
     open_regions_[index].emplace_back(name, time);
-    level_stack_[index].push_back(level);
   } else if (not open_regions_[index].empty()) {
     record.simulated[index] += time - open_regions_[index].back().second;
     if (rank == 0)
       ++record.entries;
     open_regions_[index].pop_back();
-    level_stack_[index].pop_back();
   }
   if (trace_)
     trace_->marker(kRanksProcess, rank, "region", fmt::format("{} {} ({})", begin ? "begin" : "end", name, level), time,

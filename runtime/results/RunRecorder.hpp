@@ -53,6 +53,8 @@ class RunRecorder
   // Reported by the runtime.
   void rank_ended(int rank, double time);
   void region_boundary(int rank, const std::string& name, bool begin, const std::string& level, double time);
+  /** The rank runs at `level` from `time` on (the time before counts in its previous level). */
+  void level_switched(int rank, const std::string& level, double time);
   void call(int rank, const char* category, const std::string& name, double start, double end,
             const std::string& arguments);
   /** From now on, every outermost MPI call of a rank goes on its timeline lane (with a timeline). */
@@ -91,7 +93,7 @@ class RunRecorder
   ActivityCounts activities_;
   // Levels and regions.
   std::vector<std::vector<std::pair<std::string, double>>> open_regions_; // per rank: (name, start)
-  std::vector<std::vector<std::string>> level_stack_;                     // per rank
+  std::vector<std::string> level_;                                        // per rank: where it runs
   std::vector<double> level_since_;
   std::vector<std::map<std::string, double>> level_seconds_;
   std::map<std::string, RegionRecord> regions_;

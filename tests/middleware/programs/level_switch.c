@@ -795,7 +795,7 @@ int main(int argc, char** argv)
           MPI_Comm_rank(merged, &merged_rank);
           MPI_Allreduce(&rank, &total, 1, MPI_INT, MPI_SUM, merged);
           check(merged_rank == (rank % 2) * 2 + rank / 2 && total == 6, "intercomm_merge", 2);
-          MPI_Comm_free(&inter); /* at its level: SMPI has no copy of it */
+          MPI_Comm_free(&inter);
           MPI_Comm_free(&half);
         }
       }
@@ -814,6 +814,92 @@ int main(int argc, char** argv)
       }
       bxisim_region_end(names[k]);
     }
+  } else if (!strcmp(mode, "carried") && size == 4) {
+    /* Communicators of the other constructors, made in "first" and used in "second" (at the other level):
+     * MPI_Comm_split_type, MPI_Comm_dup_with_info, MPI_Comm_create_group and MPI_Comm_create with their group
+     * freed, MPI_Dist_graph_create, an intercommunicator and its duplicate, and communicators whose parent was
+     * freed before the boundary. Receives posted in "first" on the intra-communicators take sends of "second". */
+    int right = (rank + 1) % size, left = (rank + size - 1) % size, one = 1, even = rank % 2 == 0;
+    int evens[2] = {0, 2}, odds[2] = {1, 3}, got[4] = {-1, -1, -1, -1}, partner[4], word = 900 + rank;
+    int node_rank = -1, node_size = 0, parity_rank = -1, kept_rank = -1;
+    MPI_Comm node, twin, evens_comm = MPI_COMM_NULL, odds_comm = MPI_COMM_NULL, parity, ring, half, inter, inter_twin,
+                         tmp, kept;
+    MPI_Group world_group, group;
+    MPI_Request requests[4];
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    int keyval = MPI_KEYVAL_INVALID, attribute_found = 0;
+    void* attribute = NULL;
+    MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &keyval, NULL);
+    MPI_Comm_set_attr(MPI_COMM_WORLD, keyval, (void*)(intptr_t)77);
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &twin); /* copies the attribute, as MPI_Comm_dup */
+    MPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
+    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    MPI_Group_incl(world_group, 2, even ? evens : odds, &group);
+    if (even)
+      MPI_Comm_create_group(MPI_COMM_WORLD, group, 5, &evens_comm);
+    MPI_Comm_create(MPI_COMM_WORLD, group, &odds_comm); /* every rank: its own parity's group */
+    MPI_Group_free(&group);
+    MPI_Group_free(&world_group);
+    if (even) /* the even ranks use their communicator of MPI_Comm_create_group instead */
+      MPI_Comm_free(&odds_comm);
+    parity = even ? evens_comm : odds_comm;
+    MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &rank, &one, &right, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &ring);
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 70, &inter);
+    MPI_Comm_dup(inter, &inter_twin);
+    MPI_Comm_free(&half); /* the intercommunicator's local communicator, freed before the boundary */
+    MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &tmp);
+    MPI_Comm_dup(tmp, &kept);
+    MPI_Comm_free(&tmp); /* freed before the boundary: its duplicate lives on */
+    MPI_Comm_rank(node, &node_rank);
+    MPI_Comm_size(node, &node_size);
+    MPI_Comm_rank(parity, &parity_rank);
+    MPI_Comm_rank(kept, &kept_rank); /* kept numbers the ranks backwards */
+    partner[0] = node_size - 1 - node_rank;
+    partner[1] = left;
+    partner[2] = 1 - parity_rank;
+    partner[3] = (kept_rank + size - 1) % size;
+    MPI_Irecv(&got[0], 1, MPI_INT, partner[0], 80, node, &requests[0]);
+    MPI_Irecv(&got[1], 1, MPI_INT, partner[1], 81, twin, &requests[1]);
+    MPI_Irecv(&got[2], 1, MPI_INT, partner[2], 82, parity, &requests[2]);
+    MPI_Irecv(&got[3], 1, MPI_INT, partner[3], 83, kept, &requests[3]);
+    bxisim_region_end("first");
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    int sum = 0, total = 0, remote = -1, in = 0, out = 0, weighted = -1, from = -1, to = -1, gathered = -1;
+    MPI_Send(&word, 1, MPI_INT, node_size - 1 - node_rank, 80, node);
+    MPI_Send(&word, 1, MPI_INT, right, 81, twin);
+    MPI_Send(&word, 1, MPI_INT, 1 - parity_rank, 82, parity);
+    MPI_Send(&word, 1, MPI_INT, (kept_rank + 1) % size, 83, kept);
+    MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
+    check(got[0] == 900 + (node_size == 1 ? rank : rank ^ 1), "split_type_forwarded", 2);
+    check(got[1] == 900 + left, "dup_with_info_forwarded", 2);
+    MPI_Comm_get_attr(twin, keyval, &attribute, &attribute_found);
+    check(attribute_found && (intptr_t)attribute == 77, "dup_with_info_attribute", 2);
+    MPI_Comm_free_keyval(&keyval);
+    check(got[2] == 900 + (rank ^ 2), "create_group_forwarded", 2);
+    check(got[3] == 900 + (rank + 1) % size, "freed_parent_forwarded", 2);
+    MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, parity);
+    check(sum == (even ? 2 : 4), "create_group_allreduce", 2);
+    MPI_Dist_graph_neighbors_count(ring, &in, &out, &weighted);
+    MPI_Dist_graph_neighbors(ring, 1, &from, MPI_UNWEIGHTED, 1, &to, MPI_UNWEIGHTED);
+    check(in == 1 && out == 1 && !weighted && from == left && to == right, "dist_graph_neighbors", 2);
+    MPI_Neighbor_allgather(&rank, 1, MPI_INT, &gathered, 1, MPI_INT, ring);
+    check(gathered == left, "dist_graph_allgather", 2);
+    MPI_Allreduce(&rank, &total, 1, MPI_INT, MPI_SUM, inter); /* the remote group's sum */
+    check(total == (even ? 4 : 2), "intercomm_allreduce", 2);
+    MPI_Sendrecv(&rank, 1, MPI_INT, rank / 2, 71, &remote, 1, MPI_INT, rank / 2, 71, inter_twin, MPI_STATUS_IGNORE);
+    check(remote == (rank ^ 1), "intercomm_dup_sendrecv", 2);
+    MPI_Allreduce(&rank, &total, 1, MPI_INT, MPI_SUM, kept);
+    check(total == 6 && kept_rank == size - 1 - rank, "freed_parent_allreduce", 2);
+    MPI_Comm_free(&node);
+    MPI_Comm_free(&twin);
+    MPI_Comm_free(&parity);
+    MPI_Comm_free(&ring);
+    MPI_Comm_free(&inter_twin);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&kept);
+    bxisim_region_end("second");
   } else if (!strcmp(mode, "inter_at_smpi") && size == 4) {
     MPI_Comm half, inter;
     int size_there = 0;
@@ -822,7 +908,12 @@ int main(int argc, char** argv)
     MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 70, &inter);
     bxisim_region_end("second");
     bxisim_region_begin("third", BXISIM_LEVEL_SMPI);
+    int remote = -1;
     MPI_Comm_remote_size(inter, &size_there);
+    MPI_Sendrecv(&rank, 1, MPI_INT, rank / 2, 72, &remote, 1, MPI_INT, rank / 2, 72, inter, MPI_STATUS_IGNORE);
+    check(size_there == 2 && remote == (rank ^ 1), "intercomm_at_smpi", 3);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
     bxisim_region_end("third");
   } else if (!strcmp(mode, "window")) {
     int files      = !(argc > 2 && !strcmp(argv[2], "nofile")); /* files need an OpenMPI level */
