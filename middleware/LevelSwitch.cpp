@@ -420,9 +420,9 @@ uintptr_t LevelSwitch::to_called_value(uintptr_t value, int back_end, const char
                      " level is used at the " + back_end_name(back_end) +
                      " level, where bxisim has no copy of it: bxisim re-creates datatypes (but those of "
                      "MPI_Type_create_darray and the MPI_Type_create_f90_* functions, which SMPI 3.32 lacks), "
-                     "operations, groups and the communicators of every constructor but MPI_Comm_idup in the other "
-                     "level; make this one inside the region that uses it, or run the whole program at one level "
-                     "(bxisim run --level).");
+                     "operations, groups and communicators in the other level (a communicator from the one it was made "
+                     "from, unless that one was freed at both levels); make this one inside the region that uses it, "
+                     "or run the whole program at one level (bxisim run --level).");
   return handle.mirror;
 }
 
@@ -440,6 +440,8 @@ uintptr_t LevelSwitch::from_called_value(uintptr_t value, int back_end)
 bool LevelSwitch::needs(size_t i, int be, int boundary) const
 {
   const Collective& record = collectives_[i];
+  if (record.pending)
+    return true;
   if (record.made == 0)
     return false;
   if (not record.freed)
@@ -546,6 +548,59 @@ void LevelSwitch::record_Comm_dup(MPI_Comm comm, MPI_Comm newcomm)
     call.target().Comm_dup(s.to_called(comm, be), &made);
     return value_of(made);
   });
+}
+
+int LevelSwitch::Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
+{
+  if (newcomm == nullptr || request == nullptr)
+    return MPI_ERR_ARG;
+  int be = current_;
+  {
+    Call call(*this, be);
+    int result = call.target().Comm_idup(to_called(comm, be), newcomm, request);
+    if (result != MPI_SUCCESS)
+      return result;
+  }
+  note_routed(*request, be);
+  std::vector<int> world;
+  if (Followed* from = followed(comm)) {
+    last_path_ = from->path + "/" + std::to_string(from->children++);
+    world      = from->world;
+  }
+  int previous = called_;
+  called_      = be;
+  record_collective_constructor(0, value_of(comm), [comm](LevelSwitch& s, int to) {
+    MPI_Comm made = MPI_COMM_NULL;
+    Call call(s, to);
+    call.target().Comm_dup(s.to_called(comm, to), &made);
+    return value_of(made);
+  });
+  called_                     = previous;
+  collectives_.back().pending = true;
+  idups_[value_of(*request)]  = {newcomm, collectives_.size() - 1, be, comm, std::move(world)};
+  return MPI_SUCCESS;
+}
+
+void LevelSwitch::completed_idup(uintptr_t request)
+{
+  auto it = idups_.find(request);
+  if (it == idups_.end())
+    return;
+  Idup idup = std::move(it->second);
+  idups_.erase(it);
+  *idup.newcomm       = from_called(*idup.newcomm, idup.back_end);
+  uintptr_t made      = value_of(*idup.newcomm);
+  Collective& record  = collectives_[idup.record];
+  record.made         = made;
+  record.pending      = false;
+  live_records_[made] = idup.record;
+  if (not record.path.empty())
+    followed_[made] = {communicator_id(record.path), record.path, std::move(idup.world), 0};
+  copy_attributes(AttributeKind::Comm, value_of(idup.parent), made);
+  if (record.replayed && record.mirror >= kPredefinedLimit) { // a boundary came before its completion
+    handles_[made].mirror     = record.mirror;
+    canonical_[record.mirror] = made;
+  }
 }
 
 void LevelSwitch::record_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm newcomm)

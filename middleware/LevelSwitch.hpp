@@ -119,6 +119,8 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   {
     if (before != after) {
       routed_.erase(reinterpret_cast<uintptr_t>(before));
+      if (not idups_.empty())
+        completed_idup(reinterpret_cast<uintptr_t>(before));
       if constexpr (std::is_same_v<H, MPI_Request>)
         receives_.erase(reinterpret_cast<uintptr_t>(before));
     }
@@ -237,20 +239,22 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
                  MPI_Request* request) override;
   int Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                 MPI_Request* request) override;
-  // Matched probes: routed where the message waits (as MPI_Probe); at the smpi level, which SMPI 3.32
-  // lacks, a probe plus a receive naming the message's source and tag (LevelSwitch.cpp).
+  // Matched probes: routed where the message waits (as MPI_Probe); at the smpi level, the SMPI back end's
+  // (SmpiMatchedProbes.cpp).
   int Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) override;
   int Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) override;
   int Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) override;
   int Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) override;
-  // Graph topologies: SMPI 3.32 has none; in a run with regions a graph communicator made at smpi is a
-  // communicator of the same ranks there (and a real one at the OpenMPI levels), and the topology
-  // queries are answered by bxisim from the constructor's arguments, the same at every level.
+  // Graph topologies: re-created at the other level from the constructor's arguments (each back end
+  // answers the queries on its copy).
   int Graph_create(MPI_Comm comm_old, int nnodes, const int* index, const int* edges, int reorder,
                    MPI_Comm* comm_graph) override;
   int Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int* sources, const int* sourceweights,
                                  int outdegree, const int* destinations, const int* destweights, MPI_Info info,
                                  int reorder, MPI_Comm* comm_dist_graph) override;
+  // Its record takes its place among the collective constructors at the call (their order is the calls'), its
+  // communicator is known at completion (the SMPI back end makes it then): completed_idup.
+  int Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) override;
   /**
    * MPI_*_get_errhandler hands out a new reference to the handler, which the program frees: that free
    * only drops bxisim's count (the handle may be the program's handle of a handler of the other back
@@ -350,12 +354,13 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
     uintptr_t parent; // the communicator it was made from
     Maker make;
     bool replayed = false;
-    bool freed    = false;  // MPI_Comm_free'd (its value may be handed out again for another one)
-    std::string path;       // its path of constructors when made from a followed communicator (same on every rank)
-    uintptr_t mirror  = 0;  // made by the replay in the other back end (kept after a free: it may be a parent)
-    int freed_at      = -1; // the back end whose copy the program freed
-    int replayed_at   = -1; // the boundary (its number) that replayed it
-    long parent_index = -1; // the record of `parent` (-1: a predefined communicator, or not recorded)
+    bool freed    = false;     // MPI_Comm_free'd (its value may be handed out again for another one)
+    std::string path;          // its path of constructors when made from a followed communicator (same on every rank)
+    uintptr_t mirror  = 0;     // made by the replay in the other back end (kept after a free: it may be a parent)
+    int freed_at      = -1;    // the back end whose copy the program freed
+    int replayed_at   = -1;    // the boundary (its number) that replayed it
+    long parent_index = -1;    // the record of `parent` (-1: a predefined communicator, or not recorded)
+    bool pending      = false; // an MPI_Comm_idup not complete yet (`made` is 0 until then)
     std::vector<size_t> children{}; // the records made from this one
   };
 
@@ -446,8 +451,18 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   bool needs(size_t i, int be, int boundary) const;
   /** Whether every rank of record `i`'s constructor replays it at that boundary: one of them needs it. */
   bool replays(size_t i, int be, int boundary) const;
-  std::unordered_map<std::string, size_t> by_path_;     // followed records by path
-  std::unordered_map<uintptr_t, size_t> live_records_;  // communicator value -> its record, until freed
+  std::unordered_map<std::string, size_t> by_path_;    // followed records by path
+  std::unordered_map<uintptr_t, size_t> live_records_; // communicator value -> its record, until freed
+  struct Idup {
+    MPI_Comm* newcomm;
+    size_t record;
+    int back_end;
+    MPI_Comm parent;
+    std::vector<int> world; // its ranks in MPI_COMM_WORLD when followed
+  };
+  std::unordered_map<uintptr_t, Idup> idups_; // by request
+  /** After the request `request` completed: if it was an MPI_Comm_idup's, its communicator is recorded. */
+  void completed_idup(uintptr_t request);
   int boundary_ = 0;                                    // boundaries crossed so far (the same on every rank)
   std::pair<uintptr_t, uintptr_t> replay_parent_{0, 0}; // while replaying: a freed parent's value -> its copy
   /** The MPI_COMM_WORLD ranks of `comm` (a back end's own handle) in back end `be`. */

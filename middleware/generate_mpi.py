@@ -779,7 +779,7 @@ SWITCH_PERSISTENT = {
     # a reference handed out by MPI_*_get_errhandler is the program's handle: its free drops that reference
     "Errhandler_free": "  if (errhandler != nullptr && drop_errhandler_reference(*errhandler))\n    return MPI_SUCCESS;\n",
 }
-SWITCH_CUSTOM = {"Sendrecv", "Sendrecv_replace", "Graph_create", "Dist_graph_create_adjacent", "Mprobe", "Improbe", "Mrecv", "Imrecv", "Send_init", "Bsend_init", "Ssend_init", "Rsend_init", "Recv_init",
+SWITCH_CUSTOM = {"Sendrecv", "Sendrecv_replace", "Graph_create", "Dist_graph_create_adjacent", "Comm_idup", "Mprobe", "Improbe", "Mrecv", "Imrecv", "Send_init", "Bsend_init", "Ssend_init", "Rsend_init", "Recv_init",
                  "Init", "Init_thread", "Finalize", "Initialized", "Finalized", "Waitall", "Waitany", "Waitsome",
                  "Testall", "Testany", "Testsome", "Startall", "Query_thread", "Is_thread_main",
                  # keyvals and attributes are bxisim's (LevelSwitch.cpp), predefined ones asked of the back end

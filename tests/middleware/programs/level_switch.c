@@ -818,14 +818,15 @@ int main(int argc, char** argv)
     /* Communicators of the other constructors, made in "first" and used in "second" (at the other level):
      * MPI_Comm_split_type, MPI_Comm_dup_with_info, MPI_Comm_create_group and MPI_Comm_create with their group
      * freed, MPI_Dist_graph_create, an intercommunicator and its duplicate, and communicators whose parent was
-     * freed before the boundary. Receives posted in "first" on the intra-communicators take sends of "second". */
+     * freed before the boundary, and two of MPI_Comm_idup, one complete in "first", the other in "second". Receives
+     * posted in "first" on the intra-communicators take sends of "second". */
     int right = (rank + 1) % size, left = (rank + size - 1) % size, one = 1, even = rank % 2 == 0;
-    int evens[2] = {0, 2}, odds[2] = {1, 3}, got[4] = {-1, -1, -1, -1}, partner[4], word = 900 + rank;
+    int evens[2] = {0, 2}, odds[2] = {1, 3}, got[5] = {-1, -1, -1, -1, -1}, partner[5], word = 900 + rank;
     int node_rank = -1, node_size = 0, parity_rank = -1, kept_rank = -1;
     MPI_Comm node, twin, evens_comm = MPI_COMM_NULL, odds_comm = MPI_COMM_NULL, parity, ring, half, inter, inter_twin,
-                         tmp, kept;
+                         tmp, kept, early, late;
     MPI_Group world_group, group;
-    MPI_Request requests[4];
+    MPI_Request requests[5], early_request, late_request;
     bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
     int keyval = MPI_KEYVAL_INVALID, attribute_found = 0;
@@ -834,6 +835,9 @@ int main(int argc, char** argv)
     MPI_Comm_set_attr(MPI_COMM_WORLD, keyval, (void*)(intptr_t)77);
     MPI_Comm_dup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &twin); /* copies the attribute, as MPI_Comm_dup */
     MPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
+    MPI_Comm_idup(MPI_COMM_WORLD, &early, &early_request);
+    MPI_Comm_idup(twin, &late, &late_request); /* complete at the other level */
+    MPI_Wait(&early_request, MPI_STATUS_IGNORE);
     MPI_Comm_group(MPI_COMM_WORLD, &world_group);
     MPI_Group_incl(world_group, 2, even ? evens : odds, &group);
     if (even)
@@ -860,10 +864,12 @@ int main(int argc, char** argv)
     partner[1] = left;
     partner[2] = 1 - parity_rank;
     partner[3] = (kept_rank + size - 1) % size;
+    partner[4] = left;
     MPI_Irecv(&got[0], 1, MPI_INT, partner[0], 80, node, &requests[0]);
     MPI_Irecv(&got[1], 1, MPI_INT, partner[1], 81, twin, &requests[1]);
     MPI_Irecv(&got[2], 1, MPI_INT, partner[2], 82, parity, &requests[2]);
     MPI_Irecv(&got[3], 1, MPI_INT, partner[3], 83, kept, &requests[3]);
+    MPI_Irecv(&got[4], 1, MPI_INT, partner[4], 84, early, &requests[4]);
     bxisim_region_end("first");
     bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
     int sum = 0, total = 0, remote = -1, in = 0, out = 0, weighted = -1, from = -1, to = -1, gathered = -1;
@@ -871,14 +877,22 @@ int main(int argc, char** argv)
     MPI_Send(&word, 1, MPI_INT, right, 81, twin);
     MPI_Send(&word, 1, MPI_INT, 1 - parity_rank, 82, parity);
     MPI_Send(&word, 1, MPI_INT, (kept_rank + 1) % size, 83, kept);
-    MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
+    MPI_Send(&word, 1, MPI_INT, right, 84, early);
+    MPI_Waitall(5, requests, MPI_STATUSES_IGNORE);
+    MPI_Wait(&late_request, MPI_STATUS_IGNORE);
     check(got[0] == 900 + (node_size == 1 ? rank : rank ^ 1), "split_type_forwarded", 2);
     check(got[1] == 900 + left, "dup_with_info_forwarded", 2);
     MPI_Comm_get_attr(twin, keyval, &attribute, &attribute_found);
     check(attribute_found && (intptr_t)attribute == 77, "dup_with_info_attribute", 2);
-    MPI_Comm_free_keyval(&keyval);
     check(got[2] == 900 + (rank ^ 2), "create_group_forwarded", 2);
     check(got[3] == 900 + (rank + 1) % size, "freed_parent_forwarded", 2);
+    check(got[4] == 900 + left, "idup_forwarded", 2);
+    MPI_Allreduce(&rank, &total, 1, MPI_INT, MPI_SUM, late);
+    check(total == 6, "idup_completed_at_the_other_level", 2);
+    attribute_found = 0;
+    MPI_Comm_get_attr(late, keyval, &attribute, &attribute_found);
+    check(attribute_found && (intptr_t)attribute == 77, "idup_attribute", 2);
+    MPI_Comm_free_keyval(&keyval);
     MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, parity);
     check(sum == (even ? 2 : 4), "create_group_allreduce", 2);
     MPI_Dist_graph_neighbors_count(ring, &in, &out, &weighted);
@@ -899,6 +913,8 @@ int main(int argc, char** argv)
     MPI_Comm_free(&inter_twin);
     MPI_Comm_free(&inter);
     MPI_Comm_free(&kept);
+    MPI_Comm_free(&early);
+    MPI_Comm_free(&late);
     bxisim_region_end("second");
   } else if (!strcmp(mode, "inter_at_smpi") && size == 4) {
     MPI_Comm half, inter;
