@@ -418,9 +418,8 @@ uintptr_t LevelSwitch::to_called_value(uintptr_t value, int back_end, const char
   if (handle.mirror == 0)
     fail(rank(), std::string("an MPI ") + kind + " made at the " + back_end_name(handle.owner) +
                      " level is used at the " + back_end_name(back_end) +
-                     " level, where bxisim has no copy of it: bxisim re-creates datatypes (but those of "
-                     "MPI_Type_create_darray and the MPI_Type_create_f90_* functions, which SMPI 3.32 lacks), "
-                     "operations, groups and communicators in the other level (a communicator from the one it was made "
+                     " level, where bxisim has no copy of it: bxisim re-creates datatypes, operations, groups and "
+                     "communicators in the other level (a communicator from the one it was made "
                      "from, unless that one was freed at both levels); make this one inside the region that uses it, "
                      "or run the whole program at one level (bxisim run --level).");
   return handle.mirror;
@@ -1055,6 +1054,21 @@ void LevelSwitch::record_Type_create_subarray(int ndims, const int* sizes, const
                            order](MpiInterface& mpi, MPI_Datatype in, MPI_Datatype* made) {
         mpi.Type_create_subarray(static_cast<int>(whole.size()), whole.data(), part.data(), from.data(), order, in,
                                  made);
+      }));
+}
+
+void LevelSwitch::record_Type_create_darray(int size, int rank, int ndims, const int* array_of_gsizes,
+                                            const int* array_of_distribs, const int* array_of_dargs,
+                                            const int* array_of_psizes, int order, MPI_Datatype oldtype,
+                                            MPI_Datatype newtype)
+{
+  record_local_constructor(
+      value_of(newtype),
+      type_maker(oldtype, [size, rank, whole = kept(array_of_gsizes, ndims), how = kept(array_of_distribs, ndims),
+                           blocks = kept(array_of_dargs, ndims), grid = kept(array_of_psizes, ndims),
+                           order](MpiInterface& mpi, MPI_Datatype in, MPI_Datatype* made) {
+        mpi.Type_create_darray(size, rank, static_cast<int>(whole.size()), whole.data(), how.data(), blocks.data(),
+                               grid.data(), order, in, made);
       }));
 }
 

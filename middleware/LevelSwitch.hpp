@@ -193,6 +193,9 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
                                          MPI_Datatype oldtype, MPI_Datatype newtype);
   void record_Type_create_subarray(int ndims, const int* sizes, const int* subsizes, const int* starts, int order,
                                    MPI_Datatype oldtype, MPI_Datatype newtype);
+  void record_Type_create_darray(int size, int rank, int ndims, const int* array_of_gsizes,
+                                 const int* array_of_distribs, const int* array_of_dargs, const int* array_of_psizes,
+                                 int order, MPI_Datatype oldtype, MPI_Datatype newtype);
   void record_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype newtype);
   void record_Type_create_struct(int count, const int* blocklengths, const MPI_Aint* displacements,
                                  const MPI_Datatype* types, MPI_Datatype newtype);

@@ -755,7 +755,7 @@ SWITCH_ROUTED = {"request", "message"}
 # hand, LevelSwitch.cpp) gets the program's arguments and the new handle.
 SWITCH_RECORDED = {"Comm_dup", "Comm_split", "Comm_create", "Comm_group", "Group_incl", "Op_create", "Type_commit",
                    "Type_contiguous", "Type_vector", "Type_create_hvector", "Type_indexed", "Type_create_hindexed",
-                   "Type_create_indexed_block", "Type_create_hindexed_block", "Type_create_subarray", "Type_create_resized",
+                   "Type_create_indexed_block", "Type_create_hindexed_block", "Type_create_subarray", "Type_create_darray", "Type_create_resized",
                    "Type_create_struct", "Type_dup", "Comm_create_errhandler", "Info_create", "Info_dup", "Info_set",
                    "Info_delete", "Win_create_errhandler", "File_create_errhandler", "Cart_create", "Cart_sub", "Intercomm_create", "Intercomm_merge",
                    "Comm_create_group", "Comm_dup_with_info", "Comm_split_type", "Dist_graph_create"}

@@ -109,8 +109,8 @@ TEST_P(LevelSwitch, NestedRegionsSwitchAndSwitchBack)
 
 TEST_P(LevelSwitch, HandlesMadeAtOneLevelAreUsableAtTheOther)
 {
-  // Datatypes (of every constructor both levels have: a subarray, hindexed and indexed-block types were
-  // unknown at the other level before), a user operation (called with bxisim's datatype handles), a split and a
+  // Datatypes (of every constructor: a subarray, hindexed and indexed-block types were unknown at the other level
+  // before, and a darray), a user operation (called with bxisim's datatype handles), a split and a
   // duplicated communicator made at smpi, used at message and back at smpi; a datatype made at message used at
   // smpi. Starting from either level, and with cycle as the OpenMPI level.
   for (const char* options : {"--level smpi", "--level message", "--level cycle --region second=cycle"}) {

@@ -334,7 +334,12 @@ static void derived(void)
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half); /* reversed order in each half */
   MPI_Comm_dup(MPI_COMM_WORLD, &twin);
   /* the other constructors of datatypes, over the matrix's 16 ints in a row */
-  MPI_Datatype constructed[4];
+  MPI_Datatype constructed[4], block;
+  int grid[2] = {4, 4}, blocked[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK};
+  int default_dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG}, processes[2] = {2, 2};
+  /* this rank's 2x2 block of the 4x4 matrix, as a 2x2 grid of 4 ranks owns it */
+  MPI_Type_create_darray(4, rank % 4, 2, grid, blocked, default_dargs, processes, MPI_ORDER_C, MPI_INT, &block);
+  MPI_Type_commit(&block);
   int sizes[1] = {16}, subsizes[1] = {3}, starts[1] = {5}, lengths[2] = {1, 2}, places[2] = {1, 9};
   MPI_Aint bytes[2] = {0, 3 * sizeof(int)}, block_bytes[2] = {2 * sizeof(int), 12 * sizeof(int)};
   MPI_Type_create_subarray(1, sizes, subsizes, starts, MPI_ORDER_C, MPI_INT, &constructed[0]);
@@ -374,6 +379,11 @@ static void derived(void)
       check(values[i] == left * 100 + picked[t][i] / 4 * 10 + picked[t][i] % 4, "constructors", 2);
     MPI_Type_free(&constructed[t]);
   }
+  int corner[4] = {-1, -1, -1, -1}, row = left % 4 / 2 * 2, col = left % 4 % 2 * 2;
+  MPI_Sendrecv(&matrix[0][0], 1, block, right, 5, corner, 4, MPI_INT, left, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  for (int i = 0; i < 4; ++i)
+    check(corner[i] == left * 100 + (row + i / 2) * 10 + col + i % 2, "darray", 2);
+  MPI_Type_free(&block);
   bxisim_region_end("second");
 
   bxisim_region_begin("third", BXISIM_LEVEL_SMPI);
