@@ -101,15 +101,23 @@ int communicator_id(const std::string& path)
 }
 } // namespace
 
-std::vector<int> LevelSwitch::world_ranks(MPI_Comm in, int be)
+std::vector<int> LevelSwitch::world_ranks(MPI_Comm in, int be, bool peers)
 {
   MPI_Group group = MPI_GROUP_NULL;
   MPI_Group world = MPI_GROUP_NULL;
   int size        = 0;
+  int inter       = 0;
   Call call(*this, be);
   MpiInterface& mpi = call.target();
-  mpi.Comm_size(in, &size);
-  mpi.Comm_group(in, &group);
+  if (peers)
+    mpi.Comm_test_inter(in, &inter);
+  if (inter != 0) { // point-to-point ranks name the remote group
+    mpi.Comm_remote_size(in, &size);
+    mpi.Comm_remote_group(in, &group);
+  } else {
+    mpi.Comm_size(in, &size);
+    mpi.Comm_group(in, &group);
+  }
   mpi.Comm_group(MPI_COMM_WORLD, &world);
   std::vector<int> ranks(static_cast<size_t>(size));
   std::vector<int> world_ranks(static_cast<size_t>(size), MPI_UNDEFINED);
@@ -150,7 +158,7 @@ void LevelSwitch::follow(MPI_Comm parent, MPI_Comm made, int be)
   if (made == MPI_COMM_NULL)
     return;
   // Its ranks in MPI_COMM_WORLD, asked of the back end that made it.
-  std::vector<int> world_ranks                 = this->world_ranks(to_called(made, be), be);
+  std::vector<int> world_ranks                 = this->world_ranks(to_called(made, be), be, true);
   followed_[reinterpret_cast<uintptr_t>(made)] = {communicator_id(path), path, std::move(world_ranks), 0};
 }
 
@@ -783,14 +791,29 @@ void LevelSwitch::record_Cart_sub(MPI_Comm comm, const int* remain_dims, MPI_Com
 void LevelSwitch::record_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm bridge_comm,
                                           int remote_leader, int tag, MPI_Comm newintercomm)
 {
-  // Re-created by the same call; not followed (its messages do not cross boundaries). The bridge counts at
-  // the local leader only: the other ranks may have passed one the leader alone has, or one freed since.
+  // Re-created by the same call. The bridge counts at the local leader only: the other ranks may have passed
+  // one the leader alone has, or one freed since. Followed by its two groups (each side names them in the same
+  // order: the group of the lower MPI_COMM_WORLD rank first), its ranks those of the remote group.
   int local_rank = -1;
   {
     Call call(*this, called_);
     call.target().Comm_rank(to_called(local_comm, called_), &local_rank);
   }
-  bool leader = local_rank == local_leader;
+  MPI_Comm here         = to_called(newintercomm, called_);
+  std::vector<int> ours = world_ranks(here, called_), theirs = world_ranks(here, called_, true);
+  auto lowest        = [](const std::vector<int>& ranks) { return *std::min_element(ranks.begin(), ranks.end()); };
+  const auto& first  = lowest(ours) < lowest(theirs) ? ours : theirs;
+  const auto& second = &first == &ours ? theirs : ours;
+  std::string path   = "inter";
+  for (int r : first)
+    path += "/" + std::to_string(r);
+  path += "|";
+  for (int r : second)
+    path += "/" + std::to_string(r);
+  path += "#" + std::to_string(by_members_[path]++);
+  followed_[value_of(newintercomm)] = {communicator_id(path), path, std::move(theirs), 0};
+  last_path_                        = path;
+  bool leader                       = local_rank == local_leader;
   record_collective_constructor(
       value_of(newintercomm), value_of(local_comm),
       [local_comm, local_leader, bridge_comm, remote_leader, tag, leader](LevelSwitch& s, int be) {
@@ -1549,7 +1572,7 @@ int LevelSwitch::switch_to(int back_end)
       handles_[made.made].mirror = mirror;
       canonical_[mirror]         = made.made;
       auto on                    = followed_.find(made.made);
-      if (on != followed_.end() && world_ranks(reinterpret_cast<MPI_Comm>(mirror), back_end) != on->second.world)
+      if (on != followed_.end() && world_ranks(reinterpret_cast<MPI_Comm>(mirror), back_end, true) != on->second.world)
         fail(rank(), on->second.name() + " numbers its ranks differently at the " + back_end_name(back_end) +
                          " level than at the " + back_end_name(made.owner) +
                          " level, where it was made (a topology constructor called with reorder=1 that "

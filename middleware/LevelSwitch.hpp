@@ -385,8 +385,9 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
 
   /**
    * A communicator whose point-to-point traffic the switch follows: MPI_COMM_WORLD and those made from
-   * a followed one by MPI_Comm_dup/split/create. `id` is the same on every rank (the path of
-   * constructors from MPI_COMM_WORLD); `world` gives the MPI_COMM_WORLD rank of each of its ranks.
+   * a followed one by a collective constructor, or identified by their members. `id` is the same on every
+   * rank (the path of constructors from MPI_COMM_WORLD, or the members); `world` gives the MPI_COMM_WORLD
+   * rank of each rank its point-to-point calls name (an intercommunicator's: the remote group's).
    */
   struct Followed {
     int id;
@@ -468,8 +469,9 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   void completed_idup(uintptr_t request);
   int boundary_ = 0;                                    // boundaries crossed so far (the same on every rank)
   std::pair<uintptr_t, uintptr_t> replay_parent_{0, 0}; // while replaying: a freed parent's value -> its copy
-  /** The MPI_COMM_WORLD ranks of `comm` (a back end's own handle) in back end `be`. */
-  std::vector<int> world_ranks(MPI_Comm comm, int be);
+  /** The MPI_COMM_WORLD ranks of `comm` (a back end's own handle) in back end `be`; with `peers`, of the ranks
+   * its point-to-point calls name (an intercommunicator's remote group). */
+  std::vector<int> world_ranks(MPI_Comm comm, int be, bool peers = false);
   /** A graph communicator in back end `be`. */
   MPI_Comm make_graph(int be, MPI_Comm comm_old, int nnodes, const int* index, const int* edges, int reorder,
                       int* result);

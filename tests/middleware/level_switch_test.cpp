@@ -328,9 +328,9 @@ TEST_P(LevelSwitch, CommunicatorsOfEveryRecordedConstructorAreUsableAtTheOtherLe
   // MPI_Comm_split_type, MPI_Comm_dup_with_info, MPI_Comm_create_group and MPI_Comm_create (their groups freed
   // before the boundary), MPI_Dist_graph_create, an intercommunicator and its duplicate (its local communicator
   // freed), a duplicate of a freed communicator and two of MPI_Comm_idup (one completed in "second"), made in
-  // "first" and used in "second": receives posted in
-  // "first" take the sends of "second", collectives, neighbour queries and the intercommunicator's traffic work,
-  // from smpi to message and back, as in a run at one level.
+  // "first" and used in "second": receives posted in "first" (on the intercommunicator too) take the sends of
+  // "second", collectives, neighbour queries and the intercommunicator's traffic work, from smpi to message and
+  // back, as in a run at one level.
   for (const char* options : {"--level smpi --region first=smpi --region second=smpi",
                               "--level message --region first=message --region second=message", "--level smpi",
                               "--level smpi --region first=message --region second=smpi"})

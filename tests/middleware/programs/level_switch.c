@@ -831,12 +831,12 @@ int main(int argc, char** argv)
      * freed before the boundary, and two of MPI_Comm_idup, one complete in "first", the other in "second". Receives
      * posted in "first" on the intra-communicators take sends of "second". */
     int right = (rank + 1) % size, left = (rank + size - 1) % size, one = 1, even = rank % 2 == 0;
-    int evens[2] = {0, 2}, odds[2] = {1, 3}, got[5] = {-1, -1, -1, -1, -1}, partner[5], word = 900 + rank;
+    int evens[2] = {0, 2}, odds[2] = {1, 3}, got[6] = {-1, -1, -1, -1, -1, -1}, partner[5], word = 900 + rank;
     int node_rank = -1, node_size = 0, parity_rank = -1, kept_rank = -1;
     MPI_Comm node, twin, evens_comm = MPI_COMM_NULL, odds_comm = MPI_COMM_NULL, parity, ring, half, inter, inter_twin,
                          tmp, kept, early, late;
     MPI_Group world_group, group;
-    MPI_Request requests[5], early_request, late_request;
+    MPI_Request requests[6], early_request, late_request;
     bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
     int keyval = MPI_KEYVAL_INVALID, attribute_found = 0;
@@ -880,6 +880,7 @@ int main(int argc, char** argv)
     MPI_Irecv(&got[2], 1, MPI_INT, partner[2], 82, parity, &requests[2]);
     MPI_Irecv(&got[3], 1, MPI_INT, partner[3], 83, kept, &requests[3]);
     MPI_Irecv(&got[4], 1, MPI_INT, partner[4], 84, early, &requests[4]);
+    MPI_Irecv(&got[5], 1, MPI_INT, rank / 2, 85, inter, &requests[5]); /* from the remote group's rank */
     bxisim_region_end("first");
     bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
     int sum = 0, total = 0, remote = -1, in = 0, out = 0, weighted = -1, from = -1, to = -1, gathered = -1;
@@ -888,7 +889,8 @@ int main(int argc, char** argv)
     MPI_Send(&word, 1, MPI_INT, 1 - parity_rank, 82, parity);
     MPI_Send(&word, 1, MPI_INT, (kept_rank + 1) % size, 83, kept);
     MPI_Send(&word, 1, MPI_INT, right, 84, early);
-    MPI_Waitall(5, requests, MPI_STATUSES_IGNORE);
+    MPI_Send(&word, 1, MPI_INT, rank / 2, 85, inter);
+    MPI_Waitall(6, requests, MPI_STATUSES_IGNORE);
     MPI_Wait(&late_request, MPI_STATUS_IGNORE);
     check(got[0] == 900 + (node_size == 1 ? rank : rank ^ 1), "split_type_forwarded", 2);
     check(got[1] == 900 + left, "dup_with_info_forwarded", 2);
@@ -897,6 +899,7 @@ int main(int argc, char** argv)
     check(got[2] == 900 + (rank ^ 2), "create_group_forwarded", 2);
     check(got[3] == 900 + (rank + 1) % size, "freed_parent_forwarded", 2);
     check(got[4] == 900 + left, "idup_forwarded", 2);
+    check(got[5] == 900 + (rank ^ 1), "intercomm_forwarded", 2);
     MPI_Allreduce(&rank, &total, 1, MPI_INT, MPI_SUM, late);
     check(total == 6, "idup_completed_at_the_other_level", 2);
     attribute_found = 0;
