@@ -1542,7 +1542,7 @@ int LevelSwitch::switch_to(int back_end)
   // re-created, made again for them and freed after. A rank left out of one (MPI_COMM_NULL) does what
   // its members do.
   ++boundary_;
-  std::vector<uintptr_t> scaffolds; // freed communicators re-made as parents, freed at the end
+  std::vector<size_t> scaffolds; // records of freed communicators re-made as parents, freed at the end
   for (size_t i = 0; i < collectives_.size(); ++i) {
     Collective& made = collectives_[i];
     if (made.owner == back_end || (made.replayed && made.replayed_at < boundary_))
@@ -1565,7 +1565,7 @@ int LevelSwitch::switch_to(int back_end)
     made.mirror      = mirror;
     if (made.freed) {
       if (mirror >= kPredefinedLimit)
-        scaffolds.push_back(mirror);
+        scaffolds.push_back(i);
       continue;
     }
     if (made.made != 0 && mirror >= kPredefinedLimit) {
@@ -1582,7 +1582,9 @@ int LevelSwitch::switch_to(int back_end)
     }
   }
   for (auto scaffold = scaffolds.rbegin(); scaffold != scaffolds.rend(); ++scaffold) {
-    auto comm = reinterpret_cast<MPI_Comm>(*scaffold);
+    Collective& record = collectives_[*scaffold];
+    auto comm          = reinterpret_cast<MPI_Comm>(record.mirror);
+    record.mirror      = 0; // gone: no later record was made from it (it was freed before this boundary)
     Call call(*this, back_end);
     call.target().Comm_free(&comm);
   }
