@@ -12,6 +12,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <limits>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -586,6 +587,22 @@ BXISIM_FORTRAN_BOTH(buffer_detach, (void*, MPI_Fint* size, MPI_Fint* ierror), {
   int bytes     = 0;
   *ierror       = profiled ? PMPI_Buffer_detach(&address, &bytes) : MPI_Buffer_detach(&address, &bytes);
   *size         = bytes;
+})
+
+// The C call may give the new communicator only when the request completes (the smpi level makes it then),
+// after this function has returned its Fortran handle: there, the duplicate is completed here, before returning,
+// and the request handed back is MPI_REQUEST_NULL (waiting for it returns at once). Elsewhere, as in C.
+BXISIM_FORTRAN_BOTH(comm_idup, (const MPI_Fint* comm, MPI_Fint* newcomm, MPI_Fint* request, MPI_Fint* ierror), {
+  auto c_newcomm        = std::make_unique<MPI_Comm>(MPI_COMM_NULL); // written by the C call, maybe at completion
+  MPI_Request c_request = MPI_REQUEST_NULL;
+  MPI_Comm c_comm       = from_fortran<MPI_Comm>(*comm);
+  int code              = profiled ? PMPI_Comm_idup(c_comm, c_newcomm.get(), &c_request)
+                                   : MPI_Comm_idup(c_comm, c_newcomm.get(), &c_request);
+  if (code == MPI_SUCCESS && *c_newcomm == MPI_COMM_NULL && c_request != MPI_REQUEST_NULL)
+    code = profiled ? PMPI_Wait(&c_request, MPI_STATUS_IGNORE) : MPI_Wait(&c_request, MPI_STATUS_IGNORE);
+  *newcomm = to_fortran(*c_newcomm);
+  *request = to_fortran(c_request);
+  *ierror  = code;
 })
 
 // MPI-3.1 17.1.7: only makes the compiler assume the buffer may have changed; nothing to do here.

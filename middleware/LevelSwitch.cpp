@@ -505,6 +505,7 @@ void LevelSwitch::forget(uintptr_t value)
   }
   errhandlers_.erase(value);
   info_entries_.erase(value);
+  followed_.erase(value); // a value handed out again may be a communicator the switch does not follow
   auto it = handles_.find(value);
   if (it == handles_.end())
     return;
@@ -562,9 +563,13 @@ int LevelSwitch::Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* reques
   if (newcomm == nullptr || request == nullptr)
     return MPI_ERR_ARG;
   int be = current_;
+  // The back end writes the new communicator into bxisim's slot: at the call (OpenMPI), or at completion (the SMPI
+  // back end makes it then). Known at the call, it is recorded at once, and the program's variable is not written
+  // later (the Fortran binding's is gone by then).
+  auto slot = std::make_unique<MPI_Comm>(MPI_COMM_NULL);
   {
     Call call(*this, be);
-    int result = call.target().Comm_idup(to_called(comm, be), newcomm, request);
+    int result = call.target().Comm_idup(to_called(comm, be), slot.get(), request);
     if (result != MPI_SUCCESS)
       return result;
   }
@@ -584,7 +589,16 @@ int LevelSwitch::Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* reques
   });
   called_                     = previous;
   collectives_.back().pending = true;
-  idups_[value_of(*request)]  = {newcomm, collectives_.size() - 1, be, comm, std::move(world)};
+  // Attributes as they are at the call (MPI-3.1 6.4.2: as MPI_Comm_dup at the call).
+  Idup idup{std::move(slot),         newcomm,
+            collectives_.size() - 1, be,
+            std::move(world),        copied_attributes(AttributeKind::Comm, value_of(comm))};
+  if (*idup.slot != MPI_COMM_NULL) {
+    *newcomm = record_idup(idup);
+    return MPI_SUCCESS;
+  }
+  *newcomm                   = MPI_COMM_NULL;
+  idups_[value_of(*request)] = std::move(idup);
   return MPI_SUCCESS;
 }
 
@@ -595,19 +609,27 @@ void LevelSwitch::completed_idup(uintptr_t request)
     return;
   Idup idup = std::move(it->second);
   idups_.erase(it);
-  *idup.newcomm       = from_called(*idup.newcomm, idup.back_end);
-  uintptr_t made      = value_of(*idup.newcomm);
-  Collective& record  = collectives_[idup.record];
-  record.made         = made;
-  record.pending      = false;
-  live_records_[made] = idup.record;
-  if (not record.path.empty())
-    followed_[made] = {communicator_id(record.path), record.path, std::move(idup.world), 0};
-  copy_attributes(AttributeKind::Comm, value_of(idup.parent), made);
-  if (record.replayed && record.mirror >= kPredefinedLimit) { // a boundary came before its completion
-    handles_[made].mirror     = record.mirror;
-    canonical_[record.mirror] = made;
+  *idup.newcomm = record_idup(idup);
+}
+
+MPI_Comm LevelSwitch::record_idup(Idup& idup)
+{
+  MPI_Comm made                 = from_called(*idup.slot, idup.back_end);
+  size_t index                  = idup.record;
+  collectives_[index].made      = value_of(made);
+  collectives_[index].pending   = false;
+  live_records_[value_of(made)] = index;
+  const std::string& path       = collectives_[index].path;
+  if (not path.empty())
+    followed_[value_of(made)] = {communicator_id(path), path, std::move(idup.world), 0};
+  for (const auto& [keyval, value] : idup.attributes)
+    attributes_[{value_of(made), keyval}] = value;
+  uintptr_t mirror = collectives_[index].mirror;
+  if (collectives_[index].replayed && mirror >= kPredefinedLimit) { // a boundary came before its completion
+    handles_[value_of(made)].mirror = mirror;
+    canonical_[mirror]              = value_of(made);
   }
+  return made;
 }
 
 void LevelSwitch::record_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm newcomm)
@@ -791,15 +813,18 @@ void LevelSwitch::record_Cart_sub(MPI_Comm comm, const int* remain_dims, MPI_Com
 void LevelSwitch::record_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm bridge_comm,
                                           int remote_leader, int tag, MPI_Comm newintercomm)
 {
-  // Re-created by the same call. The bridge counts at the local leader only: the other ranks may have passed
-  // one the leader alone has, or one freed since. Followed by its two groups (each side names them in the same
-  // order: the group of the lower MPI_COMM_WORLD rank first), its ranks those of the remote group.
+  // Re-created by the same call, the leaders bridged by a communicator of the two of them made for it: the
+  // program's bridge may be freed by then (its value another communicator's), and the other ranks may have passed
+  // one the leader alone has. Followed by its two groups (each side names them in the same order: the group of
+  // the lower MPI_COMM_WORLD rank first), its ranks those of the remote group.
   int local_rank = -1;
   {
     Call call(*this, called_);
     call.target().Comm_rank(to_called(local_comm, called_), &local_rank);
   }
-  MPI_Comm here         = to_called(newintercomm, called_);
+  bool leader             = local_rank == local_leader;
+  int remote_leader_world = leader ? world_ranks(to_called(bridge_comm, called_), called_).at(remote_leader) : -1;
+  MPI_Comm here           = to_called(newintercomm, called_);
   std::vector<int> ours = world_ranks(here, called_), theirs = world_ranks(here, called_, true);
   auto lowest        = [](const std::vector<int>& ranks) { return *std::min_element(ranks.begin(), ranks.end()); };
   const auto& first  = lowest(ours) < lowest(theirs) ? ours : theirs;
@@ -813,15 +838,25 @@ void LevelSwitch::record_Intercomm_create(MPI_Comm local_comm, int local_leader,
   path += "#" + std::to_string(by_members_[path]++);
   followed_[value_of(newintercomm)] = {communicator_id(path), path, std::move(theirs), 0};
   last_path_                        = path;
-  bool leader                       = local_rank == local_leader;
   record_collective_constructor(
       value_of(newintercomm), value_of(local_comm),
-      [local_comm, local_leader, bridge_comm, remote_leader, tag, leader](LevelSwitch& s, int be) {
+      [local_comm, local_leader, remote_leader_world, tag](LevelSwitch& s, int be) {
         MPI_Comm made   = MPI_COMM_NULL;
         MPI_Comm local  = s.to_called(local_comm, be);
-        MPI_Comm bridge = leader ? s.to_called(bridge_comm, be) : MPI_COMM_WORLD;
+        MPI_Comm bridge = MPI_COMM_NULL;
+        int me          = s.rank();
+        if (remote_leader_world >= 0) { // the local leader
+          std::vector<int> leaders = {std::min(me, remote_leader_world), std::max(me, remote_leader_world)};
+          MPI_Group pair           = s.members_group(leaders, be);
+          Call call(s, be);
+          call.target().Comm_create_group(MPI_COMM_WORLD, pair, 0x5EEF, &bridge);
+          call.target().Group_free(&pair);
+        }
         Call call(s, be);
-        call.target().Intercomm_create(local, local_leader, bridge, remote_leader, tag, &made);
+        call.target().Intercomm_create(local, local_leader, bridge != MPI_COMM_NULL ? bridge : MPI_COMM_WORLD,
+                                       me < remote_leader_world ? 1 : 0, tag, &made);
+        if (bridge != MPI_COMM_NULL)
+          call.target().Comm_free(&bridge);
         return value_of(made);
       });
 }
@@ -1343,6 +1378,12 @@ int LevelSwitch::delete_attribute(AttributeKind kind, uintptr_t object, int keyv
 
 void LevelSwitch::copy_attributes(AttributeKind kind, uintptr_t from, uintptr_t to)
 {
+  for (const auto& [keyval, value] : copied_attributes(kind, from))
+    attributes_[{to, keyval}] = value;
+}
+
+std::vector<std::pair<int, void*>> LevelSwitch::copied_attributes(AttributeKind kind, uintptr_t from)
+{
   std::vector<std::pair<int, void*>> copied;
   for (auto it = attributes_.lower_bound({from, INT_MIN}); it != attributes_.end() && it->first.first == from; ++it) {
     const Keyval* key = user_keyval(kind, it->first.second);
@@ -1363,8 +1404,7 @@ void LevelSwitch::copy_attributes(AttributeKind kind, uintptr_t from, uintptr_t 
     if (flag)
       copied.emplace_back(it->first.second, out);
   }
-  for (const auto& [keyval, value] : copied)
-    attributes_[{to, keyval}] = value;
+  return copied;
 }
 
 int LevelSwitch::Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval,

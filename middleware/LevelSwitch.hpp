@@ -458,15 +458,18 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   std::unordered_map<std::string, size_t> by_path_;    // followed records by path
   std::unordered_map<uintptr_t, size_t> live_records_; // communicator value -> its record, until freed
   struct Idup {
-    MPI_Comm* newcomm;
+    std::unique_ptr<MPI_Comm> slot; // where the back end writes the new communicator
+    MPI_Comm* newcomm;              // the program's (written at completion when the back end makes it then)
     size_t record;
     int back_end;
-    MPI_Comm parent;
-    std::vector<int> world; // its ranks in MPI_COMM_WORLD when followed
+    std::vector<int> world;                        // its ranks in MPI_COMM_WORLD when followed
+    std::vector<std::pair<int, void*>> attributes; // copied at the call
   };
-  std::unordered_map<uintptr_t, Idup> idups_; // by request
+  std::unordered_map<uintptr_t, Idup> idups_; // by request, until the back end makes the communicator
   /** After the request `request` completed: if it was an MPI_Comm_idup's, its communicator is recorded. */
   void completed_idup(uintptr_t request);
+  /** The program's handle of an MPI_Comm_idup's communicator, now in `idup.slot`; its record completed. */
+  MPI_Comm record_idup(Idup& idup);
   int boundary_ = 0;                                    // boundaries crossed so far (the same on every rank)
   std::pair<uintptr_t, uintptr_t> replay_parent_{0, 0}; // while replaying: a freed parent's value -> its copy
   /** The MPI_COMM_WORLD ranks of `comm` (a back end's own handle) in back end `be`; with `peers`, of the ranks
@@ -528,6 +531,8 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
   int call_delete(const Keyval& keyval, uintptr_t object, int key, void* value) const;
   /** After a duplication (Comm_dup, Type_dup): the attributes whose keyval copies them. */
   void copy_attributes(AttributeKind kind, uintptr_t from, uintptr_t to);
+  /** The (keyval, value) pairs the copy functions give a duplicate of `from`. */
+  std::vector<std::pair<int, void*>> copied_attributes(AttributeKind kind, uintptr_t from);
   /** At a boundary into `back_end`: the error handlers the program set, set there too. */
   void apply_errhandlers(int back_end);
   /** Whether `value` (a program handle) has a value in `back_end` without making one. */

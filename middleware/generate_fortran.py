@@ -26,7 +26,7 @@ from generate_mpi import HANDLES, INT_KINDS, CALLBACKS, read_list  # noqa: E402
 HAND_WRITTEN = set("""
 Init Init_thread Pcontrol Comm_set_attr Comm_get_attr Attr_put Attr_get Type_set_attr Type_get_attr Win_set_attr
 Win_get_attr Comm_create_keyval Keyval_create Type_create_keyval Win_create_keyval Op_create Comm_create_errhandler
-Win_create_errhandler File_create_errhandler Grequest_start Register_datarep Buffer_detach
+Win_create_errhandler File_create_errhandler Grequest_start Register_datarep Buffer_detach Comm_idup
 """.split())
 # C-only functions: handle and status conversions between the languages.
 C_ONLY = re.compile(r"^(\w+_c2f|\w+_f2c|T_\w+)$")

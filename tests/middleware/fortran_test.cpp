@@ -147,7 +147,8 @@ TEST_P(Fortran, ACollectiveInsideAPrintEndsWithTheReason)
   EXPECT_THAT(result.output, HasSubstr("Compute the value before the I/O statement")) << result.output;
 }
 
-// A region of a Fortran program (bxisim_regionf.h), run at the test's level inside a run at another one.
+// A region of a Fortran program (bxisim_regionf.h), run at the test's level inside a run at another one; a
+// communicator MPI_COMM_IDUP'ed there is used at the other level.
 TEST_P(Fortran, RegionsSwitchLevels)
 {
   const std::string other = level() == "smpi" ? "message" : "smpi";
@@ -160,8 +161,10 @@ TEST_P(Fortran, RegionsSwitchLevels)
   EXPECT_EQ(result.exit_code, 0) << result.output;
   auto fields = fields_by_rank(result.output);
   ASSERT_EQ(fields.size(), static_cast<size_t>(kRanks)) << result.output;
-  for (auto& [rank, mine] : fields)
+  for (auto& [rank, mine] : fields) {
     EXPECT_EQ(mine["region_sum"], "6") << "rank " << rank;
+    EXPECT_EQ(mine["twin_sum"], "6") << "rank " << rank; // MPI_COMM_IDUP'ed in the region, used after it
+  }
   EXPECT_THAT(result.output, testing::ContainsRegex("region exchange +[0-9.]+ s at " + level())) << result.output;
 }
 

@@ -834,7 +834,7 @@ int main(int argc, char** argv)
     int evens[2] = {0, 2}, odds[2] = {1, 3}, got[6] = {-1, -1, -1, -1, -1, -1}, partner[5], word = 900 + rank;
     int node_rank = -1, node_size = 0, parity_rank = -1, kept_rank = -1;
     MPI_Comm node, twin, evens_comm = MPI_COMM_NULL, odds_comm = MPI_COMM_NULL, parity, ring, half, inter, inter_twin,
-                         tmp, kept, early, late;
+                         tmp, kept, early, late, bridge;
     MPI_Group world_group, group;
     MPI_Request requests[6], early_request, late_request;
     bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
@@ -846,7 +846,8 @@ int main(int argc, char** argv)
     MPI_Comm_dup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &twin); /* copies the attribute, as MPI_Comm_dup */
     MPI_Comm_delete_attr(MPI_COMM_WORLD, keyval);
     MPI_Comm_idup(MPI_COMM_WORLD, &early, &early_request);
-    MPI_Comm_idup(twin, &late, &late_request); /* complete at the other level */
+    MPI_Comm_idup(twin, &late, &late_request);            /* complete at the other level */
+    MPI_Comm_set_attr(twin, keyval, (void*)(intptr_t)78); /* after the call: not late's (MPI-3.1 6.4.2) */
     MPI_Wait(&early_request, MPI_STATUS_IGNORE);
     MPI_Comm_group(MPI_COMM_WORLD, &world_group);
     MPI_Group_incl(world_group, 2, even ? evens : odds, &group);
@@ -860,9 +861,11 @@ int main(int argc, char** argv)
     parity = even ? evens_comm : odds_comm;
     MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &rank, &one, &right, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &ring);
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
-    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 70, &inter);
+    MPI_Comm_dup(MPI_COMM_WORLD, &bridge);
+    MPI_Intercomm_create(half, 0, bridge, rank % 2 ? 0 : 1, 70, &inter);
     MPI_Comm_dup(inter, &inter_twin);
-    MPI_Comm_free(&half); /* the intercommunicator's local communicator, freed before the boundary */
+    MPI_Comm_free(&half);   /* the intercommunicator's local communicator, freed before the boundary */
+    MPI_Comm_free(&bridge); /* and its bridge */
     MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &tmp);
     MPI_Comm_dup(tmp, &kept);
     MPI_Comm_free(&tmp); /* freed before the boundary: its duplicate lives on */
@@ -895,7 +898,7 @@ int main(int argc, char** argv)
     check(got[0] == 900 + (node_size == 1 ? rank : rank ^ 1), "split_type_forwarded", 2);
     check(got[1] == 900 + left, "dup_with_info_forwarded", 2);
     MPI_Comm_get_attr(twin, keyval, &attribute, &attribute_found);
-    check(attribute_found && (intptr_t)attribute == 77, "dup_with_info_attribute", 2);
+    check(attribute_found && (intptr_t)attribute == 78, "dup_with_info_attribute", 2);
     check(got[2] == 900 + (rank ^ 2), "create_group_forwarded", 2);
     check(got[3] == 900 + (rank + 1) % size, "freed_parent_forwarded", 2);
     check(got[4] == 900 + left, "idup_forwarded", 2);
