@@ -279,11 +279,17 @@ int SmpiRank::Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
     return raised(comm, MPI_ERR_ARG);
   // SMPI's MPI_Comm_dup is blocking (its new communicator's number is broadcast from rank 0): made when the request
   // completes, so that a rank does not wait in MPI_Comm_idup for others still busy elsewhere (MPICH's comm_idup).
-  // A completion call (MPI_Test included) then waits for every rank's.
+  // Its part is a barrier every rank enters here: MPI_Test answers no until every rank has called MPI_Comm_idup
+  // (a test that waited for them never returned when a rank waited for the tester before its own call); then the
+  // duplicate is made in the completion call, which the others reach too.
   if (newcomm == nullptr)
     return raised(comm, MPI_ERR_ARG);
-  *newcomm                                = MPI_COMM_NULL;
-  *request                                = composite_request({});
+  *newcomm            = MPI_COMM_NULL;
+  be_request everyone = nullptr;
+  int result          = fn_.Ibarrier(to_be_comm(comm), &everyone);
+  if (not be_ok(result))
+    return raised(comm, from_be_errcode(result));
+  *request                                = composite_request({everyone});
   composites_.at(*request)->at_completion = [this, comm, newcomm] { Comm_dup(comm, newcomm); };
   return MPI_SUCCESS;
 }

@@ -492,5 +492,16 @@ TEST_P(Conformance, NonblockingCollectivesOnOneRankEnd)
   }
 }
 
+TEST_P(Conformance, TestingAnIdupReturnsWhileAnotherRankHasNotCalledIt)
+{
+  // Rank 0's MPI_Test comes before rank 1's MPI_Comm_idup, which waits for a message rank 0 sends after the test.
+  for (int ranks : {1, 2, 4}) {
+    auto result = run(ranks, "idup_test", "--wall-limit 60");
+    EXPECT_THAT(result.output, Not(HasSubstr("deadlock"))) << result.output;
+    auto fields = expect_passed(result, static_cast<size_t>(ranks));
+    EXPECT_EQ(fields[0]["idup_tests_over_one"], "1") << result.output;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Mpi, Conformance,
                          testing::Combine(testing::ValuesIn(mpi_test_levels()), testing::Values(1, 2)), placement_name);

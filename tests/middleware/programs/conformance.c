@@ -1377,6 +1377,37 @@ static void file_null_calls(void)
          sync_class == MPI_ERR_FILE);
 }
 
+/* MPI_Test of an MPI_Comm_idup request returns (MPI-3.1 3.7.3) while another rank has not called MPI_Comm_idup yet:
+ * rank 0 tests, then sends what rank 1 waits for before its own MPI_Comm_idup. A test that waited for every rank's
+ * duplicate (the SMPI back end's first one) never returned. */
+static void idup_test(int rank, int size)
+{
+  MPI_Comm twin    = MPI_COMM_NULL;
+  MPI_Request done = MPI_REQUEST_NULL;
+  int flag = 0, word = 5, total = 0, tests = 0;
+  if (rank == 0) {
+    MPI_Comm_idup(MPI_COMM_WORLD, &twin, &done);
+    MPI_Test(&done, &flag, MPI_STATUS_IGNORE);
+    tests = 1;
+    CHECK(!flag || size == 1, "idup_test_before_the_others");
+    if (size > 1)
+      MPI_Send(&word, 1, MPI_INT, 1, 3, MPI_COMM_WORLD);
+    while (!flag) {
+      MPI_Test(&done, &flag, MPI_STATUS_IGNORE);
+      ++tests;
+    }
+  } else {
+    if (rank == 1)
+      MPI_Recv(&word, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Comm_idup(MPI_COMM_WORLD, &twin, &done);
+    MPI_Wait(&done, MPI_STATUS_IGNORE);
+  }
+  MPI_Allreduce(&word, &total, 1, MPI_INT, MPI_SUM, twin);
+  CHECK(total == 5 * size, "idup_twin_allreduce");
+  MPI_Comm_free(&twin);
+  printf("idup_tests_over_one=%d\n", tests > 1 || size == 1);
+}
+
 int main(int argc, char** argv)
 {
   const char* mode = argc > 1 ? argv[1] : "";
@@ -1471,7 +1502,11 @@ int main(int argc, char** argv)
     user_functions(rank, size);
   } else if (strcmp(mode, "attributes_per_rank") == 0)
     attributes_per_rank(rank);
-  else if (strcmp(mode, "datatype_layout") == 0) {
+  else if (strcmp(mode, "idup_test") == 0) {
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    idup_test(rank, size);
+  } else if (strcmp(mode, "datatype_layout") == 0) {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     datatype_layout(rank, size);
