@@ -276,6 +276,8 @@ class SmpiAbi : public BackEndCallbacks
     be_comm bridge = nullptr, collective = nullptr, local = nullptr;
     std::vector<int> local_in_bridge, remote_in_bridge; // the bridge rank of each local and remote rank
     std::vector<int> world_of_bridge;                   // the MPI_COMM_WORLD rank of each bridge rank
+    // Nonblocking collectives called on it and not run yet, in the order of the calls (SmpiIntercomms.cpp).
+    std::deque<std::shared_ptr<std::function<int()>>> pending;
   };
   std::unordered_map<const void*, Intercomm> intercomms_;
   bool is_intercomm(MPI_Comm comm) const { return not intercomms_.empty() && intercomms_.count(to_be_comm(comm)) != 0; }

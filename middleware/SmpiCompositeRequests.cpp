@@ -279,9 +279,11 @@ int SmpiRank::Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
     return raised(comm, MPI_ERR_ARG);
   // SMPI's MPI_Comm_dup is blocking (its new communicator's number is broadcast from rank 0): made when the request
   // completes, so that a rank does not wait in MPI_Comm_idup for others still busy elsewhere (MPICH's comm_idup).
-  // Its part is a barrier every rank enters here: MPI_Test answers no until every rank has called MPI_Comm_idup
-  // (a test that waited for them never returned when a rank waited for the tester before its own call); then the
-  // duplicate is made in the completion call, which the others reach too.
+  // Its part is SMPI's MPI_Ibarrier on the communicator, entered here: it ends at the communicator's rank 0 once
+  // every rank has called MPI_Comm_idup, at the others once rank 0 has (SMPI's). MPI_Test answers no before that (a
+  // test that waited for every rank's duplicate never returned when a rank waited for the tester before its own
+  // call); then the duplicate is made in the completion call, which the others reach too. (The exact barrier of
+  // the inter-communicator collectives, SmpiIntercomms.cpp, needs a communicator of bxisim's own.)
   if (newcomm == nullptr)
     return raised(comm, MPI_ERR_ARG);
   *newcomm            = MPI_COMM_NULL;

@@ -206,6 +206,7 @@ int SmpiRank::inter_Comm_group(MPI_Comm comm, MPI_Group* group)
 
 int SmpiRank::inter_Comm_free(MPI_Comm* comm)
 {
+  run_pending(to_be_comm(*comm), nullptr); // MPI_Comm_free is collective: every rank called them before it
   Intercomm inter = intercomm_of(*comm);
   intercomms_.erase(inter.bridge);
   fn_.Comm_free(&inter.collective);
@@ -718,113 +719,185 @@ int SmpiRank::inter_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int
   return inter_Reduce_scatter(sendbuf, recvbuf, counts.data(), datatype, op, comm);
 }
 
-// Nonblocking collectives on an inter-communicator run when called: their request is complete.
+// Nonblocking collectives on an inter-communicator: the blocking one runs in the completion call (MPI_Test included)
+// once every rank of both groups has called it. The request's parts are an empty message from and to every other
+// rank of both groups, posted at the call, so that a test answers no while a rank has not called it (running it at
+// the call blocked a rank that another waited for before its own call; SMPI's MPI_Ibarrier would not do: it ends at
+// a rank other than 0 as soon as rank 0 entered). Completing one runs those called before it first, as every rank
+// called them in the same order: ranks may complete them in any order (MPI-3.1 5.12).
 
-int SmpiRank::blocking_then_done(int result, MPI_Request* request)
+namespace
 {
-  *request = result == MPI_SUCCESS ? composite_request({}) : MPI_REQUEST_NULL;
-  return result;
+constexpr int kArrivalTag = 1; // on an inter-communicator's collective communicator (its collectives: tag 0)
+} // namespace
+
+int SmpiRank::when_everyone_called(MPI_Comm comm, std::function<int()> run, MPI_Request* request)
+{
+  Intercomm& inter = intercomm_of(comm);
+  int size = 0, me = 0;
+  fn_.Comm_size(inter.collective, &size);
+  fn_.Comm_rank(inter.collective, &me);
+  std::vector<int> others;
+  for (int r = 0; r < size; ++r)
+    if (r != me)
+      others.push_back(r);
+  Block nothing{nullptr, 0, to_be_datatype(MPI_BYTE)};
+  std::vector<be_request> arrivals;
+  int result = post_exchange(
+      inter.collective, others, others, [&nothing](size_t) { return nothing; }, [&nothing](size_t) { return nothing; },
+      arrivals, kArrivalTag);
+  if (not be_ok(result)) {
+    *request = MPI_REQUEST_NULL;
+    return raised(comm, from_be_errcode(result));
+  }
+  auto operation = std::make_shared<std::function<int()>>(std::move(run));
+  inter.pending.push_back(operation);
+  *request                                = composite_request(std::move(arrivals));
+  const void* key                         = inter.bridge;
+  composites_.at(*request)->at_completion = [this, key, operation] { run_pending(key, operation.get()); };
+  return MPI_SUCCESS;
+}
+
+void SmpiRank::run_pending(const void* intercomm, const std::function<int()>* last)
+{
+  auto inter = intercomms_.find(intercomm);
+  if (inter == intercomms_.end())
+    return;
+  auto& pending = inter->second.pending;
+  if (last != nullptr &&
+      std::none_of(pending.begin(), pending.end(), [last](const auto& p) { return p.get() == last; }))
+    return; // run already, when a later one completed
+  while (not pending.empty()) {
+    auto next = pending.front();
+    pending.pop_front();
+    (*next)();
+    if (next.get() == last)
+      break;
+  }
 }
 
 int SmpiRank::inter_Ibarrier(MPI_Comm comm, MPI_Request* request)
 {
-  return blocking_then_done(inter_Barrier(comm), request);
+  return when_everyone_called(
+      comm, [=] { return inter_Barrier(comm); }, request);
 }
 
 int SmpiRank::inter_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                            MPI_Request* request)
 {
-  return blocking_then_done(inter_Bcast(buffer, count, datatype, root, comm), request);
+  return when_everyone_called(
+      comm, [=] { return inter_Bcast(buffer, count, datatype, root, comm); }, request);
 }
 
 int SmpiRank::inter_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                             MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
-  return blocking_then_done(inter_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
-                            request);
+  return when_everyone_called(
+      comm, [=] { return inter_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); },
+      request);
 }
 
 int SmpiRank::inter_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                              const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root, MPI_Comm comm,
                              MPI_Request* request)
 {
-  return blocking_then_done(
-      inter_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm), request);
+  return when_everyone_called(
+      comm,
+      [=] { return inter_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm); },
+      request);
 }
 
 int SmpiRank::inter_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                              MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)
 {
-  return blocking_then_done(inter_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
-                            request);
+  return when_everyone_called(
+      comm, [=] { return inter_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); },
+      request);
 }
 
 int SmpiRank::inter_Iscatterv(const void* sendbuf, const int* sendcounts, const int* displs, MPI_Datatype sendtype,
                               void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                               MPI_Request* request)
 {
-  return blocking_then_done(
-      inter_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm), request);
+  return when_everyone_called(
+      comm,
+      [=] { return inter_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm); },
+      request);
 }
 
 int SmpiRank::inter_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-  return blocking_then_done(inter_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), request);
+  return when_everyone_called(
+      comm, [=] { return inter_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }, request);
 }
 
 int SmpiRank::inter_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                 const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm,
                                 MPI_Request* request)
 {
-  return blocking_then_done(inter_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),
-                            request);
+  return when_everyone_called(
+      comm, [=] { return inter_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); },
+      request);
 }
 
 int SmpiRank::inter_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)
 {
-  return blocking_then_done(inter_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), request);
+  return when_everyone_called(
+      comm, [=] { return inter_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); }, request);
 }
 
 int SmpiRank::inter_Ialltoallv(const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype,
                                void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype,
                                MPI_Comm comm, MPI_Request* request)
 {
-  return blocking_then_done(
-      inter_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), request);
+  return when_everyone_called(
+      comm,
+      [=] {
+        return inter_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+      },
+      request);
 }
 
 int SmpiRank::inter_Ialltoallw(const void* sendbuf, const int* sendcounts, const int* sdispls,
                                const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts, const int* rdispls,
                                const MPI_Datatype* recvtypes, MPI_Comm comm, MPI_Request* request)
 {
-  return blocking_then_done(
-      inter_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), request);
+  return when_everyone_called(
+      comm,
+      [=] {
+        return inter_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+      },
+      request);
 }
 
 int SmpiRank::inter_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                             MPI_Comm comm, MPI_Request* request)
 {
-  return blocking_then_done(inter_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm), request);
+  return when_everyone_called(
+      comm, [=] { return inter_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); }, request);
 }
 
 int SmpiRank::inter_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                MPI_Comm comm, MPI_Request* request)
 {
-  return blocking_then_done(inter_Allreduce(sendbuf, recvbuf, count, datatype, op, comm), request);
+  return when_everyone_called(
+      comm, [=] { return inter_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); }, request);
 }
 
 int SmpiRank::inter_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype datatype,
                                     MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-  return blocking_then_done(inter_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm), request);
+  return when_everyone_called(
+      comm, [=] { return inter_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm); }, request);
 }
 
 int SmpiRank::inter_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
                                           MPI_Op op, MPI_Comm comm, MPI_Request* request)
 {
-  return blocking_then_done(inter_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm), request);
+  return when_everyone_called(
+      comm, [=] { return inter_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); }, request);
 }
 
 } // namespace bxisim::mw

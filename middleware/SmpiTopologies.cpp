@@ -300,7 +300,7 @@ int SmpiRank::Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int* sources,
 
 int SmpiRank::post_exchange(be_comm on, const std::vector<int>& from, const std::vector<int>& to,
                             const std::function<Block(size_t)>& send_block,
-                            const std::function<Block(size_t)>& receive_block, std::vector<be_request>& parts)
+                            const std::function<Block(size_t)>& receive_block, std::vector<be_request>& parts, int tag)
 {
   // MPI_PROC_NULL peers (a grid's edge) get no message; SMPI 3.32's MPI_Waitany crashed on such requests.
   parts.reserve(from.size() + to.size());
@@ -310,14 +310,14 @@ int SmpiRank::post_exchange(be_comm on, const std::vector<int>& from, const std:
       continue;
     Block block = receive_block(i);
     parts.emplace_back();
-    result = fn_.Irecv(const_cast<void*>(block.buffer), block.count, block.type, from[i], 0, on, &parts.back());
+    result = fn_.Irecv(const_cast<void*>(block.buffer), block.count, block.type, from[i], tag, on, &parts.back());
   }
   for (size_t i = 0; i < to.size() && be_ok(result); ++i) {
     if (to[i] == kSmpiProcNull)
       continue;
     Block block = send_block(i);
     parts.emplace_back();
-    result = fn_.Isend(const_cast<void*>(block.buffer), block.count, block.type, to[i], 0, on, &parts.back());
+    result = fn_.Isend(const_cast<void*>(block.buffer), block.count, block.type, to[i], tag, on, &parts.back());
   }
   return result;
 }

@@ -60,5 +60,24 @@ TEST_P(Intercomms, AnUncarriedCallOnOneFailsNamingIt)
   }
 }
 
+// A nonblocking collective on an inter-communicator: testing it returns while a rank of the other group has not
+// called it yet (that rank waits for a message the tester sends after its test), and two of them complete in the
+// reverse order of their calls. At smpi they ran when called: the test never returned.
+TEST_P(Intercomms, NonblockingCollectivesReturnFromTestsAndCompleteInAnyOrder)
+{
+  for (int ranks : {2, 4}) {
+    auto result =
+        run_command("'" BXISIM_BINARY "' run -q --no-summary --no-cpu-simulation --wall-limit 60 -n " +
+                    std::to_string(ranks) + " --level " + std::get<0>(GetParam()) + " --ppn " +
+                    std::to_string(std::get<1>(GetParam())) + " " BXISIM_MW_TEST_PROGRAMS "/intercomms deferred 2>&1");
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_THAT(result.output, Not(HasSubstr("bad_"))) << result.output;
+    auto fields = fields_by_rank(result.output);
+    ASSERT_EQ(fields.size(), static_cast<size_t>(ranks)) << result.output;
+    for (auto& [rank, mine] : fields)
+      EXPECT_EQ(mine["deferred"], "1") << "rank " << rank << "\n" << result.output;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Mpi, Intercomms, testing::Combine(testing::ValuesIn(mpi_test_levels()), testing::Values(1, 2)),
                          placement_name);

@@ -102,6 +102,30 @@ int main(int argc, char** argv)
     MPI_Error_class(MPI_Improbe(MPI_ANY_SOURCE, 99, inter, &found, &message, MPI_STATUS_IGNORE), &class);
     printf("improbe_class=%s\n", class == MPI_SUCCESS ? "success" : class == MPI_ERR_COMM ? "comm" : "other");
   }
+  if (argc > 1 && strcmp(argv[1], "deferred") == 0) {
+    /* The left group's rank 0 tests its MPI_Ibcast, then sends what the right group's rank 0 waits for before its
+     * own MPI_Ibcast: the test must return (MPI-3.1 3.7.3). Then two broadcasts completed in the reverse order. */
+    MPI_Request requests[2];
+    int flag = 1, word = 0, first = left ? 11 : -1, second = left ? 12 : -1;
+    if (left && local_rank == 0) {
+      MPI_Ibcast(&first, 1, MPI_INT, root, inter, &requests[0]);
+      MPI_Test(&requests[0], &flag, MPI_STATUS_IGNORE);
+      CHECK(!flag, "ibcast_test_before_the_others");
+      MPI_Send(&word, 1, MPI_INT, half, 5, MPI_COMM_WORLD);
+      MPI_Wait(&requests[0], MPI_STATUS_IGNORE);
+    } else {
+      if (!left && local_rank == 0)
+        MPI_Recv(&word, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Ibcast(&first, 1, MPI_INT, root, inter, &requests[0]);
+      MPI_Wait(&requests[0], MPI_STATUS_IGNORE);
+    }
+    MPI_Ibcast(&first, 1, MPI_INT, root, inter, &requests[0]);
+    MPI_Ibcast(&second, 1, MPI_INT, root, inter, &requests[1]);
+    MPI_Wait(&requests[1], MPI_STATUS_IGNORE); /* the later one first */
+    MPI_Wait(&requests[0], MPI_STATUS_IGNORE);
+    CHECK(first == 11 && second == 12, "ibcast_order");
+    printf("deferred=1\n");
+  }
   MPI_Comm_free(&dup);
   MPI_Comm_free(&inter);
   MPI_Comm_free(&local);
