@@ -37,11 +37,11 @@ void crash_headline(char* line, size_t size, const char* signal_name, double now
                   signal_name, in_call.rank, in_call.node, now);
     add_stack_overflow(line, size, in_call);
   } else if (last_in_code.rank >= 0)
-    // The allocator trips over a damaged heap at a later allocation or free, often the simulator's own.
+    // glibc's allocator finds a damaged heap at the next allocation of the same size, often the simulator's own.
     std::snprintf(line, size,
                   "bxisim: the simulator crashed (%s) in its own code, outside any rank's call, at simulated time "
                   "%.9f s. The last rank whose own code ran is rank %d (on %s). When the backtrace goes through "
-                  "malloc or free (tcmalloc may say why above: 'Attempt to free invalid pointer'), the heap was damaged "
+                  "malloc or free (glibc says why above: 'malloc(): ...', 'free(): ...'), the heap was damaged "
                   "earlier, most often by a program writing outside a buffer it allocated: check that rank's "
                   "writes (array bounds, the counts and types given to MPI calls).\n",
                   signal_name, now, last_in_code.rank, last_in_code.node);

@@ -98,25 +98,6 @@ TEST(Random, EachRankHasTheGeneratorOfANewProcess)
   }
 }
 
-TEST(Memory, LargeCallocsAreZeroedWithoutTouchingTheirPages)
-{
-  // The process's allocator (tcmalloc) wrote zeros over every calloc'ed block: 16,384 ranks' stacks (SimGrid
-  // callocs them without guard pages) made 128 GiB resident. A block that reuses dirty memory still reads zeros.
-  for (int ppn : {1, 2}) {
-    auto result =
-        run_bxisim("run -n 2 --ppn " + std::to_string(ppn) + " --no-cpu-simulation " + test_program("large_calloc"));
-    ASSERT_EQ(result.exit_code, 0) << result.output;
-    auto ranks = fields_by_rank(result.output);
-    ASSERT_EQ(ranks.size(), 2u) << result.output;
-    for (auto& [rank, fields] : ranks) {
-      EXPECT_EQ(fields["zeroed"], "1") << "rank " << rank;
-      EXPECT_EQ(fields["small_zeroed"], "1") << "rank " << rank;
-      EXPECT_EQ(fields["overflow_null"], "1") << "rank " << rank;
-      EXPECT_LT(std::stol(fields["resident_growth_kib"]), 8 * 1024) << "rank " << rank << ": 64 MiB read, not written";
-    }
-  }
-}
-
 TEST(Signals, AHandledSignalRunsTheRanksOwnHandler)
 {
   auto result = run_program(3, "signals", "handled");
