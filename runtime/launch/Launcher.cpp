@@ -388,6 +388,7 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
 
   RunFolder folder(options.keep_temps);
   RunSupervisor::block_stop_signals(); // a Ctrl-C while the copies are made waits for the supervisor
+  os::reserve_rank_heaps(options.ranks);
   std::vector<std::unique_ptr<Rank>> ranks;
   std::vector<std::string> copies;
   timespec copies_start{};

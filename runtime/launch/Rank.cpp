@@ -58,7 +58,8 @@ const ReadCosts& read_costs()
 } // namespace
 
 Rank::Rank(const RankPlacement& placement, int size, simgrid::s4u::Host* host, std::string node_name)
-    : placement_(placement), size_(size), host_(host), node_name_(std::move(node_name))
+    : placement_(placement), size_(size), host_(host), node_name_(std::move(node_name)),
+      heap_(os::rank_heap(placement.rank))
 {
 }
 

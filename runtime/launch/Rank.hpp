@@ -3,6 +3,7 @@
 
 #include "hw/actors/StackShadow.hpp"
 #include "runtime/os/ProcessState.hpp"
+#include "runtime/os/RankHeap.hpp"
 
 #include <simgrid/s4u/Host.hpp>
 
@@ -126,6 +127,8 @@ class Rank
 
   /** The libc state the rank has to itself, as a process would (getopt, random, signals, exit handlers). */
   os::ProcessState& process_state() { return process_state_; }
+  /** Where its code allocates: its own heap, or nullptr for the process's (os/RankHeap.hpp). */
+  os::RankHeap* heap() const { return heap_; }
 
   /**
    * What the rank blocks on, for the deadlock report ("" when it does not block): set by each
@@ -195,6 +198,7 @@ class Rank
   bool stepped_                  = false;
   unsigned long busy_wait_steps_ = 0;
   os::ProcessState process_state_;
+  os::RankHeap* heap_;
 };
 
 } // namespace bxisim::runtime

@@ -1,5 +1,6 @@
 #include "SimulatorCall.hpp"
 
+#include "RankHeap.hpp"
 #include "runtime/launch/OutputRouter.hpp"
 #include "runtime/launch/Rank.hpp"
 
@@ -30,6 +31,13 @@ std::atomic<void (*)()> hold{nullptr};
 void count(std::atomic<unsigned long>& counter)
 {
   counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
+/** Who runs now, and so which heap malloc() uses. */
+void set_running(runtime::Rank* rank)
+{
+  running = rank;
+  select_heap(rank != nullptr ? rank->heap() : nullptr);
 }
 
 void note_transition(runtime::Rank* rank)
@@ -89,7 +97,7 @@ runtime::Rank* running_rank()
 
 void set_running_rank(runtime::Rank* rank)
 {
-  running = rank;
+  set_running(rank);
   note_transition(rank);
 }
 
@@ -97,10 +105,12 @@ void enter_program_code_in_call(runtime::Rank& rank)
 {
   runtime::OutputRouter::switch_to(rank.index());
   rank.process_state().restore_globals();
+  select_heap(rank.heap());
 }
 
 void leave_program_code_in_call(runtime::Rank& rank)
 {
+  select_heap(nullptr);
   rank.process_state().save_globals();
 }
 
@@ -109,8 +119,8 @@ SimulatorCall::SimulatorCall() : rank_(running)
   if (rank_ == nullptr)
     return;
   // The burst ends first: the bookkeeping below is the simulator's, not the program's computation.
-  burst_  = rank_->take_burst(at_edge_);
-  running = nullptr;
+  burst_ = rank_->take_burst(at_edge_);
+  set_running(nullptr);
   note_transition(nullptr);
   rank_->note_simulator_call(simgrid::s4u::Engine::get_clock());
   rank_->process_state().save_globals(); // another rank may run before this call returns
@@ -124,7 +134,7 @@ SimulatorCall::~SimulatorCall()
   runtime::OutputRouter::switch_to(rank_->index());
   rank_->note_simulator_call(simgrid::s4u::Engine::get_clock()); // back in its own code since then
   rank_->process_state().restore_globals();
-  running = rank_;
+  set_running(rank_);
   note_transition(rank_);
   if (at_edge_)
     rank_->defer_burst_start(); // at the call's exit edge, after the rest of the entry point
