@@ -29,6 +29,20 @@ const char* back_end_name(int back_end)
   std::fflush(stderr);
   exit_rank(1);
 }
+
+// after_poll's generalized request: completed only at MPI_Finalize, never seen by the program.
+int idle_query(void*, MPI_Status*)
+{
+  return MPI_SUCCESS;
+}
+int idle_free(void*)
+{
+  return MPI_SUCCESS;
+}
+int idle_cancel(void*, int)
+{
+  return MPI_SUCCESS;
+}
 } // namespace
 
 namespace
@@ -388,18 +402,40 @@ const CallHooks* LevelSwitch::active_call_hooks() const
   return called_ >= 0 ? slots_[called_].hooks : nullptr;
 }
 
-LevelSwitch::Call::Call(LevelSwitch& owner, int back_end) : owner_(owner), back_end_(back_end), previous_(owner.called_)
+LevelSwitch::Call::Call(LevelSwitch& owner, int back_end)
+    : owner_(owner), back_end_(back_end), previous_(owner.called_), foreign_(back_end != owner.current_)
 {
   owner_.called_ = back_end;
-  if (const CallHooks* hooks = owner_.slots_[back_end].hooks)
+  if (const CallHooks* hooks = owner_.slots_[back_end].hooks) {
     token_ = hooks->enter();
+    if (foreign_ && hooks->quiet_polls != nullptr)
+      hooks->quiet_polls(true);
+  }
 }
 
 LevelSwitch::Call::~Call()
 {
-  if (const CallHooks* hooks = owner_.slots_[back_end_].hooks)
+  if (const CallHooks* hooks = owner_.slots_[back_end_].hooks) {
+    if (foreign_ && hooks->quiet_polls != nullptr)
+      hooks->quiet_polls(false);
     hooks->leave(token_);
+  }
   owner_.called_ = previous_;
+}
+
+void LevelSwitch::after_poll(int back_end, bool found)
+{
+  if (found || back_end == current_)
+    return;
+  // A request the current back end never completes: testing it runs one round of that back end's
+  // progress, which polls as the level does (OpenMPI: the NIC's event queue, with cpu.poll_delay_*;
+  // SMPI: smpi/test), and nothing else.
+  Slot& slot = slots_[current_];
+  Call call(*this, current_);
+  if (slot.idle_request == MPI_REQUEST_NULL)
+    call.target().Grequest_start(&idle_query, &idle_free, &idle_cancel, nullptr, &slot.idle_request);
+  int flag = 0;
+  call.target().Test(&slot.idle_request, &flag, MPI_STATUS_IGNORE);
 }
 
 uintptr_t LevelSwitch::to_called_value(uintptr_t value, int back_end, const char* kind)
@@ -1654,6 +1690,10 @@ int LevelSwitch::Finalize()
   for (int back_end : {1 - current_, current_})
     if (slots_[back_end].initialized && not slots_[back_end].finalized) {
       Call call(*this, back_end);
+      if (MPI_Request& idle = slots_[back_end].idle_request; idle != MPI_REQUEST_NULL) {
+        call.target().Grequest_complete(idle);
+        call.target().Wait(&idle, MPI_STATUS_IGNORE);
+      }
       int code = call.target().Finalize();
       if (code != MPI_SUCCESS && result == MPI_SUCCESS)
         result = code;
@@ -2054,14 +2094,19 @@ int LevelSwitch::Testall(int count, MPI_Request array_of_requests[], int* flag, 
     return MPI_ERR_ARG;
   if (one_owner(count, array_of_requests, back_end)) {
     std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
-    Call call(*this, back_end);
-    int result = call.target().Testall(count, array_of_requests, flag, array_of_statuses);
+    int result = [&] {
+      Call call(*this, back_end);
+      return call.target().Testall(count, array_of_requests, flag, array_of_statuses);
+    }();
     for (int i = 0; i < count; ++i)
       after_routed(before[static_cast<size_t>(i)], array_of_requests[i]);
+    if (result == MPI_SUCCESS)
+      after_poll(back_end, *flag != 0);
     return result;
   }
   // Complete none unless all are complete: ask each its state first.
-  *flag = 1;
+  *flag       = 1;
+  bool polled = false; // a request of the current level was asked (its back end polled)
   for (int i = 0; i < count && *flag; ++i) {
     if (array_of_requests[i] == MPI_REQUEST_NULL)
       continue;
@@ -2070,10 +2115,13 @@ int LevelSwitch::Testall(int count, MPI_Request array_of_requests[], int* flag, 
     int code = call.target().Request_get_status(array_of_requests[i], &done, MPI_STATUS_IGNORE);
     if (code != MPI_SUCCESS)
       return code;
-    *flag = done;
+    polled = polled || call.back_end() == current_;
+    *flag  = done;
   }
-  if (not *flag)
+  if (not *flag) {
+    after_poll(polled ? current_ : 1 - current_, false);
     return MPI_SUCCESS;
+  }
   return Waitall(count, array_of_requests, array_of_statuses);
 }
 
@@ -2090,14 +2138,19 @@ int LevelSwitch::Testany(int count, MPI_Request array_of_requests[], int* index,
     return MPI_ERR_ARG;
   if (one_owner(count, array_of_requests, back_end)) {
     std::vector<MPI_Request> before(array_of_requests, array_of_requests + count);
-    Call call(*this, back_end);
-    int result = call.target().Testany(count, array_of_requests, index, flag, status);
+    int result = [&] {
+      Call call(*this, back_end);
+      return call.target().Testany(count, array_of_requests, index, flag, status);
+    }();
     for (int i = 0; i < count; ++i)
       after_routed(before[static_cast<size_t>(i)], array_of_requests[i]);
+    if (result == MPI_SUCCESS)
+      after_poll(back_end, *flag != 0);
     return result;
   }
-  *flag  = 0;
-  *index = MPI_UNDEFINED;
+  *flag       = 0;
+  *index      = MPI_UNDEFINED;
+  bool polled = false; // a request of the current level was tested (its back end polled)
   for (int i = 0; i < count; ++i) {
     if (array_of_requests[i] == MPI_REQUEST_NULL)
       continue;
@@ -2108,6 +2161,7 @@ int LevelSwitch::Testany(int count, MPI_Request array_of_requests[], int* index,
     after_routed(before, array_of_requests[i]);
     if (code != MPI_SUCCESS)
       return code;
+    polled = polled || call.back_end() == current_;
     if (done) {
       *flag  = 1;
       *index = i;
@@ -2118,6 +2172,7 @@ int LevelSwitch::Testany(int count, MPI_Request array_of_requests[], int* index,
   for (int i = 0; i < count; ++i)
     if (array_of_requests[i] != MPI_REQUEST_NULL)
       *flag = 0;
+  after_poll(polled ? current_ : 1 - current_, *flag != 0);
   return MPI_SUCCESS;
 }
 
@@ -2166,14 +2221,19 @@ int LevelSwitch::Testsome(int incount, MPI_Request array_of_requests[], int* out
     return MPI_ERR_ARG;
   if (one_owner(incount, array_of_requests, back_end)) {
     std::vector<MPI_Request> before(array_of_requests, array_of_requests + incount);
-    Call call(*this, back_end);
-    int result = call.target().Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    int result = [&] {
+      Call call(*this, back_end);
+      return call.target().Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    }();
     for (int i = 0; i < incount; ++i)
       after_routed(before[static_cast<size_t>(i)], array_of_requests[i]);
+    if (result == MPI_SUCCESS)
+      after_poll(back_end, *outcount != 0);
     return result;
   }
   *outcount   = 0;
   bool active = false;
+  bool polled = false; // a request of the current level was tested (its back end polled)
   for (int i = 0; i < incount; ++i) {
     if (array_of_requests[i] == MPI_REQUEST_NULL)
       continue;
@@ -2185,11 +2245,13 @@ int LevelSwitch::Testsome(int incount, MPI_Request array_of_requests[], int* out
     after_routed(before, array_of_requests[i]);
     if (code != MPI_SUCCESS)
       return code;
+    polled = polled || call.back_end() == current_;
     if (done)
       array_of_indices[(*outcount)++] = i;
   }
   if (not active)
     *outcount = MPI_UNDEFINED;
+  after_poll(polled ? current_ : 1 - current_, *outcount != 0);
   return MPI_SUCCESS;
 }
 

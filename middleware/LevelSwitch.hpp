@@ -70,8 +70,16 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
     LevelSwitch& owner_;
     int back_end_;
     int previous_;
+    bool foreign_; // a call to the back end of the other level (a request or message made there)
     void* token_ = nullptr;
   };
+  /**
+   * After a test (MPI_Test, MPI_Request_get_status, the any/some/all forms) made in `back_end` that found
+   * nothing to complete. Called in the other level's back end, the test charged nothing (Call: that back
+   * end's polling costs are quieted), so the current level's empty poll is charged here: a loop of such
+   * tests takes the time the level's own polling takes, and advances simulated time.
+   */
+  void after_poll(int back_end, bool found);
 
   template <class H>
   H to_called(H handle, int back_end)
@@ -340,10 +348,11 @@ class LevelSwitch : public MpiInterface, public BackEndCallbacks
  private:
   static constexpr uintptr_t kPredefinedLimit = 0x400;
   struct Slot {
-    MpiInterface* dispatch = nullptr;
-    const CallHooks* hooks = nullptr;
-    bool initialized       = false;
-    bool finalized         = false;
+    MpiInterface* dispatch   = nullptr;
+    const CallHooks* hooks   = nullptr;
+    bool initialized         = false;
+    bool finalized           = false;
+    MPI_Request idle_request = MPI_REQUEST_NULL; // after_poll's, in this back end
   };
   struct Handle {
     int owner;

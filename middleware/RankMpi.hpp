@@ -111,6 +111,12 @@ struct CallHooks {
    */
   void* (*enter_program)();
   void (*leave_program)(void* token);
+  /**
+   * Around a call made while a region runs at the other level (level switching): the back end's own model
+   * of polling (SMPI's smpi/test, smpi/iprobe) is not charged, the current level's is (LevelSwitch). Nested
+   * calls nest.
+   */
+  void (*quiet_polls)(bool quiet);
 };
 /** Ends the calling rank: through the hooks when set, else exit(). */
 [[noreturn]] void exit_rank(int code);

@@ -780,6 +780,8 @@ SWITCH_PERSISTENT = {
     # a reference handed out by MPI_*_get_errhandler is the program's handle: its free drops that reference
     "Errhandler_free": "  if (errhandler != nullptr && drop_errhandler_reference(*errhandler))\n    return MPI_SUCCESS;\n",
 }
+# Tests of one request: one that finds nothing in the other level's back end is charged the current level's poll.
+SWITCH_POLLS = {"Test", "Request_get_status"}
 SWITCH_CUSTOM = {"Sendrecv", "Sendrecv_replace", "Graph_create", "Dist_graph_create_adjacent", "Comm_idup", "Mprobe", "Improbe", "Mrecv", "Imrecv", "Send_init", "Bsend_init", "Ssend_init", "Rsend_init", "Recv_init",
                  "Init", "Init_thread", "Finalize", "Initialized", "Finalized", "Waitall", "Waitany", "Waitsome",
                  "Testall", "Testany", "Testsome", "Startall", "Query_thread", "Is_thread_main",
@@ -877,6 +879,8 @@ def switch_source(functions):
         if f.name in SWITCH_RECORDED:
             names = [f"*{a.name}" if a.kind in HANDLES and a.direction != "in" else a.name for a in f.arguments]
             after.append(f"  if (result_ == MPI_SUCCESS)\n    record_{f.name}({', '.join(names)});\n")
+        if f.name in SWITCH_POLLS:
+            after.append("  if (result_ == MPI_SUCCESS)\n    after_poll(call_.back_end(), *flag != 0);\n")
         if f.returns == "int":
             out.append(f"  int result_ = {call};\n")
             out += after

@@ -110,7 +110,34 @@ void leave_program(void* token)
     os::leave_program_code_in_call(*static_cast<Rank*>(token));
 }
 
-const mw::CallHooks kSmpiCallHooks{&enter_mpi, &leave_mpi, &exit_rank_in_mpi, &enter_program, &leave_program};
+// SMPI's injected costs of polling: a test or probe sleeps these (growing with each unsuccessful one).
+struct PollCosts {
+  double test;
+  double iprobe;
+  bool grow;
+};
+
+void quiet_polls(bool quiet)
+{
+  static int depth = 0;
+  static PollCosts saved{};
+  if (quiet) {
+    if (depth++ > 0)
+      return;
+    saved = {simgrid::config::get_value<double>("smpi/test"), simgrid::config::get_value<double>("smpi/iprobe"),
+             simgrid::config::get_value<bool>("smpi/grow-injected-times")};
+    simgrid::config::set_value("smpi/test", 0.0);
+    simgrid::config::set_value("smpi/iprobe", 0.0);
+    simgrid::config::set_value("smpi/grow-injected-times", false);
+  } else if (--depth == 0) {
+    simgrid::config::set_value("smpi/test", saved.test);
+    simgrid::config::set_value("smpi/iprobe", saved.iprobe);
+    simgrid::config::set_value("smpi/grow-injected-times", saved.grow);
+  }
+}
+
+const mw::CallHooks kSmpiCallHooks{&enter_mpi,     &leave_mpi,     &exit_rank_in_mpi,
+                                   &enter_program, &leave_program, &quiet_polls};
 
 /**
  * Kills every other actor (the job ends). The killed ranks unwind before the caller runs again, and

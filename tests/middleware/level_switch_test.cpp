@@ -170,6 +170,22 @@ TEST_P(LevelSwitch, MessagesCrossBoundariesOnDuplicatedAndSplitCommunicators)
   }
 }
 
+TEST_P(LevelSwitch, AReceiveOfSmpiTestedInALoopAtMessageCostsWhatOpenMpisPollsCost)
+{
+  // Each rank posts a receive in "first" (smpi) and tests it in a loop in "second" (message), where its left
+  // neighbour sends at 10 ms. The test in SMPI injects none of SMPI's smpi/test (100 us before the first test,
+  // growing: the loop saw the message 100 us after its sending); each one that finds nothing costs an empty
+  // poll of OpenMPI over the NIC (cpu.poll_delay_*, at most 1 us), so the loop sees it a few microseconds
+  // after its sending. The other way round (posted at message, tested at smpi), the message is received too.
+  auto at_message = check_ok(run_switch("--level smpi", "polled", GetParam()));
+  auto at_smpi =
+      check_ok(run_switch("--level message --region first=message --region second=smpi", "polled", GetParam()));
+  for (int rank = 0; rank < kRanks; ++rank) {
+    EXPECT_LT(number(at_message[rank], "polled_after"), 10e-6) << "rank " << rank;
+    EXPECT_GT(number(at_smpi[rank], "polled_after"), 0.0) << "rank " << rank;
+  }
+}
+
 TEST_P(LevelSwitch, AReceiveNothingIsSentToIsReportedAsADeadlockNamingItsRegions)
 {
   // Rank 1 posts an Irecv at smpi and waits for it at message; nobody sends: a deadlock, reported
@@ -286,9 +302,13 @@ TEST_P(LevelSwitch, ProbesAndMatchedProbesFindMessagesWaitingAtTheOtherLevel)
   // Messages of "first" are probed (MPI_Probe, MPI_Iprobe) and taken by matched probes (MPI_Mprobe +
   // MPI_Mrecv, MPI_Improbe + MPI_Imrecv) in "second", where they wait, in the sender's order (41 before
   // 43, sent later at the level of "second"); at smpi, which SMPI 3.32 lacks, a matched probe is bxisim's
-  // (the probe receives the message). The probes and receives of the messages of "first" take the time they
-  // take at the level of "first".
-  for (auto [options, reference] : {std::pair{kSmpiFirst, kFirstTwoSmpi}, std::pair{kMessageFirst, kFirstTwoMsg}}) {
+  // (the probe receives the message). The probes and receives of the messages of "first" move their data as
+  // the level of "first" does; what a probe costs as the rank's own work (SMPI's smpi/iprobe and smpi/test,
+  // injected before each look) is the level of "second"'s, so at message they cost what the smpi run costs
+  // without those injected times.
+  const std::string no_smpi_polls = std::string(kFirstTwoSmpi) + " --cfg smpi/iprobe:0 --cfg smpi/test:0";
+  for (auto [options, reference] :
+       {std::pair{kSmpiFirst, no_smpi_polls.c_str()}, std::pair{kMessageFirst, kFirstTwoMsg}}) {
     auto mixed      = check_ok(run_switch(options, "mprobe", GetParam()));
     auto single     = check_ok(run_switch(reference, "mprobe", GetParam()));
     double expected = number(single[1], "mprobe_time");

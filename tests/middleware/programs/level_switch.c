@@ -1071,6 +1071,25 @@ int main(int argc, char** argv)
     MPI_Wait(&receive, MPI_STATUS_IGNORE);
     check(second == 900 + left && first == -1, "cancelled_receive", 2);
     bxisim_region_end("second");
+  } else if (!strcmp(mode, "polled")) {
+    /* A receive posted in "first" and tested in a loop in "second", where its message is sent at a known date. */
+    int right = (rank + 1) % size, left = (rank + size - 1) % size, got = -1, done = 0, tests = 0;
+    MPI_Request receive;
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    MPI_Irecv(&got, 1, MPI_INT, left, 11, MPI_COMM_WORLD, &receive);
+    bxisim_region_end("first");
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    const double sent = 0.01;
+    sleep_until(sent);
+    int word = 1100 + rank;
+    MPI_Send(&word, 1, MPI_INT, right, 11, MPI_COMM_WORLD);
+    while (!done) {
+      MPI_Test(&receive, &done, MPI_STATUS_IGNORE);
+      ++tests;
+    }
+    printf("rank=%d polled_after=%.9f polled_tests=%d\n", rank, MPI_Wtime() - sent, tests);
+    check(got == 1100 + left, "polled", 2);
+    bxisim_region_end("second");
   } else if (!strcmp(mode, "derived")) {
     derived();
   } else if (!strcmp(mode, "attributes")) {
