@@ -144,13 +144,18 @@ SimulatorCall::~SimulatorCall()
 
 void enter_call_edge()
 {
-  if (running != nullptr)
+  if (running != nullptr) {
     running->end_burst_at_edge();
+    select_heap(nullptr); // the entry point's own bookkeeping (its call scope) is the simulator's
+  }
 }
 
 void leave_call_edge()
 {
-  if (running != nullptr && running->take_deferred_start())
+  if (running == nullptr)
+    return;
+  select_heap(running->heap());
+  if (running->take_deferred_start())
     running->start_burst();
 }
 

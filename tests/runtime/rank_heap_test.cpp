@@ -164,3 +164,19 @@ TEST(RankHeap, TheAllocatorsFunctionsKeepTheirContracts)
   EXPECT_EQ(std::calloc(half, 4), nullptr);
   EXPECT_EQ(reallocarray(nullptr, half, 4), nullptr);
 }
+
+TEST(RankHeap, AFreedBlockIsReusedByTheNextAllocationOfItsSize)
+{
+  // A million allocations of 88 bytes, each freed (by the simulator, as a call scope is) before the next:
+  // the heap stays at its first growth step.
+  reserve_rank_heaps(kRanks);
+  for (int i = 0; i < 1000000; ++i) {
+    void* block = nullptr;
+    {
+      AsRank rank(2);
+      block = std::malloc(88);
+    }
+    std::free(block);
+  }
+  EXPECT_LE(rank_heap(2)->used_span(), std::size_t{1} << 20);
+}
