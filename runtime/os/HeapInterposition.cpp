@@ -43,11 +43,6 @@ void select_heap(RankHeap* heap)
   selected = heap;
 }
 
-RankHeap* selected_heap()
-{
-  return selected;
-}
-
 // AddressSanitizer replaces the allocator itself, to watch every block: it keeps it (and the ranks share the
 // process's heap, reserve_rank_heaps() reserving nothing).
 #ifndef __SANITIZE_ADDRESS__
@@ -88,6 +83,16 @@ void* allocate(std::size_t size, const void* caller)
     note_full(*heap, size);
   }
   return __libc_malloc(size);
+}
+
+void* allocate_zeroed(std::size_t count, std::size_t size, const void* caller)
+{
+  if (RankHeap* heap = heap_for(caller)) {
+    if (void* block = heap->allocate_zeroed(count * size))
+      return block;
+    note_full(*heap, count * size);
+  }
+  return __libc_calloc(count, size);
 }
 
 void* allocate_aligned(std::size_t alignment, std::size_t size, const void* caller)
@@ -158,10 +163,10 @@ void* calloc(size_t count, size_t size) noexcept
     errno = ENOMEM;
     return nullptr;
   }
-  if (RankHeap* heap = bxisim::os::heap_for(__builtin_return_address(0)))
-    if (void* block = heap->allocate_zeroed(bytes))
-      return block;
-  return __libc_calloc(count, size);
+  void* block = bxisim::os::allocate_zeroed(count, size, __builtin_return_address(0));
+  if (block == nullptr)
+    errno = ENOMEM;
+  return block;
 }
 
 void* realloc(void* block, size_t size) noexcept

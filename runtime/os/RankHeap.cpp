@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <new>
+#include <utility>
 
 XBT_LOG_EXTERNAL_CATEGORY(bxisim_runtime);
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_heap, bxisim_runtime, "The ranks' own heaps");
@@ -20,10 +21,10 @@ namespace bxisim::os
 
 namespace detail
 {
-std::uintptr_t heaps_begin = 0;
-std::uintptr_t heaps_end   = 0;
-unsigned span_shift        = 0;
-RankHeap* heaps            = nullptr;
+std::uintptr_t heaps_begin  = 0;
+std::uintptr_t heaps_end    = 0;
+unsigned span_shift         = 0;
+RankHeap* heaps             = nullptr;
 std::uintptr_t loader_begin = 0;
 std::uintptr_t loader_end   = 0;
 } // namespace detail
@@ -176,14 +177,15 @@ void RankHeap::release_locked(void* block)
   algorithm_->deallocate(block);
 }
 
-void RankHeap::drop_pages(void* block, std::size_t size)
+std::pair<std::byte*, std::byte*> RankHeap::drop_pages(void* block, std::size_t size)
 {
   static const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
   auto at                = reinterpret_cast<std::uintptr_t>(block);
   std::uintptr_t first   = round_up(at + kFreeBlockHeader, page);
-  std::uintptr_t end     = (at + size) / page * page;
+  std::uintptr_t end     = std::max(first, (at + size) / page * page);
   if (end > first)
     madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED);
+  return {reinterpret_cast<std::byte*>(first), reinterpret_cast<std::byte*>(end)};
 }
 
 void* RankHeap::allocate(std::size_t size)
@@ -203,13 +205,10 @@ void* RankHeap::allocate_zeroed(std::size_t size)
     return block;
   }
   // Dropped pages read as zeros: only the partial pages at both ends are written.
-  drop_pages(block, size);
-  static const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-  auto at                = reinterpret_cast<std::uintptr_t>(block);
-  std::uintptr_t first   = round_up(at + kFreeBlockHeader, page);
-  std::uintptr_t end     = (at + size) / page * page;
-  std::memset(block, 0, first - at);
-  std::memset(reinterpret_cast<void*>(end), 0, at + size - end);
+  auto [first, end] = drop_pages(block, size);
+  auto* start       = static_cast<std::byte*>(block);
+  std::memset(start, 0, static_cast<std::size_t>(first - start));
+  std::memset(end, 0, static_cast<std::size_t>(start + size - end));
   return block;
 }
 
@@ -260,12 +259,13 @@ void reserve_rank_heaps(int ranks)
   unsigned shift = kLargestSpanShift;
   while (shift > kSmallestSpanShift && (std::uintptr_t{1} << shift) * static_cast<std::uintptr_t>(ranks) > kAllSpans)
     --shift;
-  void* area = MAP_FAILED;
+  void* area        = MAP_FAILED;
+  std::size_t bytes = 0;
   for (; shift >= kSmallestSpanShift; --shift) {
     // One span more than needed, so that the regions can start at a multiple of the span: the same low
     // address bits in every run.
-    std::size_t bytes = (static_cast<std::size_t>(ranks) + 1) << shift;
-    area = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    bytes = (static_cast<std::size_t>(ranks) + 1) << shift;
+    area  = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (area != MAP_FAILED)
       break;
   }
@@ -278,7 +278,6 @@ void reserve_rank_heaps(int ranks)
     return;
   }
   std::size_t span     = std::size_t{1} << shift;
-  std::size_t bytes    = (static_cast<std::size_t>(ranks) + 1) << shift;
   auto begin           = reinterpret_cast<std::uintptr_t>(area);
   std::uintptr_t first = round_up(begin, span);
   if (first > begin)

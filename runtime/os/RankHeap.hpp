@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 namespace bxisim::os
 {
@@ -66,8 +67,9 @@ class RankHeap
   bool grow_locked(std::size_t needed);
   /** Gives every kept small block back to the tree, so that they can merge (glibc's malloc_consolidate). */
   void consolidate_locked();
-  /** Lets the kernel drop the pages wholly inside a large freed block, as glibc unmaps its large chunks. */
-  static void drop_pages(void* block, std::size_t size);
+  /** Lets the kernel drop the pages wholly inside a large block, as glibc unmaps its large chunks: the range
+   * dropped, which reads as zeros from then on. */
+  static std::pair<std::byte*, std::byte*> drop_pages(void* block, std::size_t size);
 
   int rank_             = -1;
   std::byte* base_      = nullptr;
@@ -118,6 +120,5 @@ inline RankHeap* heap_owning(const void* address)
 
 /** The heap the calling thread's malloc() uses (nullptr: the process's); set with the running rank. */
 void select_heap(RankHeap* heap);
-RankHeap* selected_heap();
 
 } // namespace bxisim::os
