@@ -7,6 +7,7 @@
 #include "cli/RunCommand.hpp"
 #include "config/ConfigError.hpp"
 #include "config/Spelling.hpp"
+#include "os/SimulatorDescriptors.hpp"
 
 #include <simgrid/version.h>
 
@@ -48,6 +49,7 @@ int report_bad_command_line(const CLI::App& app, const CLI::ParseError& error, i
 
 int main(int argc, char** argv)
 {
+  bxisim::os::prepare_descriptors_for_ranks(); // the ranks' descriptors are numbered from 3 in every run
   CLI::App app{"bxisim: multi-level co-design simulator of the BXI interconnect", "bxisim"};
   app.set_version_flag("--version", version_text());
   app.require_subcommand(1);

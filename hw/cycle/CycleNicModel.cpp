@@ -61,7 +61,21 @@ CycleNicModel::CycleNicModel(const platform::Machine& machine, const config::Par
       nic->trace(vcd_, vcd_pattern);
   }
   sc_core::sc_start(sc_core::SC_ZERO_TIME); // elaboration and initialisation, before SimGrid runs
+  if (vcd_ != nullptr)
+    open_trace_file_now(vcd_);
   bridge_ = std::make_unique<Bridge>([this] { drain(); });
+}
+
+void CycleNicModel::open_trace_file_now(sc_core::sc_trace_file* file)
+{
+  // SystemC opens the file at its first time step, which comes in the middle of the run: its descriptor
+  // would then take a number the ranks' next ones were to take (runtime/os/SimulatorDescriptors.hpp). Its
+  // first cycle, which opens the file and writes the header and the values at the current time (0 here,
+  // as at that first step), is protected: reached through a member pointer named in a derived class.
+  struct FirstCycle : sc_core::sc_trace_file {
+    static void run(sc_core::sc_trace_file* file) { (file->*(&FirstCycle::cycle))(false); }
+  };
+  FirstCycle::run(file);
 }
 
 void CycleNicModel::set_trace(OperationTrace* trace)

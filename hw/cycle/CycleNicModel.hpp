@@ -74,6 +74,8 @@ class CycleNicModel : public CycleNic
   BxiNic& nic(int node) { return *nics_.at(static_cast<size_t>(node)); }
 
  private:
+  /** Opens `file` (a VCD) before the run starts rather than at SystemC's first time step. */
+  static void open_trace_file_now(sc_core::sc_trace_file* file);
   struct Waiter {
     simgrid::s4u::SemaphorePtr wakeup;
     simgrid::s4u::SemaphorePtr command_slots;

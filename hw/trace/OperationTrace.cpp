@@ -9,14 +9,16 @@
 namespace bxisim::hw
 {
 
-std::unique_ptr<OperationTrace> OperationTrace::open(const std::string& folder)
+std::unique_ptr<OperationTrace> OperationTrace::open(const std::string& folder, const FileOpener& open_file)
 {
   if (folder.empty())
     return std::unique_ptr<OperationTrace>(new OperationTrace("", nullptr));
   std::error_code error;
   std::filesystem::create_directories(folder, error);
   std::string path = (std::filesystem::path(folder) / "operations.csv").string();
-  std::FILE* file  = error ? nullptr : std::fopen(path.c_str(), "w");
+  std::FILE* file  = nullptr;
+  if (not error)
+    file = open_file ? open_file(path.c_str()) : std::fopen(path.c_str(), "w");
   if (file == nullptr)
     throw config::ConfigError(
         fmt::format("--trace-csv '{}': cannot write {} there; give a folder you can write to.", folder, path));

@@ -15,9 +15,12 @@ namespace bxisim::hw
 class OperationTrace
 {
  public:
-  /** Writes DIR/operations.csv (no file when `folder` is empty: observers only); throws
-   * config::ConfigError when the folder cannot be written. */
-  static std::unique_ptr<OperationTrace> open(const std::string& folder);
+  /** Opens a file for writing, as std::fopen(path, "w") does. */
+  using FileOpener = std::function<std::FILE*(const char* path)>;
+  /** Writes DIR/operations.csv (no file when `folder` is empty: observers only), opened by `open_file`
+   * (the launcher's opens it where the ranks' descriptors are not); throws config::ConfigError when the
+   * folder cannot be written. */
+  static std::unique_ptr<OperationTrace> open(const std::string& folder, const FileOpener& open_file = {});
   /** Also hands every record to `observer` (the run's timeline). */
   using Observer = std::function<void(const char* operation, int initiator, int target, double start, double end)>;
   void set_observer(Observer observer) { observer_ = std::move(observer); }

@@ -1,6 +1,7 @@
 #include "OutputRouter.hpp"
 
 #include "RunSupervisor.hpp"
+#include "runtime/os/SimulatorDescriptors.hpp"
 #include "runtime/results/Progress.hpp"
 
 #include <fmt/format.h>
@@ -88,7 +89,9 @@ struct OutputRouter::Stream {
       return;
     }
     if (not output_dir.empty()) {
-      FILE* file = std::fopen(file_name(current).c_str(), "a");
+      // On this thread, beside the ranks: between the open and the move, a rank opening a file at that very
+      // instant would get the next number (the one place left where a simulator's file can shift a rank's).
+      FILE* file = os::open_simulator_file(file_name(current).c_str(), "a");
       if (file != nullptr) {
         std::fwrite(data, 1, size, file);
         std::fclose(file);
@@ -155,10 +158,12 @@ OutputRouter::OutputRouter(int rank_count, const std::string& output_dir)
   int err_pipe[2];
   if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0)
     throw std::runtime_error(fmt::format("cannot create the pipes for the ranks' output: {}", std::strerror(errno)));
-  saved_out = dup(STDOUT_FILENO);
-  saved_err = dup(STDERR_FILENO);
+  out_pipe[0] = os::move_to_simulator_range(out_pipe[0]);
+  err_pipe[0] = os::move_to_simulator_range(err_pipe[0]);
+  saved_out   = os::move_to_simulator_range(dup(STDOUT_FILENO));
+  saved_err   = os::move_to_simulator_range(dup(STDERR_FILENO));
   if (err_file == nullptr) { // kept for the whole process: SimGrid's log appender may keep it
-    err_file = fdopen(dup(saved_err), "w");
+    err_file = fdopen(os::move_to_simulator_range(dup(saved_err)), "w");
     setvbuf(err_file, nullptr, _IOLBF, BUFSIZ);
   }
   out_read = out_pipe[0];

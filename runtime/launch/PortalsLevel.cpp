@@ -6,6 +6,7 @@
 
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/SimulatorCall.hpp"
+#include "runtime/os/SimulatorDescriptors.hpp"
 #include "runtime/os/ThreadInterposition.hpp"
 #include "runtime/results/RunRecorder.hpp"
 
@@ -76,7 +77,8 @@ PortalsLevel::PortalsLevel(const std::string& level, const platform::Machine& ma
     core_of_address_[{static_cast<ptl_nid_t>(rank->placement().node), pid_of(*rank)}] = rank->host();
   }
   if (not trace_folder.empty())
-    trace_ = hw::OperationTrace::open(trace_folder);
+    trace_ =
+        hw::OperationTrace::open(trace_folder, [](const char* path) { return os::open_simulator_file(path, "w"); });
   enable_level(level);
   switch_level(level);
 
@@ -127,9 +129,15 @@ void PortalsLevel::enable_level(const std::string& level)
     message_->set_on_lost_for_good([this](const std::string& why) { stop_on_lost_frame(why); });
   } else if (level == "cycle" && not cycle_) {
     auto directory = message_directory();
-    cycle_         = make_cycle_nic(machine_, parameters_,
-                                    hw::cycle::ProcessDirectory{directory.core_of_process, directory.core_of_address},
-                                    vcd_file_, vcd_signals_);
+    auto make      = [&] {
+      cycle_ = make_cycle_nic(machine_, parameters_,
+                                   hw::cycle::ProcessDirectory{directory.core_of_process, directory.core_of_address},
+                                   vcd_file_, vcd_signals_);
+    };
+    if (vcd_file_.empty())
+      make();
+    else
+      os::open_above_ranks(make); // SystemC opens the VCD file itself
     cycle_->set_on_lost_for_good([this](const std::string& why) { stop_on_lost_frame(why); });
     cycle_->set_trace(trace_.get());
   }
