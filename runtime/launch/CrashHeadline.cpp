@@ -37,14 +37,15 @@ void crash_headline(char* line, size_t size, const char* signal_name, double now
                   signal_name, in_call.rank, in_call.node, now);
     add_stack_overflow(line, size, in_call);
   } else if (last_in_code.rank >= 0)
-    // glibc's allocator finds a damaged heap at the next allocation of the same size, often the simulator's own.
-    std::snprintf(line, size,
-                  "bxisim: the simulator crashed (%s) in its own code, outside any rank's call, at simulated time "
-                  "%.9f s. The last rank whose own code ran is rank %d (on %s). When the backtrace goes through "
-                  "malloc or free (glibc says why above: 'malloc(): ...', 'free(): ...'), the heap was damaged "
-                  "earlier, most often by a program writing outside a buffer it allocated: check that rank's "
-                  "writes (array bounds, the counts and types given to MPI calls).\n",
-                  signal_name, now, last_in_code.rank, last_in_code.node);
+    // An allocator trips over a damaged heap at a later allocation or free, often one the simulator makes.
+    std::snprintf(
+        line, size,
+        "bxisim: the simulator crashed (%s) in its own code, outside any rank's call, at simulated time "
+        "%.9f s. The last rank whose own code ran is rank %d (on %s). When the backtrace goes through "
+        "malloc or free (a rank's own heap, or the simulator's: tcmalloc may say why above), the heap was damaged "
+        "earlier, most often by a program writing outside a buffer it allocated: check that rank's "
+        "writes (array bounds, the counts and types given to MPI calls).\n",
+        signal_name, now, last_in_code.rank, last_in_code.node);
   else
     std::snprintf(line, size, "bxisim: the simulator crashed (%s), outside the code of any rank.\n", signal_name);
 }

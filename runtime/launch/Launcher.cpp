@@ -21,7 +21,6 @@
 #include "platforms/WireFaults.hpp"
 #include "runtime/config/ConfigError.hpp"
 #include "runtime/os/CodePages.hpp"
-#include "runtime/os/HeapPolicy.hpp"
 #include "runtime/os/LockInterposition.hpp"
 #include "runtime/os/Preemption.hpp"
 #include "runtime/os/SimulatorCall.hpp"
@@ -329,10 +328,6 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   check_level(options.level, "--level");
   check_program(program);
   check_simulator_settings(simulator_options);
-  // Only without CPU simulation: a rank's own allocations would then touch pages the heap kept but never
-  // used, and their first-touch faults would be measured as its computation (CpuFidelity.* fail).
-  if (not parameters.boolean("cpu.simulate"))
-    os::keep_freed_heap_memory();
   Regions regions(options.level, options.regions, options.ranks);
   Rank::set_cpu_settings(cpu_settings(parameters));
   auto platform_config = platform::PlatformConfig::from_parameters(parameters);

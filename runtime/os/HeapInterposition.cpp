@@ -12,11 +12,13 @@
 #include <xbt/log.h>
 
 #include <dlfcn.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -85,6 +87,41 @@ void* allocate(std::size_t size, const void* caller)
   return __libc_malloc(size);
 }
 
+std::size_t page_size()
+{
+  static const auto size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+/**
+ * calloc() in the process's heap. tcmalloc's writes zeros over every byte, and SimGrid callocs each actor's 8 MiB
+ * stack when it runs without guard pages (more ranks than the system's memory mappings allow with them): 16,384
+ * ranks wrote 128 GiB and were killed. For large blocks the kernel zeroes the whole pages instead (MADV_DONTNEED
+ * on the private anonymous memory malloc hands out: the next touch of a page maps a zero page), so that pages
+ * nobody touches cost nothing, as with glibc's calloc of a fresh mapping.
+ */
+void* process_calloc(std::size_t bytes)
+{
+  constexpr std::size_t kZeroedByTheKernelFrom = std::size_t{1} << 20; // below, writing zeros costs less
+  if (bytes < kZeroedByTheKernelFrom)
+    return __libc_calloc(1, bytes);
+  void* block = __libc_malloc(bytes);
+  if (block == nullptr)
+    return nullptr;
+  auto begin             = reinterpret_cast<std::uintptr_t>(block);
+  std::uintptr_t end     = begin + bytes;
+  std::uintptr_t page    = page_size();
+  std::uintptr_t first   = (begin + page - 1) & ~(page - 1);
+  std::uintptr_t lasting = end & ~(page - 1);
+  if (madvise(reinterpret_cast<void*>(first), lasting - first, MADV_DONTNEED) != 0) {
+    std::memset(block, 0, bytes);
+    return block;
+  }
+  std::memset(block, 0, first - begin);
+  std::memset(reinterpret_cast<void*>(lasting), 0, end - lasting);
+  return block;
+}
+
 void* allocate_zeroed(std::size_t count, std::size_t size, const void* caller)
 {
   if (RankHeap* heap = heap_for(caller)) {
@@ -92,7 +129,7 @@ void* allocate_zeroed(std::size_t count, std::size_t size, const void* caller)
       return block;
     note_full(*heap, count * size);
   }
-  return __libc_calloc(count, size);
+  return process_calloc(count * size);
 }
 
 void* allocate_aligned(std::size_t alignment, std::size_t size, const void* caller)
@@ -110,12 +147,6 @@ void* allocate_aligned(std::size_t alignment, std::size_t size, const void* call
 bool power_of_two(std::size_t value)
 {
   return value != 0 && (value & (value - 1)) == 0;
-}
-
-std::size_t page_size()
-{
-  static const auto size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  return size;
 }
 
 void* memalign_for(std::size_t alignment, std::size_t size, const void* caller)

@@ -44,7 +44,7 @@ constexpr std::uintptr_t kAllSpans    = std::uintptr_t{1} << 46;
 // The region is handed to the allocator in steps, so that a rank touches only the pages it uses.
 constexpr std::size_t kGrowthStep = std::size_t{256} << 10;
 // Blocks from this size on give their pages back when freed, and calloc() gets fresh pages for them
-// instead of writing zeros (glibc maps them alone from bxisim's M_MMAP_THRESHOLD, os/HeapPolicy.cpp).
+// instead of writing zeros, as glibc does for the blocks it maps alone.
 constexpr std::size_t kPageDropSize = std::size_t{4} << 20;
 // The allocator's own words at the start of a freed block (its tree links), which drop_pages keeps.
 constexpr std::size_t kFreeBlockHeader = 64;
