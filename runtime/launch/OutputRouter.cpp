@@ -16,6 +16,7 @@
 #include <thread>
 #include <time.h>
 #include <unistd.h>
+#include <vector>
 
 namespace bxisim::runtime
 {
@@ -72,10 +73,22 @@ struct OutputRouter::Stream {
   {
   }
 
+  ~Stream()
+  {
+    for (FILE* file : files)
+      if (file != nullptr)
+        std::fclose(file);
+  }
+
   int pipe_read;
   int destination; // original descriptor (prefixed mode)
   std::string file_suffix;
   std::string output_dir;
+  // --output-dir: each rank's file, kept open from the start in the simulator's range of descriptors. Opened
+  // by the reader thread as output comes, a file would take a low number for an instant while a rank may be
+  // opening one (OpenMPI's MPI_Init does), and the rank's number would depend on that race. Null past what
+  // the range holds: such a rank's file is opened at each write.
+  std::vector<FILE*> files;
   int current = -1;
   std::string pending;              // bytes not yet parsed (a marker cut by a read)
   std::map<int, std::string> lines; // per rank, the start of a line not yet ended
@@ -89,8 +102,12 @@ struct OutputRouter::Stream {
       return;
     }
     if (not output_dir.empty()) {
-      // On this thread, beside the ranks: between the open and the move, a rank opening a file at that very
-      // instant would get the next number (the one place left where a simulator's file can shift a rank's).
+      if (static_cast<size_t>(current) < files.size() && files[static_cast<size_t>(current)] != nullptr) {
+        FILE* file = files[static_cast<size_t>(current)];
+        std::fwrite(data, 1, size, file);
+        std::fflush(file);
+        return;
+      }
       FILE* file = os::open_simulator_file(file_name(current).c_str(), "a");
       if (file != nullptr) {
         std::fwrite(data, 1, size, file);
@@ -172,12 +189,17 @@ OutputRouter::OutputRouter(int rank_count, const std::string& output_dir)
   err_     = std::make_unique<Stream>(err_pipe[0], saved_err, "stderr", output_dir);
   if (not output_dir.empty())
     for (int rank = 0; rank < rank_count; ++rank)
-      for (const auto* stream : {out_.get(), err_.get()}) {
-        FILE* file = std::fopen(stream->file_name(rank).c_str(), "w");
+      for (auto* stream : {out_.get(), err_.get()}) {
+        FILE* file = os::open_simulator_file(stream->file_name(rank).c_str(), "w");
         if (file == nullptr)
           throw std::runtime_error(
               fmt::format("--output-dir: cannot write {}: {}", stream->file_name(rank), std::strerror(errno)));
-        std::fclose(file);
+        if (os::in_simulator_range(fileno(file))) {
+          stream->files.push_back(file);
+        } else { // the range is full: created now, opened at each write
+          std::fclose(file);
+          stream->files.push_back(nullptr);
+        }
       }
   dup2(out_pipe[1], STDOUT_FILENO);
   dup2(err_pipe[1], STDERR_FILENO);

@@ -14,24 +14,28 @@ namespace bxisim::os
 
 namespace
 {
-// Room for the simulator's own descriptors under the limit, and a cap so that a huge limit (systemd's
-// 2^30) does not make the kernel size the table of descriptors for numbers nobody uses.
-constexpr int kSimulatorRange  = 256;
-constexpr rlim_t kHighestFloor = 65536;
+// The simulator's range is the upper half of the limit (--output-dir keeps two files per rank open), or its last
+// kSmallRange numbers under a small limit, where the ranks need what is left. The limit counts up to kCountedLimit,
+// so that a huge one (systemd's 2^30) does not make the kernel size the table for numbers nobody uses.
+constexpr rlim_t kSmallRange   = 256;
+constexpr rlim_t kCountedLimit = 65536;
 } // namespace
 
 int simulator_descriptor_floor()
 {
   static const int floor = [] {
     rlimit limit{};
-    if (getrlimit(RLIMIT_NOFILE, &limit) != 0)
-      return 1024 - kSimulatorRange;
-    rlim_t usable = std::min(limit.rlim_cur, kHighestFloor + kSimulatorRange);
-    if (usable <= 2 * kSimulatorRange)
+    rlim_t usable = getrlimit(RLIMIT_NOFILE, &limit) == 0 ? std::min(limit.rlim_cur, kCountedLimit) : 1024;
+    if (usable >= 8 * kSmallRange || usable <= 2 * kSmallRange)
       return static_cast<int>(usable / 2);
-    return static_cast<int>(usable - kSimulatorRange);
+    return static_cast<int>(usable - kSmallRange);
   }();
   return floor;
+}
+
+bool in_simulator_range(int descriptor)
+{
+  return descriptor >= simulator_descriptor_floor();
 }
 
 int move_to_simulator_range(int descriptor)

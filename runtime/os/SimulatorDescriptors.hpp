@@ -7,7 +7,7 @@
 // its later buffers, whose addresses the NIC models see (pages a DMA crosses, the cycle NIC's TLB).
 // Quicksilver at `cycle` took 0.9 % longer with `--trace-csv`, whose file had taken one low number, and a
 // descriptor left open by the shell that started bxisim did the same. So what the simulator holds (what it
-// inherited, its output pipes, its trace files) lives from a floor near the process's limit up, and the
+// inherited, its output pipes, its trace files) lives in the upper half of the limit of open files, and the
 // ranks' descriptors are numbered from 3 in every run, whatever the options and the environment, as a
 // process's are on a real node.
 
@@ -17,7 +17,8 @@
 namespace bxisim::os
 {
 
-/** The lowest number of the simulator's range (below the limit of open files, RLIMIT_NOFILE). */
+/** The lowest number of the simulator's range: the upper half of the limit of open files (RLIMIT_NOFILE, counted
+ * up to 65,536), or its last 256 numbers when the limit is under 2048. */
 int simulator_descriptor_floor();
 
 /**
@@ -34,7 +35,10 @@ int move_to_simulator_range(int descriptor);
  */
 void prepare_descriptors_for_ranks();
 
-/** std::fopen() whose descriptor is in the simulator's range. */
+/** Whether `descriptor` is in the simulator's range (moving it there fails when the range is full). */
+bool in_simulator_range(int descriptor);
+
+/** std::fopen() whose descriptor is in the simulator's range (when the range has room). */
 std::FILE* open_simulator_file(const char* path, const char* mode);
 
 /**

@@ -85,6 +85,9 @@ TEST(Descriptors, PerRankOutputFilesDoNotTakeARanksNumber)
       ASSERT_TRUE(values.count("after")) << placement << ", rank " << rank << ": " << text;
       EXPECT_EQ(number(values, "before"), kFirstOfAProcess) << placement << ", rank " << rank;
       EXPECT_EQ(number(values, "after"), kFirstOfAProcess) << placement << ", rank " << rank;
+      // Kept open from the start: opened by the output's thread as output comes, a file would take a low number
+      // for an instant, maybe while a rank opens one of its own.
+      EXPECT_EQ(number(values, "output_files_open"), 2 * kRanks) << placement << ", rank " << rank;
     }
   }
 }

@@ -5,10 +5,33 @@
 
 #include <bxisim/rank.h>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+
+/* How many of the process's descriptors are ranks' output files of --output-dir (rank-N.stdout, rank-N.stderr). */
+static int open_output_files(void)
+{
+  int count    = 0;
+  DIR* listing = opendir("/proc/self/fd");
+  struct dirent* entry;
+  while (listing != NULL && (entry = readdir(listing)) != NULL) {
+    char link[300], target[4096];
+    snprintf(link, sizeof(link), "/proc/self/fd/%s", entry->d_name);
+    ssize_t length = readlink(link, target, sizeof(target) - 1);
+    if (length <= 0)
+      continue;
+    target[length] = '\0';
+    count +=
+        strstr(target, "/rank-") != NULL && (strstr(target, ".stdout") != NULL || strstr(target, ".stderr") != NULL);
+  }
+  if (listing != NULL)
+    closedir(listing);
+  return count;
+}
 
 static int first_free_descriptor(void)
 {
@@ -47,8 +70,8 @@ int main(void)
 
   struct rlimit limit;
   getrlimit(RLIMIT_NOFILE, &limit);
-  printf("before=%d after=%d soft_limit=%lld hard_limit=%lld\n", before, first_free_descriptor(),
-         (long long)limit.rlim_cur, (long long)limit.rlim_max);
+  printf("before=%d after=%d soft_limit=%lld hard_limit=%lld output_files_open=%d\n", before, first_free_descriptor(),
+         (long long)limit.rlim_cur, (long long)limit.rlim_max, open_output_files());
   CHECK(PtlMDRelease(md));
   CHECK(PtlNIFini(ni));
   PtlFini();
