@@ -60,14 +60,17 @@ TEST(Descriptors, DescriptorsInheritedFromTheCallerDoNotTakeARanksNumber)
 TEST(Descriptors, TheLimitOfOpenFilesIsRaisedToTheHardLimitForTheRanks)
 {
   // Each OpenMPI copy holds three descriptors: the usual soft limit of 1024 stopped MPI runs at about 250 ranks.
-  auto result = run_command("ulimit -S -n 128 && " + std::string("'") + BXISIM_BINARY +
-                            "' run -q --no-cpu-simulation -n 2 " + test_program("descriptors"));
-  ASSERT_EQ(result.exit_code, 0) << result.output;
-  auto fields = fields_by_rank(result.output);
-  ASSERT_EQ(static_cast<int>(fields.size()), 2) << result.output;
-  for (const auto& [rank, values] : fields) {
-    EXPECT_EQ(values.at("soft_limit"), values.at("hard_limit")) << "rank " << rank;
-    EXPECT_EQ(number(values, "before"), kFirstOfAProcess) << "rank " << rank;
+  for (const char* placement : kPlacements) {
+    auto result =
+        run_command("ulimit -S -n 128 && '" + std::string(BXISIM_BINARY) + "' run -q --no-cpu-simulation -n " +
+                    std::to_string(kRanks) + " " + placement + " " + test_program("descriptors"));
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    auto fields = fields_by_rank(result.output);
+    ASSERT_EQ(static_cast<int>(fields.size()), kRanks) << result.output;
+    for (const auto& [rank, values] : fields) {
+      EXPECT_EQ(values.at("soft_limit"), values.at("hard_limit")) << placement << ", rank " << rank;
+      EXPECT_EQ(number(values, "before"), kFirstOfAProcess) << placement << ", rank " << rank;
+    }
   }
 }
 
