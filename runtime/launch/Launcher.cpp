@@ -24,6 +24,7 @@
 #include "runtime/os/LockInterposition.hpp"
 #include "runtime/os/Preemption.hpp"
 #include "runtime/os/SimulatorCall.hpp"
+#include "runtime/os/SimulatorDescriptors.hpp"
 #include "runtime/results/Progress.hpp"
 #include "runtime/results/RunSummary.hpp"
 
@@ -239,6 +240,16 @@ void send_simulator_logs_to_original_stderr(const platform::SimulatorOptions& si
   xbt_log_appender_set(&_XBT_LOGV(root), xbt_log_appender_stream(OutputRouter::original_stderr()));
 }
 
+/** Whether SimGrid opens files of its own as the engine starts: a log appender (--log=CATEGORY.app:file:NAME,
+ *  rollfile, splitfile) or its tracing (--cfg=tracing...). */
+bool simgrid_opens_files(const platform::SimulatorOptions& simulator_options)
+{
+  return std::any_of(simulator_options.log.begin(), simulator_options.log.end(),
+                     [](const std::string& setting) { return setting.find(".app") != std::string::npos; }) or
+         std::any_of(simulator_options.cfg.begin(), simulator_options.cfg.end(),
+                     [](const std::string& setting) { return setting.rfind("tracing", 0) == 0; });
+}
+
 void report_deadlock(const std::vector<std::unique_ptr<Rank>>& ranks, const std::function<std::string(int)>& mpi_call)
 {
   FILE* out = OutputRouter::original_stderr();
@@ -354,8 +365,14 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
       SmpiLevel::declare_options(); // before the engine: --cfg smpi/... must be known
     if (smpi_level)
       engine_options.smpi_defaults = true; // a mixed run keeps the node model's network model at every level
-    engine = platform::create_engine(engine_options);
-    machine.emplace(platform::build_machine(platform_config));
+    auto create = [&] {
+      engine = platform::create_engine(engine_options);
+      machine.emplace(platform::build_machine(platform_config));
+    };
+    if (simgrid_opens_files(engine_options))
+      os::open_above_ranks(create); // not where the ranks' descriptors go (os/SimulatorDescriptors.hpp)
+    else
+      create();
   }
   auto placements = map_ranks(*machine, options.ranks, options.ranks_per_node, options.map_by);
 

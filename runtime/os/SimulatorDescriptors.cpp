@@ -92,26 +92,31 @@ std::FILE* open_simulator_file(const char* path, const char* mode)
 
 void open_above_ranks(const std::function<void()>& open_files)
 {
-  std::vector<int> taken;
+  struct Fillers {
+    std::vector<int> taken;
+    ~Fillers() // also when open_files throws (a bad setting): the numbers are the ranks' again
+    {
+      for (int descriptor : taken)
+        close(descriptor);
+    }
+  } fillers;
   int filler = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (filler >= 0 && filler < simulator_descriptor_floor()) {
-    taken.push_back(filler);
+  if (filler >= 0 && not in_simulator_range(filler)) {
+    fillers.taken.push_back(filler);
     for (;;) {
       int descriptor = fcntl(filler, F_DUPFD_CLOEXEC, 0);
       if (descriptor < 0)
         break;
-      if (descriptor >= simulator_descriptor_floor()) {
+      if (in_simulator_range(descriptor)) {
         close(descriptor);
         break;
       }
-      taken.push_back(descriptor);
+      fillers.taken.push_back(descriptor);
     }
   } else if (filler >= 0) {
     close(filler);
   }
   open_files();
-  for (int descriptor : taken)
-    close(descriptor);
 }
 
 } // namespace bxisim::os

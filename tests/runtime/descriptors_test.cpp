@@ -52,6 +52,13 @@ TEST(Descriptors, TheVcdFileOfTheCycleNicDoesNotTakeARanksNumber)
   expect_process_numbering("--level cycle --vcd " + fresh_folder("vcd") + "/signals");
 }
 
+TEST(Descriptors, SimGridsOwnFilesDoNotTakeARanksNumber)
+{
+  std::string folder = fresh_folder("simgrid");
+  expect_process_numbering("--log=root.app:file:" + folder + "/log --cfg=tracing:yes --cfg=tracing/filename:" + folder +
+                           "/trace");
+}
+
 TEST(Descriptors, DescriptorsInheritedFromTheCallerDoNotTakeARanksNumber)
 {
   expect_process_numbering("", "3</dev/null 4</dev/null 9</dev/null");
