@@ -231,21 +231,24 @@ CpuSettings cpu_settings(const config::Parameters& parameters)
   return {parameters.boolean("cpu.simulate"), parameters.real("cpu.factor"), parameters.real("cpu.threshold")};
 }
 
+/** Whether --log chose an appender of its own (--log=CATEGORY.app:file:NAME, rollfile, splitfile). */
+bool log_has_appender(const platform::SimulatorOptions& simulator_options)
+{
+  return std::any_of(simulator_options.log.begin(), simulator_options.log.end(),
+                     [](const std::string& setting) { return setting.find(".app") != std::string::npos; });
+}
+
 /** SimGrid's messages go to the real stderr rather than into a rank's output, unless --log chose an appender. */
 void send_simulator_logs_to_original_stderr(const platform::SimulatorOptions& simulator_options)
 {
-  for (const auto& setting : simulator_options.log)
-    if (setting.find(".app") != std::string::npos)
-      return;
-  xbt_log_appender_set(&_XBT_LOGV(root), xbt_log_appender_stream(OutputRouter::original_stderr()));
+  if (not log_has_appender(simulator_options))
+    xbt_log_appender_set(&_XBT_LOGV(root), xbt_log_appender_stream(OutputRouter::original_stderr()));
 }
 
-/** Whether SimGrid opens files of its own as the engine starts: a log appender (--log=CATEGORY.app:file:NAME,
- *  rollfile, splitfile) or its tracing (--cfg=tracing...). */
+/** Whether SimGrid opens files of its own as the engine starts: a log appender or its tracing (--cfg=tracing...). */
 bool simgrid_opens_files(const platform::SimulatorOptions& simulator_options)
 {
-  return std::any_of(simulator_options.log.begin(), simulator_options.log.end(),
-                     [](const std::string& setting) { return setting.find(".app") != std::string::npos; }) or
+  return log_has_appender(simulator_options) or
          std::any_of(simulator_options.cfg.begin(), simulator_options.cfg.end(),
                      [](const std::string& setting) { return setting.rfind("tracing", 0) == 0; });
 }

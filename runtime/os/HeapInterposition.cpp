@@ -12,13 +12,11 @@
 #include <xbt/log.h>
 
 #include <dlfcn.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -87,12 +85,6 @@ void* allocate(std::size_t size, const void* caller)
   return __libc_malloc(size);
 }
 
-std::size_t page_size()
-{
-  static const auto size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  return size;
-}
-
 /**
  * calloc() in the process's heap. tcmalloc's writes zeros over every byte, and SimGrid callocs each actor's 8 MiB
  * stack when it runs without guard pages (more ranks than the system's memory mappings allow with them): 16,384
@@ -106,19 +98,8 @@ void* process_calloc(std::size_t bytes)
   if (bytes < kZeroedByTheKernelFrom)
     return __libc_calloc(1, bytes);
   void* block = __libc_malloc(bytes);
-  if (block == nullptr)
-    return nullptr;
-  auto begin             = reinterpret_cast<std::uintptr_t>(block);
-  std::uintptr_t end     = begin + bytes;
-  std::uintptr_t page    = page_size();
-  std::uintptr_t first   = (begin + page - 1) & ~(page - 1);
-  std::uintptr_t lasting = end & ~(page - 1);
-  if (madvise(reinterpret_cast<void*>(first), lasting - first, MADV_DONTNEED) != 0) {
-    std::memset(block, 0, bytes);
-    return block;
-  }
-  std::memset(block, 0, first - begin);
-  std::memset(reinterpret_cast<void*>(lasting), 0, end - lasting);
+  if (block != nullptr)
+    zero_by_dropping_pages(block, bytes);
   return block;
 }
 
@@ -147,6 +128,12 @@ void* allocate_aligned(std::size_t alignment, std::size_t size, const void* call
 bool power_of_two(std::size_t value)
 {
   return value != 0 && (value & (value - 1)) == 0;
+}
+
+std::size_t page_size()
+{
+  static const auto size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  return size;
 }
 
 void* memalign_for(std::size_t alignment, std::size_t size, const void* caller)

@@ -177,15 +177,32 @@ void RankHeap::release_locked(void* block)
   algorithm_->deallocate(block);
 }
 
-std::pair<std::byte*, std::byte*> RankHeap::drop_pages(void* block, std::size_t size)
+namespace
+{
+/** Lets the kernel drop the pages wholly inside [at + kept_head, at + size): the range dropped, which reads as
+ * zeros from then on (empty when the kernel refused). */
+std::pair<std::uintptr_t, std::uintptr_t> drop_whole_pages(std::uintptr_t at, std::size_t size, std::size_t kept_head)
 {
   static const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-  auto at                = reinterpret_cast<std::uintptr_t>(block);
-  std::uintptr_t first   = round_up(at + kFreeBlockHeader, page);
+  std::uintptr_t first   = round_up(at + kept_head, page);
   std::uintptr_t end     = std::max(first, (at + size) / page * page);
-  if (end > first)
-    madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED);
-  return {reinterpret_cast<std::byte*>(first), reinterpret_cast<std::byte*>(end)};
+  if (end > first && madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED) != 0)
+    return {first, first};
+  return {first, end};
+}
+} // namespace
+
+void RankHeap::drop_pages(void* block, std::size_t size)
+{
+  drop_whole_pages(reinterpret_cast<std::uintptr_t>(block), size, kFreeBlockHeader);
+}
+
+void zero_by_dropping_pages(void* block, std::size_t size)
+{
+  auto at           = reinterpret_cast<std::uintptr_t>(block);
+  auto [first, end] = drop_whole_pages(at, size, 0);
+  std::memset(block, 0, first - at);
+  std::memset(reinterpret_cast<void*>(end), 0, at + size - end);
 }
 
 void* RankHeap::allocate(std::size_t size)
@@ -204,11 +221,7 @@ void* RankHeap::allocate_zeroed(std::size_t size)
     std::memset(block, 0, size);
     return block;
   }
-  // Dropped pages read as zeros: only the partial pages at both ends are written.
-  auto [first, end] = drop_pages(block, size);
-  auto* start       = static_cast<std::byte*>(block);
-  std::memset(start, 0, static_cast<std::size_t>(first - start));
-  std::memset(end, 0, static_cast<std::size_t>(start + size - end));
+  zero_by_dropping_pages(block, size);
   return block;
 }
 

@@ -67,9 +67,9 @@ class RankHeap
   bool grow_locked(std::size_t needed);
   /** Gives every kept small block back to the tree, so that they can merge (glibc's malloc_consolidate). */
   void consolidate_locked();
-  /** Lets the kernel drop the pages wholly inside a large block, as glibc unmaps its large chunks: the range
-   * dropped, which reads as zeros from then on. */
-  static std::pair<std::byte*, std::byte*> drop_pages(void* block, std::size_t size);
+  /** Lets the kernel drop the pages wholly inside a freed large block (its tree links kept), as glibc unmaps its
+   * large chunks. */
+  static void drop_pages(void* block, std::size_t size);
 
   int rank_             = -1;
   std::byte* base_      = nullptr;
@@ -91,6 +91,20 @@ class RankHeap
 void reserve_rank_heaps(int ranks);
 /** Rank `index`'s heap, or nullptr when none was reserved for it. */
 RankHeap* rank_heap(int index);
+
+/**
+ * Zeroes `size` bytes of private anonymous memory at `block` by letting the kernel drop the pages wholly inside
+ * (they read as zeros and cost nothing until touched) and writing the partial pages at both ends: a large calloc
+ * that touches no more memory than glibc's of a fresh mapping.
+ */
+void zero_by_dropping_pages(void* block, std::size_t size);
+
+/**
+ * Zeroes `size` bytes of private anonymous memory at `block` by letting the kernel drop the pages wholly inside
+ * (they read as zeros and cost nothing until touched) and writing the partial pages at both ends: a large calloc
+ * that touches no more memory than glibc's of a fresh mapping.
+ */
+void zero_by_dropping_pages(void* block, std::size_t size);
 
 namespace detail
 {
