@@ -5,7 +5,6 @@
 #include "OutputRouter.hpp"
 #include "RankBarrier.hpp"
 #include "RankServices.hpp"
-#include "RunSupervisor.hpp"
 #include "middleware/ProgramCheck.hpp"
 #include "portals/core/Core.hpp"
 #include "runtime/config/ConfigError.hpp"
@@ -13,7 +12,6 @@
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
 
 #include <fmt/format.h>
@@ -25,9 +23,7 @@
 #include <elf.h>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <mutex>
-#include <set>
 #include <string_view>
 
 XBT_LOG_EXTERNAL_CATEGORY(bxisim_runtime);
@@ -280,11 +276,10 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
   }
   handles_.assign(ranks_.size(), nullptr);
   blocking_depth_.assign(ranks_.size(), nullptr);
+  work_count_.assign(ranks_.size(), nullptr);
+  work_seen_.assign(ranks_.size(), 0);
   calls_seen_.assign(ranks_.size(), 0);
   aio_seen_.assign(ranks_.size(), 0);
-  changes_seen_.assign(ranks_.size(), std::numeric_limits<uint64_t>::max());
-  quiet_since_.assign(ranks_.size(), 0.0);
-  in_fence_.assign(ranks_.size(), 0);
   poll_rule_.assign(ranks_.size(), PollRule());
   dispatch_.resize(ranks_.size());
   the_job = this;
@@ -327,9 +322,11 @@ bool OpenMpiJob::load(Rank& rank)
     return false;
   }
   blocking_depth_[index] = static_cast<const int*>(dlsym(handle, "opal_progress_blocking_depth"));
-  if (blocking_depth_[index] == nullptr)
-    XBT_WARN("%s lacks opal_progress_blocking_depth (mpi_patches 0004): empty polls will sleep instead of block",
-             library_.c_str());
+  work_count_[index]     = static_cast<const unsigned long*>(dlsym(handle, "opal_progress_work_count"));
+  if (blocking_depth_[index] == nullptr || work_count_[index] == nullptr)
+    XBT_WARN("%s lacks %s (mpi_patches %s): empty polls will sleep instead of block", library_.c_str(),
+             blocking_depth_[index] == nullptr ? "opal_progress_blocking_depth" : "opal_progress_work_count",
+             blocking_depth_[index] == nullptr ? "0004" : "0007");
   XBT_DEBUG("rank %d loaded its OpenMPI copy %s", rank.index(), copies_[index].c_str());
   return true;
 }
@@ -342,36 +339,6 @@ std::string OpenMpiJob::mpi_call(int rank) const
 
 namespace
 {
-/**
- * The MPI calls that make a communicator. OpenMPI agrees on the new communicator's id with rounds of a
- * non-blocking allreduce driven by its progress callbacks; rounds between ranks of one process (the
- * self BTL) and libnbc's low-priority steps progress without any Portals activity, more polls apart
- * than the blocking rule waits (a single-rank MPI_Comm_dup blocked for ever). In these calls empty
- * polls sleep instead (as mpi.polling=delay: events seen up to 1 us late), as in never_waits_for_others.
- */
-bool makes_a_communicator(const char* call)
-{
-  static const std::set<std::string, std::less<>> calls = {"MPI_Comm_dup",
-                                                           "MPI_Comm_dup_with_info",
-                                                           "MPI_Comm_idup",
-                                                           "MPI_Comm_split",
-                                                           "MPI_Comm_split_type",
-                                                           "MPI_Comm_create",
-                                                           "MPI_Comm_create_group",
-                                                           "MPI_Intercomm_create",
-                                                           "MPI_Intercomm_merge",
-                                                           "MPI_Cart_create",
-                                                           "MPI_Cart_sub",
-                                                           "MPI_Graph_create",
-                                                           "MPI_Dist_graph_create",
-                                                           "MPI_Dist_graph_create_adjacent",
-                                                           "MPI_Win_create",
-                                                           "MPI_Win_allocate",
-                                                           "MPI_Win_allocate_shared",
-                                                           "MPI_Win_create_dynamic"};
-  return call != nullptr && calls.find(std::string_view(call)) != calls.end();
-}
-
 /** An MPI call that must return without waiting for another rank: MPI_Iprobe, MPI_Test*, MPI_Isend, MPI_Ibcast,
  * ... OpenMPI's cm path still waits inside some of them (MPI_Iprobe for its own PtlMESearch's event). */
 bool never_waits_for_others(const char* call)
@@ -391,9 +358,17 @@ std::function<bool(uint32_t)> OpenMpiJob::poll_blocking_rule()
   if (not polls_block_)
     return nullptr;
   return [this](uint32_t id) {
-    const int* depth = id < blocking_depth_.size() ? blocking_depth_[id] : nullptr;
-    if (depth == nullptr || *depth <= 0)
+    const int* depth                = id < blocking_depth_.size() ? blocking_depth_[id] : nullptr;
+    const unsigned long* work_count = id < work_count_.size() ? work_count_[id] : nullptr;
+    if (depth == nullptr || *depth <= 0 || work_count == nullptr)
       return false;
+    // OpenMPI's progress did work that Portals does not see (a step of a communicator id's agreement, a libnbc
+    // round between ranks of one process, a pending send started): the loop still moves, its quiet polls count
+    // from zero.
+    if (*work_count != work_seen_[id]) {
+      work_seen_[id] = *work_count;
+      portals::Core::instance().programActed(id);
+    }
     const auto& dispatch = dispatch_[id];
     // A rank that entered another MPI call since its last poll here acted outside Portals: its quiet polls
     // count from zero. Without it they added up over successive calls, and the 9th MPI_Wait in a row of a
@@ -408,61 +383,27 @@ std::function<bool(uint32_t)> OpenMpiJob::poll_blocking_rule()
       aio_seen_[id] = posted;
       portals::Core::instance().programActed(id);
     }
-    // Empty polls sleep (cpu.poll_delay_min doubling to cpu.poll_delay_max) instead of blocking in calls that make a
-    // communicator (their progress makes no Portals change) and in calls that never wait for another rank: a loop of
-    // MPI_Iprobe with nothing to find blocked for ever with --pml cm (MPICH rma/linked_list_fop).
+    // Empty polls sleep (cpu.poll_delay_min doubling to cpu.poll_delay_max) instead of blocking in calls that never
+    // wait for another rank: a loop of MPI_Iprobe with nothing to find blocked for ever with --pml cm (MPICH
+    // rma/linked_list_fop).
     if (dispatch == nullptr)
       return true;
     PollRule& rule = poll_rule_[id];
-    if (const char* call = dispatch->current_call(); call != rule.call) {
-      bool makes = makes_a_communicator(call);
-      rule       = {call, not makes && not never_waits_for_others(call), makes};
-    }
-    if (rule.makes_communicator) {
-      double now       = simgrid::s4u::Engine::get_clock();
-      uint64_t changes = portals::Core::instance().changesOf(id);
-      if (changes != changes_seen_[id]) {
-        changes_seen_[id] = changes;
-        quiet_since_[id]  = now;
-      } else if (now - quiet_since_[id] >= kStalledFor && all_stalled(now)) {
-        RunSupervisor::request_stop(kDeadlockExitCode,
-                                    "deadlock: every rank waits in MPI_Init's or MPI_Finalize's fence or in a call "
-                                    "that makes a communicator, and nothing has changed for 0.1 s of simulated time: "
-                                    "check that every rank of the communicator makes the same call");
-      }
-    }
+    if (const char* call = dispatch->current_call(); call != rule.call)
+      rule = {call, not never_waits_for_others(call)};
     return rule.blocks;
   };
-}
-
-bool OpenMpiJob::all_stalled(double now) const
-{
-  bool polling = false;
-  for (size_t id = 0; id < ranks_.size(); ++id) {
-    if (in_fence_[id] != 0)
-      continue;
-    const mw::RankMpi* dispatch = dispatch_[id].get();
-    const PollRule& rule        = poll_rule_[id];
-    if (dispatch == nullptr || not rule.makes_communicator || dispatch->current_call() != rule.call ||
-        portals::Core::instance().changesOf(static_cast<uint32_t>(id)) != changes_seen_[id] ||
-        now - quiet_since_[id] < kStalledFor)
-      return false;
-    polling = true;
-  }
-  return polling;
 }
 
 void OpenMpiJob::fence(Rank& rank)
 {
   // The fence of OpenMPI's start-up and end: a barrier of every rank, in no simulated time.
-  auto ranks              = static_cast<int>(ranks_.size());
-  in_fence_[rank.index()] = 1;
+  auto ranks = static_cast<int>(ranks_.size());
   fence_->arrive_and_wait(rank, ranks, [ranks](int arrived) {
     return fmt::format("the fence of MPI_Init or MPI_Finalize ({} of {} ranks arrived; a rank that ended without "
                        "MPI_Finalize never arrives)",
                        arrived, ranks);
   });
-  in_fence_[rank.index()] = 0;
 }
 
 void OpenMpiJob::abort(Rank& rank, int code)

@@ -86,25 +86,15 @@ class OpenMpiJob
   std::vector<void*> handles_;
   std::vector<std::unique_ptr<mw::RankMpi>> dispatch_; // each rank's MPI dispatch (middleware) over its copy
   std::vector<const int*> blocking_depth_;             // each copy's opal_progress_blocking_depth
+  std::vector<const unsigned long*> work_count_;       // each copy's opal_progress_work_count
+  std::vector<unsigned long> work_seen_;               // its value at the rank's last blocking poll
   std::vector<uint64_t> calls_seen_;                   // each rank's MPI calls entered, at its last blocking poll
   std::vector<unsigned long> aio_seen_; // each rank's asynchronous I/O requests, at its last blocking poll
   struct PollRule {
-    const char* call        = nullptr; // the MPI call (its name, a literal) that the rest was worked out for
-    bool blocks             = true;    // whether an empty poll inside it may block (true outside any call)
-    bool makes_communicator = false;   // it is one of the calls that make a communicator
+    const char* call = nullptr; // the MPI call (its name, a literal) that the rest was worked out for
+    bool blocks      = true;    // whether an empty poll inside it may block (true outside any call)
   };
   std::vector<PollRule> poll_rule_; // each rank's, kept: it is asked at every empty poll
-  // A stall the engine cannot see: ranks polling with sleeps inside calls that make a communicator keep simulated
-  // time going, so a rank that never joins them (in MPI_Finalize's fence, say) left the run going for ever.
-  std::vector<uint64_t> changes_seen_; // each rank's Portals changes at its last sleeping poll in such a call
-  std::vector<double> quiet_since_;    // since when that count has stood still (simulated seconds)
-  std::vector<char> in_fence_;         // the rank waits in the fence of MPI_Init or MPI_Finalize
-  /** A rank polling in such a call makes its agreement rounds (no Portals change) within microseconds: 0.1 s of
-   *  nothing is a hundred thousand polls. */
-  static constexpr double kStalledFor = 0.1;
-  /** Every rank waits in the fence or has polled in a call that makes a communicator with nothing changing for
-   *  kStalledFor of simulated time: nothing can change any more (a rank computing, or in another MPI call, may). */
-  bool all_stalled(double now) const;
   bool polls_block_ = false;
   JobAbort abort_;
   std::unique_ptr<RankBarrier> fence_;

@@ -371,6 +371,29 @@ TEST_P(Conformance, CommunicatorsAreMadeBackToBackFromOneRankUp)
   }
 }
 
+// Empty polls inside the calls that make a communicator slept (cpu.poll_delay_min doubling to _max) while OpenMPI
+// agreed on the id, since that agreement progresses without Portals events: MPI_Comm_dup(MPI_COMM_SELF) took 2.3 us
+// at message, 16 us with longer sleeps. OpenMPI now counts the work its progress does (mpi_patches 0007) and
+// these calls block like any other wait: their times do not depend on the sleeps, and a rank alone takes none.
+TEST_P(Conformance, MakingACommunicatorTakesNoTimeFromPollSleeps)
+{
+  auto plain = expect_passed(run(4, "communicator_times"), 4);
+  auto slower =
+      expect_passed(run(4, "communicator_times", "--set cpu.poll_delay_min=100ns --set cpu.poll_delay_max=5us"), 4);
+  ASSERT_EQ(plain.size(), 4u);
+  for (auto& [rank, mine] : plain) {
+    for (const char* field : {"dup_world", "split", "dup_self", "dup_split"}) {
+      ASSERT_EQ(mine.count(field), 1u) << "rank " << rank << " " << field;
+      EXPECT_EQ(mine[field], slower[rank][field]) << "rank " << rank << " " << field;
+    }
+    EXPECT_GT(std::strtod(mine["dup_world"].c_str(), nullptr), 0.0)
+        << "rank " << rank;  // its agreement is network traffic
+    if (level() != "smpi") { // SMPI charges its own per-call costs
+      EXPECT_EQ(mine["dup_self"], "0x0p+0") << "rank " << rank;
+    }
+  }
+}
+
 // MPICH init/initstat: MPI_Init_thread(MPI_THREAD_MULTIPLE) ended the job; MPI lets a library provide less
 // than required and the program decide. A rank is one thread of the simulator: bxisim provides SERIALIZED.
 TEST_P(Conformance, ThreadMultipleIsAnsweredWithTheLevelProvided)
