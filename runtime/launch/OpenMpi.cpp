@@ -8,7 +8,9 @@
 #include "middleware/ProgramCheck.hpp"
 #include "portals/core/Core.hpp"
 #include "runtime/config/ConfigError.hpp"
+#include "runtime/os/CodePages.hpp"
 #include "runtime/os/SimulatorCall.hpp"
+#include "runtime/os/SimulatorDescriptors.hpp"
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
@@ -21,10 +23,12 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <string_view>
+#include <unistd.h>
 
 XBT_LOG_EXTERNAL_CATEGORY(bxisim_runtime);
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_openmpi, bxisim_runtime, "OpenMPI per rank: copies, start-up hooks, abort");
@@ -274,6 +278,7 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
     folder.add_file(copy);
     copies_.push_back(copy);
   }
+  library_descriptor_ = os::move_to_simulator_range(::open(library_.c_str(), O_RDONLY | O_CLOEXEC));
   handles_.assign(ranks_.size(), nullptr);
   blocking_depth_.assign(ranks_.size(), nullptr);
   work_count_.assign(ranks_.size(), nullptr);
@@ -296,6 +301,8 @@ OpenMpiJob::~OpenMpiJob()
   // be referenced by the program's copy.
   mw::set_rank_provider(nullptr);
   the_job = nullptr;
+  if (library_descriptor_ >= 0)
+    ::close(library_descriptor_); // the copies' mappings hold the file
 }
 
 OpenMpiJob* OpenMpiJob::current()
@@ -315,6 +322,9 @@ bool OpenMpiJob::load(Rank& rank)
     return false;
   }
   handles_[index] = handle;
+  if (not os::share_read_only_pages(handle, library_descriptor_))
+    XBT_VERB("rank %d's copy of OpenMPI keeps code pages of its own (%s cannot be mapped in its place)", rank.index(),
+             library_.c_str());
   try {
     dispatch_[index] = mw::make_openmpi_rank(handle, rank.index());
   } catch (const std::runtime_error& error) {

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22 // Linux 5.14; older kernels answer EINVAL and nothing is done
@@ -76,6 +78,88 @@ std::vector<std::pair<uintptr_t, uintptr_t>> code_ranges_of(void* handle)
     if (segments[i].p_type == PT_LOAD && (segments[i].p_flags & PF_X) != 0)
       ranges.emplace_back(base + segments[i].p_vaddr, base + segments[i].p_vaddr + segments[i].p_memsz);
   return ranges;
+}
+
+namespace
+{
+/** Whether the loader wrote into the object's read-only segments (DT_TEXTREL, DF_TEXTREL). */
+bool has_text_relocations(void* handle)
+{
+  link_map* map = nullptr;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr || map->l_ld == nullptr)
+    return true;
+  for (const ElfW(Dyn)* entry = map->l_ld; entry->d_tag != DT_NULL; ++entry)
+    if (entry->d_tag == DT_TEXTREL || (entry->d_tag == DT_FLAGS && (entry->d_un.d_val & DF_TEXTREL) != 0))
+      return true;
+  return false;
+}
+
+/** Whether the file behind `descriptor` starts with the same ELF and program headers as the loaded object. */
+bool same_headers(int descriptor, const ElfW(Ehdr) * header)
+{
+  size_t length = header->e_phoff + static_cast<size_t>(header->e_phnum) * sizeof(ElfW(Phdr));
+  if (header->e_phoff < sizeof(ElfW(Ehdr)) || length > 65536)
+    return false;
+  std::vector<unsigned char> on_disk(length);
+  return pread(descriptor, on_disk.data(), length, 0) == static_cast<ssize_t>(length) &&
+         std::memcmp(on_disk.data(), header, sizeof(ElfW(Ehdr))) == 0 &&
+         std::memcmp(on_disk.data() + header->e_phoff, reinterpret_cast<const unsigned char*>(header) + header->e_phoff,
+                     length - header->e_phoff) == 0;
+}
+} // namespace
+
+bool share_read_only_pages(void* handle, int original)
+{
+  static const auto page   = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  ElfW(Addr) base          = 0;
+  const ElfW(Ehdr)* header = elf_header_of(handle, base);
+  if (header == nullptr || original < 0 || has_text_relocations(handle) || not same_headers(original, header))
+    return false;
+  const auto* segments = reinterpret_cast<const ElfW(Phdr)*>(base + header->e_phoff);
+  // The pages of writable segments (relocated data, bss) stay the copy's own, also where a page is shared
+  // with a read-only segment.
+  auto writable_overlaps = [&](uintptr_t start, uintptr_t end) {
+    for (size_t i = 0; i < header->e_phnum; ++i) {
+      const auto& segment = segments[i];
+      if (segment.p_type != PT_LOAD || (segment.p_flags & PF_W) == 0)
+        continue;
+      uintptr_t first = (base + segment.p_vaddr) & ~(page - 1);
+      uintptr_t last  = (base + segment.p_vaddr + segment.p_memsz + page - 1) & ~(page - 1);
+      if (first < end && start < last)
+        return true;
+    }
+    return false;
+  };
+  bool shared = false;
+  for (size_t i = 0; i < header->e_phnum; ++i) {
+    const auto& segment = segments[i];
+    if (segment.p_type != PT_LOAD || (segment.p_flags & PF_W) != 0 || segment.p_memsz != segment.p_filesz ||
+        segment.p_memsz == 0 || (segment.p_vaddr - segment.p_offset) % page != 0)
+      continue;
+    uintptr_t start = (base + segment.p_vaddr) & ~(page - 1);
+    uintptr_t end   = (base + segment.p_vaddr + segment.p_memsz + page - 1) & ~(page - 1);
+    while (end > start && writable_overlaps(end - page, end))
+      end -= page;
+    while (start < end && writable_overlaps(start, start + page))
+      start += page;
+    if (start >= end)
+      continue;
+    off_t offset =
+        static_cast<off_t>((segment.p_offset & ~(page - 1)) + (start - ((base + segment.p_vaddr) & ~(page - 1))));
+    int protection = PROT_READ | ((segment.p_flags & PF_X) != 0 ? PROT_EXEC : 0);
+    // Mapped elsewhere first (a file that cannot be mapped so, on a noexec mount say, changes nothing), then moved
+    // over the copy's pages in one step: the range is never left unmapped.
+    size_t length = end - start;
+    void* placed  = mmap(nullptr, length, protection, MAP_PRIVATE, original, offset);
+    if (placed == MAP_FAILED)
+      return shared;
+    if (mremap(placed, length, length, MREMAP_MAYMOVE | MREMAP_FIXED, reinterpret_cast<void*>(start)) == MAP_FAILED) {
+      munmap(placed, length);
+      return shared;
+    }
+    shared = true;
+  }
+  return shared;
 }
 
 } // namespace bxisim::os

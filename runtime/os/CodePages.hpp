@@ -24,4 +24,14 @@ void populate_code_of(void* handle);
 /** The address ranges [first, last) of the executable segments of one object loaded with dlopen. */
 std::vector<std::pair<uintptr_t, uintptr_t>> code_ranges_of(void* handle);
 
+/**
+ * Maps the read-only segments (code, constants) of an object loaded with dlopen from `original`, an open
+ * descriptor of the file it is a byte-for-byte copy of, at the same addresses. Each rank needs its own copy
+ * of OpenMPI (the loader loads a file once), and the kernel keeps the pages of each file apart: 3 to 4 MiB of
+ * code per rank, the largest part of an OpenMPI rank's memory. Mapped from one file, the copies share them.
+ * Nothing is changed, and false returned, when the object's code is relocated at load (text relocations) or
+ * `original`'s program headers differ from the object's.
+ */
+bool share_read_only_pages(void* handle, int original);
+
 } // namespace bxisim::os

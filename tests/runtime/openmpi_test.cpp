@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 
 using namespace bxisim::test;
 using testing::HasSubstr;
@@ -70,6 +71,25 @@ TEST_P(OpenMpiPaths, SimulatedTimesAreTheSameInTwoRuns)
   for (int r = 0; r < 4; ++r) {
     EXPECT_EQ(a[r]["ring_time"], b[r]["ring_time"]) << "rank " << r;
     EXPECT_EQ(a[r]["end_time"], b[r]["end_time"]) << "rank " << r;
+  }
+}
+
+// Each rank loads its own copy of OpenMPI (the loader loads a file once), and the kernel keeps each file's pages
+// apart: 4.5 MiB per rank, 3 MiB of it the copy's code. The copies' code and constants are mapped from the
+// original library instead (os::share_read_only_pages): one set of pages, 1.5 MiB per rank.
+TEST(OpenMpiStart, TheCopiesShareTheOriginalsCodePages)
+{
+  for (int ppn : {1, 2}) {
+    auto fields = check_ring(run_copy(4, ppn, "--no-cpu-simulation", "ring 64"), 4, ppn);
+    std::set<std::string> copies;
+    for (int r = 0; r < 4; ++r) {
+      Fields& mine = fields[r];
+      EXPECT_NE(mine["code_inode"], "0") << "rank " << r;
+      EXPECT_EQ(mine["code_inode"], fields[0]["code_inode"]) << "rank " << r; // one file's pages for every rank
+      EXPECT_NE(mine["code_inode"], mine["copy_inode"]) << "rank " << r;      // not the copy's own
+      copies.insert(mine["copy_inode"]);
+    }
+    EXPECT_EQ(copies.size(), 4u); // each rank still loaded a copy of its own
   }
 }
 

@@ -2,7 +2,9 @@
  * middleware's mpi.h: tests of the runtime's side of MPI (copies, start-up hooks, hostnames, abort,
  * refusals, polling). OpenMPI's handles are pointers to its predefined objects; no mpi.h is used.
  *
- *   openmpi_copy ring BYTES      init, allreduce of the ranks, ring exchange of BYTES, barrier, finalize
+ *   openmpi_copy ring BYTES      init, allreduce of the ranks, ring exchange of BYTES, barrier, finalize;
+ *                                also prints the inode of the file the copy's code is mapped from and the
+ *                                copy's own (the copies share the original library's code pages)
  *   openmpi_copy abort RANK      RANK calls MPI_Abort(42); the others wait in a barrier
  *   openmpi_copy thread LEVEL    MPI_Init_thread(LEVEL: 0 single .. 3 multiple); prints what is provided
  *   openmpi_copy spawn           MPI_Comm_spawn of one process
@@ -10,6 +12,7 @@
  *   openmpi_copy init            MPI_Init and MPI_Finalize only (start-up cost: wall_* are wall-clock
  *                                seconds, read with a raw system call that bxisim does not simulate)
  */
+#define _GNU_SOURCE /* dladdr */
 #include <bxisim/rank.h>
 
 #include <dlfcn.h>
@@ -17,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,6 +52,32 @@ static void* symbol(const char* name)
   return found;
 }
 #define FN(type, name) ((type)symbol(name))
+
+/** The inode of the file mapped at `address` (/proc/self/maps), 0 if none. */
+static unsigned long mapped_inode(const void* address)
+{
+  FILE* maps = fopen("/proc/self/maps", "r");
+  char line[4096];
+  unsigned long found = 0;
+  while (maps != NULL && found == 0 && fgets(line, sizeof line, maps) != NULL) {
+    uintptr_t start, end;
+    unsigned long inode;
+    if (sscanf(line, "%lx-%lx %*s %*s %*s %lu", &start, &end, &inode) == 3 && start <= (uintptr_t)address &&
+        (uintptr_t)address < end)
+      found = inode;
+  }
+  if (maps != NULL)
+    fclose(maps);
+  return found;
+}
+
+/** The inode of the file the loader loaded `address` from (the rank's copy). */
+static unsigned long loaded_inode(const void* address)
+{
+  Dl_info info;
+  struct stat file;
+  return dladdr(address, &info) != 0 && stat(info.dli_fname, &file) == 0 ? (unsigned long)file.st_ino : 0;
+}
 
 int main(int argc, char** argv)
 {
@@ -105,6 +135,8 @@ int main(int argc, char** argv)
       ok = ok && in[i] == (unsigned char)(previous * 31 + i);
     barrier(world);
     printf("rank=%d sum=%d from=%d data_ok=%d ring_time=%.9f\n", rank, sum, status.source, ok, t_ring);
+    void* code = symbol("MPI_Sendrecv");
+    printf("rank=%d code_inode=%lu copy_inode=%lu\n", rank, mapped_inode(code), loaded_inode(code));
     free(out);
     free(in);
   } else if (strcmp(mode, "abort") == 0) {
