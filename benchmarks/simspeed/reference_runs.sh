@@ -36,7 +36,7 @@ one() { # one NAME BXISIM-ARGS... -- PROGRAM ARGS...
   python3 - "$work/summary.json" "$out/$name" <<'PY'
 import json, sys
 summary = json.load(open(sys.argv[1]))
-for key in ("command_line", "outputs", "peak_memory_bytes", "program", "wall_time", "working_directory"):
+for key in ("command_line", "outputs", "peak_memory_bytes", "memory_in_use_bytes", "program", "wall_time", "working_directory"):
     summary.pop(key, None)
 activities = summary.pop("simgrid", None)
 json.dump(summary, open(sys.argv[2] + ".summary", "w"), indent=1, sort_keys=True)

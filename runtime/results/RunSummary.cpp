@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -85,6 +86,21 @@ uint64_t peak_memory_bytes()
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<uint64_t>(usage.ru_maxrss) * 1024; // Linux gives kilobytes
+}
+
+uint64_t memory_in_use_bytes()
+{
+  std::ifstream rollup("/proc/self/smaps_rollup");
+  std::string key;
+  while (rollup >> key) {
+    if (key == "Pss:") {
+      uint64_t kib = 0;
+      rollup >> kib;
+      return kib * 1024;
+    }
+    rollup.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return 0;
 }
 
 nlohmann::json make_summary(const SummaryFacts& facts, const config::Parameters& parameters,
@@ -171,15 +187,16 @@ nlohmann::json make_summary(const SummaryFacts& facts, const config::Parameters&
   }
   summary["nic"] = nic;
 
-  const auto& activities       = recorder.activities();
-  summary["simgrid"]           = {{"communications", activities.communications},
-                                  {"executions", activities.executions},
-                                  {"sleeps", activities.sleeps},
-                                  {"actors", activities.actors},
-                                  {"time_steps", activities.time_steps}};
-  summary["wall_time"]         = facts.wall_seconds;
-  summary["peak_memory_bytes"] = peak_memory_bytes();
-  nlohmann::json outputs       = nlohmann::json::object();
+  const auto& activities         = recorder.activities();
+  summary["simgrid"]             = {{"communications", activities.communications},
+                                    {"executions", activities.executions},
+                                    {"sleeps", activities.sleeps},
+                                    {"actors", activities.actors},
+                                    {"time_steps", activities.time_steps}};
+  summary["wall_time"]           = facts.wall_seconds;
+  summary["peak_memory_bytes"]   = peak_memory_bytes();
+  summary["memory_in_use_bytes"] = memory_in_use_bytes();
+  nlohmann::json outputs         = nlohmann::json::object();
   for (const auto& [kind, path] : facts.outputs)
     outputs[kind] = path;
   summary["outputs"] = outputs;
@@ -216,9 +233,9 @@ void print_summary_table(const nlohmann::json& s, std::FILE* out)
              s["program"].get<std::string>(), s["level"].get<std::string>(),
              s["platform"]["topology"].get<std::string>(), s["platform"]["nodes_used"].get<int>(),
              s["platform"]["nodes"].get<int>());
-  fmt::print(out, "  {:<22} {:.9f} s simulated, {:.3f} s wall, peak memory {}\n", "time",
+  fmt::print(out, "  {:<22} {:.9f} s simulated, {:.3f} s wall, peak memory {} ({} in use at the end)\n", "time",
              s["simulated_time"].get<double>(), s["wall_time"].get<double>(),
-             human_bytes(s["peak_memory_bytes"].get<double>()));
+             human_bytes(s["peak_memory_bytes"].get<double>()), human_bytes(s["memory_in_use_bytes"].get<double>()));
   std::vector<std::string> changed;
   for (const auto& p : s["parameters"])
     if (p["origin"] != "default")

@@ -53,7 +53,11 @@ void print_summary_table(const nlohmann::json& summary, std::FILE* out);
 
 /** The command line of this process, as given (from /proc/self/cmdline). */
 std::vector<std::string> own_command_line();
-/** Peak resident memory of this process, in bytes. */
+/** Peak resident memory of this process, in bytes: a page mapped at several addresses counts at each (the
+ *  code the ranks' copies of OpenMPI share, os::share_read_only_pages). */
 uint64_t peak_memory_bytes();
+/** Memory this process uses now, in bytes: its proportional set size, each page counted once; 0 when the
+ *  kernel does not say (/proc/self/smaps_rollup, Linux 4.14). */
+uint64_t memory_in_use_bytes();
 
 } // namespace bxisim::runtime

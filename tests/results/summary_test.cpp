@@ -114,6 +114,7 @@ void check_pingpong_summary(Path path, const std::string& level = "message")
             2 * kIterations * (f.command_time(kPayload) + f.frame_time(kPayload, path)));
   EXPECT_GT(s["simgrid"]["communications"].get<double>(), frames);
   EXPECT_GT(s["peak_memory_bytes"].get<double>(), 0);
+  EXPECT_GT(s["memory_in_use_bytes"].get<double>(), 0);
 }
 } // namespace
 
