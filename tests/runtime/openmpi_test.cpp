@@ -80,7 +80,7 @@ TEST_P(OpenMpiPaths, SimulatedTimesAreTheSameInTwoRuns)
 TEST(OpenMpiStart, TheCopiesShareTheOriginalsCodePages)
 {
   for (int ppn : {1, 2}) {
-    auto fields = check_ring(run_copy(4, ppn, "--no-cpu-simulation", "ring 64"), 4, ppn);
+    auto fields = check_ring(run_copy(4, ppn, "--no-cpu-simulation", "ring_code 64"), 4, ppn);
     std::set<std::string> copies;
     for (int r = 0; r < 4; ++r) {
       Fields& mine = fields[r];
