@@ -83,7 +83,8 @@ class OpenMpiJob
   const std::vector<std::unique_ptr<Rank>>& ranks_;
   std::string library_;
   std::vector<std::string> copies_;
-  int library_descriptor_ = -1; // library_, open: every copy's code and constants are mapped from it
+  std::vector<char> copy_at_load_; // the copy is made in the run's folder when its rank loads it (not kept)
+  int library_descriptor_ = -1;    // library_, open: every copy's code and constants are mapped from it
   std::vector<void*> handles_;
   std::vector<std::unique_ptr<mw::RankMpi>> dispatch_; // each rank's MPI dispatch (middleware) over its copy
   std::vector<const int*> blocking_depth_;             // each copy's opal_progress_blocking_depth

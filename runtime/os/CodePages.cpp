@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <link.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -108,13 +109,14 @@ bool same_headers(int descriptor, const ElfW(Ehdr) * header)
 }
 } // namespace
 
-bool share_read_only_pages(void* handle, int original)
+std::vector<std::pair<off_t, std::size_t>> share_read_only_pages(void* handle, int original)
 {
+  std::vector<std::pair<off_t, std::size_t>> shared;
   static const auto page   = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   ElfW(Addr) base          = 0;
   const ElfW(Ehdr)* header = elf_header_of(handle, base);
   if (header == nullptr || original < 0 || has_text_relocations(handle) || not same_headers(original, header))
-    return false;
+    return shared;
   const auto* segments = reinterpret_cast<const ElfW(Phdr)*>(base + header->e_phoff);
   // The pages of writable segments (relocated data, bss) stay the copy's own, also where a page is shared
   // with a read-only segment.
@@ -130,7 +132,6 @@ bool share_read_only_pages(void* handle, int original)
     }
     return false;
   };
-  bool shared = false;
   for (size_t i = 0; i < header->e_phnum; ++i) {
     const auto& segment = segments[i];
     if (segment.p_type != PT_LOAD || (segment.p_flags & PF_W) != 0 || segment.p_memsz != segment.p_filesz ||
@@ -157,9 +158,19 @@ bool share_read_only_pages(void* handle, int original)
       munmap(placed, length);
       return shared;
     }
-    shared = true;
+    shared.emplace_back(offset, length);
   }
   return shared;
+}
+
+void release_file_ranges(const std::string& path, const std::vector<std::pair<off_t, std::size_t>>& ranges)
+{
+  int descriptor = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (descriptor < 0)
+    return;
+  for (const auto& [offset, length] : ranges)
+    fallocate(descriptor, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, offset, static_cast<off_t>(length));
+  ::close(descriptor);
 }
 
 } // namespace bxisim::os

@@ -8,7 +8,10 @@
 // as long as the second). These functions map those pages ahead, outside any measured burst.
 // They also tell where an object's code lies (runtime/os/Preemption.cpp: is a rank in its own code?).
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
+#include <sys/types.h>
 #include <utility>
 #include <vector>
 
@@ -29,9 +32,13 @@ std::vector<std::pair<uintptr_t, uintptr_t>> code_ranges_of(void* handle);
  * descriptor of the file it is a byte-for-byte copy of, at the same addresses. Each rank needs its own copy
  * of OpenMPI (the loader loads a file once), and the kernel keeps the pages of each file apart: 3 to 4 MiB of
  * code per rank, the largest part of an OpenMPI rank's memory. Mapped from one file, the copies share them.
- * Nothing is changed, and false returned, when the object's code is relocated at load (text relocations) or
- * `original`'s program headers differ from the object's.
+ * Returns the ranges of the file [offset, offset + length) now mapped from `original`; none (nothing changed)
+ * when the object's code is relocated at load (text relocations) or `original`'s program headers differ.
  */
-bool share_read_only_pages(void* handle, int original);
+std::vector<std::pair<off_t, std::size_t>> share_read_only_pages(void* handle, int original);
+
+/** Gives back the disk space of those ranges of the copy at `path` (their pages are no longer mapped): a copy
+ *  made for one run then holds little more than its writable data. Where the file system cannot, nothing. */
+void release_file_ranges(const std::string& path, const std::vector<std::pair<off_t, std::size_t>>& ranges);
 
 } // namespace bxisim::os

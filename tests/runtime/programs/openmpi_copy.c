@@ -3,8 +3,9 @@
  * refusals, polling). OpenMPI's handles are pointers to its predefined objects; no mpi.h is used.
  *
  *   openmpi_copy ring BYTES      init, allreduce of the ranks, ring exchange of BYTES, barrier, finalize
- *   openmpi_copy ring_code BYTES the same, then prints the inode of the file the copy's code is mapped from and
- *                                the copy's own (the copies share the original library's code pages)
+ *   openmpi_copy ring_code BYTES the same, then prints the inode of the file the copy's code is mapped from, the
+ *                                copy's own, its size and the disk it holds (the copies share the original
+ *                                library's code pages)
  *   openmpi_copy abort RANK      RANK calls MPI_Abort(42); the others wait in a barrier
  *   openmpi_copy thread LEVEL    MPI_Init_thread(LEVEL: 0 single .. 3 multiple); prints what is provided
  *   openmpi_copy spawn           MPI_Comm_spawn of one process
@@ -71,12 +72,11 @@ static unsigned long mapped_inode(const void* address)
   return found;
 }
 
-/** The inode of the file the loader loaded `address` from (the rank's copy). */
-static unsigned long loaded_inode(const void* address)
+/** The file the loader loaded `address` from (the rank's copy), or NULL. */
+static int loaded_file(const void* address, struct stat* file)
 {
   Dl_info info;
-  struct stat file;
-  return dladdr(address, &info) != 0 && stat(info.dli_fname, &file) == 0 ? (unsigned long)file.st_ino : 0;
+  return dladdr(address, &info) != 0 && stat(info.dli_fname, file) == 0;
 }
 
 int main(int argc, char** argv)
@@ -137,7 +137,12 @@ int main(int argc, char** argv)
     printf("rank=%d sum=%d from=%d data_ok=%d ring_time=%.9f\n", rank, sum, status.source, ok, t_ring);
     void* code = symbol("MPI_Sendrecv");
     if (strcmp(mode, "ring_code") == 0) /* /proc/self/maps has a few mappings per rank: not in every ring */
-      printf("rank=%d code_inode=%lu copy_inode=%lu\n", rank, mapped_inode(code), loaded_inode(code));
+    {
+      struct stat copy = {0};
+      loaded_file(code, &copy);
+      printf("rank=%d code_inode=%lu copy_inode=%lu copy_size=%lld copy_allocated=%lld\n", rank, mapped_inode(code),
+             (unsigned long)copy.st_ino, (long long)copy.st_size, (long long)copy.st_blocks * 512);
+    }
     free(out);
     free(in);
   } else if (strcmp(mode, "abort") == 0) {
