@@ -258,6 +258,7 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
     polls_block_ = false;
   }
 
+  copy_at_load_.assign(ranks_.size(), 0);
   CopyCache cache(library_, parameters.integer("mpi.copy_cache"));
   bool told_why_not = false;
   for (const auto& rank : ranks_) {
@@ -275,10 +276,8 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
     std::string copy = fmt::format("{}/{}", folder.rank_folder(rank->index()), kLibraryName);
     folder.add_file(copy);
     copies_.push_back(copy);
-    copy_at_load_.resize(copies_.size(), 0);
-    copy_at_load_.back() = 1;
+    copy_at_load_[static_cast<size_t>(rank->index())] = 1;
   }
-  copy_at_load_.resize(copies_.size(), 0);
   library_descriptor_ = os::move_to_simulator_range(::open(library_.c_str(), O_RDONLY | O_CLOEXEC));
   handles_.assign(ranks_.size(), nullptr);
   blocking_depth_.assign(ranks_.size(), nullptr);
