@@ -385,27 +385,26 @@ std::function<bool(uint32_t)> OpenMpiJob::poll_blocking_rule()
     const unsigned long* work_count = id < work_count_.size() ? work_count_[id] : nullptr;
     if (depth == nullptr || *depth <= 0 || work_count == nullptr)
       return false;
+    // What the rank did outside Portals since its last poll here counts as a change: its quiet polls count from
+    // zero.
+    auto acted_if_moved = [id](auto count, auto& seen) {
+      if (count != seen) {
+        seen = count;
+        portals::Core::instance().programActed(id);
+      }
+    };
     // OpenMPI's progress did work that Portals does not see (a step of a communicator id's agreement, a libnbc
-    // round between ranks of one process, a pending send started): the loop still moves, its quiet polls count
-    // from zero.
-    if (*work_count != work_seen_[id]) {
-      work_seen_[id] = *work_count;
-      portals::Core::instance().programActed(id);
-    }
+    // round between ranks of one process, a pending send started).
+    acted_if_moved(*work_count, work_seen_[id]);
+    // The rank entered another MPI call. Without it quiet polls added up over successive calls, and the 9th
+    // MPI_Wait in a row of a 1-rank MPI_Ialltoall (libnbc progress, no Portals change) blocked for ever (MPICH
+    // coll/nonblocking2).
     const auto& dispatch = dispatch_[id];
-    // A rank that entered another MPI call since its last poll here acted outside Portals: its quiet polls
-    // count from zero. Without it they added up over successive calls, and the 9th MPI_Wait in a row of a
-    // 1-rank MPI_Ialltoall (libnbc progress, no Portals change) blocked for ever (MPICH coll/nonblocking2).
-    if (dispatch != nullptr && dispatch->calls_entered() != calls_seen_[id]) {
-      calls_seen_[id] = dispatch->calls_entered();
-      portals::Core::instance().programActed(id);
-    }
-    // Nor does OMPIO's progress of a file request: each round posts the next batch of its pieces' asynchronous
-    // requests (2048 a round); a write of 9 batches or more blocked for ever in MPI_Wait (HDF5's t_bigio).
-    if (unsigned long posted = ranks_[id]->process_state().aio_requests; posted != aio_seen_[id]) {
-      aio_seen_[id] = posted;
-      portals::Core::instance().programActed(id);
-    }
+    if (dispatch != nullptr)
+      acted_if_moved(dispatch->calls_entered(), calls_seen_[id]);
+    // OMPIO's progress of a file request posts the next batch of its pieces' asynchronous requests (2048 a round);
+    // a write of 9 batches or more blocked for ever in MPI_Wait (HDF5's t_bigio).
+    acted_if_moved(ranks_[id]->process_state().aio_requests, aio_seen_[id]);
     // Empty polls sleep (cpu.poll_delay_min doubling to cpu.poll_delay_max) instead of blocking in calls that never
     // wait for another rank: a loop of MPI_Iprobe with nothing to find blocked for ever with --pml cm (MPICH
     // rma/linked_list_fop).
