@@ -20,16 +20,22 @@ namespace bxisim::os
 
 namespace
 {
+const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+
+/** The pages [first, last) a loaded segment occupies. */
+std::pair<uintptr_t, uintptr_t> segment_pages(ElfW(Addr) base, const ElfW(Phdr) & segment)
+{
+  return {(base + segment.p_vaddr) & ~(page - 1), (base + segment.p_vaddr + segment.p_memsz + page - 1) & ~(page - 1)};
+}
+
 /** MADV_POPULATE_READ on the segments that are mapped without write access (text and read-only data). */
 void populate_segments(ElfW(Addr) base, const ElfW(Phdr) * headers, size_t count)
 {
-  static const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   for (size_t i = 0; i < count; ++i) {
     const auto& segment = headers[i];
     if (segment.p_type != PT_LOAD || (segment.p_flags & PF_W) != 0 || segment.p_memsz == 0)
       continue;
-    uintptr_t start = (base + segment.p_vaddr) & ~(page - 1);
-    uintptr_t end   = (base + segment.p_vaddr + segment.p_memsz + page - 1) & ~(page - 1);
+    auto [start, end] = segment_pages(base, segment);
     // Errors are harmless: an old kernel (EINVAL) leaves the first touches where they were.
     madvise(reinterpret_cast<void*>(start), end - start, MADV_POPULATE_READ);
   }
@@ -112,7 +118,6 @@ bool same_headers(int descriptor, const ElfW(Ehdr) * header)
 std::vector<std::pair<off_t, std::size_t>> share_read_only_pages(void* handle, int original)
 {
   std::vector<std::pair<off_t, std::size_t>> shared;
-  static const auto page   = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   ElfW(Addr) base          = 0;
   const ElfW(Ehdr)* header = elf_header_of(handle, base);
   if (header == nullptr || original < 0 || has_text_relocations(handle) || not same_headers(original, header))
@@ -125,8 +130,7 @@ std::vector<std::pair<off_t, std::size_t>> share_read_only_pages(void* handle, i
       const auto& segment = segments[i];
       if (segment.p_type != PT_LOAD || (segment.p_flags & PF_W) == 0)
         continue;
-      uintptr_t first = (base + segment.p_vaddr) & ~(page - 1);
-      uintptr_t last  = (base + segment.p_vaddr + segment.p_memsz + page - 1) & ~(page - 1);
+      auto [first, last] = segment_pages(base, segment);
       if (first < end && start < last)
         return true;
     }
@@ -137,16 +141,16 @@ std::vector<std::pair<off_t, std::size_t>> share_read_only_pages(void* handle, i
     if (segment.p_type != PT_LOAD || (segment.p_flags & PF_W) != 0 || segment.p_memsz != segment.p_filesz ||
         segment.p_memsz == 0 || (segment.p_vaddr - segment.p_offset) % page != 0)
       continue;
-    uintptr_t start = (base + segment.p_vaddr) & ~(page - 1);
-    uintptr_t end   = (base + segment.p_vaddr + segment.p_memsz + page - 1) & ~(page - 1);
+    auto [first, last] = segment_pages(base, segment);
+    uintptr_t start    = first;
+    uintptr_t end      = last;
     while (end > start && writable_overlaps(end - page, end))
       end -= page;
     while (start < end && writable_overlaps(start, start + page))
       start += page;
     if (start >= end)
       continue;
-    off_t offset =
-        static_cast<off_t>((segment.p_offset & ~(page - 1)) + (start - ((base + segment.p_vaddr) & ~(page - 1))));
+    off_t offset   = static_cast<off_t>((segment.p_offset & ~(page - 1)) + (start - first));
     int protection = PROT_READ | ((segment.p_flags & PF_X) != 0 ? PROT_EXEC : 0);
     // Mapped elsewhere first (a file that cannot be mapped so, on a noexec mount say, changes nothing), then moved
     // over the copy's pages in one step: the range is never left unmapped.
