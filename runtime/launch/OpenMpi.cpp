@@ -314,12 +314,10 @@ bool OpenMpiJob::load(Rank& rank)
 {
   auto index = static_cast<size_t>(rank.index());
   if (copy_at_load_.at(index) != 0) {
-    std::error_code error;
-    fs::copy_file(library_, copies_[index], fs::copy_options::overwrite_existing, error);
-    if (error) {
-      XBT_ERROR("rank %d cannot copy %s to %s: %s. Free space in the temporary folder (TMPDIR) or set TMPDIR to "
-                "another one.",
-                rank.index(), library_.c_str(), copies_[index].c_str(), error.message().c_str());
+    try {
+      RunFolder::copy_file(library_, copies_[index]);
+    } catch (const config::ConfigError& error) {
+      XBT_ERROR("rank %d %s", rank.index(), error.what());
       return false;
     }
   }

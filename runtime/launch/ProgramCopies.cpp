@@ -113,10 +113,7 @@ std::string make_rank_copies(RunFolder& folder, int rank, const std::string& pro
   std::string rank_folder = folder.rank_folder(rank);
   auto copy               = [&](const std::string& original) {
     std::string destination = (fs::path(rank_folder) / fs::path(original).filename()).string();
-    std::error_code error;
-    fs::copy_file(original, destination, fs::copy_options::overwrite_existing, error);
-    if (error)
-      throw config::ConfigError(fmt::format("cannot copy {} to {}: {}", original, destination, error.message()));
+    RunFolder::copy_file(original, destination);
     folder.add_file(destination);
     return destination;
   };

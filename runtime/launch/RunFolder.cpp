@@ -48,6 +48,16 @@ std::string RunFolder::rank_folder(int rank)
   return folder;
 }
 
+void RunFolder::copy_file(const std::string& original, const std::string& destination)
+{
+  std::error_code error;
+  std::filesystem::copy_file(original, destination, std::filesystem::copy_options::overwrite_existing, error);
+  if (error)
+    throw config::ConfigError(fmt::format("cannot copy {} to {}: {}. Free space in the temporary folder or set TMPDIR "
+                                          "to another one.",
+                                          original, destination, error.message()));
+}
+
 std::vector<std::string> RunFolder::folders() const
 {
   std::vector<std::string> result = rank_folders_;

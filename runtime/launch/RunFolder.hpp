@@ -21,6 +21,8 @@ class RunFolder
   bool kept() const { return keep_; }
   /** Creates (once) and returns the sub-folder of `rank`. */
   std::string rank_folder(int rank);
+  /** Copies `original` to `destination` (inside the folder); a failure (a full disk) names the fix. */
+  static void copy_file(const std::string& original, const std::string& destination);
   /** Records a file created inside the folder, so that it can be removed without walking the folder. */
   void add_file(const std::string& path) { files_.push_back(path); }
 

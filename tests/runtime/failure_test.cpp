@@ -296,6 +296,17 @@ TEST(BadRunCommandLine, ABadTemporaryFolder)
   }
 }
 
+// A full temporary folder, shown by a limit on the size of the files bxisim writes (SIGXFSZ ignored, so a write
+// beyond it fails with an error as on a full disk): the copy of the program fails before any rank starts.
+TEST(BadRunCommandLine, AProgramCopyThatDoesNotFitNamesTheTemporaryFolder)
+{
+  auto result = run_command("trap '' XFSZ; ulimit -f 8; '" BXISIM_BINARY "' run -n 2 " + test_program("ends") +
+                            " return all 2>&1");
+  EXPECT_EQ(result.exit_code, kUsage) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("cannot copy")) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("Free space in the temporary folder or set TMPDIR to another one"));
+}
+
 TEST(BadRunCommandLine, MoreRanksThanTheSystemsMemoryMappingsAllow)
 {
   long limit = 0;

@@ -108,6 +108,22 @@ TEST(OpenMpiStart, CopiesMadeForOneRunHoldOnlyTheirWritableData)
   }
 }
 
+// Those copies are made as the ranks start: one that does not fit (a full disk, shown by a limit on the size of the
+// files bxisim writes, SIGXFSZ ignored) ends its rank with the fix, and the run with the ranks' failure.
+TEST(OpenMpiStart, ACopyThatDoesNotFitAtLoadNamesTheTemporaryFolder)
+{
+  for (int ppn : {1, 2}) {
+    auto result = run_command("trap '' XFSZ; ulimit -f 2048; '" BXISIM_BINARY "' run -n 2 --ppn " +
+                              std::to_string(ppn) + " --no-cpu-simulation --set mpi.copy_cache=0 " +
+                              test_program("openmpi_copy") + " ring 8 2>&1");
+    EXPECT_NE(result.exit_code, 0) << result.output;
+    for (const char* rank : {"rank 0 cannot copy", "rank 1 cannot copy"})
+      EXPECT_THAT(result.output, HasSubstr(rank)) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("Free space in the temporary folder or set TMPDIR to another one"));
+    EXPECT_THAT(result.output, HasSubstr("2 of 2 rank(s) failed"));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Paths, OpenMpiPaths, testing::Combine(testing::Values("ob1", "cm"), testing::Values(1, 2)),
                          [](const auto& param_info) {
                            return std::get<0>(param_info.param) + "_ppn" +
