@@ -113,9 +113,9 @@ TEST(OpenMpiStart, CopiesMadeForOneRunHoldOnlyTheirWritableData)
 TEST(OpenMpiStart, ACopyThatDoesNotFitAtLoadNamesTheTemporaryFolder)
 {
   for (int ppn : {1, 2}) {
-    auto result = run_command("trap '' XFSZ; ulimit -f 2048; '" BXISIM_BINARY "' run -n 2 --ppn " +
-                              std::to_string(ppn) + " --no-cpu-simulation --set mpi.copy_cache=0 " +
-                              test_program("openmpi_copy") + " ring 8 2>&1");
+    auto result =
+        run_command("trap '' XFSZ; ulimit -f 2048; '" BXISIM_BINARY "' run -n 2 --ppn " + std::to_string(ppn) +
+                    " --no-cpu-simulation --set mpi.copy_cache=0 " + test_program("openmpi_copy") + " ring 8 2>&1");
     EXPECT_NE(result.exit_code, 0) << result.output;
     for (const char* rank : {"rank 0 cannot copy", "rank 1 cannot copy"})
       EXPECT_THAT(result.output, HasSubstr(rank)) << result.output;
