@@ -1,6 +1,6 @@
 #include "FatTreeShape.hpp"
 
-#include "runtime/config/ConfigError.hpp"
+#include "config/ConfigError.hpp"
 
 #include <boost/algorithm/string.hpp>
 #include <fmt/format.h>

@@ -2,8 +2,8 @@
 
 #include "Route.hpp"
 
-#include "runtime/config/ConfigError.hpp"
-#include "runtime/config/Spelling.hpp"
+#include "config/ConfigError.hpp"
+#include "config/Spelling.hpp"
 
 #include <simgrid/s4u/Engine.hpp>
 

@@ -1,6 +1,6 @@
 #include "Route.hpp"
 
-#include "runtime/config/ConfigError.hpp"
+#include "config/ConfigError.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 #include "SimulatorSetup.hpp"
 
-#include "runtime/config/ConfigError.hpp"
-#include "runtime/config/Spelling.hpp"
+#include "config/ConfigError.hpp"
+#include "config/Spelling.hpp"
 
 #include <boost/algorithm/string.hpp>
 #include <fmt/format.h>

@@ -1,8 +1,8 @@
 #include "WireFaults.hpp"
 
-#include "runtime/config/ConfigError.hpp"
-#include "runtime/config/Parameters.hpp"
-#include "runtime/config/Spelling.hpp"
+#include "config/ConfigError.hpp"
+#include "config/Parameters.hpp"
+#include "config/Spelling.hpp"
 
 #include <fmt/format.h>
 #include <simgrid/Exception.hpp>

@@ -3,7 +3,7 @@
 
 #include "Topologies.hpp"
 
-#include "runtime/config/ConfigError.hpp"
+#include "config/ConfigError.hpp"
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Engine.hpp>

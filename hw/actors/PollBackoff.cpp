@@ -1,7 +1,7 @@
 #include "PollBackoff.hpp"
 
-#include "runtime/config/ConfigError.hpp"
-#include "runtime/config/Parameters.hpp"
+#include "config/ConfigError.hpp"
+#include "config/Parameters.hpp"
 
 #include <fmt/format.h>
 

@@ -5,8 +5,8 @@
 #include "hw/trace/TrafficCounters.hpp"
 #include "platforms/Route.hpp"
 #include "portals/core/Core.hpp"
-#include "runtime/config/ConfigError.hpp"
-#include "runtime/config/Parameters.hpp"
+#include "config/ConfigError.hpp"
+#include "config/Parameters.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>

@@ -3,7 +3,7 @@
 // SimGrid's own settings (--cfg, --log).
 
 #include "platforms/SimulatorSetup.hpp"
-#include "runtime/config/Parameters.hpp"
+#include "config/Parameters.hpp"
 
 #include <CLI/CLI.hpp>
 

@@ -1,6 +1,6 @@
 #include "ParamsCommand.hpp"
 
-#include "runtime/config/ParameterSpec.hpp"
+#include "config/ParameterSpec.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -29,7 +29,7 @@ std::string default_text(const config::ParameterSpec& spec)
 void print_parameters_markdown(std::ostream& out)
 {
   fmt::print(out, "# bxisim parameters\n\n"
-                  "Generated from the parameter table (`runtime/config/ParameterTable.cpp`) by "
+                  "Generated from the parameter table (`config/ParameterTable.cpp`) by "
                   "`bxisim params --markdown`; do not edit by hand.\n\n"
                   "Set them in a TOML file given to `--config` (tables nest keys: `[pcie]` then "
                   "`bus_latency = \"250ns\"`), or one by one with `--set key=value`. Quantities take "

@@ -4,7 +4,7 @@
 #include "platforms/PlatformReport.hpp"
 #include "platforms/Topologies.hpp"
 #include "platforms/XmlExport.hpp"
-#include "runtime/config/ConfigError.hpp"
+#include "config/ConfigError.hpp"
 
 #include <fstream>
 #include <iostream>

@@ -1,7 +1,7 @@
 #include "RunCommand.hpp"
 
 #include "platforms/WireFaults.hpp"
-#include "runtime/config/ConfigError.hpp"
+#include "config/ConfigError.hpp"
 #include "runtime/launch/Launcher.hpp"
 
 #include <fmt/format.h>

@@ -19,7 +19,7 @@
 #include "platforms/PlatformConfig.hpp"
 #include "platforms/Topologies.hpp"
 #include "platforms/WireFaults.hpp"
-#include "runtime/config/ConfigError.hpp"
+#include "config/ConfigError.hpp"
 #include "runtime/os/CodePages.hpp"
 #include "runtime/os/LockInterposition.hpp"
 #include "runtime/os/Preemption.hpp"

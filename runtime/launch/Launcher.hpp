@@ -4,7 +4,7 @@
 #include "Rank.hpp"
 #include "RankMapping.hpp"
 #include "platforms/SimulatorSetup.hpp"
-#include "runtime/config/Parameters.hpp"
+#include "config/Parameters.hpp"
 
 #include <string>
 #include <utility>

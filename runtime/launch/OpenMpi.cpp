@@ -7,7 +7,7 @@
 #include "RankServices.hpp"
 #include "middleware/ProgramCheck.hpp"
 #include "portals/core/Core.hpp"
-#include "runtime/config/ConfigError.hpp"
+#include "config/ConfigError.hpp"
 #include "runtime/os/CodePages.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include "runtime/os/SimulatorDescriptors.hpp"

@@ -6,7 +6,7 @@
 #include "Rank.hpp"
 #include "RunFolder.hpp"
 #include "middleware/RankMpi.hpp"
-#include "runtime/config/Parameters.hpp"
+#include "config/Parameters.hpp"
 
 #include <cstdint>
 #include <functional>

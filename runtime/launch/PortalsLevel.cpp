@@ -4,7 +4,7 @@
 #include "CyclePlugin.hpp"
 #include "OutputRouter.hpp"
 
-#include "runtime/config/ConfigError.hpp"
+#include "config/ConfigError.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include "runtime/os/SimulatorDescriptors.hpp"
 #include "runtime/os/ThreadInterposition.hpp"

@@ -13,7 +13,7 @@
 #include "hw/message/MessageNicModel.hpp"
 #include "hw/trace/OperationTrace.hpp"
 #include "platforms/Machine.hpp"
-#include "runtime/config/Parameters.hpp"
+#include "config/Parameters.hpp"
 
 #include <map>
 #include <memory>

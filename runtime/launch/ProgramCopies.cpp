@@ -1,7 +1,7 @@
 #include "ProgramCopies.hpp"
 
 #include "ElfNeeded.hpp"
-#include "runtime/config/ConfigError.hpp"
+#include "config/ConfigError.hpp"
 
 #include <boost/algorithm/string.hpp>
 #include <fmt/format.h>

@@ -2,7 +2,7 @@
 
 #include "OutputRouter.hpp"
 #include "RankBarrier.hpp"
-#include "runtime/config/ConfigError.hpp"
+#include "config/ConfigError.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 
 #include <simgrid/Exception.hpp>

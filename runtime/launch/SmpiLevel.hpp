@@ -8,7 +8,7 @@
 #include "OpenMpi.hpp" // JobAbort
 #include "Rank.hpp"
 #include "middleware/RankMpi.hpp"
-#include "runtime/config/Parameters.hpp"
+#include "config/Parameters.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 

@@ -1,6 +1,6 @@
 #include "ChromeTrace.hpp"
 
-#include "runtime/config/ConfigError.hpp"
+#include "config/ConfigError.hpp"
 
 #include <fmt/format.h>
 

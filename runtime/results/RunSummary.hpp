@@ -5,7 +5,7 @@
 
 #include "RunRecorder.hpp"
 
-#include "runtime/config/Parameters.hpp"
+#include "config/Parameters.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,5 @@
-#include "runtime/config/ConfigError.hpp"
-#include "runtime/config/Parameters.hpp"
+#include "config/ConfigError.hpp"
+#include "config/Parameters.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

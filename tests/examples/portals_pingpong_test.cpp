@@ -3,7 +3,7 @@
 // command over PCIe, BXI packets across two links (or, both ranks on one node, through the NIC's
 // loopback), the payload's deposit in memory; the peer answers on its PUT event.
 
-#include "runtime/config/Parameters.hpp"
+#include "config/Parameters.hpp"
 #include "tests/support/CommandRunner.hpp"
 
 #include <gmock/gmock.h>

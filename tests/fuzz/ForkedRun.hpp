@@ -14,7 +14,7 @@
 // a wall-clock limit alone took for a hang.
 // libFuzzer does not see the child's coverage: these targets mutate their corpus without feedback.
 
-#include "runtime/config/ConfigError.hpp"
+#include "config/ConfigError.hpp"
 
 #include <csignal>
 #include <cstdio>

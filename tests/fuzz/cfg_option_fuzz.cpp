@@ -9,7 +9,7 @@
 #include "platforms/PlatformReport.hpp"
 #include "platforms/SimulatorSetup.hpp"
 #include "platforms/Topologies.hpp"
-#include "runtime/config/Parameters.hpp"
+#include "config/Parameters.hpp"
 
 #include <cstdint>
 #include <sstream>

@@ -9,7 +9,7 @@
 #include "platforms/SimulatorSetup.hpp"
 #include "platforms/Topologies.hpp"
 #include "platforms/XmlExport.hpp"
-#include "runtime/config/Parameters.hpp"
+#include "config/Parameters.hpp"
 
 #include <cstdint>
 #include <cstdlib>

@@ -1,7 +1,7 @@
 // Fuzz target: `--set key=value` assignments, one per line of the input, as the command line gives
 // them. Each must apply or be refused with a ConfigError.
-#include "runtime/config/ConfigError.hpp"
-#include "runtime/config/Parameters.hpp"
+#include "config/ConfigError.hpp"
+#include "config/Parameters.hpp"
 
 #include <cstdint>
 #include <sstream>

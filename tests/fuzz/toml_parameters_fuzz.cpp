@@ -1,7 +1,7 @@
 // Fuzz target: a TOML file of parameters (--config). Any input must load or be refused with a
 // ConfigError (exit code 2 in bxisim); any other exception, a crash or a hang is a finding.
-#include "runtime/config/ConfigError.hpp"
-#include "runtime/config/Parameters.hpp"
+#include "config/ConfigError.hpp"
+#include "config/Parameters.hpp"
 
 #include <cstdint>
 #include <string_view>

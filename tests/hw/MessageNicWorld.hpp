@@ -11,7 +11,7 @@
 #include "platforms/SimulatorSetup.hpp"
 #include "platforms/Topologies.hpp"
 #include "portals/core/Core.hpp"
-#include "runtime/config/Parameters.hpp"
+#include "config/Parameters.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Barrier.hpp>

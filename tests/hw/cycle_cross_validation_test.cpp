@@ -6,7 +6,7 @@
 // command queue (16 slots per process over the PCIe latency) and, with a deeper queue, by its list
 // matching engines (engines / match cycles), asserted here.
 
-#include "runtime/config/Parameters.hpp"
+#include "config/Parameters.hpp"
 #include "tests/support/CommandRunner.hpp"
 
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 // credits, queues) come back to their idle values, and the CSV lists the frames and PCIe transfers
 // with the message level's columns, at the times of the timeline's TX and PCIe lanes.
 
-#include "runtime/config/Parameters.hpp"
+#include "config/Parameters.hpp"
 #include "tests/support/CommandRunner.hpp"
 
 #include <nlohmann/json.hpp>

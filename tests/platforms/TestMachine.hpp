@@ -4,7 +4,7 @@
 #include "platforms/PlatformConfig.hpp"
 #include "platforms/SimulatorSetup.hpp"
 #include "platforms/Topologies.hpp"
-#include "runtime/config/Parameters.hpp"
+#include "config/Parameters.hpp"
 
 #include <memory>
 #include <string>

@@ -5,7 +5,7 @@
 
 #include "platforms/Route.hpp"
 #include "platforms/WireFaults.hpp"
-#include "runtime/config/ConfigError.hpp"
+#include "config/ConfigError.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

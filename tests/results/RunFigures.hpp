@@ -2,7 +2,7 @@
 // What the tests of the run's outputs expect of examples/portals/pingpong.c, derived from the
 // parameter defaults: each iteration is two Puts without ACK, each acknowledged by a BXI ACK (E2E).
 
-#include "runtime/config/Parameters.hpp"
+#include "config/Parameters.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -8,7 +8,7 @@
 // transfer to end: 5.2 to 6.3 us more.
 
 #include "RunOutput.hpp"
-#include "runtime/config/Parameters.hpp"
+#include "config/Parameters.hpp"
 #include "tests/support/CommandRunner.hpp"
 
 #include <gtest/gtest.h>

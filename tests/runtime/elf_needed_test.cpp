@@ -1,6 +1,6 @@
 // elf_needed reads the libraries an ELF file needs as the dynamic loader (and patchelf) would.
 
-#include "runtime/config/ConfigError.hpp"
+#include "config/ConfigError.hpp"
 #include "runtime/launch/ElfNeeded.hpp"
 #include "tests/support/CommandRunner.hpp"
 

@@ -14,7 +14,7 @@
 // payloads come faster than the PCIe takes them, the write engine is what both wait for.
 
 #include "RunOutput.hpp"
-#include "runtime/config/Parameters.hpp"
+#include "config/Parameters.hpp"
 #include "tests/support/CommandRunner.hpp"
 
 #include <gtest/gtest.h>

@@ -7,7 +7,7 @@
 #include "hw/cycle/Frame.hpp"
 #include "hw/cycle/Outbox.hpp"
 #include "hw/cycle/Stage.hpp"
-#include "runtime/config/Parameters.hpp"
+#include "config/Parameters.hpp"
 
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
