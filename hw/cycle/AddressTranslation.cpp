@@ -27,9 +27,9 @@ void AddressTranslation::process(tlm::tlm_generic_payload& command)
 {
   Operation& operation = *frame_of(command).operation;
   if (operation.path == PayloadPath::Dma) {
-    uint32_t process = operation.message->sourceProcess;
+    uint32_t process = operation.message->source_process;
     uint64_t first   = operation.address / config_.page_size;
-    uint64_t last    = (operation.address + operation.message->requestBytes() - 1) / config_.page_size;
+    uint64_t last    = (operation.address + operation.message->request_bytes() - 1) / config_.page_size;
     bool hit         = look_up({process, first});
     for (uint64_t page = first + 1; page <= last; ++page)
       look_up({process, page}); // walked while the earlier pages move

@@ -7,8 +7,8 @@ namespace bxisim::hw::cycle
 
 PayloadPath CommandDecoder::path_of(const portals::Message& message, const CommandDecoderConfig& config)
 {
-  bool matching    = (message.niOptions & PTL_NI_MATCHING) != 0;
-  uint64_t payload = message.requestBytes();
+  bool matching    = (message.ni_options & PTL_NI_MATCHING) != 0;
+  uint64_t payload = message.request_bytes();
   if (payload <= (matching ? config.inline_max_matching : config.inline_max_unmatched))
     return PayloadPath::Inline;
   if (payload <= (matching ? config.pio_max_matching : config.pio_max_unmatched))

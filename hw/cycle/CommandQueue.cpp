@@ -20,7 +20,7 @@ void CommandQueue::accept(tlm::tlm_generic_payload& command, sc_core::sc_time& d
   if (delay > sc_core::SC_ZERO_TIME)
     wait(delay);
   delay            = sc_core::SC_ZERO_TIME;
-  uint32_t process = frame_of(command).operation->message->sourceProcess;
+  uint32_t process = frame_of(command).operation->message->source_process;
   auto& queue      = queues_[process];
   if (queue.size() >= config_.slots)
     SC_REPORT_ERROR("/bxisim/CommandQueue", "a process wrote a command into a full queue (the CPU side must wait "

@@ -2,11 +2,11 @@
 
 #include "StageTrace.hpp"
 
+#include "config/ConfigError.hpp"
+#include "config/Parameters.hpp"
 #include "hw/trace/TrafficCounters.hpp"
 #include "platforms/Route.hpp"
 #include "portals/core/Core.hpp"
-#include "config/ConfigError.hpp"
-#include "config/Parameters.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -144,7 +144,7 @@ double CycleNicModel::now() const
 sg4::Host* CycleNicModel::memory_of(const Operation& operation, bool initiator) const
 {
   const portals::Message& message = *operation.message;
-  return initiator ? directory_.core_of_process(message.sourceProcess)
+  return initiator ? directory_.core_of_process(message.source_process)
                    : directory_.core_of_address(message.target.phys.nid, message.target.phys.pid);
 }
 
@@ -171,34 +171,34 @@ void CycleNicModel::submit(std::unique_ptr<portals::Message> message)
   if (operation->target_node < 0 || operation->target_node >= static_cast<int>(nics_.size())) {
     // As the message model: the network cannot deliver it, and the initiator learns it from its own
     // NIC (SEND, then ACK or REPLY with PTL_NI_UNDELIVERABLE); Portals calls do not fail on it.
-    XBT_WARN("%s #%lu targets node %d, which this machine does not have: undeliverable", portals::toString(posted.kind),
-             static_cast<unsigned long>(posted.id), operation->target_node);
+    XBT_WARN("%s #%lu targets node %d, which this machine does not have: undeliverable",
+             portals::op_kind_name(posted.kind), static_cast<unsigned long>(posted.id), operation->target_node);
     OutboxRequest drop{OutboxRequest::Kind::DropRequest, node, nullptr, operation};
     drop.last = true; // the SEND is due too
     carry_out(drop);
     return;
   }
   tlm::tlm_generic_payload* command = pool_.allocate(FrameKind::Request, operation, node, operation->target_node);
-  frame_of(*command).payload        = posted.requestBytes();
-  XBT_DEBUG("submit %s #%lu from node %d to node %d, %lu bytes", portals::toString(posted.kind),
+  frame_of(*command).payload        = posted.request_bytes();
+  XBT_DEBUG("submit %s #%lu from node %d to node %d, %lu bytes", portals::op_kind_name(posted.kind),
             static_cast<unsigned long>(posted.id), node, operation->target_node,
             static_cast<unsigned long>(posted.length));
   if (posted.triggered) { // fired by the NIC itself: no CPU, no command queue slot
     bridge_->submit([this, node, command] { nic(node).triggered(command); });
     return;
   }
-  if (waiter(posted.sourceProcess).command_slots->would_block())
+  if (waiter(posted.source_process).command_slots->would_block())
     ++command_queue_stalls_;
-  waiter(posted.sourceProcess).command_slots->acquire(); // the rank waits while its queue is full
+  waiter(posted.source_process).command_slots->acquire(); // the rank waits while its queue is full
   if (not config_.model_pcie_commands) {
     bridge_->submit([this, node, command] { nic(node).command_arrived(command); });
     return;
   }
   // A posted PCIe write (with its payload when PIO): the rank goes on once its stores have drained.
   operation->command_posted_at = sg4::Engine::get_clock();
-  sg4::Host* core              = directory_.core_of_process(posted.sourceProcess);
+  sg4::Host* core              = directory_.core_of_process(posted.source_process);
   PayloadPath path             = CommandDecoder::path_of(posted, config_.command_decoder);
-  uint64_t bytes               = config_.command_bytes + (path == PayloadPath::Pio ? posted.requestBytes() : 0);
+  uint64_t bytes               = config_.command_bytes + (path == PayloadPath::Pio ? posted.request_bytes() : 0);
   hosts_[node].mmio->put_init(command, bytes)->detach();
   TrafficCounters::count(LinkClass::Pcie, bytes);
   sg4::this_actor::sleep_for(serialization(core, hosts_[node].host, bytes));
@@ -346,7 +346,7 @@ void CycleNicModel::carry_out(OutboxRequest& request)
   case OutboxRequest::Kind::Deliver: {
     Operation& operation        = *request.operation;
     operation.request_delivered = true;
-    core.deliverRequest(*operation.message);
+    core.deliver_request(*operation.message);
     frame_of(*request.frame).delivered_by_core = true;
     nic(request.node).delivered();
     if (not config_.e2e.enabled && operation.message->response == portals::ResponseKind::none)
@@ -354,16 +354,16 @@ void CycleNicModel::carry_out(OutboxRequest& request)
     break;
   }
   case OutboxRequest::Kind::CompleteSend:
-    core.completeSend(*request.operation->message);
+    core.complete_send(*request.operation->message);
     break;
   case OutboxRequest::Kind::CompleteResponse:
-    core.completeResponse(*request.operation->message);
+    core.complete_response(*request.operation->message);
     break;
   case OutboxRequest::Kind::DropRequest:
-    core.dropRequest(*request.operation->message);
+    core.drop_request(*request.operation->message);
     if (request.last)
-      core.completeSend(*request.operation->message);
-    core.completeResponse(*request.operation->message);
+      core.complete_send(*request.operation->message);
+    core.complete_response(*request.operation->message);
     break;
   case OutboxRequest::Kind::CreditReturn:
     nic(request.node).credits_returned(request.flits, request.network);

@@ -55,7 +55,7 @@ void Depacketizer::run()
         operation.request_arrived = true;
         // The payload streams to memory behind the wire: its last PCIe packet is in one packet later
         // (thesis figure 4.10); the LMEs wait for it before events and acknowledgements.
-        frame.in_memory_at = frame.arrived_at + deposit(operation.message->requestBytes());
+        frame.in_memory_at = frame.arrived_at + deposit(operation.message->request_bytes());
         payload->acquire();
         headers->push_back(payload);
         payload->release();
@@ -65,7 +65,7 @@ void Depacketizer::run()
         ++duplicates;
       } else {
         operation.response_arrived = true;
-        frame.in_memory_at         = frame.arrived_at + deposit(operation.message->responseBytes());
+        frame.in_memory_at         = frame.arrived_at + deposit(operation.message->response_bytes());
         payload->acquire();
         responses->push_back(payload);
         payload->release();

@@ -24,7 +24,7 @@ void DmaWriter::run()
     if (frame.kind == FrameKind::Request)
       size = message.kind == portals::OpKind::get ? 0 : message.mlength;
     else
-      size = message.responseBytes();
+      size = message.response_bytes();
     wait(config_.setup);
     if (size > 0) {
       if (config_.model_pcie) {

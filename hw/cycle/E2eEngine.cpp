@@ -40,7 +40,7 @@ void E2eEngine::on_sent(tlm::tlm_generic_payload& payload, sc_core::sc_time& del
     ++operation.request_sends;
     // Small payloads stay in the E2E context: their buffer is free once sent. Larger ones at
     // acknowledgement, unless nothing can ever read them again (E2E off).
-    if (operation.message->requestBytes() <= early_send_max_ || not config_.enabled)
+    if (operation.message->request_bytes() <= early_send_max_ || not config_.enabled)
       complete_send_once(frame.operation, node_, outbox_);
   } else if (frame.kind == FrameKind::Response) {
     ++operation.response_sends;

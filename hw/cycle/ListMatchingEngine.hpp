@@ -1,7 +1,7 @@
 #pragma once
 // List Matching Engine (LME): takes the next incoming header, spends `match` on it, then commits it
 // in arrival order (CommitOrder): once its payload is in memory, the semantics layer of portals/
-// matches and deposits it (the bridge calls portals::Core::deliverRequest, never a copy of the
+// matches and deposits it (the bridge calls portals::Core::deliver_request, never a copy of the
 // rules), and the header goes on to the DMA writer. Several LMEs share one header FIFO and work in
 // parallel: the message rate of the receive side is engines / match. An engine takes a slot of the
 // response generator before it commits (nic.response_queue_depth, the target's back-pressure), given

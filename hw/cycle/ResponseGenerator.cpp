@@ -27,7 +27,7 @@ void ResponseGenerator::process(tlm::tlm_generic_payload& request)
     return;
   }
   tlm::tlm_generic_payload* response = pool_.allocate(FrameKind::Response, frame.operation, node_, frame.from);
-  frame_of(*response).payload        = operation.message->responseBytes();
+  frame_of(*response).payload        = operation.message->response_bytes();
   forward(out, *response);
   response->release();
   slots->release();

@@ -106,14 +106,14 @@ double MessageNicModel::now() const
 
 bool MessageNicModel::is_dma(const portals::Message& message) const
 {
-  bool matching = (message.niOptions & PTL_NI_MATCHING) != 0;
-  return message.requestBytes() > (matching ? config_.pio_max_matching : config_.pio_max_unmatched);
+  bool matching = (message.ni_options & PTL_NI_MATCHING) != 0;
+  return message.request_bytes() > (matching ? config_.pio_max_matching : config_.pio_max_unmatched);
 }
 
 uint64_t MessageNicModel::command_pcie_bytes(const portals::Message& message) const
 {
-  bool matching    = (message.niOptions & PTL_NI_MATCHING) != 0;
-  uint64_t payload = message.requestBytes();
+  bool matching    = (message.ni_options & PTL_NI_MATCHING) != 0;
+  uint64_t payload = message.request_bytes();
   if (payload <= (matching ? config_.inline_max_matching : config_.inline_max_unmatched) || is_dma(message))
     return config_.command_bytes;         // inline payloads ride in the command; DMA payloads are read by the NIC later
   return config_.command_bytes + payload; // PIO: the CPU writes the payload to the NIC's scratch memory
@@ -200,7 +200,7 @@ void MessageNicModel::submit(std::unique_ptr<portals::Message> message)
   auto operation                 = std::make_shared<InFlight>();
   operation->source_node         = static_cast<int>(message->source.phys.nid);
   operation->target_node         = static_cast<int>(message->target.phys.nid);
-  operation->source_core         = directory_.core_of_process(message->sourceProcess);
+  operation->source_core         = directory_.core_of_process(message->source_process);
   operation->target_core         = directory_.core_of_address(message->target.phys.nid, message->target.phys.pid);
   operation->message             = std::move(message);
   const portals::Message& posted = *operation->message;
@@ -208,9 +208,9 @@ void MessageNicModel::submit(std::unique_ptr<portals::Message> message)
   // Triggered operations are fired by the NIC itself: no CPU, no command queue.
   WireFrame frame{FrameKind::Request, operation};
   if (not posted.triggered) {
-    if (waiter(posted.sourceProcess).command_slots->would_block())
+    if (waiter(posted.source_process).command_slots->would_block())
       ++command_queue_stalls_;
-    waiter(posted.sourceProcess).command_slots->acquire(); // the rank waits while its queue is full
+    waiter(posted.source_process).command_slots->acquire(); // the rank waits while its queue is full
     operation->holds_command_slot = true;
     // A posted PCIe write: the rank goes on, TX takes the command once it has reached the NIC.
     if (config_.model_pcie_commands) {
@@ -223,7 +223,7 @@ void MessageNicModel::submit(std::unique_ptr<portals::Message> message)
       sg4::this_actor::sleep_for(serialization(operation->source_core, nic_host, bytes));
     }
   }
-  XBT_DEBUG("submit %s #%lu from node %d to node %d, %lu bytes", portals::toString(posted.kind),
+  XBT_DEBUG("submit %s #%lu from node %d to node %d, %lu bytes", portals::op_kind_name(posted.kind),
             static_cast<unsigned long>(posted.id), operation->source_node, operation->target_node,
             static_cast<unsigned long>(posted.length));
   enqueue(operation->source_node, kRequests, std::move(frame));
@@ -476,7 +476,7 @@ void MessageNicModel::tx_loop(int node, Network network)
     }
     if (operation.holds_command_slot) {
       operation.holds_command_slot = false;
-      waiter(operation.message->sourceProcess).command_slots->release();
+      waiter(operation.message->source_process).command_slots->release();
     }
     if (frame.kind == FrameKind::Request)
       take_flow_credit(node, operation);
@@ -494,8 +494,8 @@ sg4::Host* MessageNicModel::read_memory(const WireFrame& frame) const
 uint64_t MessageNicModel::payload_of(const WireFrame& frame)
 {
   const portals::Message& sent = *frame.operation->message;
-  return frame.kind == FrameKind::Request    ? sent.requestBytes()
-         : frame.kind == FrameKind::Response ? sent.responseBytes()
+  return frame.kind == FrameKind::Request    ? sent.request_bytes()
+         : frame.kind == FrameKind::Response ? sent.response_bytes()
                                              : 0; // BXI ACKs
 }
 
@@ -591,8 +591,8 @@ void MessageNicModel::transmit(int node, WireFrame& frame)
   int destination              = destination_of(frame);
   Network network              = network_of(frame);
   if (destination < 0 || destination >= static_cast<int>(nics_.size())) {
-    XBT_WARN("%s #%lu targets node %d, which this machine does not have: undeliverable", portals::toString(sent.kind),
-             static_cast<unsigned long>(sent.id), destination);
+    XBT_WARN("%s #%lu targets node %d, which this machine does not have: undeliverable",
+             portals::op_kind_name(sent.kind), static_cast<unsigned long>(sent.id), destination);
     give_up(operation, frame.kind);
     if (nic(node).wire_reserved == network) { // the link was granted to this frame: it goes to the next
       nic(node).wire_reserved = -1;
@@ -724,7 +724,7 @@ void MessageNicModel::rx_loop(int node, Network network)
       if (operation.request_arrived)
         break; // a retransmission of a request whose BXI ACK was lost
       operation.request_arrived = true;
-      frame.ready_at            = in_memory_at(node, frame, operation.target_core, operation.message->requestBytes());
+      frame.ready_at            = in_memory_at(node, frame, operation.target_core, operation.message->request_bytes());
       nic(node).matching[kRequests].push_back(frame);
       nic(node).matching_ready[kRequests]->release();
       break;
@@ -735,7 +735,7 @@ void MessageNicModel::rx_loop(int node, Network network)
         break; // a retransmission whose BXI ACK was lost
       operation.response_arrived = true;
       return_flow_credit(operation);
-      frame.ready_at = in_memory_at(node, frame, operation.source_core, operation.message->responseBytes());
+      frame.ready_at = in_memory_at(node, frame, operation.source_core, operation.message->response_bytes());
       nic(node).matching[kResponses].push_back(frame);
       nic(node).matching_ready[kResponses]->release();
       break;
@@ -792,7 +792,7 @@ void MessageNicModel::on_request(int node, const WireFrame& frame, double taken)
                   std::string(s4bxi_frame_name(frame.kind, received.kind)) + " from nid " +
                       std::to_string(operation.source_node),
                   taken, now());
-  portals::Core::instance().deliverRequest(received);
+  portals::Core::instance().deliver_request(received);
   if (received.kind != portals::OpKind::get)
     write_to_memory("PCI_DMA_WRITE", node, operation.target_core, received.mlength);
   if (config_.model_pcie_commands)
@@ -813,7 +813,7 @@ void MessageNicModel::on_request(int node, const WireFrame& frame, double taken)
     operation.request_acknowledged = operation.response_delivered = operation.response_acknowledged = true;
     return_flow_credit(operation);
     complete_send_once(operation);
-    portals::Core::instance().completeResponse(received);
+    portals::Core::instance().complete_response(received);
     e2e_forget(operation, FrameKind::Request);
     return;
   }
@@ -826,11 +826,11 @@ void MessageNicModel::on_response(int node, const WireFrame& frame)
   operation.response_delivered   = true;
   operation.request_acknowledged = true;
   portals::Message& received     = *operation.message;
-  write_to_memory("PCI_DMA_WRITE", node, operation.source_core, received.responseBytes());
+  write_to_memory("PCI_DMA_WRITE", node, operation.source_core, received.response_bytes());
   if (config_.model_pcie_commands)
     write_to_memory("PCI_EVENT", node, operation.source_core, config_.event_bytes);
   complete_send_once(operation);
-  portals::Core::instance().completeResponse(received);
+  portals::Core::instance().complete_response(received);
   e2e_forget(operation, FrameKind::Request);
 }
 
@@ -892,7 +892,7 @@ void MessageNicModel::complete_send_once(InFlight& operation)
   if (operation.send_completed || operation.given_up)
     return;
   operation.send_completed = true;
-  portals::Core::instance().completeSend(*operation.message);
+  portals::Core::instance().complete_send(*operation.message);
 }
 
 void MessageNicModel::give_up(InFlight& operation, FrameKind kind)
@@ -903,10 +903,10 @@ void MessageNicModel::give_up(InFlight& operation, FrameKind kind)
     return_flow_credit(operation);
   if (kind == FrameKind::Request && not operation.request_delivered) {
     // The initiator learns it from its own NIC: SEND, then ACK or REPLY with PTL_NI_UNDELIVERABLE.
-    portals::Core::instance().dropRequest(*operation.message);
+    portals::Core::instance().drop_request(*operation.message);
     complete_send_once(operation);
     operation.given_up = true;
-    portals::Core::instance().completeResponse(*operation.message);
+    portals::Core::instance().complete_response(*operation.message);
     e2e_forget(operation, FrameKind::Request);
     e2e_forget(operation, FrameKind::Response);
   } else {

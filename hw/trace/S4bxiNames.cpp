@@ -12,7 +12,7 @@ const char* s4bxi_request_name(portals::OpKind operation)
     return "GET";
   case portals::OpKind::atomic:
     return "ATOMIC";
-  case portals::OpKind::fetchAtomic:
+  case portals::OpKind::fetch_atomic:
     return "FETCH_ATOMIC";
   case portals::OpKind::swap:
     return "SWAP";

@@ -9,68 +9,69 @@ using bxisim::portals::OpKind;
 namespace
 {
 
-OperationRequest putRequest(OpKind kind, ptl_handle_md_t md, ptl_size_t offset, ptl_size_t length, ptl_ack_req_t ack,
-                            ptl_process_t target, ptl_pt_index_t pt, ptl_match_bits_t bits, ptl_size_t remote,
-                            void* user, ptl_hdr_data_t hdr)
+OperationRequest put_request(OpKind kind, ptl_handle_md_t md, ptl_size_t offset, ptl_size_t length, ptl_ack_req_t ack,
+                             ptl_process_t target, ptl_pt_index_t pt, ptl_match_bits_t bits, ptl_size_t remote,
+                             void* user, ptl_hdr_data_t hdr)
 {
   OperationRequest r;
-  r.kind           = kind;
-  r.putMd          = md;
-  r.localPutOffset = offset;
-  r.length         = length;
-  r.ackReq         = ack;
-  r.target         = target;
-  r.ptIndex        = pt;
-  r.matchBits      = bits;
-  r.remoteOffset   = remote;
-  r.userPtr        = user;
-  r.hdrData        = hdr;
+  r.kind             = kind;
+  r.put_md           = md;
+  r.local_put_offset = offset;
+  r.length           = length;
+  r.ack_req          = ack;
+  r.target           = target;
+  r.pt_index         = pt;
+  r.match_bits       = bits;
+  r.remote_offset    = remote;
+  r.user_ptr         = user;
+  r.hdr_data         = hdr;
   return r;
 }
 
-OperationRequest getRequest(ptl_handle_md_t md, ptl_size_t offset, ptl_size_t length, ptl_process_t target,
-                            ptl_pt_index_t pt, ptl_match_bits_t bits, ptl_size_t remote, void* user)
+OperationRequest get_request(ptl_handle_md_t md, ptl_size_t offset, ptl_size_t length, ptl_process_t target,
+                             ptl_pt_index_t pt, ptl_match_bits_t bits, ptl_size_t remote, void* user)
 {
   OperationRequest r;
-  r.kind           = OpKind::get;
-  r.getMd          = md;
-  r.localGetOffset = offset;
-  r.length         = length;
-  r.target         = target;
-  r.ptIndex        = pt;
-  r.matchBits      = bits;
-  r.remoteOffset   = remote;
-  r.userPtr        = user;
+  r.kind             = OpKind::get;
+  r.get_md           = md;
+  r.local_get_offset = offset;
+  r.length           = length;
+  r.target           = target;
+  r.pt_index         = pt;
+  r.match_bits       = bits;
+  r.remote_offset    = remote;
+  r.user_ptr         = user;
   return r;
 }
 
-OperationRequest fetchRequest(OpKind kind, ptl_handle_md_t getMd, ptl_size_t getOffset, ptl_handle_md_t putMd,
-                              ptl_size_t putOffset, ptl_size_t length, ptl_process_t target, ptl_pt_index_t pt,
-                              ptl_match_bits_t bits, ptl_size_t remote, void* user, ptl_hdr_data_t hdr,
-                              const void* operand, ptl_op_t op, ptl_datatype_t type)
+OperationRequest fetch_request(OpKind kind, ptl_handle_md_t get_md, ptl_size_t get_offset, ptl_handle_md_t put_md,
+                               ptl_size_t put_offset, ptl_size_t length, ptl_process_t target, ptl_pt_index_t pt,
+                               ptl_match_bits_t bits, ptl_size_t remote, void* user, ptl_hdr_data_t hdr,
+                               const void* operand, ptl_op_t op, ptl_datatype_t type)
 {
-  OperationRequest r = putRequest(kind, putMd, putOffset, length, PTL_NO_ACK_REQ, target, pt, bits, remote, user, hdr);
-  r.getMd            = getMd;
-  r.localGetOffset   = getOffset;
+  OperationRequest r =
+      put_request(kind, put_md, put_offset, length, PTL_NO_ACK_REQ, target, pt, bits, remote, user, hdr);
+  r.get_md           = get_md;
+  r.local_get_offset = get_offset;
   r.operand          = operand;
-  r.atomicOp         = op;
-  r.atomicType       = type;
+  r.atomic_op        = op;
+  r.atomic_type      = type;
   return r;
 }
 
-/** The operation with its memory descriptors named by their handles inside (Core::globalHandle). */
-int issueInside(Core& core, OperationRequest request)
+/** The operation with its memory descriptors named by their handles inside (Core::global_handle). */
+int issue_inside(Core& core, OperationRequest request)
 {
-  request.putMd = core.globalHandle(request.putMd);
-  request.getMd = core.globalHandle(request.getMd);
+  request.put_md = core.global_handle(request.put_md);
+  request.get_md = core.global_handle(request.get_md);
   return core.issue(request);
 }
 
-int issueTriggeredInside(Core& core, OperationRequest request, ptl_handle_ct_t trigger, ptl_size_t threshold)
+int issue_triggered_inside(Core& core, OperationRequest request, ptl_handle_ct_t trigger, ptl_size_t threshold)
 {
-  request.putMd = core.globalHandle(request.putMd);
-  request.getMd = core.globalHandle(request.getMd);
-  return core.issueTriggered(request, core.globalHandle(trigger), threshold);
+  request.put_md = core.global_handle(request.put_md);
+  request.get_md = core.global_handle(request.get_md);
+  return core.issue_triggered(request, core.global_handle(trigger), threshold);
 }
 
 /** What a timeline shows of a data movement: its size and its target. */
@@ -91,8 +92,8 @@ int PtlPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length
            void* user_ptr, ptl_hdr_data_t hdr_data)
 {
   return guarded("PtlPut", describe(length, target_id), [&](Core& c) {
-    return issueInside(c, putRequest(OpKind::put, md_handle, local_offset, length, ack_req, target_id, pt_index,
-                                     match_bits, remote_offset, user_ptr, hdr_data));
+    return issue_inside(c, put_request(OpKind::put, md_handle, local_offset, length, ack_req, target_id, pt_index,
+                                       match_bits, remote_offset, user_ptr, hdr_data));
   });
 }
 
@@ -100,8 +101,8 @@ int PtlGet(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length
            ptl_pt_index_t pt_index, ptl_match_bits_t match_bits, ptl_size_t remote_offset, void* user_ptr)
 {
   return guarded("PtlGet", describe(length, target_id), [&](Core& c) {
-    return issueInside(
-        c, getRequest(md_handle, local_offset, length, target_id, pt_index, match_bits, remote_offset, user_ptr));
+    return issue_inside(
+        c, get_request(md_handle, local_offset, length, target_id, pt_index, match_bits, remote_offset, user_ptr));
   });
 }
 
@@ -110,11 +111,11 @@ int PtlAtomic(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t len
               void* user_ptr, ptl_hdr_data_t hdr_data, ptl_op_t operation, ptl_datatype_t datatype)
 {
   return guarded("PtlAtomic", describe(length, target_id), [&](Core& c) {
-    OperationRequest r = putRequest(OpKind::atomic, md_handle, local_offset, length, ack_req, target_id, pt_index,
-                                    match_bits, remote_offset, user_ptr, hdr_data);
-    r.atomicOp         = operation;
-    r.atomicType       = datatype;
-    return issueInside(c, r);
+    OperationRequest r = put_request(OpKind::atomic, md_handle, local_offset, length, ack_req, target_id, pt_index,
+                                     match_bits, remote_offset, user_ptr, hdr_data);
+    r.atomic_op        = operation;
+    r.atomic_type      = datatype;
+    return issue_inside(c, r);
   });
 }
 
@@ -124,9 +125,9 @@ int PtlFetchAtomic(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset, p
                    ptl_op_t operation, ptl_datatype_t datatype)
 {
   return guarded("PtlFetchAtomic", describe(length, target_id), [&](Core& c) {
-    return issueInside(c, fetchRequest(OpKind::fetchAtomic, get_md_handle, local_get_offset, put_md_handle,
-                                       local_put_offset, length, target_id, pt_index, match_bits, remote_offset,
-                                       user_ptr, hdr_data, nullptr, operation, datatype));
+    return issue_inside(c, fetch_request(OpKind::fetch_atomic, get_md_handle, local_get_offset, put_md_handle,
+                                         local_put_offset, length, target_id, pt_index, match_bits, remote_offset,
+                                         user_ptr, hdr_data, nullptr, operation, datatype));
   });
 }
 
@@ -136,15 +137,15 @@ int PtlSwap(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset, ptl_hand
             const void* operand, ptl_op_t operation, ptl_datatype_t datatype)
 {
   return guarded("PtlSwap", describe(length, target_id), [&](Core& c) {
-    return issueInside(c, fetchRequest(OpKind::swap, get_md_handle, local_get_offset, put_md_handle, local_put_offset,
-                                       length, target_id, pt_index, match_bits, remote_offset, user_ptr, hdr_data,
-                                       operand, operation, datatype));
+    return issue_inside(c, fetch_request(OpKind::swap, get_md_handle, local_get_offset, put_md_handle, local_put_offset,
+                                         length, target_id, pt_index, match_bits, remote_offset, user_ptr, hdr_data,
+                                         operand, operation, datatype));
   });
 }
 
 int PtlAtomicSync(void)
 {
-  return guarded("PtlAtomicSync", [](Core& c) { return c.atomicSync(); });
+  return guarded("PtlAtomicSync", [](Core& c) { return c.atomic_sync(); });
 }
 
 int PtlTriggeredPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length, ptl_ack_req_t ack_req,
@@ -153,10 +154,10 @@ int PtlTriggeredPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size
                     ptl_size_t threshold)
 {
   return guarded("PtlTriggeredPut", [&](Core& c) {
-    return issueTriggeredInside(c,
-                                putRequest(OpKind::put, md_handle, local_offset, length, ack_req, target_id, pt_index,
-                                           match_bits, remote_offset, user_ptr, hdr_data),
-                                trig_ct_handle, threshold);
+    return issue_triggered_inside(c,
+                                  put_request(OpKind::put, md_handle, local_offset, length, ack_req, target_id,
+                                              pt_index, match_bits, remote_offset, user_ptr, hdr_data),
+                                  trig_ct_handle, threshold);
   });
 }
 
@@ -165,8 +166,8 @@ int PtlTriggeredGet(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size
                     ptl_handle_ct_t trig_ct_handle, ptl_size_t threshold)
 {
   return guarded("PtlTriggeredGet", [&](Core& c) {
-    return issueTriggeredInside(
-        c, getRequest(md_handle, local_offset, length, target_id, pt_index, match_bits, remote_offset, user_ptr),
+    return issue_triggered_inside(
+        c, get_request(md_handle, local_offset, length, target_id, pt_index, match_bits, remote_offset, user_ptr),
         trig_ct_handle, threshold);
   });
 }
@@ -177,11 +178,11 @@ int PtlTriggeredAtomic(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_s
                        ptl_datatype_t datatype, ptl_handle_ct_t trig_ct_handle, ptl_size_t threshold)
 {
   return guarded("PtlTriggeredAtomic", [&](Core& c) {
-    OperationRequest r = putRequest(OpKind::atomic, md_handle, local_offset, length, ack_req, target_id, pt_index,
-                                    match_bits, remote_offset, user_ptr, hdr_data);
-    r.atomicOp         = operation;
-    r.atomicType       = datatype;
-    return issueTriggeredInside(c, r, trig_ct_handle, threshold);
+    OperationRequest r = put_request(OpKind::atomic, md_handle, local_offset, length, ack_req, target_id, pt_index,
+                                     match_bits, remote_offset, user_ptr, hdr_data);
+    r.atomic_op        = operation;
+    r.atomic_type      = datatype;
+    return issue_triggered_inside(c, r, trig_ct_handle, threshold);
   });
 }
 
@@ -192,11 +193,11 @@ int PtlTriggeredFetchAtomic(ptl_handle_md_t get_md_handle, ptl_size_t local_get_
                             ptl_handle_ct_t trig_ct_handle, ptl_size_t threshold)
 {
   return guarded("PtlTriggeredFetchAtomic", [&](Core& c) {
-    return issueTriggeredInside(c,
-                                fetchRequest(OpKind::fetchAtomic, get_md_handle, local_get_offset, put_md_handle,
-                                             local_put_offset, length, target_id, pt_index, match_bits, remote_offset,
-                                             user_ptr, hdr_data, nullptr, operation, datatype),
-                                trig_ct_handle, threshold);
+    return issue_triggered_inside(c,
+                                  fetch_request(OpKind::fetch_atomic, get_md_handle, local_get_offset, put_md_handle,
+                                                local_put_offset, length, target_id, pt_index, match_bits,
+                                                remote_offset, user_ptr, hdr_data, nullptr, operation, datatype),
+                                  trig_ct_handle, threshold);
   });
 }
 
@@ -207,11 +208,11 @@ int PtlTriggeredSwap(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset,
                      ptl_size_t threshold)
 {
   return guarded("PtlTriggeredSwap", [&](Core& c) {
-    return issueTriggeredInside(c,
-                                fetchRequest(OpKind::swap, get_md_handle, local_get_offset, put_md_handle,
-                                             local_put_offset, length, target_id, pt_index, match_bits, remote_offset,
-                                             user_ptr, hdr_data, operand, operation, datatype),
-                                trig_ct_handle, threshold);
+    return issue_triggered_inside(c,
+                                  fetch_request(OpKind::swap, get_md_handle, local_get_offset, put_md_handle,
+                                                local_put_offset, length, target_id, pt_index, match_bits,
+                                                remote_offset, user_ptr, hdr_data, operand, operation, datatype),
+                                  trig_ct_handle, threshold);
   });
 }
 
@@ -219,7 +220,7 @@ int PtlTriggeredCTInc(ptl_handle_ct_t ct_handle, ptl_ct_event_t increment, ptl_h
                       ptl_size_t threshold)
 {
   return guarded("PtlTriggeredCTInc", [&](Core& c) {
-    return c.triggeredCt(c.globalHandle(ct_handle), increment, true, c.globalHandle(trig_ct_handle), threshold);
+    return c.triggered_ct(c.global_handle(ct_handle), increment, true, c.global_handle(trig_ct_handle), threshold);
   });
 }
 
@@ -227,7 +228,7 @@ int PtlTriggeredCTSet(ptl_handle_ct_t ct_handle, ptl_ct_event_t new_ct, ptl_hand
                       ptl_size_t threshold)
 {
   return guarded("PtlTriggeredCTSet", [&](Core& c) {
-    return c.triggeredCt(c.globalHandle(ct_handle), new_ct, false, c.globalHandle(trig_ct_handle), threshold);
+    return c.triggered_ct(c.global_handle(ct_handle), new_ct, false, c.global_handle(trig_ct_handle), threshold);
   });
 }
 

@@ -15,7 +15,7 @@
 namespace bxisim::portals
 {
 
-void logApiFailure(const char* function, const char* what);
+void log_api_failure(const char* function, const char* what);
 
 /* The edges of an API call (Core::CallEdges): the first object built, the last destroyed. */
 class CallEdge
@@ -23,25 +23,25 @@ class CallEdge
  public:
   CallEdge()
   {
-    if (auto enter = Core::callEdges().enter)
+    if (auto enter = Core::call_edges().enter)
       enter();
   }
   ~CallEdge()
   {
-    if (auto leave = Core::callEdges().leave)
+    if (auto leave = Core::call_edges().leave)
       leave();
   }
   CallEdge(const CallEdge&)            = delete;
   CallEdge& operator=(const CallEdge&) = delete;
 };
 
-/* `arguments` describes the call's arguments, for the blocking calls (see Core::setCallScope). */
+/* `arguments` describes the call's arguments, for the blocking calls (see Core::set_call_scope). */
 /* A call that made an object: its handle, written in `*handle` by Core, becomes the calling process's
- * own number for it (Core::localHandle). */
-inline int returningHandle(Core& core, int rc, ptl_handle_any_t* handle)
+ * own number for it (Core::local_handle). */
+inline int returning_handle(Core& core, int rc, ptl_handle_any_t* handle)
 {
   if (rc == PTL_OK && handle != nullptr)
-    *handle = core.localHandle(*handle);
+    *handle = core.local_handle(*handle);
   return rc;
 }
 
@@ -50,14 +50,14 @@ int guarded(const char* function, const Core::CallArguments& arguments, F&& body
 {
   CallEdge edge;
   try {
-    auto scope = Core::instance().openCallScope(function, arguments);
+    auto scope = Core::instance().open_call_scope(function, arguments);
     return body(Core::instance());
   } catch (const simgrid::ForcefulKillException&) {
     throw;
   } catch (const std::exception& e) {
-    logApiFailure(function, e.what());
+    log_api_failure(function, e.what());
   } catch (...) {
-    logApiFailure(function, "unknown exception");
+    log_api_failure(function, "unknown exception");
   }
   return PTL_FAIL;
 }

@@ -8,9 +8,9 @@ XBT_LOG_NEW_DEFAULT_SUBCATEGORY(portals_api, portals, "Portals C API");
 
 using bxisim::portals::Core;
 using bxisim::portals::guarded;
-using bxisim::portals::returningHandle;
+using bxisim::portals::returning_handle;
 
-void bxisim::portals::logApiFailure(const char* function, const char* what)
+void bxisim::portals::log_api_failure(const char* function, const char* what)
 {
   XBT_ERROR("%s failed on an internal error: %s", function, what);
 }
@@ -42,51 +42,52 @@ int PtlNIInit(ptl_interface_t iface, unsigned int options, ptl_pid_t pid, const 
               ptl_ni_limits_t* actual, ptl_handle_ni_t* ni_handle)
 {
   return guarded("PtlNIInit", [&](Core& c) {
-    return returningHandle(c, c.niInit(iface, options, pid, desired, actual, ni_handle), ni_handle);
+    return returning_handle(c, c.ni_init(iface, options, pid, desired, actual, ni_handle), ni_handle);
   });
 }
 
 int PtlNIFini(ptl_handle_ni_t ni_handle)
 {
-  return guarded("PtlNIFini", [&](Core& c) { return c.niFini(c.globalHandle(ni_handle)); });
+  return guarded("PtlNIFini", [&](Core& c) { return c.ni_fini(c.global_handle(ni_handle)); });
 }
 
 int PtlNIStatus(ptl_handle_ni_t ni_handle, ptl_sr_index_t status_register, ptl_sr_value_t* status)
 {
   return guarded("PtlNIStatus",
-                 [&](Core& c) { return c.niStatus(c.globalHandle(ni_handle), status_register, status); });
+                 [&](Core& c) { return c.ni_status(c.global_handle(ni_handle), status_register, status); });
 }
 
 int PtlNIHandle(ptl_handle_any_t handle, ptl_handle_ni_t* ni_handle)
 {
-  return guarded("PtlNIHandle",
-                 [&](Core& c) { return returningHandle(c, c.niHandle(c.globalHandle(handle), ni_handle), ni_handle); });
+  return guarded("PtlNIHandle", [&](Core& c) {
+    return returning_handle(c, c.ni_handle(c.global_handle(handle), ni_handle), ni_handle);
+  });
 }
 
 int PtlSetMap(ptl_handle_ni_t ni_handle, ptl_size_t map_size, const ptl_process_t* mapping)
 {
-  return guarded("PtlSetMap", [&](Core& c) { return c.setMap(c.globalHandle(ni_handle), map_size, mapping); });
+  return guarded("PtlSetMap", [&](Core& c) { return c.set_map(c.global_handle(ni_handle), map_size, mapping); });
 }
 
 int PtlGetMap(ptl_handle_ni_t ni_handle, ptl_size_t map_size, ptl_process_t* mapping, ptl_size_t* actual_map_size)
 {
   return guarded("PtlGetMap",
-                 [&](Core& c) { return c.getMap(c.globalHandle(ni_handle), map_size, mapping, actual_map_size); });
+                 [&](Core& c) { return c.get_map(c.global_handle(ni_handle), map_size, mapping, actual_map_size); });
 }
 
 int PtlGetUid(ptl_handle_ni_t ni_handle, ptl_uid_t* uid)
 {
-  return guarded("PtlGetUid", [&](Core& c) { return c.getUid(c.globalHandle(ni_handle), uid); });
+  return guarded("PtlGetUid", [&](Core& c) { return c.get_uid(c.global_handle(ni_handle), uid); });
 }
 
 int PtlGetId(ptl_handle_ni_t ni_handle, ptl_process_t* id)
 {
-  return guarded("PtlGetId", [&](Core& c) { return c.getId(c.globalHandle(ni_handle), id); });
+  return guarded("PtlGetId", [&](Core& c) { return c.get_id(c.global_handle(ni_handle), id); });
 }
 
 int PtlGetPhysId(ptl_handle_ni_t ni_handle, ptl_process_t* id)
 {
-  return guarded("PtlGetPhysId", [&](Core& c) { return c.getPhysId(c.globalHandle(ni_handle), id); });
+  return guarded("PtlGetPhysId", [&](Core& c) { return c.get_phys_id(c.global_handle(ni_handle), id); });
 }
 
 int PtlHandleIsEqual(ptl_handle_any_t handle1, ptl_handle_any_t handle2)
@@ -96,12 +97,12 @@ int PtlHandleIsEqual(ptl_handle_any_t handle1, ptl_handle_any_t handle2)
 
 int PtlStartBundle(ptl_handle_ni_t ni_handle)
 {
-  return guarded("PtlStartBundle", [&](Core& c) { return c.bundle(c.globalHandle(ni_handle)); });
+  return guarded("PtlStartBundle", [&](Core& c) { return c.bundle(c.global_handle(ni_handle)); });
 }
 
 int PtlEndBundle(ptl_handle_ni_t ni_handle)
 {
-  return guarded("PtlEndBundle", [&](Core& c) { return c.bundle(c.globalHandle(ni_handle)); });
+  return guarded("PtlEndBundle", [&](Core& c) { return c.bundle(c.global_handle(ni_handle)); });
 }
 
 } // extern "C"

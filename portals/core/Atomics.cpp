@@ -86,12 +86,12 @@ T combine(ptl_op_t op, T t, T s)
       break;
     }
   }
-  throw std::logic_error("bxisim portals: atomic operation " + std::string(opName(op)) + " is not defined here");
+  throw std::logic_error("bxisim portals: atomic operation " + std::string(op_name(op)) + " is not defined here");
 }
 
 /* Whether a conditional swap stores the source: compares the operand with the target. */
 template <typename T>
-bool swapCondition(ptl_op_t op, T operand, T t)
+bool swap_condition(ptl_op_t op, T operand, T t)
 {
   switch (op) {
   case PTL_CSWAP:
@@ -115,12 +115,12 @@ bool swapCondition(ptl_op_t op, T operand, T t)
       break;
     }
   }
-  throw std::logic_error("bxisim portals: conditional swap " + std::string(opName(op)) + " is not defined here");
+  throw std::logic_error("bxisim portals: conditional swap " + std::string(op_name(op)) + " is not defined here");
 }
 
 template <typename T>
-void applyTyped(ptl_op_t op, unsigned char* target, const unsigned char* source, const unsigned char* operand,
-                size_t count)
+void apply_typed(ptl_op_t op, unsigned char* target, const unsigned char* source, const unsigned char* operand,
+                 size_t count)
 {
   for (size_t i = 0; i < count; ++i) {
     unsigned char* tp       = target + i * sizeof(T);
@@ -134,8 +134,8 @@ void applyTyped(ptl_op_t op, unsigned char* target, const unsigned char* source,
         T mask = load<T>(operand);
         store(tp, static_cast<T>((s & mask) | (t & ~mask)));
       }
-    } else if (isSwapOperation(op)) {
-      if (swapCondition<T>(op, load<T>(operand), t))
+    } else if (is_swap_operation(op)) {
+      if (swap_condition<T>(op, load<T>(operand), t))
         store(tp, s);
     } else {
       store(tp, combine<T>(op, t, s));
@@ -145,7 +145,7 @@ void applyTyped(ptl_op_t op, unsigned char* target, const unsigned char* source,
 
 enum class Family { integer, real, complex };
 
-Family familyOf(ptl_datatype_t type)
+Family family_of(ptl_datatype_t type)
 {
   switch (type) {
   case PTL_FLOAT:
@@ -163,7 +163,7 @@ Family familyOf(ptl_datatype_t type)
 
 } // namespace
 
-size_t datatypeSize(ptl_datatype_t type)
+size_t datatype_size(ptl_datatype_t type)
 {
   switch (type) {
   case PTL_INT8_T:
@@ -192,72 +192,72 @@ size_t datatypeSize(ptl_datatype_t type)
   }
 }
 
-bool isSwapOperation(ptl_op_t op)
+bool is_swap_operation(ptl_op_t op)
 {
   return op >= PTL_SWAP && op <= PTL_MSWAP;
 }
 
-bool isSingleElementOperation(ptl_op_t op)
+bool is_single_element_operation(ptl_op_t op)
 {
   return op >= PTL_CSWAP && op <= PTL_MSWAP;
 }
 
-bool isValidCombination(ptl_op_t op, ptl_datatype_t type)
+bool is_valid_combination(ptl_op_t op, ptl_datatype_t type)
 {
-  if (op >= PTL_OP_LAST || datatypeSize(type) == 0)
+  if (op >= PTL_OP_LAST || datatype_size(type) == 0)
     return false;
-  switch (familyOf(type)) {
+  switch (family_of(type)) {
   case Family::integer:
     return true;
   case Family::real:
     return op == PTL_MIN || op == PTL_MAX || op == PTL_SUM || op == PTL_PROD ||
-           (isSwapOperation(op) && op != PTL_MSWAP);
+           (is_swap_operation(op) && op != PTL_MSWAP);
   case Family::complex:
     return op == PTL_SUM || op == PTL_PROD || op == PTL_SWAP || op == PTL_CSWAP || op == PTL_CSWAP_NE;
   }
   return false;
 }
 
-void applyAtomic(ptl_op_t op, ptl_datatype_t type, void* target, const void* source, const void* operand, size_t count)
+void apply_atomic(ptl_op_t op, ptl_datatype_t type, void* target, const void* source, const void* operand, size_t count)
 {
   auto* t       = static_cast<unsigned char*>(target);
   const auto* s = static_cast<const unsigned char*>(source);
   const auto* o = static_cast<const unsigned char*>(operand);
   switch (type) {
   case PTL_INT8_T:
-    return applyTyped<int8_t>(op, t, s, o, count);
+    return apply_typed<int8_t>(op, t, s, o, count);
   case PTL_UINT8_T:
-    return applyTyped<uint8_t>(op, t, s, o, count);
+    return apply_typed<uint8_t>(op, t, s, o, count);
   case PTL_INT16_T:
-    return applyTyped<int16_t>(op, t, s, o, count);
+    return apply_typed<int16_t>(op, t, s, o, count);
   case PTL_UINT16_T:
-    return applyTyped<uint16_t>(op, t, s, o, count);
+    return apply_typed<uint16_t>(op, t, s, o, count);
   case PTL_INT32_T:
-    return applyTyped<int32_t>(op, t, s, o, count);
+    return apply_typed<int32_t>(op, t, s, o, count);
   case PTL_UINT32_T:
-    return applyTyped<uint32_t>(op, t, s, o, count);
+    return apply_typed<uint32_t>(op, t, s, o, count);
   case PTL_INT64_T:
-    return applyTyped<int64_t>(op, t, s, o, count);
+    return apply_typed<int64_t>(op, t, s, o, count);
   case PTL_UINT64_T:
-    return applyTyped<uint64_t>(op, t, s, o, count);
+    return apply_typed<uint64_t>(op, t, s, o, count);
   case PTL_FLOAT:
-    return applyTyped<float>(op, t, s, o, count);
+    return apply_typed<float>(op, t, s, o, count);
   case PTL_DOUBLE:
-    return applyTyped<double>(op, t, s, o, count);
+    return apply_typed<double>(op, t, s, o, count);
   case PTL_LONG_DOUBLE:
-    return applyTyped<long double>(op, t, s, o, count);
+    return apply_typed<long double>(op, t, s, o, count);
   case PTL_FLOAT_COMPLEX:
-    return applyTyped<std::complex<float>>(op, t, s, o, count);
+    return apply_typed<std::complex<float>>(op, t, s, o, count);
   case PTL_DOUBLE_COMPLEX:
-    return applyTyped<std::complex<double>>(op, t, s, o, count);
+    return apply_typed<std::complex<double>>(op, t, s, o, count);
   case PTL_LONG_DOUBLE_COMPLEX:
-    return applyTyped<std::complex<long double>>(op, t, s, o, count);
+    return apply_typed<std::complex<long double>>(op, t, s, o, count);
   default:
     throw std::logic_error("bxisim portals: unknown atomic datatype " + std::to_string(type));
   }
 }
 
-const char* opName(ptl_op_t op)
+const char* op_name(ptl_op_t op)
 {
   static const char* const names[] = {"PTL_MIN",      "PTL_MAX",      "PTL_SUM",      "PTL_PROD",     "PTL_LOR",
                                       "PTL_LAND",     "PTL_BOR",      "PTL_BAND",     "PTL_LXOR",     "PTL_BXOR",
@@ -266,7 +266,7 @@ const char* opName(ptl_op_t op)
   return op < PTL_OP_LAST ? names[op] : "(invalid ptl_op_t)";
 }
 
-const char* datatypeName(ptl_datatype_t type)
+const char* datatype_name(ptl_datatype_t type)
 {
   static const char* const names[] = {
       "PTL_INT8_T",        "PTL_UINT8_T",        "PTL_INT16_T",     "PTL_UINT16_T",           "PTL_INT32_T",

@@ -12,20 +12,21 @@ namespace bxisim::portals
 {
 
 /* Size in bytes of one element of `type`, 0 for an unknown datatype. */
-size_t datatypeSize(ptl_datatype_t type);
+size_t datatype_size(ptl_datatype_t type);
 
-bool isSwapOperation(ptl_op_t op);
+bool is_swap_operation(ptl_op_t op);
 /* Operations limited to a single element (CSWAP*, MSWAP). */
-bool isSingleElementOperation(ptl_op_t op);
+bool is_single_element_operation(ptl_op_t op);
 /* Whether `op` is defined on `type` (no ordering on complex numbers, no bit operations on floats). */
-bool isValidCombination(ptl_op_t op, ptl_datatype_t type);
+bool is_valid_combination(ptl_op_t op, ptl_datatype_t type);
 
 /* Applies `op` in place on `count` elements of `target`, with `source` (count elements) and, for the
  * conditional and masked swaps, `operand` (one element). Buffers need no alignment. */
-void applyAtomic(ptl_op_t op, ptl_datatype_t type, void* target, const void* source, const void* operand, size_t count);
+void apply_atomic(ptl_op_t op, ptl_datatype_t type, void* target, const void* source, const void* operand,
+                  size_t count);
 
-const char* opName(ptl_op_t op);
-const char* datatypeName(ptl_datatype_t type);
+const char* op_name(ptl_op_t op);
+const char* datatype_name(ptl_datatype_t type);
 
 } // namespace bxisim::portals
 

@@ -16,7 +16,7 @@ XBT_LOG_NEW_DEFAULT_SUBCATEGORY(portals_ni, portals, "Portals network interfaces
 namespace bxisim::portals
 {
 
-ptl_ni_limits_t defaultLimits()
+ptl_ni_limits_t default_limits()
 {
   ptl_ni_limits_t l{};
   l.max_entries            = 1 << 20;
@@ -60,96 +60,96 @@ Core& Core::instance()
 
 Core::Core()
 {
-  auto forget = [this](ptl_handle_any_t h) { forgetLocalName(h); };
-  nis_.setEraseObserver(forget);
-  eqs_.setEraseObserver(forget);
-  cts_.setEraseObserver(forget);
-  mds_.setEraseObserver(forget);
-  mes_.setEraseObserver(forget);
-  les_.setEraseObserver(forget);
+  auto forget = [this](ptl_handle_any_t h) { forget_local_name(h); };
+  nis_.set_erase_observer(forget);
+  eqs_.set_erase_observer(forget);
+  cts_.set_erase_observer(forget);
+  mds_.set_erase_observer(forget);
+  mes_.set_erase_observer(forget);
+  les_.set_erase_observer(forget);
 }
 
 namespace
 {
 /* PTL_INVALID_HANDLE, PTL_EQ_NONE, PTL_CT_NONE and anything of no kind: the same in every numbering. */
-bool isSpecialHandle(ptl_handle_any_t h)
+bool is_special_handle(ptl_handle_any_t h)
 {
-  auto kind = static_cast<uint32_t>(handleKind(h));
-  return handleIndex(h) == kMaxIndex || kind < static_cast<uint32_t>(HandleKind::ni) ||
+  auto kind = static_cast<uint32_t>(handle_kind(h));
+  return handle_index(h) == kMaxIndex || kind < static_cast<uint32_t>(HandleKind::ni) ||
          kind > static_cast<uint32_t>(HandleKind::le);
 }
 } // namespace
 
-ptl_handle_any_t Core::globalHandle(ptl_handle_any_t local)
+ptl_handle_any_t Core::global_handle(ptl_handle_any_t local)
 {
-  if (isSpecialHandle(local))
+  if (is_special_handle(local))
     return local;
   ProcessState& ps = current();
-  auto kind        = static_cast<uint32_t>(handleKind(local));
-  auto& slots      = ps.localSlots[kind];
-  uint32_t index   = handleIndex(local);
+  auto kind        = static_cast<uint32_t>(handle_kind(local));
+  auto& slots      = ps.local_slots[kind];
+  uint32_t index   = handle_index(local);
   if (index >= slots.size() || slots[index].global == PTL_INVALID_HANDLE ||
-      slots[index].generation != handleGeneration(local))
-    return encodeHandle(handleKind(local), kMaxIndex - 1, 0); // names no object: the call says PTL_ARG_INVALID
+      slots[index].generation != handle_generation(local))
+    return encode_handle(handle_kind(local), kMaxIndex - 1, 0); // names no object: the call says PTL_ARG_INVALID
   return slots[index].global;
 }
 
-ptl_handle_any_t Core::localHandle(ptl_handle_any_t global)
+ptl_handle_any_t Core::local_handle(ptl_handle_any_t global)
 {
-  if (isSpecialHandle(global))
+  if (is_special_handle(global))
     return global;
   ProcessState& ps = current();
-  auto kind        = static_cast<uint32_t>(handleKind(global));
-  auto& slots      = ps.localSlots[kind];
-  if (auto known = localNames_.find(global); known != localNames_.end() && known->second.process == ps.ctx.id)
-    return encodeHandle(handleKind(global), known->second.index, slots[known->second.index].generation);
+  auto kind        = static_cast<uint32_t>(handle_kind(global));
+  auto& slots      = ps.local_slots[kind];
+  if (auto known = local_names_.find(global); known != local_names_.end() && known->second.process == ps.ctx.id)
+    return encode_handle(handle_kind(global), known->second.index, slots[known->second.index].generation);
   uint32_t index;
-  if (auto& free = ps.freeLocalSlots[kind]; not free.empty()) {
+  if (auto& free = ps.free_local_slots[kind]; not free.empty()) {
     index = free.back();
     free.pop_back();
   } else {
     index = static_cast<uint32_t>(slots.size());
     slots.emplace_back();
   }
-  slots[index].global = global;
-  localNames_[global] = {ps.ctx.id, index};
-  return encodeHandle(handleKind(global), index, slots[index].generation);
+  slots[index].global  = global;
+  local_names_[global] = {ps.ctx.id, index};
+  return encode_handle(handle_kind(global), index, slots[index].generation);
 }
 
-void Core::forgetLocalName(ptl_handle_any_t global)
+void Core::forget_local_name(ptl_handle_any_t global)
 {
-  auto known = localNames_.find(global);
-  if (known == localNames_.end())
+  auto known = local_names_.find(global);
+  if (known == local_names_.end())
     return;
   if (ProcessState* owner = process(known->second.process)) {
-    auto kind       = static_cast<uint32_t>(handleKind(global));
-    auto& slot      = owner->localSlots[kind][known->second.index];
+    auto kind       = static_cast<uint32_t>(handle_kind(global));
+    auto& slot      = owner->local_slots[kind][known->second.index];
     slot.global     = PTL_INVALID_HANDLE;
     slot.generation = (slot.generation + 1) & 0xffu;
-    owner->freeLocalSlots[kind].push_back(known->second.index);
+    owner->free_local_slots[kind].push_back(known->second.index);
   }
-  localNames_.erase(known);
+  local_names_.erase(known);
 }
 
 void Core::reset()
 {
   processes_.clear();
-  localNames_.clear();
-  pollBlocking_ = nullptr;
-  processByAddress_.clear();
+  local_names_.clear();
+  poll_blocking_ = nullptr;
+  process_by_address_.clear();
   nis_.clear();
   eqs_.clear();
   cts_.clear();
   mds_.clear();
   mes_.clear();
   les_.clear();
-  ctWork_.clear();
-  drainingCts_ = false;
+  ct_work_.clear();
+  draining_cts_ = false;
   for (auto& [id, msg] : unfinished_)
     msg->tracked = false; // the models that hold them outlive this reset in tests
   unfinished_.clear();
-  pendingNotify_.clear();
-  batchingNotify_ = false;
+  pending_notify_.clear();
+  batching_notify_ = false;
 }
 
 Core::ProcessState& Core::current()
@@ -166,19 +166,19 @@ Core::ProcessState* Core::process(uint32_t id)
   return it == processes_.end() ? nullptr : &it->second;
 }
 
-void Core::programActed(uint32_t id)
+void Core::program_acted(uint32_t id)
 {
   if (ProcessState* ps = process(id))
     ps->changes++;
 }
 
-uint64_t Core::changesOf(uint32_t id)
+uint64_t Core::changes_of(uint32_t id)
 {
   ProcessState* ps = process(id);
   return ps != nullptr ? ps->changes : 0;
 }
 
-NetworkInterface* Core::ownedNi(ptl_handle_ni_t h, const ProcessState& ps)
+NetworkInterface* Core::owned_ni(ptl_handle_ni_t h, const ProcessState& ps)
 {
   NetworkInterface* ni = nis_.find(h);
   return (ni != nullptr && ni->owner == ps.ctx.id) ? ni : nullptr;
@@ -195,7 +195,7 @@ T* Core::owned(const HandleTable<T>& table, ptl_handle_any_t h, const ProcessSta
 template EventQueue* Core::owned(const HandleTable<EventQueue>&, ptl_handle_any_t, const ProcessState&);
 template CountingEvent* Core::owned(const HandleTable<CountingEvent>&, ptl_handle_any_t, const ProcessState&);
 
-bool Core::validEqOrNone(ptl_handle_eq_t eq, const NetworkInterface& ni)
+bool Core::valid_eq_or_none(ptl_handle_eq_t eq, const NetworkInterface& ni)
 {
   if (eq == PTL_EQ_NONE)
     return true;
@@ -203,7 +203,7 @@ bool Core::validEqOrNone(ptl_handle_eq_t eq, const NetworkInterface& ni)
   return q != nullptr && q->ni() == ni.handle;
 }
 
-bool Core::validCtOrNone(ptl_handle_ct_t ct, const NetworkInterface& ni)
+bool Core::valid_ct_or_none(ptl_handle_ct_t ct, const NetworkInterface& ni)
 {
   if (ct == PTL_CT_NONE)
     return true;
@@ -214,7 +214,7 @@ bool Core::validCtOrNone(ptl_handle_ct_t ct, const NetworkInterface& ni)
 int Core::init()
 {
   ProcessState& ps = current();
-  if (ps.initCount++ == 0)
+  if (ps.init_count++ == 0)
     ps.aborted = false;
   return PTL_OK;
 }
@@ -226,13 +226,13 @@ void Core::abort()
   notify(ps.ctx.id); // a waiting call returns PTL_ABORTED
 }
 
-int Core::atomicSync()
+int Core::atomic_sync()
 {
   // Atomics are applied by the simulated NIC in one step, in simulated-time order: nothing to flush.
-  return current().initCount == 0 ? PTL_NO_INIT : PTL_OK;
+  return current().init_count == 0 ? PTL_NO_INIT : PTL_OK;
 }
 
-void Core::endProcess(uint32_t id)
+void Core::end_process(uint32_t id)
 {
   ProcessState* ps = process(id);
   if (ps == nullptr)
@@ -242,37 +242,37 @@ void Core::endProcess(uint32_t id)
   auto nis = ps->nis;
   for (auto& [key, h] : nis)
     if (NetworkInterface* ni = nis_.find(h))
-      destroyNi(*ni, false);
+      destroy_ni(*ni, false);
   ps->nis.clear();
-  ps->initCount = 0;
+  ps->init_count = 0;
 }
 
 void Core::fini()
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return;
-  if (--ps.initCount > 0)
+  if (--ps.init_count > 0)
     return;
   auto nis = ps.nis;
   for (auto& [key, h] : nis)
     if (NetworkInterface* ni = nis_.find(h))
-      destroyNi(*ni);
+      destroy_ni(*ni);
   ps.nis.clear();
 }
 
-int Core::niInit(ptl_interface_t iface, unsigned options, ptl_pid_t pid, const ptl_ni_limits_t* desired,
-                 ptl_ni_limits_t* actual, ptl_handle_ni_t* handle)
+int Core::ni_init(ptl_interface_t iface, unsigned options, ptl_pid_t pid, const ptl_ni_limits_t* desired,
+                  ptl_ni_limits_t* actual, ptl_handle_ni_t* handle)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
   if (iface == PTL_IFACE_DEFAULT)
     iface = 0;
-  bool oneMatching = ((options & PTL_NI_MATCHING) != 0) != ((options & PTL_NI_NO_MATCHING) != 0);
-  bool oneAddress  = ((options & PTL_NI_LOGICAL) != 0) != ((options & PTL_NI_PHYSICAL) != 0);
-  if (handle == nullptr || iface >= ps.ctx.numInterfaces || (options & ~PTL_NI_INIT_OPTIONS_MASK) != 0 ||
-      !oneMatching || !oneAddress) {
+  bool one_matching = ((options & PTL_NI_MATCHING) != 0) != ((options & PTL_NI_NO_MATCHING) != 0);
+  bool one_address  = ((options & PTL_NI_LOGICAL) != 0) != ((options & PTL_NI_PHYSICAL) != 0);
+  if (handle == nullptr || iface >= ps.ctx.num_interfaces || (options & ~PTL_NI_INIT_OPTIONS_MASK) != 0 ||
+      !one_matching || !one_address) {
     XBT_DEBUG("PtlNIInit: invalid interface %u or options %#x", iface, options);
     return PTL_ARG_INVALID;
   }
@@ -280,23 +280,23 @@ int Core::niInit(ptl_interface_t iface, unsigned options, ptl_pid_t pid, const p
     return PTL_ARG_INVALID;
 
   // The process's pid: the one its context names for PTL_PID_ANY; the same for all its NIs.
-  ptl_pid_t wanted = pid == PTL_PID_ANY ? (ps.pidAssigned ? ps.pid : ps.ctx.anyPid) : pid;
-  if (ps.pidAssigned && wanted != ps.pid) {
+  ptl_pid_t wanted = pid == PTL_PID_ANY ? (ps.pid_assigned ? ps.pid : ps.ctx.any_pid) : pid;
+  if (ps.pid_assigned && wanted != ps.pid) {
     XBT_DEBUG("PtlNIInit: process %u already has pid %u, cannot take %u", ps.ctx.id, ps.pid, wanted);
     return PTL_PID_IN_USE;
   }
   ptl_process_t phys;
   phys.phys.nid = ps.ctx.nid;
   phys.phys.pid = wanted;
-  auto taken    = processByAddress_.find(physKey(phys));
-  if (taken != processByAddress_.end() && taken->second != ps.ctx.id)
+  auto taken    = process_by_address_.find(phys_key(phys));
+  if (taken != process_by_address_.end() && taken->second != ps.ctx.id)
     return PTL_PID_IN_USE;
 
-  auto key = std::make_pair(iface, niKindIndex(options));
+  auto key = std::make_pair(iface, ni_kind_index(options));
   auto it  = ps.nis.find(key);
   if (it != ps.nis.end()) {
     NetworkInterface* ni = nis_.find(it->second);
-    ni->refCount++;
+    ni->ref_count++;
     if (actual != nullptr)
       *actual = ni->limits;
     *handle = ni->handle;
@@ -307,9 +307,9 @@ int Core::niInit(ptl_interface_t iface, unsigned options, ptl_pid_t pid, const p
   ni->owner   = ps.ctx.id;
   ni->iface   = iface;
   ni->options = options;
-  ni->physId  = phys;
+  ni->phys_id = phys;
   ni->uid     = ps.ctx.uid;
-  ni->limits  = defaultLimits();
+  ni->limits  = default_limits();
   if (desired != nullptr) {
     ptl_ni_limits_t& l = ni->limits;
     grant(l.max_entries, desired->max_entries);
@@ -336,11 +336,11 @@ int Core::niInit(ptl_interface_t iface, unsigned options, ptl_pid_t pid, const p
   ptl_handle_ni_t h = nis_.insert(ni);
   if (h == PTL_INVALID_HANDLE)
     return PTL_NO_SPACE;
-  ni->handle                       = h;
-  ps.nis[key]                      = h;
-  ps.pid                           = wanted;
-  ps.pidAssigned                   = true;
-  processByAddress_[physKey(phys)] = ps.ctx.id;
+  ni->handle                          = h;
+  ps.nis[key]                         = h;
+  ps.pid                              = wanted;
+  ps.pid_assigned                     = true;
+  process_by_address_[phys_key(phys)] = ps.ctx.id;
   if (actual != nullptr)
     *actual = ni->limits;
   *handle = h;
@@ -352,7 +352,7 @@ int Core::niInit(ptl_interface_t iface, unsigned options, ptl_pid_t pid, const p
 namespace
 {
 /* Whether [p, p + len) is mapped memory of this process (mincore fails with ENOMEM otherwise). */
-bool isMapped(const void* p, size_t len)
+bool is_mapped(const void* p, size_t len)
 {
   if (len == 0)
     return true;
@@ -369,7 +369,7 @@ namespace
 /* The NIC's read of a payload left in the memory of a process that has ended: still mapped, but no
  * longer the process's own (a buffer on a stack that returned, say). Not checked by AddressSanitizer
  * (docs/sanitizers-and-fuzzing.md); a byte loop, as ASan checks memcpy whatever the attributes. */
-__attribute__((no_sanitize_address, noinline)) void copyUnchecked(unsigned char* to, const void* from, size_t count)
+__attribute__((no_sanitize_address, noinline)) void copy_unchecked(unsigned char* to, const void* from, size_t count)
 {
   const auto* bytes = static_cast<const volatile unsigned char*>(from);
   for (size_t i = 0; i < count; ++i)
@@ -377,25 +377,25 @@ __attribute__((no_sanitize_address, noinline)) void copyUnchecked(unsigned char*
 }
 } // namespace
 
-void Core::destroyNi(NetworkInterface& ni, bool memoryValid)
+void Core::destroy_ni(NetworkInterface& ni, bool memory_valid)
 {
   // Requests of this NI whose payload the NIC has not read yet: read it now, while the memory is there.
   for (auto& [id, msg] : unfinished_) {
-    if (msg->sourceNi != ni.handle || msg->delivered || !msg->payloadBorrowed())
+    if (msg->source_ni != ni.handle || msg->delivered || !msg->payload_borrowed())
       continue;
-    if (memoryValid) {
-      msg->ownPayload();
-    } else if (isMapped(msg->payload(), msg->length)) {
+    if (memory_valid) {
+      msg->own_payload();
+    } else if (is_mapped(msg->payload(), msg->length)) {
       std::vector<unsigned char> snapshot(msg->length);
-      copyUnchecked(snapshot.data(), msg->payload(), msg->length);
-      msg->borrowPayload(snapshot.data());
-      msg->ownPayload();
+      copy_unchecked(snapshot.data(), msg->payload(), msg->length);
+      msg->borrow_payload(snapshot.data());
+      msg->own_payload();
     }
   }
   for (ptl_handle_any_t h : std::vector<ptl_handle_any_t>(ni.entries.begin(), ni.entries.end())) {
-    ListEntryPtr e = mes_.findShared(h) ? mes_.findShared(h) : les_.findShared(h);
+    ListEntryPtr e = mes_.find_shared(h) ? mes_.find_shared(h) : les_.find_shared(h);
     if (e)
-      unlinkEntry(ni, e, false);
+      unlink_entry(ni, e, false);
   }
   for (PortalTableEntry& pte : ni.pts)
     pte.unexpected.clear();
@@ -408,46 +408,46 @@ void Core::destroyNi(NetworkInterface& ni, bool memoryValid)
   ptl_handle_ni_t handle = ni.handle;
   uint32_t owner         = ni.owner;
   if (ProcessState* ps = process(owner)) {
-    ps->nis.erase(std::make_pair(ni.iface, niKindIndex(ni.options)));
+    ps->nis.erase(std::make_pair(ni.iface, ni_kind_index(ni.options)));
   }
   nis_.erase(handle);
   notify(owner); // a process waiting on one of the freed objects wakes up and sees it gone
 }
 
-int Core::niFini(ptl_handle_ni_t h)
+int Core::ni_fini(ptl_handle_ni_t h)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
-  NetworkInterface* ni = ownedNi(h, ps);
+  NetworkInterface* ni = owned_ni(h, ps);
   if (ni == nullptr)
     return PTL_ARG_INVALID;
-  if (--ni->refCount == 0)
-    destroyNi(*ni);
+  if (--ni->ref_count == 0)
+    destroy_ni(*ni);
   return PTL_OK;
 }
 
-int Core::niStatus(ptl_handle_ni_t h, ptl_sr_index_t reg, ptl_sr_value_t* status)
+int Core::ni_status(ptl_handle_ni_t h, ptl_sr_index_t reg, ptl_sr_value_t* status)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
-  NetworkInterface* ni = ownedNi(h, ps);
+  NetworkInterface* ni = owned_ni(h, ps);
   if (ni == nullptr || status == nullptr || static_cast<unsigned>(reg) >= PTL_SR_LAST)
     return PTL_ARG_INVALID;
   *status = ni->status[reg];
   return PTL_OK;
 }
 
-int Core::niHandle(ptl_handle_any_t h, ptl_handle_ni_t* out)
+int Core::ni_handle(ptl_handle_any_t h, ptl_handle_ni_t* out)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
   if (out == nullptr)
     return PTL_ARG_INVALID;
   ptl_handle_ni_t ni = PTL_INVALID_HANDLE;
-  switch (handleKind(h)) {
+  switch (handle_kind(h)) {
   case HandleKind::ni:
     ni = nis_.find(h) ? h : PTL_INVALID_HANDLE;
     break;
@@ -467,99 +467,99 @@ int Core::niHandle(ptl_handle_any_t h, ptl_handle_ni_t* out)
     ni = les_.find(h) ? les_.find(h)->ni : PTL_INVALID_HANDLE;
     break;
   }
-  if (ni == PTL_INVALID_HANDLE || ownedNi(ni, ps) == nullptr)
+  if (ni == PTL_INVALID_HANDLE || owned_ni(ni, ps) == nullptr)
     return PTL_ARG_INVALID;
   *out = ni;
   return PTL_OK;
 }
 
-int Core::setMap(ptl_handle_ni_t h, ptl_size_t size, const ptl_process_t* mapping)
+int Core::set_map(ptl_handle_ni_t h, ptl_size_t size, const ptl_process_t* mapping)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
-  NetworkInterface* ni = ownedNi(h, ps);
+  NetworkInterface* ni = owned_ni(h, ps);
   if (ni == nullptr || !ni->logical() || mapping == nullptr || size == 0 || size > PTL_RANK_ANY)
     return PTL_ARG_INVALID;
-  if (ni->mapSet)
+  if (ni->map_set)
     return PTL_IGNORED;
   ni->map.assign(mapping, mapping + size);
   for (ptl_size_t r = 0; r < size; ++r)
-    ni->rankOf.emplace(physKey(mapping[r]), static_cast<ptl_rank_t>(r));
-  ni->mapSet = true;
+    ni->rank_of.emplace(phys_key(mapping[r]), static_cast<ptl_rank_t>(r));
+  ni->map_set = true;
   XBT_DEBUG("NI %#x: logical map of %llu ranks", h, static_cast<unsigned long long>(size));
   return PTL_OK;
 }
 
-int Core::getMap(ptl_handle_ni_t h, ptl_size_t size, ptl_process_t* mapping, ptl_size_t* actualSize)
+int Core::get_map(ptl_handle_ni_t h, ptl_size_t size, ptl_process_t* mapping, ptl_size_t* actual_size)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
-  NetworkInterface* ni = ownedNi(h, ps);
-  if (ni == nullptr || !ni->logical() || actualSize == nullptr || (size > 0 && mapping == nullptr))
+  NetworkInterface* ni = owned_ni(h, ps);
+  if (ni == nullptr || !ni->logical() || actual_size == nullptr || (size > 0 && mapping == nullptr))
     return PTL_ARG_INVALID;
-  if (!ni->mapSet)
+  if (!ni->map_set)
     return PTL_NO_SPACE;
-  *actualSize = ni->map.size();
+  *actual_size = ni->map.size();
   std::copy_n(ni->map.begin(), std::min<ptl_size_t>(size, ni->map.size()), mapping);
   return PTL_OK;
 }
 
-int Core::getUid(ptl_handle_ni_t h, ptl_uid_t* uid)
+int Core::get_uid(ptl_handle_ni_t h, ptl_uid_t* uid)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
-  NetworkInterface* ni = ownedNi(h, ps);
+  NetworkInterface* ni = owned_ni(h, ps);
   if (ni == nullptr || uid == nullptr)
     return PTL_ARG_INVALID;
   *uid = ni->uid;
   return PTL_OK;
 }
 
-int Core::getId(ptl_handle_ni_t h, ptl_process_t* id)
+int Core::get_id(ptl_handle_ni_t h, ptl_process_t* id)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
-  NetworkInterface* ni = ownedNi(h, ps);
+  NetworkInterface* ni = owned_ni(h, ps);
   if (ni == nullptr || id == nullptr)
     return PTL_ARG_INVALID;
   if (!ni->logical()) {
-    *id = ni->physId;
+    *id = ni->phys_id;
     return PTL_OK;
   }
-  auto it = ni->rankOf.find(physKey(ni->physId));
-  if (it == ni->rankOf.end())
+  auto it = ni->rank_of.find(phys_key(ni->phys_id));
+  if (it == ni->rank_of.end())
     return PTL_FAIL; // the map is not set, or does not contain this process
   id->rank = it->second;
   return PTL_OK;
 }
 
-int Core::getPhysId(ptl_handle_ni_t h, ptl_process_t* id)
+int Core::get_phys_id(ptl_handle_ni_t h, ptl_process_t* id)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
-  NetworkInterface* ni = ownedNi(h, ps);
+  NetworkInterface* ni = owned_ni(h, ps);
   if (ni == nullptr || id == nullptr)
     return PTL_ARG_INVALID;
-  *id = ni->physId;
+  *id = ni->phys_id;
   return PTL_OK;
 }
 
 int Core::bundle(ptl_handle_ni_t h)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
-  return ownedNi(h, ps) == nullptr ? PTL_ARG_INVALID : PTL_OK;
+  return owned_ni(h, ps) == nullptr ? PTL_ARG_INVALID : PTL_OK;
 }
 
-size_t Core::unexpectedCount(ptl_handle_ni_t h, ptl_pt_index_t pt)
+size_t Core::unexpected_count(ptl_handle_ni_t h, ptl_pt_index_t pt)
 {
-  const NetworkInterface* ni = nis_.find(globalHandle(h));
+  const NetworkInterface* ni = nis_.find(global_handle(h));
   if (ni == nullptr || pt >= ni->pts.size())
     return 0;
   return ni->pts[pt].unexpected.size();

@@ -26,44 +26,44 @@ namespace bxisim::portals
 
 /* A data movement operation as the initiator describes it (PtlPut ... PtlSwap). */
 struct OperationRequest {
-  OpKind kind               = OpKind::put;
-  ptl_handle_md_t putMd     = PTL_INVALID_HANDLE; // source of the payload (Put, Atomic, FetchAtomic, Swap)
-  ptl_handle_md_t getMd     = PTL_INVALID_HANDLE; // destination of the reply (Get, FetchAtomic, Swap)
-  ptl_size_t localPutOffset = 0;
-  ptl_size_t localGetOffset = 0;
-  ptl_size_t length         = 0;
-  ptl_ack_req_t ackReq      = PTL_NO_ACK_REQ;
+  OpKind kind                 = OpKind::put;
+  ptl_handle_md_t put_md      = PTL_INVALID_HANDLE; // source of the payload (Put, Atomic, FetchAtomic, Swap)
+  ptl_handle_md_t get_md      = PTL_INVALID_HANDLE; // destination of the reply (Get, FetchAtomic, Swap)
+  ptl_size_t local_put_offset = 0;
+  ptl_size_t local_get_offset = 0;
+  ptl_size_t length           = 0;
+  ptl_ack_req_t ack_req       = PTL_NO_ACK_REQ;
   ptl_process_t target{};
-  ptl_pt_index_t ptIndex     = 0;
-  ptl_match_bits_t matchBits = 0;
-  ptl_size_t remoteOffset    = 0;
-  void* userPtr              = nullptr;
-  ptl_hdr_data_t hdrData     = 0;
-  const void* operand        = nullptr;
-  ptl_op_t atomicOp          = 0;
-  ptl_datatype_t atomicType  = 0;
+  ptl_pt_index_t pt_index     = 0;
+  ptl_match_bits_t match_bits = 0;
+  ptl_size_t remote_offset    = 0;
+  void* user_ptr              = nullptr;
+  ptl_hdr_data_t hdr_data     = 0;
+  const void* operand         = nullptr;
+  ptl_op_t atomic_op          = 0;
+  ptl_datatype_t atomic_type  = 0;
 };
 
 /* The visible part of an ME or LE, whichever was given. */
 struct EntrySpec {
-  bool isMe          = true;
+  bool is_me         = true;
   void* start        = nullptr;
   ptl_size_t length  = 0;
   ptl_handle_ct_t ct = PTL_CT_NONE;
   ptl_uid_t uid      = PTL_UID_ANY;
   unsigned options   = 0;
-  ptl_process_t matchId{};
-  ptl_match_bits_t matchBits  = 0;
-  ptl_match_bits_t ignoreBits = 0;
-  ptl_size_t minFree          = 0;
+  ptl_process_t match_id{};
+  ptl_match_bits_t match_bits  = 0;
+  ptl_match_bits_t ignore_bits = 0;
+  ptl_size_t min_free          = 0;
 };
-EntrySpec toSpec(const ptl_me_t& me);
-EntrySpec toSpec(const ptl_le_t& le);
+EntrySpec to_spec(const ptl_me_t& me);
+EntrySpec to_spec(const ptl_le_t& le);
 
 /* The NI limits bxisim offers (what PtlNIInit returns without `desired`). */
-ptl_ni_limits_t defaultLimits();
+ptl_ni_limits_t default_limits();
 
-/* See Core::setCallEdges. */
+/* See Core::set_call_edges. */
 struct CoreCallEdges {
   void (*enter)() = nullptr;
   void (*leave)() = nullptr;
@@ -76,7 +76,7 @@ class Core
 
   /* Installs the function that tells which simulated process is calling. Without one, every call runs as
    * process 0 on node 0, pid 0, without a NIC model (enough for object management, not for data). */
-  void setContextProvider(ContextProvider provider) { provider_ = std::move(provider); }
+  void set_context_provider(ContextProvider provider) { provider_ = std::move(provider); }
   /* Installs what every API call opens first and closes on return: the runtime ends the calling rank's
    * CPU burst there and marks the code that runs as the simulator's (see runtime/os/SimulatorCall.hpp). */
   /* The scope is told which API function is called and, for the blocking ones, how to describe their
@@ -84,41 +84,41 @@ class Core
    * (the runtime keeps pointers to them, not copies): a string literal, and the caller's own object. */
   using CallArguments = std::function<std::string()>;
   using CallScope     = std::function<std::shared_ptr<void>(const char* function, const CallArguments& arguments)>;
-  void setCallScope(CallScope scope) { callScope_ = std::move(scope); }
-  std::shared_ptr<void> openCallScope(const char* function, const CallArguments& arguments = {}) const
+  void set_call_scope(CallScope scope) { call_scope_ = std::move(scope); }
+  std::shared_ptr<void> open_call_scope(const char* function, const CallArguments& arguments = {}) const
   {
-    return callScope_ ? callScope_(function, arguments) : nullptr;
+    return call_scope_ ? call_scope_(function, arguments) : nullptr;
   }
   /* Called first and last by every API entry point (guarded(), api/Guard.hpp), around the call scope:
    * plain functions, so that nothing of the simulator runs before the first nor after the last. The
    * runtime ends the calling rank's CPU burst at `enter` and starts the next at `leave`, so that the
    * entry point's own code is the simulator's, not the rank's computation. */
   using CallEdges = CoreCallEdges;
-  static void setCallEdges(CallEdges edges) { callEdges_ = edges; }
-  static const CallEdges& callEdges() { return callEdges_; }
+  static void set_call_edges(CallEdges edges) { call_edges_ = edges; }
+  static const CallEdges& call_edges() { return call_edges_; }
   /* Polling: whether an empty poll of process `id` may block it until its next Portals event (the
    * runtime's word: true only where nothing but Portals can make the process progress, e.g. inside a
    * blocking MPI wait over OpenMPI's Portals components). Without a rule, an empty poll always lets the
-   * model charge its growing delay. See pollFoundNothing. */
+   * model charge its growing delay. See poll_found_nothing. */
   using PollBlockingRule = std::function<bool(uint32_t id)>;
-  void setPollBlocking(PollBlockingRule rule) { pollBlocking_ = std::move(rule); }
+  void set_poll_blocking(PollBlockingRule rule) { poll_blocking_ = std::move(rule); }
   /* Process `id` acted outside Portals since its last poll (the runtime's word: it entered a new MPI call,
    * which may have started work that progresses without Portals, e.g. a 1-rank MPI_Ialltoall): a change,
    * so its sources count their quiet polls from zero again. Called by the rule, before the count. */
-  void programActed(uint32_t id);
+  void program_acted(uint32_t id);
   /** How many changes process `id` has seen so far (0 for an unknown process): a count that stands still while
    *  nothing happens to it. */
-  uint64_t changesOf(uint32_t id);
+  uint64_t changes_of(uint32_t id);
   /* Forgets every object and process (tests). */
   void reset();
 
   /* Handles as programs see them. Inside, a handle names one object of the whole simulation; each
    * process sees its own numbering, from 0 like a process of a real Portals implementation (the
    * reference implementation's tests build PMI keys from their NI handle and expect every process to
-   * have the same one). The C API translates every handle it takes (globalHandle) and returns
-   * (localHandle), for the calling process; PTL_INVALID_HANDLE, PTL_EQ_NONE and PTL_CT_NONE pass. */
-  ptl_handle_any_t globalHandle(ptl_handle_any_t local);
-  ptl_handle_any_t localHandle(ptl_handle_any_t global);
+   * have the same one). The C API translates every handle it takes (global_handle) and returns
+   * (local_handle), for the calling process; PTL_INVALID_HANDLE, PTL_EQ_NONE and PTL_CT_NONE pass. */
+  ptl_handle_any_t global_handle(ptl_handle_any_t local);
+  ptl_handle_any_t local_handle(ptl_handle_any_t global);
 
   // ---- The API, on behalf of the current process ----
   int init();
@@ -126,158 +126,158 @@ class Core
   /* PtlAbort: the calling process's waiting and polling calls return PTL_ABORTED from now on, until its
    * next first PtlInit. */
   void abort();
-  int atomicSync();
+  int atomic_sync();
   /* The runtime's word that process `id` has ended (returned from main, exited): its NIs are destroyed
    * as by PtlFini, and requests whose payload is still in its memory are dropped. */
-  void endProcess(uint32_t id);
-  int niInit(ptl_interface_t iface, unsigned options, ptl_pid_t pid, const ptl_ni_limits_t* desired,
-             ptl_ni_limits_t* actual, ptl_handle_ni_t* handle);
-  int niFini(ptl_handle_ni_t ni);
-  int niStatus(ptl_handle_ni_t ni, ptl_sr_index_t reg, ptl_sr_value_t* status);
-  int niHandle(ptl_handle_any_t handle, ptl_handle_ni_t* ni);
-  int setMap(ptl_handle_ni_t ni, ptl_size_t size, const ptl_process_t* mapping);
-  int getMap(ptl_handle_ni_t ni, ptl_size_t size, ptl_process_t* mapping, ptl_size_t* actualSize);
-  int getUid(ptl_handle_ni_t ni, ptl_uid_t* uid);
-  int getId(ptl_handle_ni_t ni, ptl_process_t* id);
-  int getPhysId(ptl_handle_ni_t ni, ptl_process_t* id);
+  void end_process(uint32_t id);
+  int ni_init(ptl_interface_t iface, unsigned options, ptl_pid_t pid, const ptl_ni_limits_t* desired,
+              ptl_ni_limits_t* actual, ptl_handle_ni_t* handle);
+  int ni_fini(ptl_handle_ni_t ni);
+  int ni_status(ptl_handle_ni_t ni, ptl_sr_index_t reg, ptl_sr_value_t* status);
+  int ni_handle(ptl_handle_any_t handle, ptl_handle_ni_t* ni);
+  int set_map(ptl_handle_ni_t ni, ptl_size_t size, const ptl_process_t* mapping);
+  int get_map(ptl_handle_ni_t ni, ptl_size_t size, ptl_process_t* mapping, ptl_size_t* actual_size);
+  int get_uid(ptl_handle_ni_t ni, ptl_uid_t* uid);
+  int get_id(ptl_handle_ni_t ni, ptl_process_t* id);
+  int get_phys_id(ptl_handle_ni_t ni, ptl_process_t* id);
   int bundle(ptl_handle_ni_t ni);
 
-  int ptAlloc(ptl_handle_ni_t ni, unsigned options, ptl_handle_eq_t eq, ptl_pt_index_t req, ptl_pt_index_t* index);
-  int ptFree(ptl_handle_ni_t ni, ptl_pt_index_t index);
-  int ptEnable(ptl_handle_ni_t ni, ptl_pt_index_t index, bool enable);
+  int pt_alloc(ptl_handle_ni_t ni, unsigned options, ptl_handle_eq_t eq, ptl_pt_index_t req, ptl_pt_index_t* index);
+  int pt_free(ptl_handle_ni_t ni, ptl_pt_index_t index);
+  int pt_enable(ptl_handle_ni_t ni, ptl_pt_index_t index, bool enable);
 
-  int mdBind(ptl_handle_ni_t ni, const ptl_md_t* md, ptl_handle_md_t* handle);
-  int mdRelease(ptl_handle_md_t md);
+  int md_bind(ptl_handle_ni_t ni, const ptl_md_t* md, ptl_handle_md_t* handle);
+  int md_release(ptl_handle_md_t md);
 
-  int eqAlloc(ptl_handle_ni_t ni, ptl_size_t count, ptl_handle_eq_t* handle);
-  int eqFree(ptl_handle_eq_t eq);
-  int eqGet(ptl_handle_eq_t eq, ptl_event_t* ev);
-  int eqWait(ptl_handle_eq_t eq, ptl_event_t* ev);
-  int eqPoll(const ptl_handle_eq_t* eqs, unsigned size, ptl_time_t timeout, ptl_event_t* ev, unsigned* which);
+  int eq_alloc(ptl_handle_ni_t ni, ptl_size_t count, ptl_handle_eq_t* handle);
+  int eq_free(ptl_handle_eq_t eq);
+  int eq_get(ptl_handle_eq_t eq, ptl_event_t* ev);
+  int eq_wait(ptl_handle_eq_t eq, ptl_event_t* ev);
+  int eq_poll(const ptl_handle_eq_t* eqs, unsigned size, ptl_time_t timeout, ptl_event_t* ev, unsigned* which);
 
-  int ctAlloc(ptl_handle_ni_t ni, ptl_handle_ct_t* handle);
-  int ctFree(ptl_handle_ct_t ct);
-  int ctCancelTriggered(ptl_handle_ct_t ct);
-  int ctGet(ptl_handle_ct_t ct, ptl_ct_event_t* ev);
-  int ctWait(ptl_handle_ct_t ct, ptl_size_t test, ptl_ct_event_t* ev);
-  int ctPoll(const ptl_handle_ct_t* cts, const ptl_size_t* tests, unsigned size, ptl_time_t timeout, ptl_ct_event_t* ev,
-             unsigned* which);
-  int ctSet(ptl_handle_ct_t ct, ptl_ct_event_t value);
-  int ctInc(ptl_handle_ct_t ct, ptl_ct_event_t inc);
+  int ct_alloc(ptl_handle_ni_t ni, ptl_handle_ct_t* handle);
+  int ct_free(ptl_handle_ct_t ct);
+  int ct_cancel_triggered(ptl_handle_ct_t ct);
+  int ct_get(ptl_handle_ct_t ct, ptl_ct_event_t* ev);
+  int ct_wait(ptl_handle_ct_t ct, ptl_size_t test, ptl_ct_event_t* ev);
+  int ct_poll(const ptl_handle_ct_t* cts, const ptl_size_t* tests, unsigned size, ptl_time_t timeout,
+              ptl_ct_event_t* ev, unsigned* which);
+  int ct_set(ptl_handle_ct_t ct, ptl_ct_event_t value);
+  int ct_inc(ptl_handle_ct_t ct, ptl_ct_event_t inc);
 
-  int append(ptl_handle_ni_t ni, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list, void* userPtr,
+  int append(ptl_handle_ni_t ni, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list, void* user_ptr,
              ptl_handle_any_t* handle);
-  int unlink(ptl_handle_any_t entry, bool isMe);
+  int unlink(ptl_handle_any_t entry, bool is_me);
   /* PtlTriggeredMEAppend/LEAppend: the handle is returned at once, the entry is appended (consuming
-   * unexpected headers, posting its LINK event) when `trigCt` reaches `threshold`. */
-  int triggeredAppend(ptl_handle_ni_t ni, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list, void* userPtr,
-                      ptl_handle_any_t* handle, ptl_handle_ct_t trigCt, ptl_size_t threshold);
-  /* PtlTriggeredMEUnlink/LEUnlink: the entry is unlinked (as by PtlMEUnlink) when `trigCt` reaches `threshold`. */
-  int triggeredUnlink(ptl_handle_any_t entry, bool isMe, ptl_handle_ct_t trigCt, ptl_size_t threshold);
-  int search(ptl_handle_ni_t ni, ptl_pt_index_t pt, const EntrySpec& spec, ptl_search_op_t op, void* userPtr);
+   * unexpected headers, posting its LINK event) when `trig_ct` reaches `threshold`. */
+  int triggered_append(ptl_handle_ni_t ni, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list, void* user_ptr,
+                       ptl_handle_any_t* handle, ptl_handle_ct_t trig_ct, ptl_size_t threshold);
+  /* PtlTriggeredMEUnlink/LEUnlink: the entry is unlinked (as by PtlMEUnlink) when `trig_ct` reaches `threshold`. */
+  int triggered_unlink(ptl_handle_any_t entry, bool is_me, ptl_handle_ct_t trig_ct, ptl_size_t threshold);
+  int search(ptl_handle_ni_t ni, ptl_pt_index_t pt, const EntrySpec& spec, ptl_search_op_t op, void* user_ptr);
 
   int issue(const OperationRequest& req);
-  int issueTriggered(const OperationRequest& req, ptl_handle_ct_t trigCt, ptl_size_t threshold);
-  int triggeredCt(ptl_handle_ct_t ct, ptl_ct_event_t value, bool increment, ptl_handle_ct_t trigCt,
-                  ptl_size_t threshold);
+  int issue_triggered(const OperationRequest& req, ptl_handle_ct_t trig_ct, ptl_size_t threshold);
+  int triggered_ct(ptl_handle_ct_t ct, ptl_ct_event_t value, bool increment, ptl_handle_ct_t trig_ct,
+                   ptl_size_t threshold);
 
   // ---- Called by NIC models (NicModel.hpp) ----
-  void deliverRequest(Message& msg);
-  void dropRequest(Message& msg);
-  void completeSend(Message& msg);
-  void completeResponse(Message& msg);
+  void deliver_request(Message& msg);
+  void drop_request(Message& msg);
+  void complete_send(Message& msg);
+  void complete_response(Message& msg);
 
   // ---- Introspection (tests, traces) ----
   /* For tests, with the calling process's handle (as the API returned it). */
-  const NetworkInterface* findNi(ptl_handle_ni_t h) { return nis_.find(globalHandle(h)); }
-  size_t unexpectedCount(ptl_handle_ni_t ni, ptl_pt_index_t pt);
+  const NetworkInterface* find_ni(ptl_handle_ni_t h) { return nis_.find(global_handle(h)); }
+  size_t unexpected_count(ptl_handle_ni_t ni, ptl_pt_index_t pt);
 
  private:
   struct ProcessState {
     ProcessContext ctx;
-    int initCount    = 0;
-    bool aborted     = false; // PtlAbort was called
-    bool pidAssigned = false;
-    ptl_pid_t pid    = 0;
-    std::map<std::pair<ptl_interface_t, unsigned>, ptl_handle_ni_t> nis; // (iface, niKindIndex)
-    // Polling (pollFoundNothing): changes so far (every notify, every event taken, every operation the
+    int init_count    = 0;
+    bool aborted      = false; // PtlAbort was called
+    bool pid_assigned = false;
+    ptl_pid_t pid     = 0;
+    std::map<std::pair<ptl_interface_t, unsigned>, ptl_handle_ni_t> nis; // (iface, ni_kind_index)
+    // Polling (poll_found_nothing): changes so far (every notify, every event taken, every operation the
     // process started), and for each polled source (an EQ, a set of EQs or CTs) how long it has been quiet.
     struct Quiet {
       uint64_t since = 0; // `changes` when the source was first found empty with nothing changed since
       unsigned polls = 0; // empty polls of the source since then
     };
     uint64_t changes = 0;
-    std::unordered_map<uint64_t, Quiet> emptySince;
-    // The process's own numbering of its handles (globalHandle, localHandle), per handle kind.
+    std::unordered_map<uint64_t, Quiet> empty_since;
+    // The process's own numbering of its handles (global_handle, local_handle), per handle kind.
     struct LocalSlot {
       ptl_handle_any_t global = PTL_INVALID_HANDLE;
       uint32_t generation     = 0;
     };
-    std::array<std::vector<LocalSlot>, 8> localSlots;
-    std::array<std::vector<uint32_t>, 8> freeLocalSlots;
+    std::array<std::vector<LocalSlot>, 8> local_slots;
+    std::array<std::vector<uint32_t>, 8> free_local_slots;
   };
 
   Core();
   ProcessState& current();
   ProcessState* process(uint32_t id);
-  NetworkInterface* ownedNi(ptl_handle_ni_t h, const ProcessState& ps);
+  NetworkInterface* owned_ni(ptl_handle_ni_t h, const ProcessState& ps);
   template <typename T>
   T* owned(const HandleTable<T>& table, ptl_handle_any_t h, const ProcessState& ps);
-  bool validEqOrNone(ptl_handle_eq_t eq, const NetworkInterface& ni);
-  bool validCtOrNone(ptl_handle_ct_t ct, const NetworkInterface& ni);
-  /* `memoryValid`: the program still owns its memory (PtlNIFini, PtlFini), so payloads the NIC has not
+  bool valid_eq_or_none(ptl_handle_eq_t eq, const NetworkInterface& ni);
+  bool valid_ct_or_none(ptl_handle_ct_t ct, const NetworkInterface& ni);
+  /* `memory_valid`: the program still owns its memory (PtlNIFini, PtlFini), so payloads the NIC has not
    * read yet are copied now and those operations complete; otherwise (the rank ended) they are copied
    * only where its memory is still mapped, and dropped where it is not. */
-  void destroyNi(NetworkInterface& ni, bool memoryValid = true);
+  void destroy_ni(NetworkInterface& ni, bool memory_valid = true);
 
   // Polling (Waiting.cpp): a poll of `source` by `ps` found nothing; `blockable`: a poll whose caller
   // checks again after it returns (not PtlCTGet, whose caller judges the value it got).
-  void pollFoundNothing(ProcessState& ps, uint64_t source, bool blockable);
-  bool holdsEvents(const ProcessState& ps);
-  void tookEvent(ProcessState& ps, const ptl_event_t& ev);
+  void poll_found_nothing(ProcessState& ps, uint64_t source, bool blockable);
+  bool holds_events(const ProcessState& ps);
+  void took_event(ProcessState& ps, const ptl_event_t& ev);
 
   // Initiator side (Initiator.cpp)
-  int validate(const OperationRequest& req, const ProcessState& ps, ptl_handle_ni_t* niOut);
+  int validate(const OperationRequest& req, const ProcessState& ps, ptl_handle_ni_t* ni_out);
   int start(const OperationRequest& req, ProcessState& ps, bool triggered = false);
-  void finishIfDone(Message& msg);
+  void finish_if_done(Message& msg);
   friend struct Message;
   void untrack(Message& msg);
   /* Whether the ack of `msg` is recorded by its put MD (its EQ for a full ack, its CT with PTL_MD_EVENT_CT_ACK). */
-  bool ackReachesPutMd(const Message& msg);
-  void releaseMds(Message& msg, bool put, bool get);
+  bool ack_reaches_put_md(const Message& msg);
+  void release_mds(Message& msg, bool put, bool get);
 
   // Target side (Target.cpp, MatchList.cpp, FlowControl.cpp)
   void fail(Message& msg, ptl_ni_fail_t type);
-  void disableForFlowControl(NetworkInterface& ni, ptl_pt_index_t index, const Message& msg);
-  ListEntryPtr findMatch(NetworkInterface& ni, PortalTableEntry& pte, const Message& msg, const struct Initiator& who,
-                         ptl_list_t* where);
-  void unlinkEntry(NetworkInterface& ni, const ListEntryPtr& e, bool autoUnlink);
-  int checkAppend(const ProcessState& ps, ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list,
-                  ptl_handle_any_t* handle, NetworkInterface** niOut);
-  ListEntryPtr createEntry(NetworkInterface& ni, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list,
-                           void* userPtr);
-  void linkEntry(NetworkInterface& ni, const ListEntryPtr& e);
-  void consumeHeader(NetworkInterface& ni, PortalTableEntry& pte, std::list<UnexpectedHeader>::iterator it,
-                     ListEntry& consumer);
-  void releaseHeaderReference(NetworkInterface& ni, const ListEntryPtr& overflowEntry);
+  void disable_for_flow_control(NetworkInterface& ni, ptl_pt_index_t index, const Message& msg);
+  ListEntryPtr find_match(NetworkInterface& ni, PortalTableEntry& pte, const Message& msg, const struct Initiator& who,
+                          ptl_list_t* where);
+  void unlink_entry(NetworkInterface& ni, const ListEntryPtr& e, bool auto_unlink);
+  int check_append(const ProcessState& ps, ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list,
+                   ptl_handle_any_t* handle, NetworkInterface** ni_out);
+  ListEntryPtr create_entry(NetworkInterface& ni, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list,
+                            void* user_ptr);
+  void link_entry(NetworkInterface& ni, const ListEntryPtr& e);
+  void consume_header(NetworkInterface& ni, PortalTableEntry& pte, std::list<UnexpectedHeader>::iterator it,
+                      ListEntry& consumer);
+  void release_header_reference(NetworkInterface& ni, const ListEntryPtr& overflow_entry);
 
   // Events and counters (Events.cpp)
-  void postEvent(ptl_handle_eq_t eq, const ptl_event_t& ev);
-  void postTargetEvent(const NetworkInterface& ni, const ListEntry& e, const ptl_event_t& ev);
+  void post_event(ptl_handle_eq_t eq, const ptl_event_t& ev);
+  void post_target_event(const NetworkInterface& ni, const ListEntry& e, const ptl_event_t& ev);
   /* `md` by value: posting the event before may have let the program release it. */
-  void countInitiator(MemoryDescriptor md, unsigned ctOption, ptl_size_t bytes, ptl_ni_fail_t fail);
-  void ctChanged(ptl_handle_ct_t ct);
-  void drainCtWork();
+  void count_initiator(MemoryDescriptor md, unsigned ct_option, ptl_size_t bytes, ptl_ni_fail_t fail);
+  void ct_changed(ptl_handle_ct_t ct);
+  void drain_ct_work();
   /* While alive, counter changes are queued (their triggered operations fire when it goes), so that a
    * loop over a list is not changed under it by a triggered operation. */
   class CtDeferral
   {
    public:
-    explicit CtDeferral(Core& core) : core_(core), outer_(core.drainingCts_) { core.drainingCts_ = true; }
+    explicit CtDeferral(Core& core) : core_(core), outer_(core.draining_cts_) { core.draining_cts_ = true; }
     ~CtDeferral()
     {
       if (!outer_)
-        core_.drainCtWork();
+        core_.drain_ct_work();
     }
     CtDeferral(const CtDeferral&)            = delete;
     CtDeferral& operator=(const CtDeferral&) = delete;
@@ -293,7 +293,7 @@ class Core
   class NotifyBatch
   {
    public:
-    explicit NotifyBatch(Core& core) : core_(core), outer_(!core.batchingNotify_) { core.batchingNotify_ = true; }
+    explicit NotifyBatch(Core& core) : core_(core), outer_(!core.batching_notify_) { core.batching_notify_ = true; }
     ~NotifyBatch();
     NotifyBatch(const NotifyBatch&)            = delete;
     NotifyBatch& operator=(const NotifyBatch&) = delete;
@@ -304,14 +304,14 @@ class Core
   };
 
   // Waiting (Waiting.cpp)
-  WaitStatus waitFor(ProcessState& ps, double deadline);
+  WaitStatus wait_for(ProcessState& ps, double deadline);
 
   ContextProvider provider_;
-  CallScope callScope_;
-  inline static CallEdges callEdges_;
+  CallScope call_scope_;
+  inline static CallEdges call_edges_;
   std::unordered_map<uint32_t, ProcessState> processes_;
-  PollBlockingRule pollBlocking_;
-  std::unordered_map<uint64_t, uint32_t> processByAddress_; // physKey -> ProcessContext::id
+  PollBlockingRule poll_blocking_;
+  std::unordered_map<uint64_t, uint32_t> process_by_address_; // phys_key -> ProcessContext::id
   HandleTable<NetworkInterface> nis_{HandleKind::ni};
   HandleTable<EventQueue> eqs_{HandleKind::eq};
   HandleTable<CountingEvent> cts_{HandleKind::ct};
@@ -320,16 +320,16 @@ class Core
   HandleTable<ListEntry> les_{HandleKind::le};
   struct LocalName {
     uint32_t process; // ProcessContext::id of the owner
-    uint32_t index;   // in its localSlots of the handle's kind
+    uint32_t index;   // in its local_slots of the handle's kind
   };
-  std::unordered_map<ptl_handle_any_t, LocalName> localNames_; // global handle -> its owner's number
-  void forgetLocalName(ptl_handle_any_t global);
-  uint64_t nextMessageId_ = 1;
+  std::unordered_map<ptl_handle_any_t, LocalName> local_names_; // global handle -> its owner's number
+  void forget_local_name(ptl_handle_any_t global);
+  uint64_t next_message_id_ = 1;
   std::unordered_map<uint64_t, Message*> unfinished_; // submitted, not finished, not destroyed: by id
-  std::deque<ptl_handle_ct_t> ctWork_;
-  bool drainingCts_    = false;
-  bool batchingNotify_ = false;
-  std::vector<uint32_t> pendingNotify_;
+  std::deque<ptl_handle_ct_t> ct_work_;
+  bool draining_cts_    = false;
+  bool batching_notify_ = false;
+  std::vector<uint32_t> pending_notify_;
 };
 
 } // namespace bxisim::portals

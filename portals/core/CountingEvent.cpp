@@ -3,7 +3,7 @@
 namespace bxisim::portals
 {
 
-CountingEvent::Action CountingEvent::popReady()
+CountingEvent::Action CountingEvent::pop_ready()
 {
   auto it = triggered_.begin();
   if (it == triggered_.end() || it->first > value_.success)
@@ -13,7 +13,7 @@ CountingEvent::Action CountingEvent::popReady()
   return a;
 }
 
-size_t CountingEvent::cancelTriggered()
+size_t CountingEvent::cancel_triggered()
 {
   size_t n = triggered_.size();
   triggered_.clear();

@@ -31,12 +31,12 @@ class CountingEvent
   bool reached(ptl_size_t test) const { return value_.success >= test || value_.failure > 0; }
 
   /* Triggered operations, in threshold order (insertion order among equal thresholds). */
-  void addTriggered(ptl_size_t threshold, Action action) { triggered_.emplace(threshold, std::move(action)); }
-  size_t pendingTriggered() const { return triggered_.size(); }
+  void add_triggered(ptl_size_t threshold, Action action) { triggered_.emplace(threshold, std::move(action)); }
+  size_t pending_triggered() const { return triggered_.size(); }
   /* Removes and returns the first triggered operation whose threshold is reached, or an empty Action. */
-  Action popReady();
+  Action pop_ready();
   /* Discards every pending triggered operation; returns how many. */
-  size_t cancelTriggered();
+  size_t cancel_triggered();
 
  private:
   ptl_handle_ni_t ni_;

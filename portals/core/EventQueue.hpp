@@ -23,7 +23,7 @@ class EventQueue
   ptl_handle_ni_t ni() const { return ni_; }
   uint32_t owner() const { return owner_; }
   /* Whether `n` more ordinary events fit. */
-  bool hasRoomFor(ptl_size_t n) const { return events_.size() + n <= capacity_; }
+  bool has_room_for(ptl_size_t n) const { return events_.size() + n <= capacity_; }
   /* Appends an event; when the queue is full, the oldest event is dropped (and the drop remembered) and
    * false is returned. PT_DISABLED events may use the reserved slot. */
   bool post(const ptl_event_t& ev);

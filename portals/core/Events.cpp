@@ -12,11 +12,11 @@ namespace bxisim::portals
 
 namespace
 {
-bool isCommunication(ptl_event_kind_t t)
+bool is_communication(ptl_event_kind_t t)
 {
   return t <= PTL_EVENT_FETCH_ATOMIC_OVERFLOW && (t % 2) == 0;
 }
-bool isOverflow(ptl_event_kind_t t)
+bool is_overflow(ptl_event_kind_t t)
 {
   return t <= PTL_EVENT_FETCH_ATOMIC_OVERFLOW && (t % 2) == 1;
 }
@@ -26,9 +26,9 @@ Core::NotifyBatch::~NotifyBatch()
 {
   if (!outer_)
     return;
-  core_.batchingNotify_ = false;
+  core_.batching_notify_ = false;
   std::vector<uint32_t> pending;
-  pending.swap(core_.pendingNotify_);
+  pending.swap(core_.pending_notify_);
   std::sort(pending.begin(), pending.end());
   pending.erase(std::unique(pending.begin(), pending.end()), pending.end());
   for (uint32_t process : pending)
@@ -39,8 +39,8 @@ void Core::notify(uint32_t process)
 {
   if (ProcessState* ps = this->process(process))
     ps->changes++; // counted at once, even when the model hears of it at the end of the batch
-  if (batchingNotify_) {
-    pendingNotify_.push_back(process);
+  if (batching_notify_) {
+    pending_notify_.push_back(process);
     return;
   }
   if (ProcessState* ps = this->process(process))
@@ -48,7 +48,7 @@ void Core::notify(uint32_t process)
       ps->ctx.nic->notify(process);
 }
 
-void Core::postEvent(ptl_handle_eq_t h, const ptl_event_t& ev)
+void Core::post_event(ptl_handle_eq_t h, const ptl_event_t& ev)
 {
   if (h == PTL_EQ_NONE)
     return;
@@ -60,16 +60,16 @@ void Core::postEvent(ptl_handle_eq_t h, const ptl_event_t& ev)
   notify(eq->owner());
 }
 
-void Core::postTargetEvent(const NetworkInterface& ni, const ListEntry& e, const ptl_event_t& ev)
+void Core::post_target_event(const NetworkInterface& ni, const ListEntry& e, const ptl_event_t& ev)
 {
   unsigned o = e.options;
   bool ok    = ev.ni_fail_type == PTL_NI_OK;
   bool full  = false;
   bool count = false;
-  if (isCommunication(ev.type)) {
+  if (is_communication(ev.type)) {
     full  = !(o & PTL_ME_EVENT_COMM_DISABLE) && !(ok && (o & PTL_ME_EVENT_SUCCESS_DISABLE));
     count = (o & PTL_ME_EVENT_CT_COMM) != 0;
-  } else if (isOverflow(ev.type)) {
+  } else if (is_overflow(ev.type)) {
     full  = !(o & PTL_ME_EVENT_OVER_DISABLE) && !(ok && (o & PTL_ME_EVENT_SUCCESS_DISABLE));
     count = (o & PTL_ME_EVENT_CT_OVERFLOW) != 0;
   } else if (ev.type == PTL_EVENT_LINK) {
@@ -80,21 +80,21 @@ void Core::postTargetEvent(const NetworkInterface& ni, const ListEntry& e, const
     full = true; // PTL_EVENT_SEARCH
   }
   if (full && ev.pt_index < ni.pts.size())
-    postEvent(ni.pts[ev.pt_index].eq, ev);
+    post_event(ni.pts[ev.pt_index].eq, ev);
   if (count && e.ct != PTL_CT_NONE) {
     if (CountingEvent* ct = cts_.find(e.ct)) {
       if (ok)
         ct->add({(o & PTL_ME_EVENT_CT_BYTES) ? ev.mlength : 1, 0});
       else
         ct->add({0, 1});
-      ctChanged(e.ct);
+      ct_changed(e.ct);
     }
   }
 }
 
-void Core::countInitiator(MemoryDescriptor md, unsigned ctOption, ptl_size_t bytes, ptl_ni_fail_t fail)
+void Core::count_initiator(MemoryDescriptor md, unsigned ct_option, ptl_size_t bytes, ptl_ni_fail_t fail)
 {
-  if (!(md.options & ctOption) || md.ct == PTL_CT_NONE)
+  if (!(md.options & ct_option) || md.ct == PTL_CT_NONE)
     return;
   CountingEvent* ct = cts_.find(md.ct);
   if (ct == nullptr)
@@ -103,40 +103,40 @@ void Core::countInitiator(MemoryDescriptor md, unsigned ctOption, ptl_size_t byt
     ct->add({(md.options & PTL_MD_EVENT_CT_BYTES) ? bytes : 1, 0});
   else
     ct->add({0, 1});
-  ctChanged(md.ct);
+  ct_changed(md.ct);
 }
 
 /* Wakes the owner and fires the triggered operations whose threshold is reached. Iterative: a triggered
  * operation that changes counters (a TriggeredCTInc, or a synchronous model delivering at once) queues
  * them instead of recursing. */
-void Core::ctChanged(ptl_handle_ct_t h)
+void Core::ct_changed(ptl_handle_ct_t h)
 {
-  ctWork_.push_back(h);
-  if (!drainingCts_)
-    drainCtWork();
+  ct_work_.push_back(h);
+  if (!draining_cts_)
+    drain_ct_work();
 }
 
-void Core::drainCtWork()
+void Core::drain_ct_work()
 {
-  drainingCts_ = true;
-  while (!ctWork_.empty()) {
-    ptl_handle_ct_t next = ctWork_.front();
-    ctWork_.pop_front();
+  draining_cts_ = true;
+  while (!ct_work_.empty()) {
+    ptl_handle_ct_t next = ct_work_.front();
+    ct_work_.pop_front();
     CountingEvent* ct = cts_.find(next);
     if (ct == nullptr)
       continue;
     notify(ct->owner());
     while (ct != nullptr) {
-      CountingEvent::Action action = ct->popReady();
+      CountingEvent::Action action = ct->pop_ready();
       if (!action)
         break;
       if (NetworkInterface* ni = nis_.find(ct->ni()))
-        ni->triggeredOps--;
+        ni->triggered_ops--;
       action();
       ct = cts_.find(next);
     }
   }
-  drainingCts_ = false;
+  draining_cts_ = false;
 }
 
 } // namespace bxisim::portals

@@ -25,19 +25,19 @@ constexpr uint32_t kHandleIndexBits      = 21;
 constexpr uint32_t kHandleGenerationBits = 8;
 constexpr uint32_t kMaxIndex             = (1u << kHandleIndexBits) - 1; // reserved: never a valid index
 
-constexpr ptl_handle_any_t encodeHandle(HandleKind kind, uint32_t index, uint32_t generation)
+constexpr ptl_handle_any_t encode_handle(HandleKind kind, uint32_t index, uint32_t generation)
 {
   return (static_cast<uint32_t>(kind) << 29) | ((generation & 0xffu) << kHandleIndexBits) | index;
 }
-constexpr HandleKind handleKind(ptl_handle_any_t h)
+constexpr HandleKind handle_kind(ptl_handle_any_t h)
 {
   return static_cast<HandleKind>(h >> 29);
 }
-constexpr uint32_t handleIndex(ptl_handle_any_t h)
+constexpr uint32_t handle_index(ptl_handle_any_t h)
 {
   return h & kMaxIndex;
 }
-constexpr uint32_t handleGeneration(ptl_handle_any_t h)
+constexpr uint32_t handle_generation(ptl_handle_any_t h)
 {
   return (h >> kHandleIndexBits) & 0xffu;
 }
@@ -51,7 +51,7 @@ class HandleTable
   explicit HandleTable(HandleKind kind) : kind_(kind) {}
 
   /* Called with every handle erase() makes stale (Core frees the owner's own number of it). */
-  void setEraseObserver(std::function<void(ptl_handle_any_t)> observer) { eraseObserver_ = std::move(observer); }
+  void set_erase_observer(std::function<void(ptl_handle_any_t)> observer) { erase_observer_ = std::move(observer); }
 
   /* Stores obj and returns its new handle, or PTL_INVALID_HANDLE when the table is full. */
   ptl_handle_any_t insert(std::shared_ptr<T> obj)
@@ -67,7 +67,7 @@ class HandleTable
       slots_.emplace_back();
     }
     slots_[index].object = std::move(obj);
-    return encodeHandle(kind_, index, slots_[index].generation);
+    return encode_handle(kind_, index, slots_[index].generation);
   }
 
   /* The object of a live handle of this table's kind, or nullptr. */
@@ -76,7 +76,7 @@ class HandleTable
     const Slot* s = live(h);
     return s != nullptr ? s->object.get() : nullptr; // no shared_ptr copy: every Portals call looks one up
   }
-  std::shared_ptr<T> findShared(ptl_handle_any_t h) const
+  std::shared_ptr<T> find_shared(ptl_handle_any_t h) const
   {
     const Slot* s = live(h);
     return s != nullptr ? s->object : nullptr;
@@ -87,12 +87,12 @@ class HandleTable
   {
     if (find(h) == nullptr)
       return;
-    Slot& s = slots_[handleIndex(h)];
+    Slot& s = slots_[handle_index(h)];
     s.object.reset();
     s.generation = (s.generation + 1) & 0xffu;
-    free_.push_back(handleIndex(h));
-    if (eraseObserver_)
-      eraseObserver_(h);
+    free_.push_back(handle_index(h));
+    if (erase_observer_)
+      erase_observer_(h);
   }
 
   void clear()
@@ -108,13 +108,13 @@ class HandleTable
   };
   const Slot* live(ptl_handle_any_t h) const
   {
-    if (handleKind(h) != kind_)
+    if (handle_kind(h) != kind_)
       return nullptr;
-    uint32_t index = handleIndex(h);
+    uint32_t index = handle_index(h);
     if (index >= slots_.size())
       return nullptr;
     const Slot& s = slots_[index];
-    if (!s.object || s.generation != handleGeneration(h))
+    if (!s.object || s.generation != handle_generation(h))
       return nullptr;
     return &s;
   }
@@ -122,7 +122,7 @@ class HandleTable
   HandleKind kind_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;
-  std::function<void(ptl_handle_any_t)> eraseObserver_;
+  std::function<void(ptl_handle_any_t)> erase_observer_;
 };
 
 } // namespace bxisim::portals

@@ -12,7 +12,7 @@ XBT_LOG_NEW_DEFAULT_SUBCATEGORY(portals_initiator, portals, "Portals initiator s
 namespace bxisim::portals
 {
 
-const char* toString(OpKind kind)
+const char* op_kind_name(OpKind kind)
 {
   switch (kind) {
   case OpKind::put:
@@ -21,7 +21,7 @@ const char* toString(OpKind kind)
     return "Get";
   case OpKind::atomic:
     return "Atomic";
-  case OpKind::fetchAtomic:
+  case OpKind::fetch_atomic:
     return "FetchAtomic";
   case OpKind::swap:
     return "Swap";
@@ -31,132 +31,132 @@ const char* toString(OpKind kind)
 
 namespace
 {
-bool sendsPayload(OpKind k)
+bool sends_payload(OpKind k)
 {
   return k != OpKind::get;
 }
-bool receivesReply(OpKind k)
+bool receives_reply(OpKind k)
 {
-  return k == OpKind::get || k == OpKind::fetchAtomic || k == OpKind::swap;
+  return k == OpKind::get || k == OpKind::fetch_atomic || k == OpKind::swap;
 }
 } // namespace
 
-int Core::validate(const OperationRequest& req, const ProcessState& ps, ptl_handle_ni_t* niOut)
+int Core::validate(const OperationRequest& req, const ProcessState& ps, ptl_handle_ni_t* ni_out)
 {
-  ptl_handle_ni_t niHandle = PTL_INVALID_HANDLE;
+  ptl_handle_ni_t ni_handle = PTL_INVALID_HANDLE;
   for (int i = 0; i < 2; ++i) {
-    bool needed = i == 0 ? sendsPayload(req.kind) : receivesReply(req.kind);
+    bool needed = i == 0 ? sends_payload(req.kind) : receives_reply(req.kind);
     if (!needed)
       continue;
-    ptl_handle_md_t h    = i == 0 ? req.putMd : req.getMd;
-    ptl_size_t offset    = i == 0 ? req.localPutOffset : req.localGetOffset;
+    ptl_handle_md_t h    = i == 0 ? req.put_md : req.get_md;
+    ptl_size_t offset    = i == 0 ? req.local_put_offset : req.local_get_offset;
     MemoryDescriptor* md = mds_.find(h);
     if (md == nullptr || md->owner != ps.ctx.id)
       return PTL_ARG_INVALID;
-    if (niHandle != PTL_INVALID_HANDLE && md->ni != niHandle)
+    if (ni_handle != PTL_INVALID_HANDLE && md->ni != ni_handle)
       return PTL_ARG_INVALID; // the two MDs of a FetchAtomic/Swap belong to different NIs
-    niHandle = md->ni;
+    ni_handle = md->ni;
     if (offset > md->region.size() || req.length > md->region.size() - offset)
       return PTL_ARG_INVALID;
   }
-  NetworkInterface* ni = nis_.find(niHandle);
+  NetworkInterface* ni = nis_.find(ni_handle);
   if (ni == nullptr)
     return PTL_ARG_INVALID;
-  if (req.length > ni->limits.max_msg_size || req.ackReq > PTL_OC_ACK_REQ)
+  if (req.length > ni->limits.max_msg_size || req.ack_req > PTL_OC_ACK_REQ)
     return PTL_ARG_INVALID;
-  if (req.ptIndex > static_cast<ptl_pt_index_t>(ni->limits.max_pt_index))
+  if (req.pt_index > static_cast<ptl_pt_index_t>(ni->limits.max_pt_index))
     return PTL_ARG_INVALID; // no NI of this kind has such a portal table entry
-  if (sendsPayload(req.kind)) {
+  if (sends_payload(req.kind)) {
     // A volatile MD's buffer may change as soon as the call returns: bxisim copies the payload at once,
     // up to max_volatile_size; larger operations are refused, as the reference implementation does.
-    const MemoryDescriptor* md = mds_.find(req.putMd);
+    const MemoryDescriptor* md = mds_.find(req.put_md);
     if ((md->options & PTL_MD_VOLATILE) && req.length > ni->limits.max_volatile_size)
       return PTL_ARG_INVALID;
   }
-  if (req.kind == OpKind::atomic || req.kind == OpKind::fetchAtomic || req.kind == OpKind::swap) {
-    size_t elem = datatypeSize(req.atomicType);
-    if (!isValidCombination(req.atomicOp, req.atomicType) || elem == 0 || req.length % elem != 0)
+  if (req.kind == OpKind::atomic || req.kind == OpKind::fetch_atomic || req.kind == OpKind::swap) {
+    size_t elem = datatype_size(req.atomic_type);
+    if (!is_valid_combination(req.atomic_op, req.atomic_type) || elem == 0 || req.length % elem != 0)
       return PTL_ARG_INVALID;
-    bool swapOp = isSwapOperation(req.atomicOp);
-    if ((req.kind == OpKind::swap) != swapOp)
+    bool swap_op = is_swap_operation(req.atomic_op);
+    if ((req.kind == OpKind::swap) != swap_op)
       return PTL_ARG_INVALID; // swaps only through PtlSwap, the others never
     ptl_size_t max = req.kind == OpKind::atomic ? ni->limits.max_atomic_size : ni->limits.max_fetch_atomic_size;
     if (req.length > max)
       return PTL_ARG_INVALID;
-    if (isSingleElementOperation(req.atomicOp) && req.length != elem)
+    if (is_single_element_operation(req.atomic_op) && req.length != elem)
       return PTL_ARG_INVALID;
-    if (req.kind == OpKind::swap && req.atomicOp != PTL_SWAP && req.operand == nullptr)
+    if (req.kind == OpKind::swap && req.atomic_op != PTL_SWAP && req.operand == nullptr)
       return PTL_ARG_INVALID;
   }
   if (ni->logical()) {
-    if (!ni->mapSet || req.target.rank >= ni->map.size())
+    if (!ni->map_set || req.target.rank >= ni->map.size())
       return PTL_ARG_INVALID;
   }
-  *niOut = niHandle;
+  *ni_out = ni_handle;
   return PTL_OK;
 }
 
 int Core::start(const OperationRequest& req, ProcessState& ps, bool triggered)
 {
-  ptl_handle_ni_t niHandle;
-  int rc = validate(req, ps, &niHandle);
+  ptl_handle_ni_t ni_handle;
+  int rc = validate(req, ps, &ni_handle);
   if (rc != PTL_OK)
     return rc;
-  NetworkInterface* ni = nis_.find(niHandle);
+  NetworkInterface* ni = nis_.find(ni_handle);
   if (!triggered)
     ps.changes++; // the process is at work: its polling loop must go round again before it blocks
   if (ps.ctx.nic == nullptr) {
     XBT_ERROR("Ptl%s by process %u: no NIC model is installed to carry it out (the runtime must provide one)",
-              toString(req.kind), ps.ctx.id);
+              op_kind_name(req.kind), ps.ctx.id);
     return PTL_FAIL;
   }
-  auto msg           = std::make_unique<Message>();
-  msg->id            = nextMessageId_++;
-  msg->triggered     = triggered;
-  msg->kind          = req.kind;
-  msg->iface         = ni->iface;
-  msg->niOptions     = ni->options;
-  msg->source        = ni->physId;
-  msg->target        = ni->logical() ? ni->map[req.target.rank] : req.target;
-  msg->sourceProcess = ps.ctx.id;
-  msg->uid           = ni->uid;
-  msg->ptIndex       = req.ptIndex;
-  msg->matchBits     = ni->matching() ? req.matchBits : 0;
-  msg->remoteOffset  = req.remoteOffset;
-  msg->hdrData       = req.hdrData;
-  msg->ackReq        = sendsPayload(req.kind) && !receivesReply(req.kind) ? req.ackReq : PTL_NO_ACK_REQ;
-  msg->atomicOp      = req.atomicOp;
-  msg->atomicType    = req.atomicType;
-  msg->length        = req.length;
-  msg->userPtr       = req.userPtr;
-  msg->sourceNi      = niHandle;
+  auto msg            = std::make_unique<Message>();
+  msg->id             = next_message_id_++;
+  msg->triggered      = triggered;
+  msg->kind           = req.kind;
+  msg->iface          = ni->iface;
+  msg->ni_options     = ni->options;
+  msg->source         = ni->phys_id;
+  msg->target         = ni->logical() ? ni->map[req.target.rank] : req.target;
+  msg->source_process = ps.ctx.id;
+  msg->uid            = ni->uid;
+  msg->pt_index       = req.pt_index;
+  msg->match_bits     = ni->matching() ? req.match_bits : 0;
+  msg->remote_offset  = req.remote_offset;
+  msg->hdr_data       = req.hdr_data;
+  msg->ack_req        = sends_payload(req.kind) && !receives_reply(req.kind) ? req.ack_req : PTL_NO_ACK_REQ;
+  msg->atomic_op      = req.atomic_op;
+  msg->atomic_type    = req.atomic_type;
+  msg->length         = req.length;
+  msg->user_ptr       = req.user_ptr;
+  msg->source_ni      = ni_handle;
   if (req.kind == OpKind::swap && req.operand != nullptr)
-    std::memcpy(msg->operand.data(), req.operand, datatypeSize(req.atomicType));
-  if (sendsPayload(req.kind)) {
-    MemoryDescriptor* md = mds_.find(req.putMd);
-    msg->putMd           = req.putMd;
-    msg->localPutOffset  = req.localPutOffset;
-    md->inFlight++;
-    unsigned char* p = md->region.contiguous(req.localPutOffset, req.length);
+    std::memcpy(msg->operand.data(), req.operand, datatype_size(req.atomic_type));
+  if (sends_payload(req.kind)) {
+    MemoryDescriptor* md  = mds_.find(req.put_md);
+    msg->put_md           = req.put_md;
+    msg->local_put_offset = req.local_put_offset;
+    md->in_flight++;
+    unsigned char* p = md->region.contiguous(req.local_put_offset, req.length);
     if (p != nullptr) {
-      msg->borrowPayload(p);
+      msg->borrow_payload(p);
       if (md->options & PTL_MD_VOLATILE)
-        msg->ownPayload(); // the program may modify the buffer as soon as the call returns
-    } else {               // an iovec MD whose range spans several elements: gather it now
+        msg->own_payload(); // the program may modify the buffer as soon as the call returns
+    } else {                // an iovec MD whose range spans several elements: gather it now
       std::vector<unsigned char> tmp(req.length);
-      md->region.read(req.localPutOffset, tmp.data(), req.length);
-      msg->borrowPayload(tmp.data());
-      msg->ownPayload();
+      md->region.read(req.local_put_offset, tmp.data(), req.length);
+      msg->borrow_payload(tmp.data());
+      msg->own_payload();
     }
   }
-  if (receivesReply(req.kind)) {
-    msg->getMd          = req.getMd;
-    msg->localGetOffset = req.localGetOffset;
-    mds_.find(req.getMd)->inFlight++;
+  if (receives_reply(req.kind)) {
+    msg->get_md           = req.get_md;
+    msg->local_get_offset = req.local_get_offset;
+    mds_.find(req.get_md)->in_flight++;
   }
   XBT_DEBUG("message %llu: %s of %llu B from %u/%u to %u/%u, PT %u, bits %#llx", (unsigned long long)msg->id,
-            toString(msg->kind), (unsigned long long)msg->length, msg->source.phys.nid, msg->source.phys.pid,
-            msg->target.phys.nid, msg->target.phys.pid, msg->ptIndex, (unsigned long long)msg->matchBits);
+            op_kind_name(msg->kind), (unsigned long long)msg->length, msg->source.phys.nid, msg->source.phys.pid,
+            msg->target.phys.nid, msg->target.phys.pid, msg->pt_index, (unsigned long long)msg->match_bits);
   msg->tracked         = true;
   unfinished_[msg->id] = msg.get();
   ps.ctx.nic->submit(std::move(msg));
@@ -166,63 +166,63 @@ int Core::start(const OperationRequest& req, ProcessState& ps, bool triggered)
 int Core::issue(const OperationRequest& req)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
   return start(req, ps);
 }
 
-int Core::issueTriggered(const OperationRequest& req, ptl_handle_ct_t trigCt, ptl_size_t threshold)
+int Core::issue_triggered(const OperationRequest& req, ptl_handle_ct_t trig_ct, ptl_size_t threshold)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
-  ptl_handle_ni_t niHandle;
-  int rc = validate(req, ps, &niHandle);
+  ptl_handle_ni_t ni_handle;
+  int rc = validate(req, ps, &ni_handle);
   if (rc != PTL_OK)
     return rc;
-  CountingEvent* ct = owned(cts_, trigCt, ps);
-  if (ct == nullptr || ct->ni() != niHandle)
+  CountingEvent* ct = owned(cts_, trig_ct, ps);
+  if (ct == nullptr || ct->ni() != ni_handle)
     return PTL_ARG_INVALID;
-  NetworkInterface* ni = nis_.find(niHandle);
-  if (ni->triggeredOps >= ni->limits.max_triggered_ops)
+  NetworkInterface* ni = nis_.find(ni_handle);
+  if (ni->triggered_ops >= ni->limits.max_triggered_ops)
     return PTL_NO_SPACE;
   OperationRequest copy = req;
   std::array<unsigned char, 32> operand{};
   if (req.operand != nullptr) { // the operand is read when the operation fires: keep it
-    std::memcpy(operand.data(), req.operand, datatypeSize(req.atomicType));
+    std::memcpy(operand.data(), req.operand, datatype_size(req.atomic_type));
   }
   uint32_t owner = ps.ctx.id;
-  ni->triggeredOps++;
-  ct->addTriggered(threshold, [this, copy, operand, owner]() mutable {
+  ni->triggered_ops++;
+  ct->add_triggered(threshold, [this, copy, operand, owner]() mutable {
     if (copy.operand != nullptr)
       copy.operand = operand.data();
     ProcessState* p = process(owner);
     int r           = p ? start(copy, *p, true) : PTL_ARG_INVALID;
     if (r != PTL_OK)
       XBT_WARN("triggered Ptl%s of process %u could not start when it fired (error %d): its MD was released?",
-               toString(copy.kind), owner, r);
+               op_kind_name(copy.kind), owner, r);
   });
-  ctChanged(trigCt); // fires at once if the threshold is already reached
+  ct_changed(trig_ct); // fires at once if the threshold is already reached
   return PTL_OK;
 }
 
-int Core::triggeredCt(ptl_handle_ct_t h, ptl_ct_event_t value, bool increment, ptl_handle_ct_t trigCt,
-                      ptl_size_t threshold)
+int Core::triggered_ct(ptl_handle_ct_t h, ptl_ct_event_t value, bool increment, ptl_handle_ct_t trig_ct,
+                       ptl_size_t threshold)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
   CountingEvent* target = owned(cts_, h, ps);
-  CountingEvent* trig   = owned(cts_, trigCt, ps);
+  CountingEvent* trig   = owned(cts_, trig_ct, ps);
   if (target == nullptr || trig == nullptr || target->ni() != trig->ni())
     return PTL_ARG_INVALID;
   if (increment && value.success != 0 && value.failure != 0)
     return PTL_ARG_INVALID;
   NetworkInterface* ni = nis_.find(trig->ni());
-  if (ni->triggeredOps >= ni->limits.max_triggered_ops)
+  if (ni->triggered_ops >= ni->limits.max_triggered_ops)
     return PTL_NO_SPACE;
-  ni->triggeredOps++;
-  trig->addTriggered(threshold, [this, h, value, increment]() {
+  ni->triggered_ops++;
+  trig->add_triggered(threshold, [this, h, value, increment]() {
     CountingEvent* ct = cts_.find(h);
     if (ct == nullptr)
       return; // freed before the trigger
@@ -230,32 +230,32 @@ int Core::triggeredCt(ptl_handle_ct_t h, ptl_ct_event_t value, bool increment, p
       ct->add(value);
     else
       ct->set(value);
-    ctChanged(h);
+    ct_changed(h);
   });
-  ctChanged(trigCt);
+  ct_changed(trig_ct);
   return PTL_OK;
 }
 
-bool Core::ackReachesPutMd(const Message& msg)
+bool Core::ack_reaches_put_md(const Message& msg)
 {
-  const MemoryDescriptor* md = mds_.find(msg.putMd);
+  const MemoryDescriptor* md = mds_.find(msg.put_md);
   if (md == nullptr)
     return false;
-  bool full_ack = msg.ackReq == PTL_ACK_REQ || msg.ackReq == PTL_OC_ACK_REQ;
+  bool full_ack = msg.ack_req == PTL_ACK_REQ || msg.ack_req == PTL_OC_ACK_REQ;
   return (full_ack && md->eq != PTL_EQ_NONE) || (md->ct != PTL_CT_NONE && (md->options & PTL_MD_EVENT_CT_ACK));
 }
 
-void Core::releaseMds(Message& msg, bool put, bool get)
+void Core::release_mds(Message& msg, bool put, bool get)
 {
-  if (put && !msg.putMdReleased && msg.putMd != PTL_INVALID_HANDLE) {
-    msg.putMdReleased = true;
-    if (MemoryDescriptor* md = mds_.find(msg.putMd))
-      md->inFlight--;
+  if (put && !msg.put_md_released && msg.put_md != PTL_INVALID_HANDLE) {
+    msg.put_md_released = true;
+    if (MemoryDescriptor* md = mds_.find(msg.put_md))
+      md->in_flight--;
   }
-  if (get && !msg.getMdReleased && msg.getMd != PTL_INVALID_HANDLE) {
-    msg.getMdReleased = true;
-    if (MemoryDescriptor* md = mds_.find(msg.getMd))
-      md->inFlight--;
+  if (get && !msg.get_md_released && msg.get_md != PTL_INVALID_HANDLE) {
+    msg.get_md_released = true;
+    if (MemoryDescriptor* md = mds_.find(msg.get_md))
+      md->in_flight--;
   }
 }
 
@@ -271,100 +271,100 @@ void Core::untrack(Message& msg)
   unfinished_.erase(msg.id);
 }
 
-void Core::finishIfDone(Message& msg)
+void Core::finish_if_done(Message& msg)
 {
-  if (msg.finished || !msg.sendCompleted)
+  if (msg.finished || !msg.send_completed)
     return;
-  bool responseDone = msg.response == ResponseKind::none ? msg.delivered : msg.responseCompleted;
-  if (!responseDone)
+  bool response_done = msg.response == ResponseKind::none ? msg.delivered : msg.response_completed;
+  if (!response_done)
     return;
   msg.finished = true;
   untrack(msg);
-  releaseMds(msg, true, true);
+  release_mds(msg, true, true);
 }
 
-void Core::completeSend(Message& msg)
+void Core::complete_send(Message& msg)
 {
   NotifyBatch batch(*this);
-  if (msg.sendCompleted)
+  if (msg.send_completed)
     return;
-  msg.sendCompleted = true;
+  msg.send_completed = true;
   // The user may reuse the buffer once SEND is posted: keep a copy. Not when the initiator's NI is gone
   // (PtlNIFini, or its rank ended): its memory may be gone too, and the request is dropped at delivery.
-  if (!msg.delivered && nis_.find(msg.sourceNi) != nullptr)
-    msg.ownPayload();
+  if (!msg.delivered && nis_.find(msg.source_ni) != nullptr)
+    msg.own_payload();
   if (msg.kind != OpKind::get) {
     // A request that never reached its target is reported on the SEND event too (as the reference
     // implementation does), and counted as a failure.
-    ptl_ni_fail_t fail = msg.delivered && msg.failType == PTL_NI_UNDELIVERABLE ? PTL_NI_UNDELIVERABLE : PTL_NI_OK;
+    ptl_ni_fail_t fail = msg.delivered && msg.fail_type == PTL_NI_UNDELIVERABLE ? PTL_NI_UNDELIVERABLE : PTL_NI_OK;
     // Without an ack that the put MD records (no ack requested, or one that neither its EQ nor its
     // counting event takes), SEND is the last the initiator hears of the MD: PtlMDRelease may free it
     // now, as the reference implementation allows. Released before the event is posted: posting wakes
     // the program up, and SimGrid may run it before this returns.
-    if (msg.ackReq == PTL_NO_ACK_REQ || !ackReachesPutMd(msg))
-      releaseMds(msg, true, false);
-    if (const MemoryDescriptor* found = mds_.find(msg.putMd)) {
+    if (msg.ack_req == PTL_NO_ACK_REQ || !ack_reaches_put_md(msg))
+      release_mds(msg, true, false);
+    if (const MemoryDescriptor* found = mds_.find(msg.put_md)) {
       MemoryDescriptor md = *found; // posting lets the program run, which may release it
       bool ok             = fail == PTL_NI_OK;
       if (!(md.options & PTL_MD_EVENT_SEND_DISABLE) && !(ok && (md.options & PTL_MD_EVENT_SUCCESS_DISABLE))) {
         ptl_event_t ev{};
         ev.type             = PTL_EVENT_SEND;
-        ev.user_ptr         = msg.userPtr;
-        ev.hdr_data         = msg.hdrData;
-        ev.match_bits       = msg.matchBits;
+        ev.user_ptr         = msg.user_ptr;
+        ev.hdr_data         = msg.hdr_data;
+        ev.match_bits       = msg.match_bits;
         ev.rlength          = msg.length;
         ev.mlength          = msg.length;
-        ev.remote_offset    = msg.remoteOffset;
-        ev.pt_index         = msg.ptIndex;
+        ev.remote_offset    = msg.remote_offset;
+        ev.pt_index         = msg.pt_index;
         ev.ni_fail_type     = fail;
-        ev.atomic_operation = msg.atomicOp;
-        ev.atomic_type      = msg.atomicType;
-        postEvent(md.eq, ev);
+        ev.atomic_operation = msg.atomic_op;
+        ev.atomic_type      = msg.atomic_type;
+        post_event(md.eq, ev);
       }
-      countInitiator(md, PTL_MD_EVENT_CT_SEND, msg.length, fail);
+      count_initiator(md, PTL_MD_EVENT_CT_SEND, msg.length, fail);
     }
   }
-  finishIfDone(msg);
+  finish_if_done(msg);
 }
 
-void Core::completeResponse(Message& msg)
+void Core::complete_response(Message& msg)
 {
   NotifyBatch batch(*this);
-  if (msg.responseCompleted || msg.response == ResponseKind::none)
+  if (msg.response_completed || msg.response == ResponseKind::none)
     return;
-  msg.responseCompleted         = true;
+  msg.response_completed        = true;
   bool reply                    = msg.response == ResponseKind::reply;
-  const MemoryDescriptor* found = mds_.find(reply ? msg.getMd : msg.putMd);
+  const MemoryDescriptor* found = mds_.find(reply ? msg.get_md : msg.put_md);
   // The MDs are free as soon as the program can see the ACK/REPLY (event or counter): released first,
   // as posting the event or counting may run the program at once (a SimGrid simcall).
-  releaseMds(msg, true, true);
+  release_mds(msg, true, true);
   if (found != nullptr) {
     MemoryDescriptor copy = *found; // posting lets the program run, which may release it
     MemoryDescriptor* md  = &copy;
-    if (reply && msg.failType == PTL_NI_OK && !msg.replyData.empty())
-      md->region.write(msg.localGetOffset, msg.replyData.data(), msg.replyData.size());
-    bool ok      = msg.failType == PTL_NI_OK;
-    bool fullAck = !reply && (msg.ackReq == PTL_ACK_REQ || msg.ackReq == PTL_OC_ACK_REQ);
-    if ((reply || fullAck) && !(ok && (md->options & PTL_MD_EVENT_SUCCESS_DISABLE))) {
+    if (reply && msg.fail_type == PTL_NI_OK && !msg.reply_data.empty())
+      md->region.write(msg.local_get_offset, msg.reply_data.data(), msg.reply_data.size());
+    bool ok       = msg.fail_type == PTL_NI_OK;
+    bool full_ack = !reply && (msg.ack_req == PTL_ACK_REQ || msg.ack_req == PTL_OC_ACK_REQ);
+    if ((reply || full_ack) && !(ok && (md->options & PTL_MD_EVENT_SUCCESS_DISABLE))) {
       ptl_event_t ev{};
       ev.type             = reply ? PTL_EVENT_REPLY : PTL_EVENT_ACK;
-      ev.user_ptr         = msg.userPtr;
-      ev.match_bits       = msg.matchBits;
+      ev.user_ptr         = msg.user_ptr;
+      ev.match_bits       = msg.match_bits;
       ev.rlength          = msg.length;
       ev.mlength          = msg.mlength;
-      ev.remote_offset    = msg.targetOffset;
-      ev.pt_index         = msg.ptIndex;
-      ev.ptl_list         = msg.matchedList;
-      ev.ni_fail_type     = msg.failType;
-      ev.atomic_operation = msg.atomicOp;
-      ev.atomic_type      = msg.atomicType;
+      ev.remote_offset    = msg.target_offset;
+      ev.pt_index         = msg.pt_index;
+      ev.ptl_list         = msg.matched_list;
+      ev.ni_fail_type     = msg.fail_type;
+      ev.atomic_operation = msg.atomic_op;
+      ev.atomic_type      = msg.atomic_type;
       if (reply)
-        ev.start = md->region.addressAt(msg.localGetOffset);
-      postEvent(md->eq, ev);
+        ev.start = md->region.address_at(msg.local_get_offset);
+      post_event(md->eq, ev);
     }
-    countInitiator(*md, reply ? PTL_MD_EVENT_CT_REPLY : PTL_MD_EVENT_CT_ACK, msg.mlength, msg.failType);
+    count_initiator(*md, reply ? PTL_MD_EVENT_CT_REPLY : PTL_MD_EVENT_CT_ACK, msg.mlength, msg.fail_type);
   }
-  finishIfDone(msg);
+  finish_if_done(msg);
 }
 
 } // namespace bxisim::portals

@@ -13,26 +13,26 @@ XBT_LOG_NEW_DEFAULT_SUBCATEGORY(portals_lists, portals, "Portals priority/overfl
 namespace bxisim::portals
 {
 
-EntrySpec toSpec(const ptl_me_t& me)
+EntrySpec to_spec(const ptl_me_t& me)
 {
   EntrySpec s;
-  s.isMe       = true;
-  s.start      = me.start;
-  s.length     = me.length;
-  s.ct         = me.ct_handle;
-  s.uid        = me.uid;
-  s.options    = me.options;
-  s.matchId    = me.match_id;
-  s.matchBits  = me.match_bits;
-  s.ignoreBits = me.ignore_bits;
-  s.minFree    = me.min_free;
+  s.is_me       = true;
+  s.start       = me.start;
+  s.length      = me.length;
+  s.ct          = me.ct_handle;
+  s.uid         = me.uid;
+  s.options     = me.options;
+  s.match_id    = me.match_id;
+  s.match_bits  = me.match_bits;
+  s.ignore_bits = me.ignore_bits;
+  s.min_free    = me.min_free;
   return s;
 }
 
-EntrySpec toSpec(const ptl_le_t& le)
+EntrySpec to_spec(const ptl_le_t& le)
 {
   EntrySpec s;
-  s.isMe    = false;
+  s.is_me   = false;
   s.start   = le.start;
   s.length  = le.length;
   s.ct      = le.ct_handle;
@@ -45,7 +45,7 @@ namespace
 {
 
 /* The ME/LE options an operation needs. */
-unsigned permissionsFor(ptl_event_kind_t type)
+unsigned permissions_for(ptl_event_kind_t type)
 {
   switch (type) {
   case PTL_EVENT_GET:
@@ -57,120 +57,122 @@ unsigned permissionsFor(ptl_event_kind_t type)
   }
 }
 
-bool headerMatches(const ListEntry& e, const UnexpectedHeader& h, bool matchingNi, bool logicalNi)
+bool header_matches(const ListEntry& e, const UnexpectedHeader& h, bool matching_ni, bool logical_ni)
 {
   Initiator who;
-  who.phys      = h.physInitiator;
-  who.rank      = logicalNi ? h.initiator.rank : PTL_RANK_ANY;
+  who.phys      = h.phys_initiator;
+  who.rank      = logical_ni ? h.initiator.rank : PTL_RANK_ANY;
   who.uid       = h.uid;
-  unsigned need = permissionsFor(h.type);
-  return entryMatches(e, matchingNi, logicalNi, who, h.matchBits) && (e.options & need) == need &&
+  unsigned need = permissions_for(h.type);
+  return entry_matches(e, matching_ni, logical_ni, who, h.match_bits) && (e.options & need) == need &&
          (e.uid == PTL_UID_ANY || e.uid == h.uid);
 }
 
-ptl_event_t eventFromHeader(const UnexpectedHeader& h, ptl_event_kind_t type, void* userPtr, ptl_pt_index_t pt)
+ptl_event_t event_from_header(const UnexpectedHeader& h, ptl_event_kind_t type, void* user_ptr, ptl_pt_index_t pt)
 {
   ptl_event_t ev{};
   ev.type             = type;
   ev.start            = h.start;
-  ev.user_ptr         = userPtr;
-  ev.hdr_data         = h.hdrData;
-  ev.match_bits       = h.matchBits;
+  ev.user_ptr         = user_ptr;
+  ev.hdr_data         = h.hdr_data;
+  ev.match_bits       = h.match_bits;
   ev.rlength          = h.rlength;
   ev.mlength          = h.mlength;
-  ev.remote_offset    = h.remoteOffset;
+  ev.remote_offset    = h.remote_offset;
   ev.initiator        = h.initiator;
   ev.uid              = h.uid;
   ev.pt_index         = pt;
   ev.ptl_list         = PTL_OVERFLOW_LIST;
   ev.ni_fail_type     = PTL_NI_OK;
-  ev.atomic_operation = h.atomicOp;
-  ev.atomic_type      = h.atomicType;
+  ev.atomic_operation = h.atomic_op;
+  ev.atomic_type      = h.atomic_type;
   return ev;
 }
 
-ListEntry entryFromSpec(const EntrySpec& spec)
+ListEntry entry_from_spec(const EntrySpec& spec)
 {
   ListEntry e;
-  e.isMe       = spec.isMe;
-  e.region     = MemoryRegion(spec.start, spec.length, (spec.options & PTL_IOVEC) != 0);
-  e.ct         = spec.ct;
-  e.uid        = spec.uid;
-  e.options    = spec.options;
-  e.matchId    = spec.matchId;
-  e.matchBits  = spec.matchBits;
-  e.ignoreBits = spec.ignoreBits;
-  e.minFree    = spec.minFree;
+  e.is_me       = spec.is_me;
+  e.region      = MemoryRegion(spec.start, spec.length, (spec.options & PTL_IOVEC) != 0);
+  e.ct          = spec.ct;
+  e.uid         = spec.uid;
+  e.options     = spec.options;
+  e.match_id    = spec.match_id;
+  e.match_bits  = spec.match_bits;
+  e.ignore_bits = spec.ignore_bits;
+  e.min_free    = spec.min_free;
   return e;
 }
 
 } // namespace
 
-void Core::releaseHeaderReference(NetworkInterface& ni, const ListEntryPtr& overflowEntry)
+void Core::release_header_reference(NetworkInterface& ni, const ListEntryPtr& overflow_entry)
 {
-  if (!overflowEntry)
+  if (!overflow_entry)
     return;
-  overflowEntry->pendingHeaders--;
-  if (overflowEntry->pendingHeaders == 0 && overflowEntry->autoUnlinked) {
+  overflow_entry->pending_headers--;
+  if (overflow_entry->pending_headers == 0 && overflow_entry->auto_unlinked) {
     ptl_event_t ev{};
     ev.type     = PTL_EVENT_AUTO_FREE;
-    ev.user_ptr = overflowEntry->userPtr;
-    ev.pt_index = overflowEntry->ptIndex;
+    ev.user_ptr = overflow_entry->user_ptr;
+    ev.pt_index = overflow_entry->pt_index;
     ev.ptl_list = PTL_OVERFLOW_LIST;
-    postTargetEvent(ni, *overflowEntry, ev);
+    post_target_event(ni, *overflow_entry, ev);
   }
 }
 
-void Core::consumeHeader(NetworkInterface& ni, PortalTableEntry& pte, std::list<UnexpectedHeader>::iterator it,
-                         ListEntry& consumer)
+void Core::consume_header(NetworkInterface& ni, PortalTableEntry& pte, std::list<UnexpectedHeader>::iterator it,
+                          ListEntry& consumer)
 {
   UnexpectedHeader h = *it;
   pte.unexpected.erase(it);
-  ni.unexpectedHeaders--;
-  if (consumer.isMe && (consumer.options & PTL_ME_MANAGE_LOCAL))
-    consumer.localOffset += (consumer.options & PTL_ME_LOCAL_INC_UH_RLENGTH) ? h.rlength : h.mlength;
-  postTargetEvent(ni, consumer,
-                  eventFromHeader(h, static_cast<ptl_event_kind_t>(h.type + 1), consumer.userPtr, consumer.ptIndex));
-  releaseHeaderReference(ni, h.overflowEntry);
+  ni.unexpected_headers--;
+  if (consumer.is_me && (consumer.options & PTL_ME_MANAGE_LOCAL))
+    consumer.local_offset += (consumer.options & PTL_ME_LOCAL_INC_UH_RLENGTH) ? h.rlength : h.mlength;
+  post_target_event(
+      ni, consumer,
+      event_from_header(h, static_cast<ptl_event_kind_t>(h.type + 1), consumer.user_ptr, consumer.pt_index));
+  release_header_reference(ni, h.overflow_entry);
 }
 
-void Core::unlinkEntry(NetworkInterface& ni, const ListEntryPtr& e, bool autoUnlink)
+void Core::unlink_entry(NetworkInterface& ni, const ListEntryPtr& e, bool auto_unlink)
 {
-  if (e->pendingAppend) { // a triggered append that has not fired: it never will
-    e->pendingAppend = false;
+  if (e->pending_append) { // a triggered append that has not fired: it never will
+    e->pending_append = false;
     ni.entries.erase(e->handle);
-    (e->isMe ? mes_ : les_).erase(e->handle);
+    (e->is_me ? mes_ : les_).erase(e->handle);
     return;
   }
   if (!e->linked)
     return;
-  PortalTableEntry& pte = ni.pts[e->ptIndex];
-  pte.listOf(e->list).erase(e->position);
+  PortalTableEntry& pte = ni.pts[e->pt_index];
+  pte.list_of(e->list).erase(e->position);
   e->linked = false;
   ni.entries.erase(e->handle);
-  (e->isMe ? mes_ : les_).erase(e->handle);
-  if (!autoUnlink)
+  (e->is_me ? mes_ : les_).erase(e->handle);
+  if (!auto_unlink)
     return;
-  e->autoUnlinked = true;
+  e->auto_unlinked = true;
   ptl_event_t ev{};
   ev.type     = PTL_EVENT_AUTO_UNLINK;
-  ev.user_ptr = e->userPtr;
-  ev.pt_index = e->ptIndex;
+  ev.user_ptr = e->user_ptr;
+  ev.pt_index = e->pt_index;
   ev.ptl_list = e->list;
-  postTargetEvent(ni, *e, ev);
-  if (e->list == PTL_OVERFLOW_LIST && e->pendingHeaders == 0) {
+  post_target_event(ni, *e, ev);
+  if (e->list == PTL_OVERFLOW_LIST && e->pending_headers == 0) {
     ev.type = PTL_EVENT_AUTO_FREE;
-    postTargetEvent(ni, *e, ev);
+    post_target_event(ni, *e, ev);
   }
 }
 
-int Core::checkAppend(const ProcessState& ps, ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec& spec,
-                      ptl_list_t list, ptl_handle_any_t* handle, NetworkInterface** niOut)
+int Core::check_append(const ProcessState& ps, ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec& spec,
+                       ptl_list_t list, ptl_handle_any_t* handle, NetworkInterface** ni_out)
 {
-  NetworkInterface* ni = ownedNi(h, ps);
-  unsigned mask        = spec.isMe ? PTL_ME_APPEND_OPTIONS_MASK : PTL_LE_APPEND_OPTIONS_MASK;
-  if (ni == nullptr || handle == nullptr || spec.isMe != ni->matching() || pt >= ni->pts.size() ||
-      !ni->pts[pt].allocated || list > PTL_OVERFLOW_LIST || (spec.options & ~mask) != 0 || !validCtOrNone(spec.ct, *ni))
+  NetworkInterface* ni = owned_ni(h, ps);
+  unsigned mask        = spec.is_me ? PTL_ME_APPEND_OPTIONS_MASK : PTL_LE_APPEND_OPTIONS_MASK;
+  if (ni == nullptr || handle == nullptr || spec.is_me != ni->matching() || pt >= ni->pts.size() ||
+      !ni->pts[pt].allocated || list > PTL_OVERFLOW_LIST || (spec.options & ~mask) != 0 ||
+      !valid_ct_or_none(spec.ct, *ni))
     return PTL_ARG_INVALID;
   if (spec.options & PTL_IOVEC) {
     if (spec.start == nullptr || spec.length > static_cast<ptl_size_t>(ni->limits.max_iovecs))
@@ -186,21 +188,21 @@ int Core::checkAppend(const ProcessState& ps, ptl_handle_ni_t h, ptl_pt_index_t 
   }
   if (ni->entries.size() >= static_cast<size_t>(ni->limits.max_entries))
     return PTL_NO_SPACE;
-  if (ni->pts[pt].listOf(list).size() >= static_cast<size_t>(ni->limits.max_list_size))
+  if (ni->pts[pt].list_of(list).size() >= static_cast<size_t>(ni->limits.max_list_size))
     return PTL_LIST_TOO_LONG;
-  *niOut = ni;
+  *ni_out = ni;
   return PTL_OK;
 }
 
-ListEntryPtr Core::createEntry(NetworkInterface& ni, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list,
-                               void* userPtr)
+ListEntryPtr Core::create_entry(NetworkInterface& ni, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list,
+                                void* user_ptr)
 {
-  auto e              = std::make_shared<ListEntry>(entryFromSpec(spec));
+  auto e              = std::make_shared<ListEntry>(entry_from_spec(spec));
   e->ni               = ni.handle;
-  e->ptIndex          = pt;
+  e->pt_index         = pt;
   e->list             = list;
-  e->userPtr          = userPtr;
-  ptl_handle_any_t eh = (spec.isMe ? mes_ : les_).insert(e);
+  e->user_ptr         = user_ptr;
+  ptl_handle_any_t eh = (spec.is_me ? mes_ : les_).insert(e);
   if (eh == PTL_INVALID_HANDLE)
     return nullptr;
   e->handle = eh;
@@ -208,171 +210,171 @@ ListEntryPtr Core::createEntry(NetworkInterface& ni, ptl_pt_index_t pt, const En
   return e;
 }
 
-void Core::linkEntry(NetworkInterface& ni, const ListEntryPtr& e)
+void Core::link_entry(NetworkInterface& ni, const ListEntryPtr& e)
 {
-  e->pendingAppend      = false;
-  PortalTableEntry& pte = ni.pts[e->ptIndex];
+  e->pending_append     = false;
+  PortalTableEntry& pte = ni.pts[e->pt_index];
   if (e->list == PTL_PRIORITY_LIST) {
     // A new priority entry first takes the unexpected headers it matches, oldest first. A use-once entry
     // (or a locally managed one left with less than min_free) that takes one is consumed at once: it
     // is never linked, its handle is stale, and PTL_EVENT_AUTO_UNLINK follows the overflow event, as
     // in the reference implementation.
-    bool useOnce = (e->options & PTL_ME_USE_ONCE) != 0;
+    bool use_once = (e->options & PTL_ME_USE_ONCE) != 0;
     for (auto it = pte.unexpected.begin(); it != pte.unexpected.end();) {
-      if (!headerMatches(*e, *it, ni.matching(), ni.logical())) {
+      if (!header_matches(*e, *it, ni.matching(), ni.logical())) {
         ++it;
         continue;
       }
       auto next = std::next(it);
-      consumeHeader(ni, pte, it, *e);
+      consume_header(ni, pte, it, *e);
       it             = next;
-      bool exhausted = e->isMe && (e->options & PTL_ME_MANAGE_LOCAL) && e->minFree > 0 &&
-                       e->region.size() - std::min(e->localOffset, e->region.size()) < e->minFree;
-      if (useOnce || exhausted) {
-        XBT_DEBUG("NI %#x PT %u: entry %#x consumed by an unexpected header at append", ni.handle, e->ptIndex,
+      bool exhausted = e->is_me && (e->options & PTL_ME_MANAGE_LOCAL) && e->min_free > 0 &&
+                       e->region.size() - std::min(e->local_offset, e->region.size()) < e->min_free;
+      if (use_once || exhausted) {
+        XBT_DEBUG("NI %#x PT %u: entry %#x consumed by an unexpected header at append", ni.handle, e->pt_index,
                   e->handle);
         ni.entries.erase(e->handle);
-        (e->isMe ? mes_ : les_).erase(e->handle);
-        e->autoUnlinked = true;
+        (e->is_me ? mes_ : les_).erase(e->handle);
+        e->auto_unlinked = true;
         ptl_event_t ev{};
         ev.type     = PTL_EVENT_AUTO_UNLINK;
-        ev.user_ptr = e->userPtr;
-        ev.pt_index = e->ptIndex;
+        ev.user_ptr = e->user_ptr;
+        ev.pt_index = e->pt_index;
         ev.ptl_list = e->list;
-        postTargetEvent(ni, *e, ev);
+        post_target_event(ni, *e, ev);
         return;
       }
     }
   }
-  auto& l     = pte.listOf(e->list);
+  auto& l     = pte.list_of(e->list);
   e->position = l.insert(l.end(), e);
   e->linked   = true;
   ptl_event_t ev{};
   ev.type     = PTL_EVENT_LINK;
-  ev.user_ptr = e->userPtr;
-  ev.pt_index = e->ptIndex;
+  ev.user_ptr = e->user_ptr;
+  ev.pt_index = e->pt_index;
   ev.ptl_list = e->list;
-  postTargetEvent(ni, *e, ev);
+  post_target_event(ni, *e, ev);
 }
 
-int Core::append(ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list, void* userPtr,
+int Core::append(ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list, void* user_ptr,
                  ptl_handle_any_t* handle)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
   NetworkInterface* ni = nullptr;
-  int rc               = checkAppend(ps, h, pt, spec, list, handle, &ni);
+  int rc               = check_append(ps, h, pt, spec, list, handle, &ni);
   if (rc != PTL_OK)
     return rc;
-  ListEntryPtr e = createEntry(*ni, pt, spec, list, userPtr);
+  ListEntryPtr e = create_entry(*ni, pt, spec, list, user_ptr);
   if (!e)
     return PTL_NO_SPACE;
   *handle = e->handle;
   CtDeferral defer(*this); // counters change after the list is consistent again
-  linkEntry(*ni, e);
+  link_entry(*ni, e);
   return PTL_OK;
 }
 
-int Core::triggeredAppend(ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list, void* userPtr,
-                          ptl_handle_any_t* handle, ptl_handle_ct_t trigCt, ptl_size_t threshold)
+int Core::triggered_append(ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec& spec, ptl_list_t list, void* user_ptr,
+                           ptl_handle_any_t* handle, ptl_handle_ct_t trig_ct, ptl_size_t threshold)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
   NetworkInterface* ni = nullptr;
-  int rc               = checkAppend(ps, h, pt, spec, list, handle, &ni);
+  int rc               = check_append(ps, h, pt, spec, list, handle, &ni);
   if (rc != PTL_OK)
     return rc;
-  CountingEvent* ct = owned(cts_, trigCt, ps);
+  CountingEvent* ct = owned(cts_, trig_ct, ps);
   if (ct == nullptr || ct->ni() != h)
     return PTL_ARG_INVALID;
-  if (ni->triggeredOps >= ni->limits.max_triggered_ops)
+  if (ni->triggered_ops >= ni->limits.max_triggered_ops)
     return PTL_NO_SPACE;
-  ListEntryPtr e = createEntry(*ni, pt, spec, list, userPtr);
+  ListEntryPtr e = create_entry(*ni, pt, spec, list, user_ptr);
   if (!e)
     return PTL_NO_SPACE;
-  e->pendingAppend = true;
-  *handle          = e->handle;
-  ni->triggeredOps++;
+  e->pending_append = true;
+  *handle           = e->handle;
+  ni->triggered_ops++;
   ptl_handle_any_t eh = e->handle;
-  bool isMe           = spec.isMe;
-  ct->addTriggered(threshold, [this, eh, isMe]() {
-    ListEntryPtr entry = (isMe ? mes_ : les_).findShared(eh);
-    if (!entry || !entry->pendingAppend)
+  bool is_me          = spec.is_me;
+  ct->add_triggered(threshold, [this, eh, is_me]() {
+    ListEntryPtr entry = (is_me ? mes_ : les_).find_shared(eh);
+    if (!entry || !entry->pending_append)
       return; // unlinked (or its NI finalized) before the trigger
     NetworkInterface* owner = nis_.find(entry->ni);
     if (owner == nullptr)
       return;
-    if (!owner->pts[entry->ptIndex].allocated) {
+    if (!owner->pts[entry->pt_index].allocated) {
       XBT_WARN("triggered append of entry %#x: PT %u of NI %#x was freed before the trigger; the entry is dropped", eh,
-               entry->ptIndex, entry->ni);
-      unlinkEntry(*owner, entry, false);
+               entry->pt_index, entry->ni);
+      unlink_entry(*owner, entry, false);
       return;
     }
-    linkEntry(*owner, entry);
+    link_entry(*owner, entry);
   });
-  ctChanged(trigCt); // fires at once if the threshold is already reached
+  ct_changed(trig_ct); // fires at once if the threshold is already reached
   return PTL_OK;
 }
 
-int Core::unlink(ptl_handle_any_t h, bool isMe)
+int Core::unlink(ptl_handle_any_t h, bool is_me)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
-  ListEntryPtr e = (isMe ? mes_ : les_).findShared(h);
+  ListEntryPtr e = (is_me ? mes_ : les_).find_shared(h);
   if (!e)
     return PTL_ARG_INVALID;
-  NetworkInterface* ni = ownedNi(e->ni, ps);
+  NetworkInterface* ni = owned_ni(e->ni, ps);
   if (ni == nullptr)
     return PTL_ARG_INVALID;
-  unlinkEntry(*ni, e, false);
+  unlink_entry(*ni, e, false);
   return PTL_OK;
 }
 
-int Core::triggeredUnlink(ptl_handle_any_t h, bool isMe, ptl_handle_ct_t trigCt, ptl_size_t threshold)
+int Core::triggered_unlink(ptl_handle_any_t h, bool is_me, ptl_handle_ct_t trig_ct, ptl_size_t threshold)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
-  ListEntryPtr e = (isMe ? mes_ : les_).findShared(h);
+  ListEntryPtr e = (is_me ? mes_ : les_).find_shared(h);
   if (!e)
     return PTL_ARG_INVALID;
-  NetworkInterface* ni = ownedNi(e->ni, ps);
-  CountingEvent* ct    = owned(cts_, trigCt, ps);
+  NetworkInterface* ni = owned_ni(e->ni, ps);
+  CountingEvent* ct    = owned(cts_, trig_ct, ps);
   if (ni == nullptr || ct == nullptr || ct->ni() != ni->handle)
     return PTL_ARG_INVALID;
-  if (ni->triggeredOps >= ni->limits.max_triggered_ops)
+  if (ni->triggered_ops >= ni->limits.max_triggered_ops)
     return PTL_NO_SPACE;
-  ni->triggeredOps++;
-  ct->addTriggered(threshold, [this, h, isMe]() {
-    ListEntryPtr entry = (isMe ? mes_ : les_).findShared(h);
+  ni->triggered_ops++;
+  ct->add_triggered(threshold, [this, h, is_me]() {
+    ListEntryPtr entry = (is_me ? mes_ : les_).find_shared(h);
     if (!entry)
       return; // already unlinked
     if (NetworkInterface* owner = nis_.find(entry->ni))
-      unlinkEntry(*owner, entry, false);
+      unlink_entry(*owner, entry, false);
   });
-  ctChanged(trigCt);
+  ct_changed(trig_ct);
   return PTL_OK;
 }
 
-int Core::search(ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec& spec, ptl_search_op_t op, void* userPtr)
+int Core::search(ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec& spec, ptl_search_op_t op, void* user_ptr)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
-  NetworkInterface* ni = ownedNi(h, ps);
-  if (ni == nullptr || spec.isMe != ni->matching() || pt >= ni->pts.size() || !ni->pts[pt].allocated ||
-      op > PTL_SEARCH_DELETE || !validCtOrNone(spec.ct, *ni))
+  NetworkInterface* ni = owned_ni(h, ps);
+  if (ni == nullptr || spec.is_me != ni->matching() || pt >= ni->pts.size() || !ni->pts[pt].allocated ||
+      op > PTL_SEARCH_DELETE || !valid_ct_or_none(spec.ct, *ni))
     return PTL_ARG_INVALID;
-  PortalTableEntry& pte  = ni->pts[pt];
-  uint64_t changesBefore = ps.changes;
-  ListEntry probe        = entryFromSpec(spec);
-  probe.ni               = h;
-  probe.ptIndex          = pt;
-  probe.userPtr          = userPtr;
-  bool useOnce           = (spec.options & PTL_ME_USE_ONCE) != 0;
+  PortalTableEntry& pte   = ni->pts[pt];
+  uint64_t changes_before = ps.changes;
+  ListEntry probe         = entry_from_spec(spec);
+  probe.ni                = h;
+  probe.pt_index          = pt;
+  probe.user_ptr          = user_ptr;
+  bool use_once           = (spec.options & PTL_ME_USE_ONCE) != 0;
   // Counting search (Portals 4.3, as the reference implementation does it): with PTL_ME_EVENT_CT_OVERFLOW,
   // the search entry's CT counts each match in success (bytes with PTL_ME_EVENT_CT_BYTES), and failure is
   // incremented once when the search is over: always for a persistent entry, only without a match for
@@ -381,10 +383,10 @@ int Core::search(ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec& spec, pt
   CtDeferral defer(*this);
   std::vector<std::list<UnexpectedHeader>::iterator> matches;
   for (auto it = pte.unexpected.begin(); it != pte.unexpected.end(); ++it) {
-    if (!headerMatches(probe, *it, ni->matching(), ni->logical()))
+    if (!header_matches(probe, *it, ni->matching(), ni->logical()))
       continue;
     matches.push_back(it);
-    if (useOnce)
+    if (use_once)
       break;
   }
   bool events = op == PTL_SEARCH_DELETE || !(spec.options & PTL_ME_EVENT_COMM_DISABLE);
@@ -392,30 +394,30 @@ int Core::search(ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec& spec, pt
     if (op == PTL_SEARCH_ONLY) {
       // One PTL_EVENT_SEARCH per matching header; the headers stay.
       if (events)
-        postEvent(pte.eq, eventFromHeader(*it, PTL_EVENT_SEARCH, userPtr, pt));
+        post_event(pte.eq, event_from_header(*it, PTL_EVENT_SEARCH, user_ptr, pt));
       if (ct != nullptr) {
         ct->add({(spec.options & PTL_ME_EVENT_CT_BYTES) ? it->mlength : 1, 0});
-        ctChanged(spec.ct);
+        ct_changed(spec.ct);
       }
     } else {
-      consumeHeader(*ni, pte, it, probe); // *_OVERFLOW event, counted on the entry's CT like an append's
+      consume_header(*ni, pte, it, probe); // *_OVERFLOW event, counted on the entry's CT like an append's
     }
   }
   if (matches.empty() && events) {
     ptl_event_t ev{};
     ev.type         = PTL_EVENT_SEARCH;
-    ev.user_ptr     = userPtr;
+    ev.user_ptr     = user_ptr;
     ev.pt_index     = pt;
     ev.ptl_list     = PTL_OVERFLOW_LIST;
     ev.ni_fail_type = PTL_NI_NO_MATCH;
-    postEvent(pte.eq, ev);
+    post_event(pte.eq, ev);
   }
-  if (ct != nullptr && (!useOnce || matches.empty())) {
+  if (ct != nullptr && (!use_once || matches.empty())) {
     ct->add({0, 1});
-    ctChanged(spec.ct);
+    ct_changed(spec.ct);
   }
-  if (matches.empty()) // a search that found nothing is a poll that found nothing: no change (pollFoundNothing)
-    ps.changes = changesBefore;
+  if (matches.empty()) // a search that found nothing is a poll that found nothing: no change (poll_found_nothing)
+    ps.changes = changes_before;
   XBT_DEBUG("NI %#x PT %u: search (%s) found %zu unexpected headers", h, pt, op == PTL_SEARCH_ONLY ? "only" : "delete",
             matches.size());
   return PTL_OK;

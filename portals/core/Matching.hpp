@@ -15,24 +15,24 @@ struct Initiator {
   ptl_uid_t uid   = 0;
 };
 
-inline bool matchBitsMatch(const ListEntry& e, ptl_match_bits_t bits)
+inline bool match_bits_match(const ListEntry& e, ptl_match_bits_t bits)
 {
-  return ((e.matchBits ^ bits) & ~e.ignoreBits) == 0;
+  return ((e.match_bits ^ bits) & ~e.ignore_bits) == 0;
 }
 
 /* An ME's match_id against an initiator: a rank on a logical NI, nid/pid (with wildcards) otherwise. */
-bool matchIdMatches(const ListEntry& e, bool logical, const Initiator& who);
+bool match_id_matches(const ListEntry& e, bool logical, const Initiator& who);
 
 /* Whether `e` matches a message (match bits and id for MEs; any LE matches on a non-matching NI). */
-bool entryMatches(const ListEntry& e, bool matchingNi, bool logicalNi, const Initiator& who, ptl_match_bits_t bits);
+bool entry_matches(const ListEntry& e, bool matching_ni, bool logical_ni, const Initiator& who, ptl_match_bits_t bits);
 
-/* Where a message of `rlength` bytes at `remoteOffset` lands in `e`, and how much of it fits. */
+/* Where a message of `rlength` bytes at `remote_offset` lands in `e`, and how much of it fits. */
 struct Placement {
   ptl_size_t offset  = 0;
   ptl_size_t mlength = 0;
   bool truncated     = false;
 };
-Placement placeInEntry(const ListEntry& e, ptl_size_t remoteOffset, ptl_size_t rlength);
+Placement place_in_entry(const ListEntry& e, ptl_size_t remote_offset, ptl_size_t rlength);
 
 } // namespace bxisim::portals
 

@@ -18,7 +18,7 @@ struct MemoryDescriptor {
   unsigned options   = 0;
   ptl_handle_eq_t eq = PTL_EQ_NONE;
   ptl_handle_ct_t ct = PTL_CT_NONE;
-  int inFlight       = 0; // operations whose initiator side has not finished (PtlMDRelease -> PTL_IN_USE)
+  int in_flight      = 0; // operations whose initiator side has not finished (PtlMDRelease -> PTL_IN_USE)
 };
 
 } // namespace bxisim::portals

@@ -17,7 +17,7 @@ MemoryRegion::MemoryRegion(void* start, ptl_size_t length, bool iovec) : start_(
     size_ += e.iov_len;
 }
 
-void* MemoryRegion::addressAt(ptl_size_t offset) const
+void* MemoryRegion::address_at(ptl_size_t offset) const
 {
   if (iov_.empty())
     return static_cast<unsigned char*>(start_) + offset;

@@ -21,7 +21,7 @@ class MemoryRegion
   ptl_size_t size() const { return size_; }
   void* start() const { return start_; }
   /* The address of byte `offset` (start + offset when contiguous), for event->start. */
-  void* addressAt(ptl_size_t offset) const;
+  void* address_at(ptl_size_t offset) const;
   void read(ptl_size_t offset, void* dst, ptl_size_t len) const;
   void write(ptl_size_t offset, const void* src, ptl_size_t len) const;
   /* The contiguous bytes at offset, or nullptr if [offset, offset+len) spans several iovec elements. */

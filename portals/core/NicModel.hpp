@@ -3,14 +3,14 @@
  *
  * The semantics layer (Core) keeps every Portals object; a model decides WHEN things happen and moves
  * the message to the target. Protocol, for each Message handed to submit():
- *   1. at the target, when the request has arrived: core.deliverRequest(msg). It matches, deposits the
- *      data, posts the target events, and fills msg.response / responseBytes() / failType.
+ *   1. at the target, when the request has arrived: core.deliver_request(msg). It matches, deposits the
+ *      data, posts the target events, and fills msg.response / response_bytes() / fail_type.
  *   2. at the initiator, exactly once, when the SEND event is due (early for small messages, at ack
- *      time otherwise: the model's choice): core.completeSend(msg). Either order with step 1.
+ *      time otherwise: the model's choice): core.complete_send(msg). Either order with step 1.
  *   3. if msg.response != ResponseKind::none, when the response has arrived back at the initiator:
- *      core.completeResponse(msg).
+ *      core.complete_response(msg).
  *   4. once msg.finished is true, the model may destroy the message.
- * The model may also call core.dropRequest(msg) instead of step 1 when the network lost it for good
+ * The model may also call core.drop_request(msg) instead of step 1 when the network lost it for good
  * (after the E2E retries): the initiator then sees PTL_NI_UNDELIVERABLE.
  *
  * Blocking calls (PtlEQWait, PtlCTWait, PtlEQPoll, PtlCTPoll) call wait() while their condition is
@@ -43,7 +43,7 @@ class NicModel
   virtual ~NicModel()              = default;
   virtual const char* name() const = 0;
 
-  /* Takes an operation issued by process msg->sourceProcess (the current process, or the owner of the
+  /* Takes an operation issued by process msg->source_process (the current process, or the owner of the
    * counter that fired a triggered operation). Must not call back into Core before returning unless the
    * model is synchronous by design (Core tolerates it). */
   virtual void submit(std::unique_ptr<Message> msg) = 0;
@@ -52,12 +52,12 @@ class NicModel
    * time (infinity = no timeout). */
   virtual WaitStatus wait(const ProcessContext& ctx, double timeout) = 0;
 
-  /* An EQ or CT of process `processId` changed. */
-  virtual void notify(uint32_t processId) = 0;
+  /* An EQ or CT of process `process_id` changed. */
+  virtual void notify(uint32_t process_id) = 0;
 
   /* A poll found nothing (an empty PtlEQGet, a PtlEQPoll/PtlCTPoll of timeout 0 that found nothing) or a
    * PtlCTGet was made: a program is polling, and simulated time must advance (DESIGN.md section 5,
-   * "Polling"). Core decides how (Core::pollFoundNothing): `sleep` a delay (growing while nothing
+   * "Polling"). Core decides how (Core::poll_found_nothing): `sleep` a delay (growing while nothing
    * comes), or `block` until the process's next notify(). */
   virtual void polled(const ProcessContext& ctx, PollAction action)
   {

@@ -8,13 +8,13 @@ XBT_LOG_NEW_DEFAULT_SUBCATEGORY(portals_resources, portals, "Portals PT, MD, EQ 
 namespace bxisim::portals
 {
 
-int Core::ptAlloc(ptl_handle_ni_t h, unsigned options, ptl_handle_eq_t eq, ptl_pt_index_t req, ptl_pt_index_t* index)
+int Core::pt_alloc(ptl_handle_ni_t h, unsigned options, ptl_handle_eq_t eq, ptl_pt_index_t req, ptl_pt_index_t* index)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
-  NetworkInterface* ni = ownedNi(h, ps);
-  if (ni == nullptr || index == nullptr || (options & ~PTL_PT_ALLOC_OPTIONS_MASK) != 0 || !validEqOrNone(eq, *ni))
+  NetworkInterface* ni = owned_ni(h, ps);
+  if (ni == nullptr || index == nullptr || (options & ~PTL_PT_ALLOC_OPTIONS_MASK) != 0 || !valid_eq_or_none(eq, *ni))
     return PTL_ARG_INVALID;
   if ((options & PTL_PT_FLOWCTRL) && eq == PTL_EQ_NONE)
     return PTL_PT_EQ_NEEDED;
@@ -41,12 +41,12 @@ int Core::ptAlloc(ptl_handle_ni_t h, unsigned options, ptl_handle_eq_t eq, ptl_p
   return PTL_OK;
 }
 
-int Core::ptFree(ptl_handle_ni_t h, ptl_pt_index_t index)
+int Core::pt_free(ptl_handle_ni_t h, ptl_pt_index_t index)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
-  NetworkInterface* ni = ownedNi(h, ps);
+  NetworkInterface* ni = owned_ni(h, ps);
   if (ni == nullptr || index >= ni->pts.size() || !ni->pts[index].allocated)
     return PTL_ARG_INVALID;
   PortalTableEntry& pte = ni->pts[index];
@@ -56,28 +56,28 @@ int Core::ptFree(ptl_handle_ni_t h, ptl_pt_index_t index)
   return PTL_OK;
 }
 
-int Core::ptEnable(ptl_handle_ni_t h, ptl_pt_index_t index, bool enable)
+int Core::pt_enable(ptl_handle_ni_t h, ptl_pt_index_t index, bool enable)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
-  NetworkInterface* ni = ownedNi(h, ps);
+  NetworkInterface* ni = owned_ni(h, ps);
   if (ni == nullptr || index >= ni->pts.size() || !ni->pts[index].allocated)
     return PTL_ARG_INVALID;
-  ni->pts[index].enabled               = enable;
-  ni->pts[index].disabledByFlowControl = false;
+  ni->pts[index].enabled                  = enable;
+  ni->pts[index].disabled_by_flow_control = false;
   XBT_DEBUG("NI %#x: PT %u %s", h, index, enable ? "enabled" : "disabled");
   return PTL_OK;
 }
 
-int Core::mdBind(ptl_handle_ni_t h, const ptl_md_t* md, ptl_handle_md_t* handle)
+int Core::md_bind(ptl_handle_ni_t h, const ptl_md_t* md, ptl_handle_md_t* handle)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
-  NetworkInterface* ni = ownedNi(h, ps);
+  NetworkInterface* ni = owned_ni(h, ps);
   if (ni == nullptr || md == nullptr || handle == nullptr || (md->options & ~PTL_MD_OPTIONS_MASK) != 0 ||
-      !validEqOrNone(md->eq_handle, *ni) || !validCtOrNone(md->ct_handle, *ni))
+      !valid_eq_or_none(md->eq_handle, *ni) || !valid_ct_or_none(md->ct_handle, *ni))
     return PTL_ARG_INVALID;
   bool iovec = (md->options & PTL_IOVEC) != 0;
   if (iovec) {
@@ -109,15 +109,15 @@ int Core::mdBind(ptl_handle_ni_t h, const ptl_md_t* md, ptl_handle_md_t* handle)
   return PTL_OK;
 }
 
-int Core::mdRelease(ptl_handle_md_t h)
+int Core::md_release(ptl_handle_md_t h)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
   MemoryDescriptor* md = mds_.find(h);
   if (md == nullptr || md->owner != ps.ctx.id)
     return PTL_ARG_INVALID;
-  if (md->inFlight > 0)
+  if (md->in_flight > 0)
     return PTL_IN_USE;
   if (NetworkInterface* ni = nis_.find(md->ni))
     ni->mds.erase(h);
@@ -125,12 +125,12 @@ int Core::mdRelease(ptl_handle_md_t h)
   return PTL_OK;
 }
 
-int Core::eqAlloc(ptl_handle_ni_t h, ptl_size_t count, ptl_handle_eq_t* handle)
+int Core::eq_alloc(ptl_handle_ni_t h, ptl_size_t count, ptl_handle_eq_t* handle)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
-  NetworkInterface* ni = ownedNi(h, ps);
+  NetworkInterface* ni = owned_ni(h, ps);
   if (ni == nullptr || handle == nullptr || count == 0)
     return PTL_ARG_INVALID;
   if (ni->eqs.size() >= static_cast<size_t>(ni->limits.max_eqs))
@@ -143,10 +143,10 @@ int Core::eqAlloc(ptl_handle_ni_t h, ptl_size_t count, ptl_handle_eq_t* handle)
   return PTL_OK;
 }
 
-int Core::eqFree(ptl_handle_eq_t h)
+int Core::eq_free(ptl_handle_eq_t h)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
   EventQueue* eq = owned(eqs_, h, ps);
   if (eq == nullptr)
@@ -160,28 +160,28 @@ int Core::eqFree(ptl_handle_eq_t h)
   return PTL_OK;
 }
 
-int Core::eqGet(ptl_handle_eq_t h, ptl_event_t* ev)
+int Core::eq_get(ptl_handle_eq_t h, ptl_event_t* ev)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
   EventQueue* eq = owned(eqs_, h, ps);
   if (eq == nullptr || ev == nullptr)
     return PTL_ARG_INVALID;
   int rc = eq->get(ev);
   if (rc == PTL_EQ_EMPTY)
-    pollFoundNothing(ps, h, true);
+    poll_found_nothing(ps, h, true);
   else
-    tookEvent(ps, *ev);
+    took_event(ps, *ev);
   return rc;
 }
 
-int Core::ctAlloc(ptl_handle_ni_t h, ptl_handle_ct_t* handle)
+int Core::ct_alloc(ptl_handle_ni_t h, ptl_handle_ct_t* handle)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
-  NetworkInterface* ni = ownedNi(h, ps);
+  NetworkInterface* ni = owned_ni(h, ps);
   if (ni == nullptr || handle == nullptr)
     return PTL_ARG_INVALID;
   if (ni->cts.size() >= static_cast<size_t>(ni->limits.max_cts))
@@ -194,16 +194,16 @@ int Core::ctAlloc(ptl_handle_ni_t h, ptl_handle_ct_t* handle)
   return PTL_OK;
 }
 
-int Core::ctFree(ptl_handle_ct_t h)
+int Core::ct_free(ptl_handle_ct_t h)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
   CountingEvent* ct = owned(cts_, h, ps);
   if (ct == nullptr)
     return PTL_ARG_INVALID;
   if (NetworkInterface* ni = nis_.find(ct->ni())) {
-    ni->triggeredOps -= static_cast<int>(ct->cancelTriggered());
+    ni->triggered_ops -= static_cast<int>(ct->cancel_triggered());
     ni->cts.erase(h);
   }
   cts_.erase(h);
@@ -211,57 +211,57 @@ int Core::ctFree(ptl_handle_ct_t h)
   return PTL_OK;
 }
 
-int Core::ctCancelTriggered(ptl_handle_ct_t h)
+int Core::ct_cancel_triggered(ptl_handle_ct_t h)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
   CountingEvent* ct = owned(cts_, h, ps);
   if (ct == nullptr)
     return PTL_ARG_INVALID;
-  size_t n = ct->cancelTriggered();
+  size_t n = ct->cancel_triggered();
   if (NetworkInterface* ni = nis_.find(ct->ni()))
-    ni->triggeredOps -= static_cast<int>(n);
+    ni->triggered_ops -= static_cast<int>(n);
   XBT_DEBUG("CT %#x: %zu triggered operations cancelled", h, n);
   return PTL_OK;
 }
 
-int Core::ctGet(ptl_handle_ct_t h, ptl_ct_event_t* ev)
+int Core::ct_get(ptl_handle_ct_t h, ptl_ct_event_t* ev)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
   CountingEvent* ct = owned(cts_, h, ps);
   if (ct == nullptr || ev == nullptr)
     return PTL_ARG_INVALID;
   *ev = ct->value();
-  pollFoundNothing(ps, h, false);
+  poll_found_nothing(ps, h, false);
   return PTL_OK;
 }
 
-int Core::ctSet(ptl_handle_ct_t h, ptl_ct_event_t value)
+int Core::ct_set(ptl_handle_ct_t h, ptl_ct_event_t value)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
   CountingEvent* ct = owned(cts_, h, ps);
   if (ct == nullptr)
     return PTL_ARG_INVALID;
   ct->set(value);
-  ctChanged(h);
+  ct_changed(h);
   return PTL_OK;
 }
 
-int Core::ctInc(ptl_handle_ct_t h, ptl_ct_event_t inc)
+int Core::ct_inc(ptl_handle_ct_t h, ptl_ct_event_t inc)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
   CountingEvent* ct = owned(cts_, h, ps);
   if (ct == nullptr || (inc.success != 0 && inc.failure != 0)) // one of the two only, says the spec
     return PTL_ARG_INVALID;
   ct->add(inc);
-  ctChanged(h);
+  ct_changed(h);
   return PTL_OK;
 }
 

@@ -22,7 +22,7 @@ constexpr uint64_t kEqSet      = 1ULL << 62; // source keys: a handle alone is a
 constexpr uint64_t kCtSet      = 2ULL << 62;
 
 /** The key of a polled set of handles (FNV-1a), apart from single EQs. */
-uint64_t sourceKey(const uint32_t* handles, unsigned size, uint64_t kind)
+uint64_t source_key(const uint32_t* handles, unsigned size, uint64_t kind)
 {
   uint64_t hash = 14695981039346656037ULL;
   for (unsigned i = 0; i < size; ++i)
@@ -30,15 +30,15 @@ uint64_t sourceKey(const uint32_t* handles, unsigned size, uint64_t kind)
   return kind | (hash >> 2);
 }
 
-double deadlineOf(const NicModel* nic, ptl_time_t timeoutMs)
+double deadline_of(const NicModel* nic, ptl_time_t timeout_ms)
 {
-  if (timeoutMs == PTL_TIME_FOREVER || nic == nullptr)
+  if (timeout_ms == PTL_TIME_FOREVER || nic == nullptr)
     return kForever;
-  return nic->now() + timeoutMs / 1000.0;
+  return nic->now() + timeout_ms / 1000.0;
 }
 } // namespace
 
-WaitStatus Core::waitFor(ProcessState& ps, double deadline)
+WaitStatus Core::wait_for(ProcessState& ps, double deadline)
 {
   NicModel* nic = ps.ctx.nic;
   if (nic == nullptr) {
@@ -56,7 +56,7 @@ WaitStatus Core::waitFor(ProcessState& ps, double deadline)
   return st;
 }
 
-void Core::tookEvent(ProcessState& ps, const ptl_event_t& ev)
+void Core::took_event(ProcessState& ps, const ptl_event_t& ev)
 {
   // The process acts on the event: its polling loop may have more to do before it can block. Not on the
   // result of a search that found nothing (a probe loop polls so, see search).
@@ -64,7 +64,7 @@ void Core::tookEvent(ProcessState& ps, const ptl_event_t& ev)
     ps.changes++;
 }
 
-bool Core::holdsEvents(const ProcessState& ps)
+bool Core::holds_events(const ProcessState& ps)
 {
   for (const auto& entry : ps.nis)
     if (const NetworkInterface* ni = nis_.find(entry.second))
@@ -74,12 +74,12 @@ bool Core::holdsEvents(const ProcessState& ps)
   return false;
 }
 
-void Core::pollFoundNothing(ProcessState& ps, uint64_t source, bool blockable)
+void Core::poll_found_nothing(ProcessState& ps, uint64_t source, bool blockable)
 {
   NicModel* nic = ps.ctx.nic;
   if (nic == nullptr)
     return;
-  if (!blockable || !pollBlocking_ || !pollBlocking_(ps.ctx.id)) {
+  if (!blockable || !poll_blocking_ || !poll_blocking_(ps.ctx.id)) {
     nic->polled(ps.ctx, PollAction::sleep);
     return;
   }
@@ -89,7 +89,7 @@ void Core::pollFoundNothing(ProcessState& ps, uint64_t source, bool blockable)
   // none was taken, no operation started), the loop has been round every other callback since the
   // last change, those OpenMPI runs only every 8th round included (libnbc's progress, libevent), and
   // nothing came of it. Until then the poll returns at once, in no simulated time, to look again.
-  ProcessState::Quiet& quiet = ps.emptySince[source];
+  ProcessState::Quiet& quiet = ps.empty_since[source];
   if (quiet.polls == 0 || quiet.since != ps.changes) {
     quiet.since = ps.changes;
     quiet.polls = 1;
@@ -98,23 +98,23 @@ void Core::pollFoundNothing(ProcessState& ps, uint64_t source, bool blockable)
   if (++quiet.polls < kQuietPolls)
     return;
   // An event waiting in an EQ that this loop does not poll every round (or never): sleep, not block.
-  bool pending = holdsEvents(ps);
+  bool pending = holds_events(ps);
   XBT_DEBUG("process %u: nothing in source %#llx since change %llu: %s", ps.ctx.id,
             static_cast<unsigned long long>(source), static_cast<unsigned long long>(ps.changes),
             pending ? "an event waits elsewhere, sleep" : "block until the next change");
   nic->polled(ps.ctx, pending ? PollAction::sleep : PollAction::block);
 }
 
-int Core::eqWait(ptl_handle_eq_t h, ptl_event_t* ev)
+int Core::eq_wait(ptl_handle_eq_t h, ptl_event_t* ev)
 {
   unsigned which;
-  return eqPoll(&h, 1, PTL_TIME_FOREVER, ev, &which);
+  return eq_poll(&h, 1, PTL_TIME_FOREVER, ev, &which);
 }
 
-int Core::eqPoll(const ptl_handle_eq_t* eqs, unsigned size, ptl_time_t timeout, ptl_event_t* ev, unsigned* which)
+int Core::eq_poll(const ptl_handle_eq_t* eqs, unsigned size, ptl_time_t timeout, ptl_event_t* ev, unsigned* which)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
   if (eqs == nullptr || size == 0 || ev == nullptr || which == nullptr)
     return PTL_ARG_INVALID;
@@ -123,7 +123,7 @@ int Core::eqPoll(const ptl_handle_eq_t* eqs, unsigned size, ptl_time_t timeout, 
   for (unsigned i = 0; i < size; ++i)
     if (owned(eqs_, eqs[i], ps) == nullptr)
       return PTL_ARG_INVALID;
-  double deadline = deadlineOf(ps.ctx.nic, timeout);
+  double deadline = deadline_of(ps.ctx.nic, timeout);
   for (;;) {
     for (unsigned i = 0; i < size; ++i) {
       EventQueue* eq = owned(eqs_, eqs[i], ps);
@@ -132,15 +132,15 @@ int Core::eqPoll(const ptl_handle_eq_t* eqs, unsigned size, ptl_time_t timeout, 
       int rc = eq->get(ev);
       if (rc != PTL_EQ_EMPTY) {
         *which = i;
-        tookEvent(ps, *ev);
+        took_event(ps, *ev);
         return rc;
       }
     }
     if (timeout == 0) {
-      pollFoundNothing(ps, sourceKey(eqs, size, kEqSet), true); // as an empty PtlEQGet
+      poll_found_nothing(ps, source_key(eqs, size, kEqSet), true); // as an empty PtlEQGet
       return PTL_EQ_EMPTY;
     }
-    WaitStatus st = waitFor(ps, deadline);
+    WaitStatus st = wait_for(ps, deadline);
     if (ps.aborted)
       return PTL_ABORTED;
     if (st == WaitStatus::timeout)
@@ -150,18 +150,18 @@ int Core::eqPoll(const ptl_handle_eq_t* eqs, unsigned size, ptl_time_t timeout, 
   }
 }
 
-int Core::ctWait(ptl_handle_ct_t h, ptl_size_t test, ptl_ct_event_t* ev)
+int Core::ct_wait(ptl_handle_ct_t h, ptl_size_t test, ptl_ct_event_t* ev)
 {
   unsigned which;
-  int rc = ctPoll(&h, &test, 1, PTL_TIME_FOREVER, ev, &which);
+  int rc = ct_poll(&h, &test, 1, PTL_TIME_FOREVER, ev, &which);
   return rc;
 }
 
-int Core::ctPoll(const ptl_handle_ct_t* cts, const ptl_size_t* tests, unsigned size, ptl_time_t timeout,
-                 ptl_ct_event_t* ev, unsigned* which)
+int Core::ct_poll(const ptl_handle_ct_t* cts, const ptl_size_t* tests, unsigned size, ptl_time_t timeout,
+                  ptl_ct_event_t* ev, unsigned* which)
 {
   ProcessState& ps = current();
-  if (ps.initCount == 0)
+  if (ps.init_count == 0)
     return PTL_NO_INIT;
   if (cts == nullptr || tests == nullptr || size == 0 || ev == nullptr || which == nullptr)
     return PTL_ARG_INVALID;
@@ -170,7 +170,7 @@ int Core::ctPoll(const ptl_handle_ct_t* cts, const ptl_size_t* tests, unsigned s
   for (unsigned i = 0; i < size; ++i)
     if (owned(cts_, cts[i], ps) == nullptr)
       return PTL_ARG_INVALID;
-  double deadline = deadlineOf(ps.ctx.nic, timeout);
+  double deadline = deadline_of(ps.ctx.nic, timeout);
   for (;;) {
     for (unsigned i = 0; i < size; ++i) {
       CountingEvent* ct = owned(cts_, cts[i], ps);
@@ -184,10 +184,10 @@ int Core::ctPoll(const ptl_handle_ct_t* cts, const ptl_size_t* tests, unsigned s
       }
     }
     if (timeout == 0) {
-      pollFoundNothing(ps, sourceKey(cts, size, kCtSet), true);
+      poll_found_nothing(ps, source_key(cts, size, kCtSet), true);
       return PTL_CT_NONE_REACHED;
     }
-    WaitStatus st = waitFor(ps, deadline);
+    WaitStatus st = wait_for(ps, deadline);
     if (ps.aborted)
       return PTL_ABORTED;
     if (st == WaitStatus::timeout)

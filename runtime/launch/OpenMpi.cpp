@@ -5,9 +5,9 @@
 #include "OutputRouter.hpp"
 #include "RankBarrier.hpp"
 #include "RankServices.hpp"
+#include "config/ConfigError.hpp"
 #include "middleware/ProgramCheck.hpp"
 #include "portals/core/Core.hpp"
-#include "config/ConfigError.hpp"
 #include "runtime/os/CodePages.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include "runtime/os/SimulatorDescriptors.hpp"
@@ -388,7 +388,7 @@ std::function<bool(uint32_t)> OpenMpiJob::poll_blocking_rule()
     auto acted_if_moved = [id](auto count, auto& seen) {
       if (count != seen) {
         seen = count;
-        portals::Core::instance().programActed(id);
+        portals::Core::instance().program_acted(id);
       }
     };
     // OpenMPI's progress did work that Portals does not see (a step of a communicator id's agreement, a libnbc

@@ -83,9 +83,9 @@ PortalsLevel::PortalsLevel(const std::string& level, const platform::Machine& ma
   switch_level(level);
 
   auto& core = portals::Core::instance();
-  portals::Core::setCallEdges({&os::enter_call_edge, &os::leave_call_edge});
-  core.setContextProvider([this] { return context_of_caller(); });
-  core.setCallScope([](const char* function, const portals::Core::CallArguments& arguments) {
+  portals::Core::set_call_edges({&os::enter_call_edge, &os::leave_call_edge});
+  core.set_context_provider([this] { return context_of_caller(); });
+  core.set_call_scope([](const char* function, const portals::Core::CallArguments& arguments) {
     auto call = std::make_shared<PortalsCall>();
     // What the deadlock report says while the rank blocks in this call. Two pointers, so that
     // std::function keeps them without allocating (every Portals call comes here): the function's name
@@ -177,15 +177,15 @@ void PortalsLevel::start_current()
 PortalsLevel::~PortalsLevel()
 {
   auto& core = portals::Core::instance();
-  core.setPollBlocking(nullptr);
-  core.setContextProvider(nullptr);
-  core.setCallScope(nullptr);
-  portals::Core::setCallEdges({});
+  core.set_poll_blocking(nullptr);
+  core.set_context_provider(nullptr);
+  core.set_call_scope(nullptr);
+  portals::Core::set_call_edges({});
 }
 
 void PortalsLevel::set_poll_blocking(std::function<bool(uint32_t)> may_block)
 {
-  portals::Core::instance().setPollBlocking(std::move(may_block));
+  portals::Core::instance().set_poll_blocking(std::move(may_block));
 }
 
 void PortalsLevel::register_rank_actor(long actor_pid, const Rank& rank)
@@ -201,7 +201,7 @@ void PortalsLevel::rank_ended(const Rank& rank)
   // Its memory is about to go (its stack with its actor): operations still reading it are dropped, its
   // NIs finalized, so that nothing reaches its buffers any more.
   if (started_)
-    portals::Core::instance().endProcess(static_cast<uint32_t>(rank.index()));
+    portals::Core::instance().end_process(static_cast<uint32_t>(rank.index()));
 }
 
 portals::ProcessContext PortalsLevel::context_of_caller()
@@ -228,7 +228,7 @@ portals::ProcessContext PortalsLevel::context_of_caller()
   portals::ProcessContext context;
   context.id            = static_cast<uint32_t>(rank.index());
   context.nid           = static_cast<ptl_nid_t>(rank.placement().node);
-  context.anyPid        = pid_of(rank);
+  context.any_pid       = pid_of(rank);
   static const auto uid = static_cast<ptl_uid_t>(getuid()); // every rank runs as this user: ask once
   context.uid           = uid;
   context.nic           = current_;

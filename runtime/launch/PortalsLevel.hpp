@@ -9,11 +9,11 @@
 
 #include "Rank.hpp"
 
+#include "config/Parameters.hpp"
 #include "hw/cycle/CycleNic.hpp"
 #include "hw/message/MessageNicModel.hpp"
 #include "hw/trace/OperationTrace.hpp"
 #include "platforms/Machine.hpp"
-#include "config/Parameters.hpp"
 
 #include <map>
 #include <memory>
@@ -46,7 +46,7 @@ class PortalsLevel
   void rank_ended(const Rank& rank);
   /** After the run: completes the trace; rethrows an error the cycle model raised. */
   void finish();
-  /** Polling policy of both NIC models: see portals::Core::setPollBlocking. */
+  /** Polling policy of both NIC models: see portals::Core::set_poll_blocking. */
   void set_poll_blocking(std::function<bool(uint32_t)> may_block);
   /** Prints the counters of the NIC models that ran on stderr ("bxisim: nic ..." lines). */
   void print_statistics() const;

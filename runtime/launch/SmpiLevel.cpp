@@ -233,7 +233,7 @@ SmpiLevel::SmpiLevel(const std::vector<std::unique_ptr<Rank>>& ranks, const conf
     return pid < dispatch_of_actor_.size() ? dispatch_of_actor_[pid] : nullptr;
   });
   // No NIC model at this level: a Portals call ends the rank with a message.
-  portals::Core::instance().setContextProvider([]() -> portals::ProcessContext {
+  portals::Core::instance().set_context_provider([]() -> portals::ProcessContext {
     Rank* rank = os::running_rank();
     FILE* out  = OutputRouter::original_stderr();
     fmt::print(out,
@@ -266,7 +266,7 @@ SmpiLevel::~SmpiLevel()
 {
   the_level = nullptr;
   if (not mixed_)
-    portals::Core::instance().setContextProvider(nullptr);
+    portals::Core::instance().set_context_provider(nullptr);
   mw::set_rank_provider(nullptr);
   mw::set_node_provider(nullptr);
   mw::set_call_hooks(nullptr);

@@ -5,13 +5,13 @@
 // wire); Placement::OneNode puts rank r on core r of node 0 (traffic turns round in node 0's NIC
 // loopback), and a rank may also target itself.
 
+#include "config/Parameters.hpp"
 #include "hw/message/MessageNicModel.hpp"
 #include "platforms/PlatformConfig.hpp"
 #include "platforms/Route.hpp"
 #include "platforms/SimulatorSetup.hpp"
 #include "platforms/Topologies.hpp"
 #include "portals/core/Core.hpp"
-#include "config/Parameters.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Barrier.hpp>
@@ -58,13 +58,13 @@ class MessageNicWorld
                                                                                            ? static_cast<int>(pid)
                                                                                            : 0);
                                       }});
-    portals::Core::instance().setContextProvider([this] {
+    portals::Core::instance().set_context_provider([this] {
       int rank = std::stoi(simgrid::s4u::this_actor::get_name());
       portals::ProcessContext context;
-      context.id     = static_cast<uint32_t>(rank);
-      context.nid    = address_of(rank).phys.nid;
-      context.anyPid = address_of(rank).phys.pid;
-      context.nic    = model_.get();
+      context.id      = static_cast<uint32_t>(rank);
+      context.nid     = address_of(rank).phys.nid;
+      context.any_pid = address_of(rank).phys.pid;
+      context.nic     = model_.get();
       return context;
     });
     ready_ = simgrid::s4u::Barrier::create(2);

@@ -46,18 +46,18 @@ class SwitchWorld
         hw::message::ProcessDirectory{process, addressed});
     cycle_ = std::make_unique<hw::cycle::CycleNicModel>(*machine_, parameters_,
                                                         hw::cycle::ProcessDirectory{process, addressed});
-    bxisim::portals::Core::instance().setContextProvider([this] {
+    bxisim::portals::Core::instance().set_context_provider([this] {
       int rank = std::stoi(sg4::this_actor::get_name());
       bxisim::portals::ProcessContext context;
-      context.id     = static_cast<uint32_t>(rank);
-      context.nid    = address_of(rank).phys.nid;
-      context.anyPid = address_of(rank).phys.pid;
-      context.nic    = current();
+      context.id      = static_cast<uint32_t>(rank);
+      context.nid     = address_of(rank).phys.nid;
+      context.any_pid = address_of(rank).phys.pid;
+      context.nic     = current();
       return context;
     });
     ready_ = sg4::Barrier::create(2);
   }
-  ~SwitchWorld() { bxisim::portals::Core::instance().setContextProvider(nullptr); }
+  ~SwitchWorld() { bxisim::portals::Core::instance().set_context_provider(nullptr); }
 
   void run(const std::function<void()>& rank0, const std::function<void()>& rank1)
   {

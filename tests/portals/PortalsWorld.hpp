@@ -1,5 +1,5 @@
 /* A fixture with simulated ranks sharing this process, like bxisim's runtime: rank r lives on node
- * r / ranksPerNode with local rank r % ranksPerNode, and the context provider answers for `current`. */
+ * r / ranks_per_node with local rank r % ranks_per_node, and the context provider answers for `current`. */
 #ifndef BXISIM_TESTS_PORTALS_WORLD_HPP
 #define BXISIM_TESTS_PORTALS_WORLD_HPP
 
@@ -23,19 +23,19 @@ class PortalsWorld : public ::testing::Test
   void SetUp() override
   {
     Core::instance().reset();
-    Core::instance().setContextProvider([this] {
+    Core::instance().set_context_provider([this] {
       ProcessContext c;
-      c.id     = current;
-      c.nid    = current / kRanksPerNode;
-      c.anyPid = current % kRanksPerNode;
-      c.uid    = 1000;
-      c.nic    = &nic;
+      c.id      = current;
+      c.nid     = current / kRanksPerNode;
+      c.any_pid = current % kRanksPerNode;
+      c.uid     = 1000;
+      c.nic     = &nic;
       return c;
     });
   }
   void TearDown() override
   {
-    Core::instance().setContextProvider(nullptr);
+    Core::instance().set_context_provider(nullptr);
     Core::instance().reset();
   }
 
@@ -57,8 +57,8 @@ class PortalsWorld : public ::testing::Test
   }
 
   /* PtlInit + PtlNIInit(PTL_PID_ANY) for `rank`. */
-  ptl_handle_ni_t initNi(unsigned rank, unsigned options = PTL_NI_MATCHING | PTL_NI_PHYSICAL,
-                         const ptl_ni_limits_t* desired = nullptr)
+  ptl_handle_ni_t init_ni(unsigned rank, unsigned options = PTL_NI_MATCHING | PTL_NI_PHYSICAL,
+                          const ptl_ni_limits_t* desired = nullptr)
   {
     as(rank);
     EXPECT_EQ(PtlInit(), PTL_OK);
@@ -66,26 +66,26 @@ class PortalsWorld : public ::testing::Test
     EXPECT_EQ(PtlNIInit(PTL_IFACE_DEFAULT, options, PTL_PID_ANY, desired, nullptr, &ni), PTL_OK);
     return ni;
   }
-  ptl_handle_eq_t allocEq(ptl_handle_ni_t ni, ptl_size_t count = 64)
+  ptl_handle_eq_t alloc_eq(ptl_handle_ni_t ni, ptl_size_t count = 64)
   {
     ptl_handle_eq_t eq = PTL_INVALID_HANDLE;
     EXPECT_EQ(PtlEQAlloc(ni, count, &eq), PTL_OK);
     return eq;
   }
-  ptl_handle_ct_t allocCt(ptl_handle_ni_t ni)
+  ptl_handle_ct_t alloc_ct(ptl_handle_ni_t ni)
   {
     ptl_handle_ct_t ct = PTL_INVALID_HANDLE;
     EXPECT_EQ(PtlCTAlloc(ni, &ct), PTL_OK);
     return ct;
   }
-  ptl_pt_index_t allocPt(ptl_handle_ni_t ni, ptl_handle_eq_t eq, unsigned options = 0)
+  ptl_pt_index_t alloc_pt(ptl_handle_ni_t ni, ptl_handle_eq_t eq, unsigned options = 0)
   {
     ptl_pt_index_t pt = 0;
     EXPECT_EQ(PtlPTAlloc(ni, options, eq, PTL_PT_ANY, &pt), PTL_OK);
     return pt;
   }
-  ptl_handle_md_t bindMd(ptl_handle_ni_t ni, void* start, ptl_size_t length, ptl_handle_eq_t eq = PTL_EQ_NONE,
-                         ptl_handle_ct_t ct = PTL_CT_NONE, unsigned options = 0)
+  ptl_handle_md_t bind_md(ptl_handle_ni_t ni, void* start, ptl_size_t length, ptl_handle_eq_t eq = PTL_EQ_NONE,
+                          ptl_handle_ct_t ct = PTL_CT_NONE, unsigned options = 0)
   {
     ptl_md_t md{start, length, options, eq, ct};
     ptl_handle_md_t h = PTL_INVALID_HANDLE;

@@ -20,11 +20,11 @@ class TestNicModel : public NicModel
  public:
   bool synchronous = false;
   /* When true, step() completes SEND before delivering (an early SEND, as BXI does for small messages). */
-  bool sendBeforeDelivery = false;
-  double clock            = 0;
-  int notifications       = 0;
-  int polls               = 0;
-  int blocks              = 0; // polls Core let block
+  bool send_before_delivery = false;
+  double clock              = 0;
+  int notifications         = 0;
+  int polls                 = 0;
+  int blocks                = 0; // polls Core let block
 
   const char* name() const override { return "test-double"; }
   void submit(std::unique_ptr<Message> msg) override
@@ -56,19 +56,19 @@ class TestNicModel : public NicModel
   size_t pending() const { return queue_.size(); }
   const Message& front() const { return *queue_.front(); }
   /* Posts the SEND of the oldest message only (an early SEND), leaving it queued for step(). */
-  void completeSendOfFront() { Core::instance().completeSend(*queue_.front()); }
+  void complete_send_of_front() { Core::instance().complete_send(*queue_.front()); }
   /* Carries out the oldest message completely. */
   void step()
   {
     std::unique_ptr<Message> m = std::move(queue_.front());
     queue_.pop_front();
     Core& core = Core::instance();
-    if (sendBeforeDelivery)
-      core.completeSend(*m);
-    core.deliverRequest(*m);
-    core.completeSend(*m);
+    if (send_before_delivery)
+      core.complete_send(*m);
+    core.deliver_request(*m);
+    core.complete_send(*m);
     if (m->response != ResponseKind::none)
-      core.completeResponse(*m);
+      core.complete_response(*m);
     finished_ += m->finished ? 1 : 0;
   }
   /* Carries out every message, including those submitted meanwhile. */

@@ -18,13 +18,13 @@ class EventsTest : public PortalsWorld
   void SetUp() override
   {
     PortalsWorld::SetUp();
-    ni1        = initNi(1);
-    eq1        = allocEq(ni1);
-    pt         = allocPt(ni1, eq1);
+    ni1        = init_ni(1);
+    eq1        = alloc_eq(ni1);
+    pt         = alloc_pt(ni1, eq1);
     ptl_me_t m = me(inbox, sizeof inbox, 0, ~0ull, PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE);
     ptl_handle_me_t h;
     EXPECT_EQ(PtlMEAppend(ni1, pt, &m, PTL_PRIORITY_LIST, nullptr, &h), PTL_OK);
-    ni0 = initNi(3);
+    ni0 = init_ni(3);
   }
 };
 
@@ -34,7 +34,7 @@ TEST_F(EventsTest, EqWaitSleepsUntilTheEventAndReportsDeadlock)
   ptl_event_t ev;
   EXPECT_EQ(PtlEQWait(eq1, &ev), PTL_INTERRUPTED); // nothing in flight: could never return
   as(3);
-  ptl_handle_md_t md = bindMd(ni0, data, 16);
+  ptl_handle_md_t md = bind_md(ni0, data, 16);
   ASSERT_EQ(PtlPut(md, 0, 16, PTL_NO_ACK_REQ, phys(1), pt, 0, 0, nullptr, 0), PTL_OK);
   as(1);
   ASSERT_EQ(PtlEQWait(eq1, &ev), PTL_OK); // the test double delivers while the rank waits
@@ -45,13 +45,13 @@ TEST_F(EventsTest, EqWaitSleepsUntilTheEventAndReportsDeadlock)
 TEST_F(EventsTest, PollTimeoutsAdvanceTimeThroughTheModel)
 {
   as(1);
-  ptl_handle_eq_t eqs[2] = {eq1, allocEq(ni1)};
+  ptl_handle_eq_t eqs[2] = {eq1, alloc_eq(ni1)};
   ptl_event_t ev;
   unsigned which = 99;
   EXPECT_EQ(PtlEQPoll(eqs, 2, 0, &ev, &which), PTL_EQ_EMPTY);
   EXPECT_EQ(PtlEQPoll(eqs, 2, 5, &ev, &which), PTL_EQ_EMPTY);
   EXPECT_DOUBLE_EQ(nic.clock, 0.005);
-  ptl_handle_ct_t ct = allocCt(ni1);
+  ptl_handle_ct_t ct = alloc_ct(ni1);
   ptl_size_t test    = 1;
   ptl_ct_event_t cev;
   EXPECT_EQ(PtlCTPoll(&ct, &test, 1, 20, &cev, &which), PTL_CT_NONE_REACHED);
@@ -62,7 +62,7 @@ TEST_F(EventsTest, PollTimeoutsAdvanceTimeThroughTheModel)
   EXPECT_EQ(which, 0u);
   // The second EQ of the poll is the one with an event.
   as(3);
-  ptl_handle_md_t md = bindMd(ni0, data, 8);
+  ptl_handle_md_t md = bind_md(ni0, data, 8);
   ASSERT_EQ(PtlPut(md, 0, 8, PTL_NO_ACK_REQ, phys(1), pt, 0, 0, nullptr, 0), PTL_OK);
   nic.run();
   as(1);
@@ -85,14 +85,14 @@ TEST_F(EventsTest, PollTimeoutsAdvanceTimeThroughTheModel)
   EXPECT_EQ(nic.polls, before + 4);
 }
 
-// The polling rule (Core::pollFoundNothing): where the runtime allows it, an empty poll blocks the process
+// The polling rule (Core::poll_found_nothing): where the runtime allows it, an empty poll blocks the process
 // only once the same source has been found empty 9 times in a row with nothing changed, and never while
 // an event waits in another EQ of the process, nor in a PtlCTGet.
 TEST_F(EventsTest, EmptyPollsBlockOnlyOnceTheProcessHasSeenEverything)
 {
   constexpr int kQuietPolls = 9; // OpenMPI runs its low-priority progress callbacks every 8th round
   bool allowed              = false;
-  Core::instance().setPollBlocking([&allowed](uint32_t id) { return allowed && id == 1; });
+  Core::instance().set_poll_blocking([&allowed](uint32_t id) { return allowed && id == 1; });
   as(1);
   ptl_event_t ev;
   // Not allowed (outside a blocking wait): every empty poll sleeps.
@@ -110,11 +110,11 @@ TEST_F(EventsTest, EmptyPollsBlockOnlyOnceTheProcessHasSeenEverything)
   EXPECT_EQ(nic.blocks, 1);
   // A request arrives (an event, a notification): the count starts again, here on another EQ of the loop.
   as(3);
-  ptl_handle_md_t md = bindMd(ni0, data, 8);
+  ptl_handle_md_t md = bind_md(ni0, data, 8);
   ASSERT_EQ(PtlPut(md, 0, 8, PTL_NO_ACK_REQ, phys(1), pt, 0, 0, nullptr, 0), PTL_OK);
   nic.run();
   as(1);
-  ptl_handle_eq_t other = allocEq(ni1);
+  ptl_handle_eq_t other = alloc_eq(ni1);
   poll_quietly(kQuietPolls - 1, other);
   EXPECT_EQ(nic.polls, 2);
   // The event waits in eq1, which this loop does not poll: sleep, never block.
@@ -136,7 +136,7 @@ TEST_F(EventsTest, EmptyPollsBlockOnlyOnceTheProcessHasSeenEverything)
   poll_quietly(1, eq1);
   EXPECT_EQ(nic.blocks, 3);
   // PtlCTGet never blocks: its caller judges the value it read.
-  ptl_handle_ct_t ct = allocCt(ni1);
+  ptl_handle_ct_t ct = alloc_ct(ni1);
   ptl_ct_event_t value;
   for (int i = 0; i < 2 * kQuietPolls; ++i)
     EXPECT_EQ(PtlCTGet(ct, &value), PTL_OK);
@@ -147,10 +147,10 @@ TEST_F(EventsTest, EmptyPollsBlockOnlyOnceTheProcessHasSeenEverything)
 TEST_F(EventsTest, CtWaitCountsBytesOrOperations)
 {
   as(3);
-  ptl_handle_ct_t ops = allocCt(ni0), bytes = allocCt(ni0);
-  ptl_handle_eq_t eq = allocEq(ni0);
-  ptl_handle_md_t a  = bindMd(ni0, data, 100, eq, ops, PTL_MD_EVENT_CT_SEND | PTL_MD_EVENT_CT_ACK);
-  ptl_handle_md_t b  = bindMd(ni0, data, 100, PTL_EQ_NONE, bytes, PTL_MD_EVENT_CT_ACK | PTL_MD_EVENT_CT_BYTES);
+  ptl_handle_ct_t ops = alloc_ct(ni0), bytes = alloc_ct(ni0);
+  ptl_handle_eq_t eq = alloc_eq(ni0);
+  ptl_handle_md_t a  = bind_md(ni0, data, 100, eq, ops, PTL_MD_EVENT_CT_SEND | PTL_MD_EVENT_CT_ACK);
+  ptl_handle_md_t b  = bind_md(ni0, data, 100, PTL_EQ_NONE, bytes, PTL_MD_EVENT_CT_ACK | PTL_MD_EVENT_CT_BYTES);
   for (int i = 0; i < 2; ++i) {
     ASSERT_EQ(PtlPut(a, 0, 10, PTL_CT_ACK_REQ, phys(1), pt, 0, 0, nullptr, 0), PTL_OK);
     ASSERT_EQ(PtlPut(b, 0, 30, PTL_ACK_REQ, phys(1), pt, 0, 0, nullptr, 0), PTL_OK);
@@ -170,8 +170,8 @@ TEST_F(EventsTest, CtWaitCountsBytesOrOperations)
 TEST_F(EventsTest, MdOptionsAndReleaseWhileInFlight)
 {
   as(3);
-  ptl_handle_eq_t eq = allocEq(ni0);
-  ptl_handle_md_t md = bindMd(ni0, data, 64, eq, PTL_CT_NONE, PTL_MD_EVENT_SEND_DISABLE);
+  ptl_handle_eq_t eq = alloc_eq(ni0);
+  ptl_handle_md_t md = bind_md(ni0, data, 64, eq, PTL_CT_NONE, PTL_MD_EVENT_SEND_DISABLE);
   ASSERT_EQ(PtlPut(md, 0, 64, PTL_ACK_REQ, phys(1), pt, 0, 0, nullptr, 0), PTL_OK);
   EXPECT_EQ(PtlMDRelease(md), PTL_IN_USE);
   nic.run();
@@ -179,13 +179,13 @@ TEST_F(EventsTest, MdOptionsAndReleaseWhileInFlight)
   ASSERT_EQ(evs.size(), 1u);
   EXPECT_EQ(evs[0].type, PTL_EVENT_ACK);
   EXPECT_EQ(PtlMDRelease(md), PTL_OK);
-  ptl_handle_md_t quiet = bindMd(ni0, data, 64, eq, PTL_CT_NONE, PTL_MD_EVENT_SUCCESS_DISABLE);
+  ptl_handle_md_t quiet = bind_md(ni0, data, 64, eq, PTL_CT_NONE, PTL_MD_EVENT_SUCCESS_DISABLE);
   ASSERT_EQ(PtlPut(quiet, 0, 64, PTL_ACK_REQ, phys(1), pt, 0, 0, nullptr, 0), PTL_OK);
   EXPECT_EQ(PtlPut(quiet, 8, 64, PTL_ACK_REQ, phys(1), pt, 0, 0, nullptr, 0), PTL_ARG_INVALID); // beyond the MD
   nic.run();
   EXPECT_TRUE(drain(eq).empty());
   // A target that does not exist: the ack says so.
-  ptl_handle_md_t m2 = bindMd(ni0, data, 8, eq);
+  ptl_handle_md_t m2 = bind_md(ni0, data, 8, eq);
   ASSERT_EQ(PtlPut(m2, 0, 8, PTL_ACK_REQ, phys(7), pt, 0, 0, nullptr, 0), PTL_OK);
   nic.run();
   evs = drain(eq);
@@ -196,8 +196,8 @@ TEST_F(EventsTest, MdOptionsAndReleaseWhileInFlight)
 TEST_F(EventsTest, FiniReleasesEverythingAndStaleHandlesStayInvalid)
 {
   as(3);
-  ptl_handle_eq_t eq = allocEq(ni0);
-  ptl_handle_ct_t ct = allocCt(ni0);
+  ptl_handle_eq_t eq = alloc_eq(ni0);
+  ptl_handle_ct_t ct = alloc_ct(ni0);
   PtlFini();
   ptl_event_t ev;
   EXPECT_EQ(PtlEQGet(eq, &ev), PTL_NO_INIT);
@@ -205,7 +205,7 @@ TEST_F(EventsTest, FiniReleasesEverythingAndStaleHandlesStayInvalid)
   EXPECT_EQ(PtlEQGet(eq, &ev), PTL_ARG_INVALID);
   ptl_ct_event_t v;
   EXPECT_EQ(PtlCTGet(ct, &v), PTL_ARG_INVALID);
-  EXPECT_EQ(Core::instance().findNi(ni0), nullptr);
+  EXPECT_EQ(Core::instance().find_ni(ni0), nullptr);
 }
 
 } // namespace

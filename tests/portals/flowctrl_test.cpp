@@ -16,16 +16,16 @@ class FlowControlTest : public PortalsWorld
   uint64_t value = 7, slot = 0;
   ptl_handle_md_t md = PTL_INVALID_HANDLE;
 
-  void setUpTarget(ptl_size_t eqSize, const ptl_ni_limits_t* desired = nullptr)
+  void set_up_target(ptl_size_t eq_size, const ptl_ni_limits_t* desired = nullptr)
   {
-    ni1 = initNi(1, PTL_NI_MATCHING | PTL_NI_PHYSICAL, desired);
-    eq1 = allocEq(ni1, eqSize);
-    pt  = allocPt(ni1, eq1, PTL_PT_FLOWCTRL);
-    ni0 = initNi(2);
-    eq0 = allocEq(ni0);
-    md  = bindMd(ni0, &value, 8, eq0);
+    ni1 = init_ni(1, PTL_NI_MATCHING | PTL_NI_PHYSICAL, desired);
+    eq1 = alloc_eq(ni1, eq_size);
+    pt  = alloc_pt(ni1, eq1, PTL_PT_FLOWCTRL);
+    ni0 = init_ni(2);
+    eq0 = alloc_eq(ni0);
+    md  = bind_md(ni0, &value, 8, eq0);
   }
-  ptl_ni_fail_t putAndAck(ptl_match_bits_t bits = 0)
+  ptl_ni_fail_t put_and_ack(ptl_match_bits_t bits = 0)
   {
     as(2);
     EXPECT_EQ(PtlPut(md, 0, 8, PTL_ACK_REQ, phys(1), pt, bits, 0, nullptr, 0), PTL_OK);
@@ -34,7 +34,7 @@ class FlowControlTest : public PortalsWorld
     EXPECT_EQ(evs.size(), 2u);
     return evs.empty() ? PTL_NI_UNDELIVERABLE : evs.back().ni_fail_type;
   }
-  void appendMe(ptl_list_t list = PTL_PRIORITY_LIST, unsigned options = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE)
+  void append_me(ptl_list_t list = PTL_PRIORITY_LIST, unsigned options = PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE)
   {
     as(1);
     ptl_me_t m = me(&slot, 8, 0, ~0ull, options);
@@ -45,11 +45,11 @@ class FlowControlTest : public PortalsWorld
 
 TEST_F(FlowControlTest, NoEntryLeftDisablesThePtAndEnableRecovers)
 {
-  setUpTarget(16);
-  appendMe(PTL_PRIORITY_LIST, PTL_ME_OP_PUT | PTL_ME_USE_ONCE | PTL_ME_EVENT_LINK_DISABLE);
-  EXPECT_EQ(putAndAck(), PTL_NI_OK);
-  EXPECT_EQ(putAndAck(), PTL_NI_PT_DISABLED); // the use-once entry is gone: exhaustion
-  EXPECT_EQ(putAndAck(), PTL_NI_PT_DISABLED); // still disabled, no second PT_DISABLED event
+  set_up_target(16);
+  append_me(PTL_PRIORITY_LIST, PTL_ME_OP_PUT | PTL_ME_USE_ONCE | PTL_ME_EVENT_LINK_DISABLE);
+  EXPECT_EQ(put_and_ack(), PTL_NI_OK);
+  EXPECT_EQ(put_and_ack(), PTL_NI_PT_DISABLED); // the use-once entry is gone: exhaustion
+  EXPECT_EQ(put_and_ack(), PTL_NI_PT_DISABLED); // still disabled, no second PT_DISABLED event
   as(1);
   auto evs = drain(eq1);
   ASSERT_EQ(evs.size(), 3u);
@@ -58,9 +58,9 @@ TEST_F(FlowControlTest, NoEntryLeftDisablesThePtAndEnableRecovers)
   EXPECT_EQ(evs[2].type, PTL_EVENT_PT_DISABLED);
   EXPECT_EQ(evs[2].pt_index, pt);
   // Recovery, as OpenMPI's MTL does it: repost resources, re-enable.
-  appendMe();
+  append_me();
   ASSERT_EQ(PtlPTEnable(ni1, pt), PTL_OK);
-  EXPECT_EQ(putAndAck(), PTL_NI_OK);
+  EXPECT_EQ(put_and_ack(), PTL_NI_OK);
   ptl_sr_value_t drops;
   as(1);
   ASSERT_EQ(PtlNIStatus(ni1, PTL_SR_DROP_COUNT, &drops), PTL_OK);
@@ -69,55 +69,55 @@ TEST_F(FlowControlTest, NoEntryLeftDisablesThePtAndEnableRecovers)
 
 TEST_F(FlowControlTest, FullEventQueueDisablesThePt)
 {
-  setUpTarget(2);
-  appendMe();
-  EXPECT_EQ(putAndAck(), PTL_NI_OK);
-  EXPECT_EQ(putAndAck(), PTL_NI_OK);
-  EXPECT_EQ(putAndAck(), PTL_NI_PT_DISABLED); // two events waiting, room for two
+  set_up_target(2);
+  append_me();
+  EXPECT_EQ(put_and_ack(), PTL_NI_OK);
+  EXPECT_EQ(put_and_ack(), PTL_NI_OK);
+  EXPECT_EQ(put_and_ack(), PTL_NI_PT_DISABLED); // two events waiting, room for two
   as(1);
   auto evs = drain(eq1);
   ASSERT_EQ(evs.size(), 3u); // the PT_DISABLED event has a slot of its own
   EXPECT_EQ(evs[2].type, PTL_EVENT_PT_DISABLED);
   ASSERT_EQ(PtlPTEnable(ni1, pt), PTL_OK);
-  EXPECT_EQ(putAndAck(), PTL_NI_OK);
+  EXPECT_EQ(put_and_ack(), PTL_NI_OK);
 }
 
 TEST_F(FlowControlTest, UnexpectedHeaderExhaustionDisablesThePt)
 {
   ptl_ni_limits_t desired{};
   desired.max_unexpected_headers = 1;
-  setUpTarget(16, &desired);
+  set_up_target(16, &desired);
   uint64_t overflow[4];
   as(1);
   ptl_me_t m = me(overflow, sizeof overflow, 0, ~0ull, PTL_ME_OP_PUT | PTL_ME_MANAGE_LOCAL | PTL_ME_EVENT_LINK_DISABLE);
   ptl_handle_me_t h;
   ASSERT_EQ(PtlMEAppend(ni1, pt, &m, PTL_OVERFLOW_LIST, nullptr, &h), PTL_OK);
-  EXPECT_EQ(putAndAck(), PTL_NI_OK);
-  EXPECT_EQ(putAndAck(), PTL_NI_PT_DISABLED);
+  EXPECT_EQ(put_and_ack(), PTL_NI_OK);
+  EXPECT_EQ(put_and_ack(), PTL_NI_PT_DISABLED);
   // Consuming the header frees room.
-  appendMe();
+  append_me();
   ASSERT_EQ(PtlPTEnable(ni1, pt), PTL_OK);
-  EXPECT_EQ(Core::instance().unexpectedCount(ni1, pt), 0u);
+  EXPECT_EQ(Core::instance().unexpected_count(ni1, pt), 0u);
 }
 
 TEST_F(FlowControlTest, WithoutFlowControlEventsAreDroppedAndReported)
 {
-  ni1 = initNi(1);
-  eq1 = allocEq(ni1, 1);
-  pt  = allocPt(ni1, eq1);
-  ni0 = initNi(2);
-  eq0 = allocEq(ni0);
-  md  = bindMd(ni0, &value, 8, eq0);
-  appendMe();
+  ni1 = init_ni(1);
+  eq1 = alloc_eq(ni1, 1);
+  pt  = alloc_pt(ni1, eq1);
+  ni0 = init_ni(2);
+  eq0 = alloc_eq(ni0);
+  md  = bind_md(ni0, &value, 8, eq0);
+  append_me();
   for (int i = 0; i < 3; ++i)
-    EXPECT_EQ(putAndAck(), PTL_NI_OK);
+    EXPECT_EQ(put_and_ack(), PTL_NI_OK);
   // The queue is circular: the newest event overwrote the older ones, and the next PtlEQGet says so.
   as(1);
   ptl_event_t ev;
   EXPECT_EQ(PtlEQGet(eq1, &ev), PTL_EQ_DROPPED); // the event is returned, and earlier ones were lost
   EXPECT_EQ(ev.type, PTL_EVENT_PUT);
   EXPECT_EQ(PtlEQGet(eq1, &ev), PTL_EQ_EMPTY);
-  EXPECT_EQ(putAndAck(), PTL_NI_OK);
+  EXPECT_EQ(put_and_ack(), PTL_NI_OK);
   as(1);
   EXPECT_EQ(PtlEQGet(eq1, &ev), PTL_OK); // nothing lost since the last one obtained
   EXPECT_EQ(PtlEQGet(eq1, &ev), PTL_EQ_EMPTY);
@@ -125,15 +125,15 @@ TEST_F(FlowControlTest, WithoutFlowControlEventsAreDroppedAndReported)
 
 TEST_F(FlowControlTest, UserDisabledPtDropsMessages)
 {
-  setUpTarget(16);
-  appendMe();
+  set_up_target(16);
+  append_me();
   as(1);
   ASSERT_EQ(PtlPTDisable(ni1, pt), PTL_OK);
-  EXPECT_EQ(putAndAck(), PTL_NI_PT_DISABLED);
+  EXPECT_EQ(put_and_ack(), PTL_NI_PT_DISABLED);
   as(1);
   EXPECT_TRUE(drain(eq1).empty()); // no PT_DISABLED event: the user did it
   ASSERT_EQ(PtlPTEnable(ni1, pt), PTL_OK);
-  EXPECT_EQ(putAndAck(), PTL_NI_OK);
+  EXPECT_EQ(put_and_ack(), PTL_NI_OK);
 }
 
 } // namespace

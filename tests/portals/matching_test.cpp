@@ -21,14 +21,14 @@ class MatchingTest : public PortalsWorld
   void SetUp() override
   {
     PortalsWorld::SetUp();
-    ni1 = initNi(1);
-    eq1 = allocEq(ni1);
-    pt  = allocPt(ni1, eq1);
-    ni0 = initNi(2); // another node
-    eq0 = allocEq(ni0);
+    ni1 = init_ni(1);
+    eq1 = alloc_eq(ni1);
+    pt  = alloc_pt(ni1, eq1);
+    ni0 = init_ni(2); // another node
+    eq0 = alloc_eq(ni0);
     for (int i = 0; i < 64; ++i)
       src[i] = static_cast<char>('A' + i % 26);
-    md = bindMd(ni0, src, sizeof src, eq0);
+    md = bind_md(ni0, src, sizeof src, eq0);
   }
   ptl_handle_me_t append(unsigned rank, const ptl_me_t& m, ptl_list_t list = PTL_PRIORITY_LIST, void* user = nullptr)
   {
@@ -37,18 +37,18 @@ class MatchingTest : public PortalsWorld
     EXPECT_EQ(PtlMEAppend(ni1, pt, &m, list, user, &h), PTL_OK);
     return h;
   }
-  void put(ptl_size_t len, ptl_match_bits_t bits, ptl_size_t remoteOffset = 0, ptl_hdr_data_t hdr = 0)
+  void put(ptl_size_t len, ptl_match_bits_t bits, ptl_size_t remote_offset = 0, ptl_hdr_data_t hdr = 0)
   {
     as(2);
-    ASSERT_EQ(PtlPut(md, 0, len, PTL_ACK_REQ, phys(1), pt, bits, remoteOffset, nullptr, hdr), PTL_OK);
+    ASSERT_EQ(PtlPut(md, 0, len, PTL_ACK_REQ, phys(1), pt, bits, remote_offset, nullptr, hdr), PTL_OK);
     nic.run();
   }
-  std::vector<ptl_event_t> targetEvents()
+  std::vector<ptl_event_t> target_events()
   {
     as(1);
     return drain(eq1);
   }
-  ptl_event_t lastAck()
+  ptl_event_t last_ack()
   {
     as(2);
     auto evs = drain(eq0);
@@ -63,20 +63,20 @@ TEST_F(MatchingTest, IgnoreBitsSelectTheEntry)
   int ua = 1, ub = 2;
   append(1, me(a, 8, 0x1200, 0x00ff), PTL_PRIORITY_LIST, &ua);
   append(1, me(b, 8, 0x1300), PTL_PRIORITY_LIST, &ub);
-  targetEvents();
+  target_events();
   put(4, 0x12ab);
   put(4, 0x1300, 4);
   put(4, 0x13ab); // matches neither
   EXPECT_EQ(std::memcmp(a, "ABCD", 4), 0);
   EXPECT_EQ(std::memcmp(b + 4, "ABCD", 4), 0);
-  auto evs = targetEvents();
+  auto evs = target_events();
   ASSERT_EQ(evs.size(), 2u);
   EXPECT_EQ(evs[0].user_ptr, &ua);
   EXPECT_EQ(evs[0].match_bits, 0x12abu);
   EXPECT_EQ(evs[1].user_ptr, &ub);
   EXPECT_EQ(evs[1].initiator.phys.nid, 1u);
   EXPECT_EQ(evs[1].initiator.phys.pid, 0u);
-  ptl_event_t ack = lastAck();
+  ptl_event_t ack = last_ack();
   EXPECT_EQ(ack.type, PTL_EVENT_ACK);
   EXPECT_EQ(ack.ni_fail_type, PTL_NI_DROPPED);
   ptl_sr_value_t drops;
@@ -93,10 +93,10 @@ TEST_F(MatchingTest, MatchIdRestrictsTheInitiator)
   m.match_id.phys.pid = PTL_PID_ANY;
   append(1, m);
   put(8, 5); // from node 1: no match
-  EXPECT_EQ(lastAck().ni_fail_type, PTL_NI_DROPPED);
-  ptl_handle_ni_t ni = initNi(0);
-  ptl_handle_eq_t eq = allocEq(ni);
-  ptl_handle_md_t m0 = bindMd(ni, src, 8, eq);
+  EXPECT_EQ(last_ack().ni_fail_type, PTL_NI_DROPPED);
+  ptl_handle_ni_t ni = init_ni(0);
+  ptl_handle_eq_t eq = alloc_eq(ni);
+  ptl_handle_md_t m0 = bind_md(ni, src, 8, eq);
   ASSERT_EQ(PtlPut(m0, 0, 8, PTL_ACK_REQ, phys(1), pt, 5, 0, nullptr, 0), PTL_OK);
   nic.run();
   auto evs = drain(eq);
@@ -113,17 +113,17 @@ TEST_F(MatchingTest, TruncationAndNoTruncate)
   append(1, me(small, 8, 9, 0, PTL_ME_OP_PUT | PTL_ME_NO_TRUNCATE));
   append(1, me(big, 32, 9));
   append(1, me(small, 8, 10));
-  targetEvents();
+  target_events();
   put(16, 9); // too big for the no-truncate entry: goes to `big`
   EXPECT_EQ(std::memcmp(big, src, 16), 0);
   put(16, 10); // truncated to 8
   EXPECT_EQ(std::memcmp(small, src, 8), 0);
-  auto evs = targetEvents();
+  auto evs = target_events();
   ASSERT_EQ(evs.size(), 2u);
   EXPECT_EQ(evs[0].mlength, 16u);
   EXPECT_EQ(evs[1].rlength, 16u);
   EXPECT_EQ(evs[1].mlength, 8u);
-  ptl_event_t ack = lastAck();
+  ptl_event_t ack = last_ack();
   EXPECT_EQ(ack.mlength, 8u);
   EXPECT_EQ(ack.rlength, 16u);
 }
@@ -132,14 +132,14 @@ TEST_F(MatchingTest, UseOnceUnlinksAfterOneMessage)
 {
   char a[8]         = {};
   ptl_handle_me_t h = append(1, me(a, 8, 3, 0, PTL_ME_OP_PUT | PTL_ME_USE_ONCE));
-  targetEvents();
+  target_events();
   put(8, 3);
   put(8, 3);
-  auto evs = targetEvents();
+  auto evs = target_events();
   ASSERT_EQ(evs.size(), 2u);
   EXPECT_EQ(evs[0].type, PTL_EVENT_PUT);
   EXPECT_EQ(evs[1].type, PTL_EVENT_AUTO_UNLINK);
-  EXPECT_EQ(lastAck().ni_fail_type, PTL_NI_DROPPED);
+  EXPECT_EQ(last_ack().ni_fail_type, PTL_NI_DROPPED);
   as(1);
   EXPECT_EQ(PtlMEUnlink(h), PTL_ARG_INVALID);
 }
@@ -150,12 +150,12 @@ TEST_F(MatchingTest, LocallyManagedOffsetsAndMinFree)
   ptl_me_t m   = me(buf, 64, 4, 0, PTL_ME_OP_PUT | PTL_ME_MANAGE_LOCAL);
   m.min_free   = 16;
   append(1, m);
-  targetEvents();
+  target_events();
   for (int i = 0; i < 3; ++i)
     put(20, 4, 999 /* ignored: locally managed */);
   EXPECT_EQ(std::memcmp(buf + 20, src, 20), 0);
   EXPECT_EQ(std::memcmp(buf + 40, src, 20), 0);
-  auto evs = targetEvents();
+  auto evs = target_events();
   ASSERT_EQ(evs.size(), 4u); // 64 - 60 = 4 bytes left < min_free 16: unlinked after the third
   EXPECT_EQ(static_cast<char*>(evs[2].start), buf + 40);
   EXPECT_EQ(evs[3].type, PTL_EVENT_AUTO_UNLINK);
@@ -164,24 +164,24 @@ TEST_F(MatchingTest, LocallyManagedOffsetsAndMinFree)
 TEST_F(MatchingTest, OverflowListUnexpectedHeaderThenSearchThenAppend)
 {
   char overflow[128] = {};
-  int ovUser = 7, recvUser = 8, searchUser = 9;
+  int ov_user = 7, recv_user = 8, search_user = 9;
   ptl_me_t ov = me(overflow, sizeof overflow, 0, ~0ull, PTL_ME_OP_PUT | PTL_ME_MANAGE_LOCAL);
-  append(1, ov, PTL_OVERFLOW_LIST, &ovUser);
-  targetEvents();
+  append(1, ov, PTL_OVERFLOW_LIST, &ov_user);
+  target_events();
   put(10, 0x42, 0, 0xfeed); // no priority entry: lands in the overflow buffer
-  auto evs = targetEvents();
+  auto evs = target_events();
   ASSERT_EQ(evs.size(), 1u);
   EXPECT_EQ(evs[0].type, PTL_EVENT_PUT);
   EXPECT_EQ(evs[0].ptl_list, PTL_OVERFLOW_LIST);
-  EXPECT_EQ(evs[0].user_ptr, &ovUser);
-  EXPECT_EQ(Core::instance().unexpectedCount(ni1, pt), 1u);
+  EXPECT_EQ(evs[0].user_ptr, &ov_user);
+  EXPECT_EQ(Core::instance().unexpected_count(ni1, pt), 1u);
 
   as(1);
   ptl_me_t probe = me(nullptr, 0, 0x43);
-  ASSERT_EQ(PtlMESearch(ni1, pt, &probe, PTL_SEARCH_ONLY, &searchUser), PTL_OK);
+  ASSERT_EQ(PtlMESearch(ni1, pt, &probe, PTL_SEARCH_ONLY, &search_user), PTL_OK);
   probe.match_bits = 0x42;
-  ASSERT_EQ(PtlMESearch(ni1, pt, &probe, PTL_SEARCH_ONLY, &searchUser), PTL_OK);
-  evs = targetEvents();
+  ASSERT_EQ(PtlMESearch(ni1, pt, &probe, PTL_SEARCH_ONLY, &search_user), PTL_OK);
+  evs = target_events();
   ASSERT_EQ(evs.size(), 2u);
   EXPECT_EQ(evs[0].type, PTL_EVENT_SEARCH);
   EXPECT_EQ(evs[0].ni_fail_type, PTL_NI_NO_MATCH);
@@ -189,35 +189,35 @@ TEST_F(MatchingTest, OverflowListUnexpectedHeaderThenSearchThenAppend)
   EXPECT_EQ(evs[1].ni_fail_type, PTL_NI_OK);
   EXPECT_EQ(evs[1].hdr_data, 0xfeedu);
   EXPECT_EQ(evs[1].mlength, 10u);
-  EXPECT_EQ(evs[1].user_ptr, &searchUser);
-  EXPECT_EQ(Core::instance().unexpectedCount(ni1, pt), 1u); // search only: still there
+  EXPECT_EQ(evs[1].user_ptr, &search_user);
+  EXPECT_EQ(Core::instance().unexpected_count(ni1, pt), 1u); // search only: still there
 
   char dest[16] = {};
-  append(1, me(dest, sizeof dest, 0x42, 0, PTL_ME_OP_PUT | PTL_ME_USE_ONCE), PTL_PRIORITY_LIST, &recvUser);
-  evs = targetEvents();
+  append(1, me(dest, sizeof dest, 0x42, 0, PTL_ME_OP_PUT | PTL_ME_USE_ONCE), PTL_PRIORITY_LIST, &recv_user);
+  evs = target_events();
   ASSERT_EQ(evs.size(), 2u); // consumed at append: the use-once entry is unlinked at once
   EXPECT_EQ(evs[1].type, PTL_EVENT_AUTO_UNLINK);
-  EXPECT_EQ(evs[1].user_ptr, &recvUser);
+  EXPECT_EQ(evs[1].user_ptr, &recv_user);
   EXPECT_EQ(evs[0].type, PTL_EVENT_PUT_OVERFLOW);
-  EXPECT_EQ(evs[0].user_ptr, &recvUser);
+  EXPECT_EQ(evs[0].user_ptr, &recv_user);
   EXPECT_EQ(static_cast<char*>(evs[0].start), overflow); // the data stays where it landed
   EXPECT_EQ(evs[0].mlength, 10u);
   EXPECT_EQ(evs[0].hdr_data, 0xfeedu);
   EXPECT_EQ(std::memcmp(overflow, src, 10), 0);
   EXPECT_EQ(std::memcmp(dest, "\0\0\0\0", 4), 0); // not copied by the semantics layer
-  EXPECT_EQ(Core::instance().unexpectedCount(ni1, pt), 0u);
+  EXPECT_EQ(Core::instance().unexpected_count(ni1, pt), 0u);
 
   // PTL_SEARCH_DELETE consumes a header too.
   put(6, 0x50);
-  targetEvents();
+  target_events();
   as(1);
   probe.match_bits = 0x50;
-  ASSERT_EQ(PtlMESearch(ni1, pt, &probe, PTL_SEARCH_DELETE, &searchUser), PTL_OK);
-  evs = targetEvents();
+  ASSERT_EQ(PtlMESearch(ni1, pt, &probe, PTL_SEARCH_DELETE, &search_user), PTL_OK);
+  evs = target_events();
   ASSERT_EQ(evs.size(), 1u);
   EXPECT_EQ(evs[0].type, PTL_EVENT_PUT_OVERFLOW);
   EXPECT_EQ(static_cast<char*>(evs[0].start), overflow + 10);
-  EXPECT_EQ(Core::instance().unexpectedCount(ni1, pt), 0u);
+  EXPECT_EQ(Core::instance().unexpected_count(ni1, pt), 0u);
 }
 
 TEST_F(MatchingTest, AutoFreeWhenTheLastHeaderOfAnUnlinkedOverflowBufferIsConsumed)
@@ -226,14 +226,14 @@ TEST_F(MatchingTest, AutoFreeWhenTheLastHeaderOfAnUnlinkedOverflowBufferIsConsum
   ptl_me_t ov       = me(overflow, sizeof overflow, 0, ~0ull, PTL_ME_OP_PUT | PTL_ME_MANAGE_LOCAL);
   ov.min_free       = 8;
   append(1, ov, PTL_OVERFLOW_LIST);
-  targetEvents();
+  target_events();
   put(10, 1); // 6 bytes left < 8: auto-unlinked, but the header still refers to its memory
-  auto evs = targetEvents();
+  auto evs = target_events();
   ASSERT_EQ(evs.size(), 2u);
   EXPECT_EQ(evs[1].type, PTL_EVENT_AUTO_UNLINK);
   char dest[16];
   append(1, me(dest, 16, 1, 0, PTL_ME_OP_PUT | PTL_ME_USE_ONCE));
-  evs = targetEvents();
+  evs = target_events();
   ASSERT_EQ(evs.size(), 3u);
   EXPECT_EQ(evs[0].type, PTL_EVENT_PUT_OVERFLOW);
   EXPECT_EQ(evs[1].type, PTL_EVENT_AUTO_FREE);   // the overflow buffer's last header is consumed
@@ -245,10 +245,10 @@ TEST_F(MatchingTest, GetReadsTargetMemoryIntoTheInitiatorMd)
   char exposed[16];
   std::memcpy(exposed, "0123456789abcdef", 16);
   append(1, me(exposed, 16, 77, 0, PTL_ME_OP_GET));
-  targetEvents();
+  target_events();
   as(2);
   char into[8]        = {};
-  ptl_handle_md_t gmd = bindMd(ni0, into, sizeof into, eq0);
+  ptl_handle_md_t gmd = bind_md(ni0, into, sizeof into, eq0);
   int user            = 0;
   ASSERT_EQ(PtlGet(gmd, 2, 6, phys(1), pt, 77, 4, &user), PTL_OK);
   nic.run();
@@ -258,7 +258,7 @@ TEST_F(MatchingTest, GetReadsTargetMemoryIntoTheInitiatorMd)
   EXPECT_EQ(evs[0].type, PTL_EVENT_REPLY);
   EXPECT_EQ(evs[0].mlength, 6u);
   EXPECT_EQ(evs[0].user_ptr, &user);
-  auto tev = targetEvents();
+  auto tev = target_events();
   ASSERT_EQ(tev.size(), 1u);
   EXPECT_EQ(tev[0].type, PTL_EVENT_GET);
   EXPECT_EQ(static_cast<char*>(tev[0].start), exposed + 4);
@@ -272,9 +272,9 @@ TEST_F(MatchingTest, OperationAndPermissionViolations)
   m.uid      = 4242;
   append(1, m);
   put(8, 1);
-  EXPECT_EQ(lastAck().ni_fail_type, PTL_NI_OP_VIOLATION);
+  EXPECT_EQ(last_ack().ni_fail_type, PTL_NI_OP_VIOLATION);
   put(8, 2);
-  EXPECT_EQ(lastAck().ni_fail_type, PTL_NI_PERM_VIOLATION);
+  EXPECT_EQ(last_ack().ni_fail_type, PTL_NI_PERM_VIOLATION);
   as(1);
   ptl_sr_value_t v;
   ASSERT_EQ(PtlNIStatus(ni1, PTL_SR_OPERATION_VIOLATIONS, &v), PTL_OK);
@@ -288,29 +288,29 @@ TEST_F(MatchingTest, EarlySendLetsTheUserReuseTheBuffer)
 {
   char a[8] = {};
   append(1, me(a, 8, 6));
-  nic.sendBeforeDelivery = true;
+  nic.send_before_delivery = true;
   as(2);
   ASSERT_EQ(PtlPut(md, 0, 8, PTL_NO_ACK_REQ, phys(1), pt, 6, 0, nullptr, 0), PTL_OK);
   ASSERT_EQ(nic.pending(), 1u);
-  Core::instance().completeSend(const_cast<Message&>(nic.front())); // SEND before the target has the data
-  std::memset(src, 'z', 8);                                         // the program reuses its buffer
+  Core::instance().complete_send(const_cast<Message&>(nic.front())); // SEND before the target has the data
+  std::memset(src, 'z', 8);                                          // the program reuses its buffer
   nic.run();
   EXPECT_EQ(std::memcmp(a, "ABCDEFGH", 8), 0);
 }
 
 TEST_F(MatchingTest, NonMatchingInterfaceUsesListEntries)
 {
-  ptl_handle_ni_t n1 = initNi(1, PTL_NI_NO_MATCHING | PTL_NI_PHYSICAL);
-  ptl_handle_eq_t e1 = allocEq(n1);
-  ptl_pt_index_t p1  = allocPt(n1, e1);
+  ptl_handle_ni_t n1 = init_ni(1, PTL_NI_NO_MATCHING | PTL_NI_PHYSICAL);
+  ptl_handle_eq_t e1 = alloc_eq(n1);
+  ptl_pt_index_t p1  = alloc_pt(n1, e1);
   char a[8]          = {};
   ptl_le_t le{a, 8, PTL_CT_NONE, PTL_UID_ANY, PTL_LE_OP_PUT};
   ptl_handle_le_t h;
   ASSERT_EQ(PtlLEAppend(n1, p1, &le, PTL_PRIORITY_LIST, nullptr, &h), PTL_OK);
   ptl_me_t m = me(a, 8, 0);
   EXPECT_EQ(PtlMEAppend(n1, p1, &m, PTL_PRIORITY_LIST, nullptr, &h), PTL_ARG_INVALID);
-  ptl_handle_ni_t n2 = initNi(2, PTL_NI_NO_MATCHING | PTL_NI_PHYSICAL);
-  ptl_handle_md_t m2 = bindMd(n2, src, 8);
+  ptl_handle_ni_t n2 = init_ni(2, PTL_NI_NO_MATCHING | PTL_NI_PHYSICAL);
+  ptl_handle_md_t m2 = bind_md(n2, src, 8);
   ASSERT_EQ(PtlPut(m2, 0, 8, PTL_NO_ACK_REQ, phys(1), p1, 0xffff /* ignored */, 0, nullptr, 0), PTL_OK);
   nic.run();
   EXPECT_EQ(std::memcmp(a, src, 8), 0);

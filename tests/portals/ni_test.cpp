@@ -10,7 +10,7 @@ class NiTest : public PortalsWorld
 {
  protected:
   /** Rank 0's matching NI made with `desired` limits; the limits granted go to `actual`. */
-  ptl_handle_ni_t niWithLimits(const ptl_ni_limits_t& desired, ptl_ni_limits_t& actual)
+  ptl_handle_ni_t ni_with_limits(const ptl_ni_limits_t& desired, ptl_ni_limits_t& actual)
   {
     as(0);
     EXPECT_EQ(PtlInit(), PTL_OK);
@@ -30,7 +30,7 @@ TEST_F(NiTest, CallsBeforePtlInitReturnNoInit)
 TEST_F(NiTest, PhysicalIdIsNodeIndexAndLocalRank)
 {
   for (unsigned r = 0; r < 4; ++r) {
-    ptl_handle_ni_t ni = initNi(r);
+    ptl_handle_ni_t ni = init_ni(r);
     ptl_process_t id;
     ASSERT_EQ(PtlGetPhysId(ni, &id), PTL_OK);
     EXPECT_EQ(id.phys.nid, r / kRanksPerNode);
@@ -45,7 +45,7 @@ TEST_F(NiTest, PhysicalIdIsNodeIndexAndLocalRank)
 
 TEST_F(NiTest, SameKindTwiceGivesTheSameNiAndOptionsAreChecked)
 {
-  ptl_handle_ni_t a = initNi(0);
+  ptl_handle_ni_t a = init_ni(0);
   ptl_handle_ni_t b;
   ASSERT_EQ(PtlNIInit(0, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, nullptr, nullptr, &b), PTL_OK);
   EXPECT_TRUE(PtlHandleIsEqual(a, b));
@@ -65,7 +65,7 @@ TEST_F(NiTest, SameKindTwiceGivesTheSameNiAndOptionsAreChecked)
 
 TEST_F(NiTest, PidTakenByAnotherProcessIsInUse)
 {
-  initNi(1); // node 0, pid 1
+  init_ni(1); // node 0, pid 1
   as(0);
   ASSERT_EQ(PtlInit(), PTL_OK);
   ptl_handle_ni_t ni;
@@ -78,11 +78,11 @@ TEST_F(NiTest, PidTakenByAnotherProcessIsInUse)
 
 TEST_F(NiTest, BadHandlesAreArgInvalidNeverACrash)
 {
-  ptl_handle_ni_t ni = initNi(0);
-  ptl_handle_eq_t eq = allocEq(ni);
-  ptl_handle_ct_t ct = allocCt(ni);
+  ptl_handle_ni_t ni = init_ni(0);
+  ptl_handle_eq_t eq = alloc_eq(ni);
+  ptl_handle_ct_t ct = alloc_ct(ni);
   char buf[8];
-  ptl_handle_md_t md = bindMd(ni, buf, sizeof buf);
+  ptl_handle_md_t md = bind_md(ni, buf, sizeof buf);
   ptl_event_t ev;
   ptl_ct_event_t cev;
   // Wrong kind: an MD handle where an EQ is expected, an EQ where a CT is expected.
@@ -100,12 +100,12 @@ TEST_F(NiTest, BadHandlesAreArgInvalidNeverACrash)
   }
   // Stale: freed, then its slot reused by a new object.
   ASSERT_EQ(PtlEQFree(eq), PTL_OK);
-  ptl_handle_eq_t eq2 = allocEq(ni);
+  ptl_handle_eq_t eq2 = alloc_eq(ni);
   EXPECT_EQ(PtlEQGet(eq, &ev), PTL_ARG_INVALID);
   EXPECT_EQ(PtlEQGet(eq2, &ev), PTL_EQ_EMPTY);
   EXPECT_EQ(PtlEQFree(eq), PTL_ARG_INVALID);
   // Another process's handle.
-  initNi(1);
+  init_ni(1);
   EXPECT_EQ(PtlEQGet(eq2, &ev), PTL_ARG_INVALID);
   EXPECT_EQ(PtlMDRelease(md), PTL_ARG_INVALID);
   // Null out-pointers.
@@ -120,8 +120,8 @@ TEST_F(NiTest, BadHandlesAreArgInvalidNeverACrash)
 
 TEST_F(NiTest, PortalTableEntries)
 {
-  ptl_handle_ni_t ni = initNi(0);
-  ptl_handle_eq_t eq = allocEq(ni);
+  ptl_handle_ni_t ni = init_ni(0);
+  ptl_handle_eq_t eq = alloc_eq(ni);
   ptl_pt_index_t pt;
   ASSERT_EQ(PtlPTAlloc(ni, 0, eq, 3, &pt), PTL_OK);
   EXPECT_EQ(pt, 3u);
@@ -153,17 +153,17 @@ TEST_F(NiTest, DesiredLimitsAreGrantedAndEnforced)
   desired.max_mds = 2;
   desired.max_eqs = 1;
   ptl_ni_limits_t actual;
-  ptl_handle_ni_t ni = niWithLimits(desired, actual);
+  ptl_handle_ni_t ni = ni_with_limits(desired, actual);
   EXPECT_EQ(actual.max_mds, 2);
   EXPECT_EQ(actual.max_eqs, 1);
   EXPECT_GT(actual.max_cts, 0);
   char buf[4];
-  bindMd(ni, buf, 4);
-  bindMd(ni, buf, 4);
+  bind_md(ni, buf, 4);
+  bind_md(ni, buf, 4);
   ptl_md_t md{buf, 4, 0, PTL_EQ_NONE, PTL_CT_NONE};
   ptl_handle_md_t h;
   EXPECT_EQ(PtlMDBind(ni, &md, &h), PTL_NO_SPACE);
-  allocEq(ni);
+  alloc_eq(ni);
   ptl_handle_eq_t eq;
   EXPECT_EQ(PtlEQAlloc(ni, 4, &eq), PTL_NO_SPACE);
 }
@@ -176,11 +176,11 @@ TEST_F(NiTest, ASmallerAtomicSizeBoundsFetchingAtomicsToo)
   desired.max_atomic_size       = 4;
   desired.max_fetch_atomic_size = 1024;
   ptl_ni_limits_t actual;
-  ptl_handle_ni_t ni = niWithLimits(desired, actual);
+  ptl_handle_ni_t ni = ni_with_limits(desired, actual);
   EXPECT_EQ(actual.max_atomic_size, 4u);
   EXPECT_EQ(actual.max_fetch_atomic_size, 4u);
   char buf[16]{};
-  ptl_handle_md_t md = bindMd(ni, buf, sizeof buf);
+  ptl_handle_md_t md = bind_md(ni, buf, sizeof buf);
   uint64_t operand   = 0;
   EXPECT_EQ(PtlFetchAtomic(md, 0, md, 8, 8, phys(0), 0, 0, 0, nullptr, 0, PTL_SUM, PTL_INT64_T), PTL_ARG_INVALID);
   EXPECT_EQ(PtlSwap(md, 0, md, 8, 8, phys(0), 0, 0, 0, nullptr, 0, &operand, PTL_SWAP, PTL_INT64_T), PTL_ARG_INVALID);
@@ -195,7 +195,7 @@ TEST_F(NiTest, LogicalMapTranslatesRanksBothWays)
     map.push_back(phys(3 - i));
   std::vector<ptl_handle_ni_t> nis;
   for (unsigned r = 0; r < 4; ++r) {
-    nis.push_back(initNi(r, PTL_NI_MATCHING | PTL_NI_LOGICAL));
+    nis.push_back(init_ni(r, PTL_NI_MATCHING | PTL_NI_LOGICAL));
     ptl_process_t id;
     EXPECT_EQ(PtlGetId(nis[r], &id), PTL_FAIL); // no map yet
     ASSERT_EQ(PtlSetMap(nis[r], map.size(), map.data()), PTL_OK);
@@ -212,8 +212,8 @@ TEST_F(NiTest, LogicalMapTranslatesRanksBothWays)
 
   // Physical rank 1 (logical 2) receives from physical rank 2 (logical 1), only from logical rank 1.
   as(1);
-  ptl_handle_eq_t eq = allocEq(nis[1]);
-  ptl_pt_index_t pt  = allocPt(nis[1], eq);
+  ptl_handle_eq_t eq = alloc_eq(nis[1]);
+  ptl_pt_index_t pt  = alloc_pt(nis[1], eq);
   uint64_t inbox     = 0;
   ptl_me_t m         = me(&inbox, sizeof inbox, 7);
   m.match_id.rank    = 1;
@@ -224,7 +224,7 @@ TEST_F(NiTest, LogicalMapTranslatesRanksBothWays)
   uint64_t value = 0x1122334455667788ull;
   for (unsigned sender : {0u, 2u}) { // logical 3 (no match), then logical 1
     as(sender);
-    ptl_handle_md_t md = bindMd(nis[sender], &value, sizeof value);
+    ptl_handle_md_t md = bind_md(nis[sender], &value, sizeof value);
     ASSERT_EQ(PtlPut(md, 0, sizeof value, PTL_NO_ACK_REQ, logical(2), pt, 7, 0, nullptr, 0), PTL_OK);
     EXPECT_EQ(PtlPut(md, 0, 8, PTL_NO_ACK_REQ, logical(4), pt, 7, 0, nullptr, 0), PTL_ARG_INVALID);
     nic.run();

@@ -26,14 +26,14 @@ class SemanticsTest : public PortalsWorld
   void SetUp() override
   {
     PortalsWorld::SetUp();
-    ni1 = initNi(1);
-    eq1 = allocEq(ni1);
-    pt  = allocPt(ni1, eq1);
-    ni0 = initNi(2);
-    eq0 = allocEq(ni0);
+    ni1 = init_ni(1);
+    eq1 = alloc_eq(ni1);
+    pt  = alloc_pt(ni1, eq1);
+    ni0 = init_ni(2);
+    eq0 = alloc_eq(ni0);
     for (int i = 0; i < 64; ++i)
       src[i] = static_cast<char>('a' + i % 26);
-    md = bindMd(ni0, src, sizeof src, eq0);
+    md = bind_md(ni0, src, sizeof src, eq0);
   }
   ptl_handle_me_t append(const ptl_me_t& m, ptl_list_t list = PTL_PRIORITY_LIST, void* user = nullptr)
   {
@@ -48,19 +48,19 @@ class SemanticsTest : public PortalsWorld
     ASSERT_EQ(PtlPut(md, 0, len, ack, phys(1), pt, bits, 0, nullptr, 0), PTL_OK);
     nic.run();
   }
-  std::vector<ptl_event_t> targetEvents()
+  std::vector<ptl_event_t> target_events()
   {
     as(1);
     return drain(eq1);
   }
-  std::vector<ptl_event_t> initiatorEvents()
+  std::vector<ptl_event_t> initiator_events()
   {
     as(2);
     return drain(eq0);
   }
   /* An overflow buffer that keeps unexpected headers for every match bits. */
   char overflow[256] = {};
-  void appendOverflow()
+  void append_overflow()
   {
     append(me(overflow, sizeof overflow, 0, ~0ull, PTL_ME_OP_PUT | PTL_ME_MANAGE_LOCAL | PTL_ME_EVENT_LINK_DISABLE),
            PTL_OVERFLOW_LIST);
@@ -69,13 +69,13 @@ class SemanticsTest : public PortalsWorld
 
 TEST_F(SemanticsTest, UseOnceEntryConsumedAtAppendPostsAutoUnlink)
 {
-  appendOverflow();
+  append_overflow();
   put(8, 0x5);
-  targetEvents();
+  target_events();
   char dest[8]      = {};
   int user          = 3;
   ptl_handle_me_t h = append(me(dest, sizeof dest, 0x5, 0, PTL_ME_OP_PUT | PTL_ME_USE_ONCE), PTL_PRIORITY_LIST, &user);
-  auto evs          = targetEvents();
+  auto evs          = target_events();
   ASSERT_EQ(evs.size(), 2u); // no LINK: it was never linked
   EXPECT_EQ(evs[0].type, PTL_EVENT_PUT_OVERFLOW);
   EXPECT_EQ(evs[1].type, PTL_EVENT_AUTO_UNLINK);
@@ -85,9 +85,9 @@ TEST_F(SemanticsTest, UseOnceEntryConsumedAtAppendPostsAutoUnlink)
   EXPECT_EQ(PtlMEUnlink(h), PTL_ARG_INVALID); // its handle is stale
   // PTL_ME_EVENT_UNLINK_DISABLE silences it.
   put(8, 0x6);
-  targetEvents();
+  target_events();
   append(me(dest, sizeof dest, 0x6, 0, PTL_ME_OP_PUT | PTL_ME_USE_ONCE | PTL_ME_EVENT_UNLINK_DISABLE));
-  evs = targetEvents();
+  evs = target_events();
   ASSERT_EQ(evs.size(), 1u);
   EXPECT_EQ(evs[0].type, PTL_EVENT_PUT_OVERFLOW);
 }
@@ -99,8 +99,8 @@ TEST_F(SemanticsTest, UseOnceLeConsumedAtAppendPostsAutoUnlink)
   ptl_handle_ni_t target = PTL_INVALID_HANDLE;
   ASSERT_EQ(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_NO_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, nullptr, nullptr, &target),
             PTL_OK);
-  ptl_handle_eq_t eq = allocEq(target);
-  ptl_pt_index_t lpt = allocPt(target, eq);
+  ptl_handle_eq_t eq = alloc_eq(target);
+  ptl_pt_index_t lpt = alloc_pt(target, eq);
   char over[32]      = {};
   ptl_le_t ov{over, sizeof over, PTL_CT_NONE, PTL_UID_ANY, PTL_LE_OP_PUT | PTL_LE_EVENT_LINK_DISABLE};
   ptl_handle_le_t h;
@@ -109,7 +109,7 @@ TEST_F(SemanticsTest, UseOnceLeConsumedAtAppendPostsAutoUnlink)
   ptl_handle_ni_t ini = PTL_INVALID_HANDLE;
   ASSERT_EQ(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_NO_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, nullptr, nullptr, &ini),
             PTL_OK);
-  ptl_handle_md_t lmd = bindMd(ini, src, 8);
+  ptl_handle_md_t lmd = bind_md(ini, src, 8);
   ASSERT_EQ(PtlPut(lmd, 0, 8, PTL_NO_ACK_REQ, phys(3), lpt, 0, 0, nullptr, 0), PTL_OK);
   nic.run();
   as(3);
@@ -125,18 +125,18 @@ TEST_F(SemanticsTest, UseOnceLeConsumedAtAppendPostsAutoUnlink)
 
 TEST_F(SemanticsTest, SearchOnlyPostsOneEventPerMatchingHeaderAndCountsThem)
 {
-  appendOverflow();
+  append_overflow();
   put(8, 0x10);
   put(12, 0x99);
   put(16, 0x10);
-  targetEvents();
+  target_events();
   as(1);
-  ptl_handle_ct_t ct = allocCt(ni1);
+  ptl_handle_ct_t ct = alloc_ct(ni1);
   ptl_me_t probe     = me(nullptr, 0, 0x10, 0, PTL_ME_OP_PUT | PTL_ME_EVENT_CT_OVERFLOW);
   probe.ct_handle    = ct;
   int user           = 5;
   ASSERT_EQ(PtlMESearch(ni1, pt, &probe, PTL_SEARCH_ONLY, &user), PTL_OK);
-  auto evs = targetEvents();
+  auto evs = target_events();
   ASSERT_EQ(evs.size(), 2u); // one per matching header
   for (const auto& ev : evs) {
     EXPECT_EQ(ev.type, PTL_EVENT_SEARCH);
@@ -150,13 +150,13 @@ TEST_F(SemanticsTest, SearchOnlyPostsOneEventPerMatchingHeaderAndCountsThem)
   ASSERT_EQ(PtlCTGet(ct, &v), PTL_OK);
   EXPECT_EQ(v.success, 2u); // the matches
   EXPECT_EQ(v.failure, 1u); // the search is over (persistent entry)
-  EXPECT_EQ(Core::instance().unexpectedCount(ni1, pt), 3u);
+  EXPECT_EQ(Core::instance().unexpected_count(ni1, pt), 3u);
 
   // Counting bytes, and a use-once search that stops at the first match (failure only without one).
   ASSERT_EQ(PtlCTSet(ct, {0, 0}), PTL_OK);
   probe.options = PTL_ME_OP_PUT | PTL_ME_EVENT_CT_OVERFLOW | PTL_ME_EVENT_CT_BYTES | PTL_ME_USE_ONCE;
   ASSERT_EQ(PtlMESearch(ni1, pt, &probe, PTL_SEARCH_ONLY, &user), PTL_OK);
-  EXPECT_EQ(targetEvents().size(), 1u);
+  EXPECT_EQ(target_events().size(), 1u);
   ASSERT_EQ(PtlCTGet(ct, &v), PTL_OK);
   EXPECT_EQ(v.success, 8u);
   EXPECT_EQ(v.failure, 0u);
@@ -165,7 +165,7 @@ TEST_F(SemanticsTest, SearchOnlyPostsOneEventPerMatchingHeaderAndCountsThem)
   ASSERT_EQ(PtlCTSet(ct, {0, 0}), PTL_OK);
   probe.match_bits = 0x77;
   ASSERT_EQ(PtlMESearch(ni1, pt, &probe, PTL_SEARCH_ONLY, &user), PTL_OK);
-  evs = targetEvents();
+  evs = target_events();
   ASSERT_EQ(evs.size(), 1u);
   EXPECT_EQ(evs[0].ni_fail_type, PTL_NI_NO_MATCH);
   ASSERT_EQ(PtlCTGet(ct, &v), PTL_OK);
@@ -175,17 +175,17 @@ TEST_F(SemanticsTest, SearchOnlyPostsOneEventPerMatchingHeaderAndCountsThem)
 
 TEST_F(SemanticsTest, SearchDeleteConsumesEveryMatchingHeaderAndCountsThem)
 {
-  appendOverflow();
+  append_overflow();
   put(8, 0x20);
   put(8, 0x21);
   put(8, 0x20);
-  targetEvents();
+  target_events();
   as(1);
-  ptl_handle_ct_t ct = allocCt(ni1);
+  ptl_handle_ct_t ct = alloc_ct(ni1);
   ptl_me_t probe     = me(nullptr, 0, 0x20, 0, PTL_ME_OP_PUT | PTL_ME_EVENT_CT_OVERFLOW);
   probe.ct_handle    = ct;
   ASSERT_EQ(PtlMESearch(ni1, pt, &probe, PTL_SEARCH_DELETE, nullptr), PTL_OK);
-  auto evs = targetEvents();
+  auto evs = target_events();
   ASSERT_EQ(evs.size(), 2u);
   EXPECT_EQ(evs[0].type, PTL_EVENT_PUT_OVERFLOW);
   EXPECT_EQ(evs[1].type, PTL_EVENT_PUT_OVERFLOW);
@@ -194,40 +194,40 @@ TEST_F(SemanticsTest, SearchDeleteConsumesEveryMatchingHeaderAndCountsThem)
   ASSERT_EQ(PtlCTGet(ct, &v), PTL_OK);
   EXPECT_EQ(v.success, 2u);
   EXPECT_EQ(v.failure, 1u);
-  EXPECT_EQ(Core::instance().unexpectedCount(ni1, pt), 1u); // 0x21 stays
+  EXPECT_EQ(Core::instance().unexpected_count(ni1, pt), 1u); // 0x21 stays
 }
 
 TEST_F(SemanticsTest, LocallyManagedEntryFilledAtAppendBelowMinFreeIsUnlinked)
 {
-  appendOverflow();
+  append_overflow();
   put(24, 0x30);
   put(24, 0x30);
   put(24, 0x30);
-  targetEvents();
+  target_events();
   char dest[64] = {};
   ptl_me_t m    = me(dest, sizeof dest, 0x30, 0, PTL_ME_OP_PUT | PTL_ME_MANAGE_LOCAL);
   m.min_free    = 20;
   append(m);
-  auto evs = targetEvents();
+  auto evs = target_events();
   // 24 B, then 48 B: 16 B left < min_free 20, so the second header unlinks it; the third stays.
   ASSERT_EQ(evs.size(), 3u);
   EXPECT_EQ(evs[0].type, PTL_EVENT_PUT_OVERFLOW);
   EXPECT_EQ(evs[1].type, PTL_EVENT_PUT_OVERFLOW);
   EXPECT_EQ(evs[2].type, PTL_EVENT_AUTO_UNLINK);
-  EXPECT_EQ(Core::instance().unexpectedCount(ni1, pt), 1u);
+  EXPECT_EQ(Core::instance().unexpected_count(ni1, pt), 1u);
 }
 
 TEST_F(SemanticsTest, SearchOnlyWithCommDisableCountsWithoutEvents)
 {
-  appendOverflow();
+  append_overflow();
   put(8, 0x40);
-  targetEvents();
+  target_events();
   as(1);
-  ptl_handle_ct_t ct = allocCt(ni1);
+  ptl_handle_ct_t ct = alloc_ct(ni1);
   ptl_me_t probe     = me(nullptr, 0, 0x40, 0, PTL_ME_OP_PUT | PTL_ME_EVENT_CT_OVERFLOW | PTL_ME_EVENT_COMM_DISABLE);
   probe.ct_handle    = ct;
   ASSERT_EQ(PtlMESearch(ni1, pt, &probe, PTL_SEARCH_ONLY, nullptr), PTL_OK);
-  EXPECT_TRUE(targetEvents().empty());
+  EXPECT_TRUE(target_events().empty());
   ptl_ct_event_t v;
   ASSERT_EQ(PtlCTGet(ct, &v), PTL_OK);
   EXPECT_EQ(v.success, 1u);
@@ -238,19 +238,19 @@ TEST_F(SemanticsTest, AckAndReplyCarryTheListTheTargetMatchedOn)
 {
   char dest[8] = {};
   append(me(dest, sizeof dest, 0x1));
-  appendOverflow();
+  append_overflow();
   put(8, 0x1);
-  auto evs = initiatorEvents();
+  auto evs = initiator_events();
   ASSERT_EQ(evs.back().type, PTL_EVENT_ACK);
   EXPECT_EQ(evs.back().ptl_list, PTL_PRIORITY_LIST);
   put(8, 0x2);
-  evs = initiatorEvents();
+  evs = initiator_events();
   ASSERT_EQ(evs.back().type, PTL_EVENT_ACK);
   EXPECT_EQ(evs.back().ptl_list, PTL_OVERFLOW_LIST);
   as(2);
   ASSERT_EQ(PtlGet(md, 0, 8, phys(1), pt, 0x1, 0, nullptr), PTL_OK);
   nic.run();
-  evs = initiatorEvents();
+  evs = initiator_events();
   ASSERT_EQ(evs.size(), 1u);
   EXPECT_EQ(evs[0].type, PTL_EVENT_REPLY);
   EXPECT_EQ(evs[0].ptl_list, PTL_PRIORITY_LIST);
@@ -264,33 +264,33 @@ TEST_F(SemanticsTest, MdReleaseSucceedsOnceTheLastEventIsPosted)
   // No ack: SEND is the last word; the payload is copied then, so the MD may go before delivery.
   ASSERT_EQ(PtlPut(md, 0, 32, PTL_NO_ACK_REQ, phys(1), pt, 0x1, 0, nullptr, 0), PTL_OK);
   EXPECT_EQ(PtlMDRelease(md), PTL_IN_USE);
-  nic.completeSendOfFront();
-  ASSERT_EQ(initiatorEvents().size(), 1u);
+  nic.complete_send_of_front();
+  ASSERT_EQ(initiator_events().size(), 1u);
   as(2);
   EXPECT_EQ(PtlMDRelease(md), PTL_OK);
   std::memset(src, 'X', sizeof src); // the program reuses its buffer
   nic.run();
   EXPECT_EQ(dest[0], 'a'); // what it held when SEND was posted
   // With an ack: in use until the ACK.
-  md = bindMd(ni0, src, sizeof src, eq0);
+  md = bind_md(ni0, src, sizeof src, eq0);
   ASSERT_EQ(PtlPut(md, 0, 32, PTL_ACK_REQ, phys(1), pt, 0x1, 0, nullptr, 0), PTL_OK);
-  nic.completeSendOfFront();
+  nic.complete_send_of_front();
   as(2);
   EXPECT_EQ(PtlMDRelease(md), PTL_IN_USE);
   nic.run();
   EXPECT_EQ(PtlMDRelease(md), PTL_OK);
   // Counted only (PTL_CT_ACK_REQ): free once the counter moved.
-  ptl_handle_ct_t ct = allocCt(ni0);
-  md                 = bindMd(ni0, src, sizeof src, PTL_EQ_NONE, ct, PTL_MD_EVENT_CT_ACK);
+  ptl_handle_ct_t ct = alloc_ct(ni0);
+  md                 = bind_md(ni0, src, sizeof src, PTL_EQ_NONE, ct, PTL_MD_EVENT_CT_ACK);
   ASSERT_EQ(PtlPut(md, 0, 32, PTL_CT_ACK_REQ, phys(1), pt, 0x1, 0, nullptr, 0), PTL_OK);
   ptl_ct_event_t v;
   ASSERT_EQ(PtlCTWait(ct, 1, &v), PTL_OK);
   EXPECT_EQ(PtlMDRelease(md), PTL_OK);
   // An ack the MD cannot record (a counted ack, but the MD counts SENDs only): SEND is its last word.
-  ptl_handle_ct_t sends = allocCt(ni0);
-  md                    = bindMd(ni0, src, sizeof src, PTL_EQ_NONE, sends, PTL_MD_EVENT_CT_SEND);
+  ptl_handle_ct_t sends = alloc_ct(ni0);
+  md                    = bind_md(ni0, src, sizeof src, PTL_EQ_NONE, sends, PTL_MD_EVENT_CT_SEND);
   ASSERT_EQ(PtlPut(md, 0, 32, PTL_CT_ACK_REQ, phys(1), pt, 0x1, 0, nullptr, 0), PTL_OK);
-  nic.completeSendOfFront();
+  nic.complete_send_of_front();
   as(2);
   ASSERT_EQ(PtlCTWait(sends, 1, &v), PTL_OK);
   EXPECT_EQ(PtlMDRelease(md), PTL_OK);
@@ -302,7 +302,7 @@ TEST_F(SemanticsTest, MdReleaseSucceedsOnceTheLastEventIsPosted)
 TEST_F(SemanticsTest, FullEventQueueKeepsTheNewestEventsAndReportsTheLoss)
 {
   as(1);
-  ptl_handle_eq_t small = allocEq(ni1, 2);
+  ptl_handle_eq_t small = alloc_eq(ni1, 2);
   ptl_pt_index_t spt    = 0;
   ASSERT_EQ(PtlPTAlloc(ni1, 0, small, PTL_PT_ANY, &spt), PTL_OK);
   char dest[8] = {};
@@ -330,7 +330,7 @@ TEST_F(SemanticsTest, EqFreedWhileAPtPostsToItDiscardsItsEvents)
   EXPECT_EQ(PtlEQFree(eq1), PTL_OK);
   put(8, 0x1);
   EXPECT_EQ(std::memcmp(dest, src, 8), 0); // delivered, its event discarded
-  auto evs = initiatorEvents();
+  auto evs = initiator_events();
   ASSERT_EQ(evs.back().type, PTL_EVENT_ACK);
   EXPECT_EQ(evs.back().ni_fail_type, PTL_NI_OK);
 }
@@ -342,11 +342,11 @@ TEST_F(SemanticsTest, VolatileMdIsCopiedAtTheCallUpToMaxVolatileSize)
   as(2);
   ptl_process_t self;
   ASSERT_EQ(PtlGetPhysId(ni0, &self), PTL_OK);
-  const ptl_ni_limits_t* limits = &Core::instance().findNi(ni0)->limits;
+  const ptl_ni_limits_t* limits = &Core::instance().find_ni(ni0)->limits;
   ASSERT_EQ(limits->max_volatile_size, 64u);
   char buf[80];
   std::memset(buf, 'v', sizeof buf);
-  ptl_handle_md_t vmd = bindMd(ni0, buf, sizeof buf, eq0, PTL_CT_NONE, PTL_MD_VOLATILE);
+  ptl_handle_md_t vmd = bind_md(ni0, buf, sizeof buf, eq0, PTL_CT_NONE, PTL_MD_VOLATILE);
   EXPECT_EQ(PtlPut(vmd, 0, 65, PTL_NO_ACK_REQ, phys(1), pt, 0x1, 0, nullptr, 0), PTL_ARG_INVALID);
   ASSERT_EQ(PtlPut(vmd, 0, 16, PTL_NO_ACK_REQ, phys(1), pt, 0x1, 0, nullptr, 0), PTL_OK);
   std::memset(buf, 'w', sizeof buf); // at once: the data left with the call
@@ -363,7 +363,7 @@ TEST_F(SemanticsTest, VolatileMdIsCopiedAtTheCallUpToMaxVolatileSize)
   ASSERT_EQ(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, &desired, &actual, &ni),
             PTL_OK);
   EXPECT_EQ(actual.max_volatile_size, 8u);
-  ptl_handle_md_t small = bindMd(ni, buf, sizeof buf, PTL_EQ_NONE, PTL_CT_NONE, PTL_MD_VOLATILE);
+  ptl_handle_md_t small = bind_md(ni, buf, sizeof buf, PTL_EQ_NONE, PTL_CT_NONE, PTL_MD_VOLATILE);
   EXPECT_EQ(PtlPut(small, 0, 9, PTL_NO_ACK_REQ, phys(1), pt, 0x1, 0, nullptr, 0), PTL_ARG_INVALID);
   EXPECT_EQ(PtlPut(small, 0, 8, PTL_NO_ACK_REQ, phys(1), pt, 0x1, 0, nullptr, 0), PTL_OK);
   nic.run();
@@ -401,7 +401,7 @@ TEST_F(SemanticsTest, AtomicSyncNeedsPtlInit)
 TEST_F(SemanticsTest, AbortMakesWaitsAndPollsReturnAborted)
 {
   as(2);
-  ptl_handle_ct_t ct = allocCt(ni0);
+  ptl_handle_ct_t ct = alloc_ct(ni0);
   PtlAbort();
   ptl_event_t ev;
   ptl_ct_event_t v;
@@ -421,28 +421,28 @@ TEST_F(SemanticsTest, AbortMakesWaitsAndPollsReturnAborted)
   ptl_handle_ni_t ni = PTL_INVALID_HANDLE;
   ASSERT_EQ(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, nullptr, nullptr, &ni),
             PTL_OK);
-  ptl_handle_eq_t eq = allocEq(ni);
+  ptl_handle_eq_t eq = alloc_eq(ni);
   EXPECT_EQ(PtlEQPoll(&eq, 1, 0, &ev, &which), PTL_EQ_EMPTY);
 }
 
 TEST_F(SemanticsTest, TriggeredMeAppendLinksWhenTheCounterReachesTheThreshold)
 {
   as(1);
-  ptl_handle_ct_t trig = allocCt(ni1);
+  ptl_handle_ct_t trig = alloc_ct(ni1);
   char dest[8]         = {};
   ptl_me_t m           = me(dest, sizeof dest, 0x7);
   ptl_handle_me_t h    = PTL_INVALID_HANDLE;
   int user             = 9;
   ASSERT_EQ(PtlTriggeredMEAppend(ni1, pt, &m, PTL_PRIORITY_LIST, &user, &h, trig, 2), PTL_OK);
   EXPECT_NE(h, PTL_INVALID_HANDLE);
-  EXPECT_TRUE(targetEvents().empty());
+  EXPECT_TRUE(target_events().empty());
   put(8, 0x7);
-  EXPECT_EQ(initiatorEvents().back().ni_fail_type, PTL_NI_DROPPED); // not there yet
+  EXPECT_EQ(initiator_events().back().ni_fail_type, PTL_NI_DROPPED); // not there yet
   as(1);
   ASSERT_EQ(PtlCTInc(trig, {1, 0}), PTL_OK);
-  EXPECT_TRUE(targetEvents().empty());
+  EXPECT_TRUE(target_events().empty());
   ASSERT_EQ(PtlCTInc(trig, {1, 0}), PTL_OK);
-  auto evs = targetEvents();
+  auto evs = target_events();
   ASSERT_EQ(evs.size(), 1u);
   EXPECT_EQ(evs[0].type, PTL_EVENT_LINK);
   EXPECT_EQ(evs[0].user_ptr, &user);
@@ -452,43 +452,43 @@ TEST_F(SemanticsTest, TriggeredMeAppendLinksWhenTheCounterReachesTheThreshold)
   as(1);
   ASSERT_EQ(PtlTriggeredMEUnlink(h, trig, 3), PTL_OK);
   put(8, 0x7);
-  EXPECT_EQ(initiatorEvents().back().ni_fail_type, PTL_NI_OK);
+  EXPECT_EQ(initiator_events().back().ni_fail_type, PTL_NI_OK);
   as(1);
   ASSERT_EQ(PtlCTInc(trig, {1, 0}), PTL_OK);
   put(8, 0x7);
-  EXPECT_EQ(initiatorEvents().back().ni_fail_type, PTL_NI_DROPPED);
+  EXPECT_EQ(initiator_events().back().ni_fail_type, PTL_NI_DROPPED);
   as(1);
   EXPECT_EQ(PtlMEUnlink(h), PTL_ARG_INVALID);
 }
 
 TEST_F(SemanticsTest, TriggeredAppendConsumesUnexpectedHeadersAndCanBeCancelled)
 {
-  appendOverflow();
+  append_overflow();
   put(8, 0x8);
-  targetEvents();
+  target_events();
   as(1);
-  ptl_handle_ct_t trig = allocCt(ni1);
+  ptl_handle_ct_t trig = alloc_ct(ni1);
   char dest[8]         = {};
   ptl_me_t once        = me(dest, sizeof dest, 0x8, 0, PTL_ME_OP_PUT | PTL_ME_USE_ONCE);
   ptl_handle_me_t h;
   ASSERT_EQ(PtlTriggeredMEAppend(ni1, pt, &once, PTL_PRIORITY_LIST, nullptr, &h, trig, 1), PTL_OK);
-  EXPECT_EQ(Core::instance().unexpectedCount(ni1, pt), 1u);
+  EXPECT_EQ(Core::instance().unexpected_count(ni1, pt), 1u);
   ASSERT_EQ(PtlCTInc(trig, {1, 0}), PTL_OK);
-  auto evs = targetEvents();
+  auto evs = target_events();
   ASSERT_EQ(evs.size(), 2u);
   EXPECT_EQ(evs[0].type, PTL_EVENT_PUT_OVERFLOW);
   EXPECT_EQ(evs[1].type, PTL_EVENT_AUTO_UNLINK);
-  EXPECT_EQ(Core::instance().unexpectedCount(ni1, pt), 0u);
+  EXPECT_EQ(Core::instance().unexpected_count(ni1, pt), 0u);
   // PtlMEUnlink before the trigger: it never links.
   ptl_me_t m = me(dest, sizeof dest, 0x9);
   ASSERT_EQ(PtlTriggeredMEAppend(ni1, pt, &m, PTL_PRIORITY_LIST, nullptr, &h, trig, 5), PTL_OK);
   ASSERT_EQ(PtlMEUnlink(h), PTL_OK);
   EXPECT_EQ(PtlMEUnlink(h), PTL_ARG_INVALID);
   ASSERT_EQ(PtlCTSet(trig, {10, 0}), PTL_OK);
-  EXPECT_TRUE(targetEvents().empty());
+  EXPECT_TRUE(target_events().empty());
   // A threshold already reached: appended at once.
   ASSERT_EQ(PtlTriggeredMEAppend(ni1, pt, &m, PTL_PRIORITY_LIST, nullptr, &h, trig, 5), PTL_OK);
-  evs = targetEvents();
+  evs = target_events();
   ASSERT_EQ(evs.size(), 1u);
   EXPECT_EQ(evs[0].type, PTL_EVENT_LINK);
 }
@@ -500,9 +500,9 @@ TEST_F(SemanticsTest, TriggeredLeAppendAndUnlink)
   ptl_handle_ni_t target = PTL_INVALID_HANDLE;
   ASSERT_EQ(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_NO_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, nullptr, nullptr, &target),
             PTL_OK);
-  ptl_handle_eq_t eq   = allocEq(target);
-  ptl_pt_index_t lpt   = allocPt(target, eq);
-  ptl_handle_ct_t trig = allocCt(target);
+  ptl_handle_eq_t eq   = alloc_eq(target);
+  ptl_pt_index_t lpt   = alloc_pt(target, eq);
+  ptl_handle_ct_t trig = alloc_ct(target);
   char dest[8]         = {};
   ptl_le_t le{dest, sizeof dest, PTL_CT_NONE, PTL_UID_ANY, PTL_LE_OP_PUT};
   ptl_handle_le_t h;
@@ -544,7 +544,7 @@ TEST_F(SemanticsTest, NullMemoryWithALengthIsRefused)
 TEST_F(SemanticsTest, PtIndexBeyondTheLimitIsRefused)
 {
   as(2);
-  const ptl_ni_limits_t& limits = Core::instance().findNi(ni0)->limits;
+  const ptl_ni_limits_t& limits = Core::instance().find_ni(ni0)->limits;
   ptl_pt_index_t beyond         = static_cast<ptl_pt_index_t>(limits.max_pt_index) + 1;
   EXPECT_EQ(PtlPut(md, 0, 8, PTL_ACK_REQ, phys(1), beyond, 0, 0, nullptr, 0), PTL_ARG_INVALID);
   EXPECT_EQ(PtlGet(md, 0, 8, phys(1), 100000, 0, 0, nullptr), PTL_ARG_INVALID);
@@ -557,14 +557,14 @@ TEST_F(SemanticsTest, PtIndexBeyondTheLimitIsRefused)
 TEST_F(SemanticsTest, PutToAProcessThatDoesNotExistIsUndeliverable)
 {
   as(2);
-  ptl_handle_ct_t ct  = allocCt(ni0);
-  ptl_handle_md_t cmd = bindMd(ni0, src, 8, eq0, ct, PTL_MD_EVENT_CT_SEND | PTL_MD_EVENT_CT_ACK);
+  ptl_handle_ct_t ct  = alloc_ct(ni0);
+  ptl_handle_md_t cmd = bind_md(ni0, src, 8, eq0, ct, PTL_MD_EVENT_CT_SEND | PTL_MD_EVENT_CT_ACK);
   ptl_process_t nobody;
   nobody.phys.nid = 4000;
   nobody.phys.pid = 0;
   ASSERT_EQ(PtlPut(cmd, 0, 8, PTL_ACK_REQ, nobody, pt, 0, 0, nullptr, 0), PTL_OK);
   nic.run();
-  auto evs = initiatorEvents();
+  auto evs = initiator_events();
   ASSERT_EQ(evs.size(), 2u);
   EXPECT_EQ(evs[0].type, PTL_EVENT_SEND);
   EXPECT_EQ(evs[0].ni_fail_type, PTL_NI_UNDELIVERABLE);
@@ -580,19 +580,19 @@ TEST_F(SemanticsTest, NiFiniWithOperationsInFlightCompletesThemAndForgetsTheInit
   static char dest[4096];
   std::memset(dest, 0, sizeof dest);
   as(1);
-  ptl_handle_ct_t arrived = allocCt(ni1);
+  ptl_handle_ct_t arrived = alloc_ct(ni1);
   ptl_me_t m  = me(dest, sizeof dest, 0x1, 0, PTL_ME_OP_PUT | PTL_ME_EVENT_CT_COMM | PTL_ME_EVENT_COMM_DISABLE);
   m.ct_handle = arrived;
   append(m);
-  targetEvents();
+  target_events();
   as(2);
   auto buffer = std::make_unique<char[]>(4096);
   std::memset(buffer.get(), 'p', 4096);
-  ptl_handle_ct_t ct  = allocCt(ni0);
-  ptl_handle_md_t big = bindMd(ni0, buffer.get(), 4096, eq0, ct, PTL_MD_EVENT_CT_SEND);
+  ptl_handle_ct_t ct  = alloc_ct(ni0);
+  ptl_handle_md_t big = bind_md(ni0, buffer.get(), 4096, eq0, ct, PTL_MD_EVENT_CT_SEND);
   for (int i = 0; i < 3; ++i)
     ASSERT_EQ(PtlPut(big, 0, 4096, PTL_ACK_REQ, phys(1), pt, 0x1, 0, nullptr, 0), PTL_OK);
-  ptl_handle_ct_t trig = allocCt(ni0);
+  ptl_handle_ct_t trig = alloc_ct(ni0);
   for (int i = 0; i < 5000; ++i)
     ASSERT_EQ(PtlTriggeredPut(big, 0, 4096, PTL_ACK_REQ, phys(1), pt, 0x1, 0, nullptr, 0, trig, 1 + i % 2), PTL_OK);
   ASSERT_EQ(PtlCTInc(trig, {1, 0}), PTL_OK); // half of them fire, into the model's queue
@@ -612,33 +612,33 @@ TEST_F(SemanticsTest, EndedProcessIsFinalizedAndWhatItsMemoryLostIsDropped)
 {
   char dest[64] = {};
   append(me(dest, sizeof dest, 0x1));
-  targetEvents();
+  target_events();
   as(2);
   long page  = sysconf(_SC_PAGESIZE);
   void* gone = mmap(nullptr, static_cast<size_t>(page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(gone, MAP_FAILED);
   std::memset(gone, 'g', 64);
-  ptl_handle_md_t lost = bindMd(ni0, gone, 64, eq0);
+  ptl_handle_md_t lost = bind_md(ni0, gone, 64, eq0);
   ASSERT_EQ(PtlPut(md, 0, 32, PTL_ACK_REQ, phys(1), pt, 0x1, 0, nullptr, 0), PTL_OK);   // memory still there
   ASSERT_EQ(PtlPut(lost, 0, 64, PTL_ACK_REQ, phys(1), pt, 0x1, 0, nullptr, 0), PTL_OK); // memory unmapped below
   munmap(gone, static_cast<size_t>(page));
-  Core::instance().endProcess(2); // its main returned
-  EXPECT_EQ(Core::instance().findNi(ni0), nullptr);
+  Core::instance().end_process(2); // its main returned
+  EXPECT_EQ(Core::instance().find_ni(ni0), nullptr);
   nic.run(); // no read of the unmapped page
   EXPECT_EQ(nic.finished(), 2);
   EXPECT_EQ(dest[0], 'a'); // the first arrived
   EXPECT_EQ(dest[32], 0);  // the second was dropped
-  auto evs = targetEvents();
+  auto evs = target_events();
   ASSERT_EQ(evs.size(), 1u);
   // And messages sent to an ended process are undeliverable, not written into its memory.
-  Core::instance().endProcess(1);
+  Core::instance().end_process(1);
   as(4);
   ASSERT_EQ(PtlInit(), PTL_OK);
   ptl_handle_ni_t ni = PTL_INVALID_HANDLE;
   ASSERT_EQ(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, nullptr, nullptr, &ni),
             PTL_OK);
-  ptl_handle_eq_t eq = allocEq(ni);
-  ptl_handle_md_t m  = bindMd(ni, src, 8, eq);
+  ptl_handle_eq_t eq = alloc_eq(ni);
+  ptl_handle_md_t m  = bind_md(ni, src, 8, eq);
   std::memset(dest, 0, sizeof dest);
   ASSERT_EQ(PtlPut(m, 0, 8, PTL_ACK_REQ, phys(1), pt, 0x1, 0, nullptr, 0), PTL_OK);
   nic.run();

@@ -2,12 +2,12 @@
 // Drives one module of the cycle NIC through its sockets, without the rest of the NIC and without
 // SimGrid: a source sends frames at chosen times, a sink (socket or frame queue) records arrivals.
 
+#include "config/Parameters.hpp"
 #include "hw/cycle/Channels.hpp"
 #include "hw/cycle/CycleNicConfig.hpp"
 #include "hw/cycle/Frame.hpp"
 #include "hw/cycle/Outbox.hpp"
 #include "hw/cycle/Stage.hpp"
-#include "config/Parameters.hpp"
 
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
@@ -30,17 +30,17 @@ inline tlm::tlm_generic_payload* make_request(cyc::FramePool& pool, uint64_t byt
                                               portals::OpKind kind = portals::OpKind::put, uint32_t process = 0,
                                               uint64_t address = 0x100000)
 {
-  auto operation                    = std::make_shared<cyc::Operation>();
-  operation->message                = std::make_unique<portals::Message>();
-  operation->message->kind          = kind;
-  operation->message->length        = bytes;
-  operation->message->niOptions     = PTL_NI_MATCHING | PTL_NI_PHYSICAL;
-  operation->message->sourceProcess = process;
-  operation->message->target.phys   = {static_cast<ptl_nid_t>(to), 0};
-  operation->target_node            = to;
-  operation->address                = address;
-  auto* frame                       = pool.allocate(cyc::FrameKind::Request, operation, 0, to);
-  cyc::frame_of(*frame).payload     = operation->message->requestBytes();
+  auto operation                     = std::make_shared<cyc::Operation>();
+  operation->message                 = std::make_unique<portals::Message>();
+  operation->message->kind           = kind;
+  operation->message->length         = bytes;
+  operation->message->ni_options     = PTL_NI_MATCHING | PTL_NI_PHYSICAL;
+  operation->message->source_process = process;
+  operation->message->target.phys    = {static_cast<ptl_nid_t>(to), 0};
+  operation->target_node             = to;
+  operation->address                 = address;
+  auto* frame                        = pool.allocate(cyc::FrameKind::Request, operation, 0, to);
+  cyc::frame_of(*frame).payload      = operation->message->request_bytes();
   return frame;
 }
 

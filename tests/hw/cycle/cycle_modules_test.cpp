@@ -470,7 +470,7 @@ TEST(CommandQueue, SchedulesRoundRobinAmongProcessesAndFreesSlots)
   ASSERT_EQ(sink.arrivals.size(), 5U);
   std::vector<uint32_t> order;
   for (size_t i = 0; i < 5; ++i) {
-    order.push_back(frame_of(*sink.frames[i]).operation->message->sourceProcess);
+    order.push_back(frame_of(*sink.frames[i]).operation->message->source_process);
     // One command per scheduling decision; the sink takes it at once.
     EXPECT_EQ(sink.arrivals[i], config.command_queue.schedule * static_cast<double>(i + 1)) << i;
   }
