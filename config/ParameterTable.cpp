@@ -224,7 +224,8 @@ const std::vector<ParameterSpec> kTable = {
      "256",
      "Copies of OpenMPI (one per rank, about 6 MB each) kept between runs in the user's cache "
      "($BXISIM_CACHE_DIR, else ~/.cache/bxisim/library-copies): ranks beyond this many, or every rank with 0, "
-     "get a copy made in the run's temporary folder as it loads it, reduced to 1 MB once loaded. Copies of a library that is gone or changed "
+     "get a copy made in the run's temporary folder as it loads it, reduced to 1 MB once loaded. Copies of a library "
+     "that is gone or changed "
      "(a removed build tree) are removed by the next run",
      "bxisim choice: copying the library for every rank cost about 12 ms per rank and run on the development "
      "machine (an MPI program on 256 ranks at message: 5.5 s of wall time with 64 kept copies, 1.9 s with 256)",

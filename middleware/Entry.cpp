@@ -7,8 +7,9 @@
 #include <cstdlib>
 #include <functional>
 
-XBT_LOG_NEW_CATEGORY(mpi, "bxisim MPI middleware (mpi.h, the dispatch to the MPI back ends)");
-XBT_LOG_NEW_DEFAULT_SUBCATEGORY(mpi_entry, mpi, "MPI middleware: entry points");
+XBT_LOG_EXTERNAL_CATEGORY(bxisim);
+XBT_LOG_NEW_SUBCATEGORY(bxisim_mpi, bxisim, "MPI middleware (mpi.h, the dispatch to the MPI back ends)");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_mpi_entry, bxisim_mpi, "MPI middleware: entry points");
 
 namespace bxisim::mw
 {

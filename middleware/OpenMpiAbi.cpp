@@ -7,7 +7,7 @@
 #include <dlfcn.h>
 #include <stdexcept>
 
-XBT_LOG_NEW_DEFAULT_SUBCATEGORY(mpi_openmpi, mpi, "MPI middleware: the OpenMPI back end");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_mpi_openmpi, bxisim_mpi, "MPI middleware: the OpenMPI back end");
 
 namespace bxisim::mw
 {

@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-XBT_LOG_NEW_DEFAULT_SUBCATEGORY(mpi_smpi, mpi, "MPI middleware: the SMPI back end");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_mpi_smpi, bxisim_mpi, "MPI middleware: the SMPI back end");
 
 namespace bxisim::mw
 {

@@ -77,6 +77,15 @@ void collect_categories(const s_xbt_log_category_t* category, std::vector<std::s
   }
 }
 
+void print_categories(const s_xbt_log_category_t* category, int depth, std::string& out)
+{
+  for (; category != nullptr; category = category->nextSibling) {
+    out += fmt::format("{:{}}{}: {}\n", "", 2 * depth, category->name,
+                       category->description != nullptr ? category->description : "");
+    print_categories(category->firstChild, depth + 1, out);
+  }
+}
+
 /**
  * Refuses a --log setting naming a category that does not exist: SimGrid would keep it silently for
  * a category that might appear later, and the user would wait for messages that never come. Every
@@ -102,10 +111,15 @@ void check_log_setting(const std::string& settings)
     if (std::find(names.begin(), names.end(), name) != names.end())
       continue;
     std::vector<std::string_view> known(names.begin(), names.end());
+    // Before 2026-11-28 the Portals, MPI and NIC categories had no bxisim_ prefix (portals_target, nic_cycle).
+    std::string prefixed = "bxisim_" + name;
+    std::string hint     = std::find(names.begin(), names.end(), prefixed) != names.end()
+                               ? fmt::format(" Did you mean '{}'?", prefixed)
+                               : config::did_you_mean(name, known);
     throw config::ConfigError(fmt::format("--log '{}': there is no log category '{}'.{} bxisim's categories start with "
                                           "bxisim (docs/running.md, \"Log categories\"); SimGrid's are listed at "
                                           "https://simgrid.org/doc/latest/Configuring_SimGrid.html#logging.",
-                                          word, name, config::did_you_mean(name, known)));
+                                          word, name, hint));
   }
 }
 } // namespace
@@ -118,6 +132,13 @@ SetupAbortGuard::SetupAbortGuard()
 SetupAbortGuard::~SetupAbortGuard()
 {
   std::signal(SIGABRT, SIG_DFL);
+}
+
+std::string log_category_tree()
+{
+  std::string out;
+  print_categories(_XBT_LOGV(XBT_LOG_ROOT_CAT).firstChild, 0, out);
+  return out;
 }
 
 std::unique_ptr<simgrid::s4u::Engine> create_engine(const SimulatorOptions& options)

@@ -41,4 +41,7 @@ class SetupAbortGuard
 /** Creates the (single) engine of this process; throws config::ConfigError on a bad --cfg or --log. */
 std::unique_ptr<simgrid::s4u::Engine> create_engine(const SimulatorOptions& options);
 
+/** Every log category --log can name, as a tree (one per line, children indented, with its description). */
+std::string log_category_tree();
+
 } // namespace bxisim::platform

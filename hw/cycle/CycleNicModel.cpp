@@ -15,7 +15,7 @@
 #include <algorithm>
 #include <limits>
 
-XBT_LOG_NEW_DEFAULT_SUBCATEGORY(nic_cycle, portals, "The cycle-approximate (SystemC) NIC model");
+XBT_LOG_EXTERNAL_DEFAULT_CATEGORY(bxisim_nic_cycle);
 
 namespace sg4 = simgrid::s4u;
 

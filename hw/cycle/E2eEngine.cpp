@@ -6,8 +6,8 @@
 
 #include <xbt/log.h>
 
-XBT_LOG_EXTERNAL_CATEGORY(nic_cycle);
-XBT_LOG_DEFAULT_CATEGORY(nic_cycle);
+XBT_LOG_EXTERNAL_CATEGORY(bxisim_nic_cycle);
+XBT_LOG_DEFAULT_CATEGORY(bxisim_nic_cycle);
 
 namespace bxisim::hw::cycle
 {

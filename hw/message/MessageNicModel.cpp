@@ -16,7 +16,7 @@
 #include <cmath>
 #include <limits>
 
-XBT_LOG_NEW_DEFAULT_SUBCATEGORY(nic_message, portals, "The message-level NIC model");
+XBT_LOG_EXTERNAL_DEFAULT_CATEGORY(bxisim_nic_message);
 
 namespace sg4 = simgrid::s4u;
 

@@ -3,8 +3,8 @@
 
 #include <xbt/log.h>
 
-XBT_LOG_EXTERNAL_CATEGORY(portals);
-XBT_LOG_NEW_DEFAULT_SUBCATEGORY(portals_api, portals, "Portals C API");
+XBT_LOG_EXTERNAL_CATEGORY(bxisim_portals);
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_portals_api, bxisim_portals, "Portals C API");
 
 using bxisim::portals::Core;
 using bxisim::portals::guarded;

@@ -10,8 +10,9 @@
 #include <unistd.h>
 #include <vector>
 
-XBT_LOG_NEW_CATEGORY(portals, "Portals 4 semantics of bxisim");
-XBT_LOG_NEW_DEFAULT_SUBCATEGORY(portals_ni, portals, "Portals network interfaces, maps and identifiers");
+XBT_LOG_EXTERNAL_CATEGORY(bxisim);
+XBT_LOG_NEW_SUBCATEGORY(bxisim_portals, bxisim, "Portals 4 semantics");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_portals_ni, bxisim_portals, "Portals network interfaces, maps and identifiers");
 
 namespace bxisim::portals
 {

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-XBT_LOG_NEW_DEFAULT_SUBCATEGORY(portals_events, portals, "Portals full and counting events");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_portals_events, bxisim_portals, "Portals full and counting events");
 
 namespace bxisim::portals
 {

@@ -7,7 +7,7 @@
 
 #include <cstring>
 
-XBT_LOG_NEW_DEFAULT_SUBCATEGORY(portals_initiator, portals, "Portals initiator side");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_portals_initiator, bxisim_portals, "Portals initiator side");
 
 namespace bxisim::portals
 {

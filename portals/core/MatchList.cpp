@@ -8,7 +8,8 @@
 #include <algorithm>
 #include <vector>
 
-XBT_LOG_NEW_DEFAULT_SUBCATEGORY(portals_lists, portals, "Portals priority/overflow lists and unexpected headers");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_portals_lists, bxisim_portals,
+                                "Portals priority/overflow lists and unexpected headers");
 
 namespace bxisim::portals
 {

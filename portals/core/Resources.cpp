@@ -3,7 +3,7 @@
 
 #include <xbt/log.h>
 
-XBT_LOG_NEW_DEFAULT_SUBCATEGORY(portals_resources, portals, "Portals PT, MD, EQ and CT management");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_portals_resources, bxisim_portals, "Portals PT, MD, EQ and CT management");
 
 namespace bxisim::portals
 {

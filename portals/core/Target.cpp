@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <vector>
 
-XBT_LOG_NEW_DEFAULT_SUBCATEGORY(portals_target, portals, "Portals target side: matching and delivery");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_portals_target, bxisim_portals, "Portals target side: matching and delivery");
 
 namespace bxisim::portals
 {

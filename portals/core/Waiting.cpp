@@ -6,7 +6,7 @@
 
 #include <limits>
 
-XBT_LOG_NEW_DEFAULT_SUBCATEGORY(portals_wait, portals, "Portals blocking calls");
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_portals_wait, bxisim_portals, "Portals blocking calls");
 
 namespace bxisim::portals
 {

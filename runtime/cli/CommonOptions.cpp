@@ -1,6 +1,10 @@
 #include "CommonOptions.hpp"
 
+#include "platforms/SimulatorSetup.hpp"
+
 #include <boost/algorithm/string/predicate.hpp>
+
+#include <iostream>
 
 namespace bxisim::runtime
 {
@@ -15,6 +19,14 @@ void CommonOptions::declare(CLI::App& app)
                  "show` and `export` work on them, `run` does not (yet)");
   app.add_option("--cfg", cfg, "SimGrid setting key:value, passed to SimGrid after bxisim's own (repeatable)");
   app.add_option("--log", log, "SimGrid logging setting, e.g. --log=bxisim.thres:debug (repeatable)");
+  // As in SimGrid's own tools: the categories --log can name, bxisim's under `bxisim`, one per module.
+  app.add_flag_callback(
+      "--help-log-categories",
+      [] {
+        std::cout << platform::log_category_tree();
+        throw CLI::Success();
+      },
+      "Print the log categories (bxisim's under `bxisim`, one per module; SimGrid's beside it) and exit");
 }
 
 config::Parameters CommonOptions::parameters() const

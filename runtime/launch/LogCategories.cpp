@@ -1,7 +1,6 @@
-// The root of bxisim's log categories, so that `--log=bxisim.thres:debug` turns on every bxisim
-// message and `--log=bxisim_runtime.thres:debug` only those of `bxisim run`.
+// The category of `bxisim run`, so that `--log=bxisim_runtime.thres:debug` turns on only its messages.
 
 #include <xbt/log.h>
 
-XBT_LOG_NEW_CATEGORY(bxisim, "Messages of bxisim");
+XBT_LOG_EXTERNAL_CATEGORY(bxisim);
 XBT_LOG_NEW_SUBCATEGORY(bxisim_runtime, bxisim, "bxisim run: launching ranks, their output and their end");

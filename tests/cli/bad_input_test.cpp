@@ -181,6 +181,12 @@ TEST(BadInput, UnknownLogCategory)
   auto misspelt = run_bxisim("--log=bxisim_lanch.thres:debug platform show");
   EXPECT_EQ(misspelt.exit_code, kUsage);
   EXPECT_THAT(misspelt.output, HasSubstr("there is no log category 'bxisim_lanch'. Did you mean 'bxisim_launch'?"));
+  // The Portals, MPI and NIC categories had no bxisim_ prefix before 2026-11-28: the old name gets the new one.
+  auto unprefixed = run_bxisim("--log=portals_target.thres:debug platform show");
+  EXPECT_EQ(unprefixed.exit_code, kUsage);
+  EXPECT_THAT(unprefixed.output, HasSubstr("Did you mean 'bxisim_portals_target'?"));
+  // The cycle NIC's category exists before its plugin is loaded.
+  EXPECT_EQ(run_bxisim("--log=bxisim_nic_cycle.thres:debug platform show").exit_code, 0);
   auto malformed = run_bxisim("--log=bxisim platform show");
   EXPECT_EQ(malformed.exit_code, kUsage);
   EXPECT_THAT(malformed.output, HasSubstr("expected CATEGORY.thres:LEVEL"));

@@ -69,7 +69,7 @@ namespace
 {
 /** Portals logs each refused call: quiet, or the log would cost more than the calls. */
 bool quiet_logs = [] {
-  xbt_log_control_set("portals.thres:critical");
+  xbt_log_control_set("bxisim_portals.thres:critical");
   return true;
 }();
 } // namespace

@@ -44,7 +44,7 @@ class MessageNicWorld
       parameters.apply_assignment(assignment);
     platform_ = platform::PlatformConfig::from_parameters(parameters);
     nic_      = hw::message::MessageNicConfig::from_parameters(parameters);
-    // BXISIM_TEST_LOG=nic_message.thres:debug turns a category's logs on when debugging a test.
+    // BXISIM_TEST_LOG=bxisim_nic_message.thres:debug turns a category's logs on when debugging a test.
     std::vector<std::string> logs;
     if (const char* log = std::getenv("BXISIM_TEST_LOG"))
       logs.emplace_back(log);
