@@ -106,6 +106,10 @@ class Core
    * which may have started work that progresses without Portals, e.g. a 1-rank MPI_Ialltoall): a change,
    * so its sources count their quiet polls from zero again. Called by the rule, before the count. */
   void program_acted(uint32_t id);
+  /* Whether something already under way can still write a process's memory or wake a process: an operation
+   * submitted and not finished, or a process in a Portals wait or poll sleep that ends at a set time. The
+   * runtime asks before it lets simulated time pass for a rank preempted in its own code (runtime/os/Preemption). */
+  bool activity_under_way() const { return !unfinished_.empty() || timed_waits_ > 0; }
   /** How many changes process `id` has seen so far (0 for an unknown process): a count that stands still while
    *  nothing happens to it. */
   uint64_t changes_of(uint32_t id);
@@ -326,6 +330,7 @@ class Core
   void forget_local_name(ptl_handle_any_t global);
   uint64_t next_message_id_ = 1;
   std::unordered_map<uint64_t, Message*> unfinished_; // submitted, not finished, not destroyed: by id
+  unsigned timed_waits_ = 0;                          // processes in a wait or poll sleep with an end date
   std::deque<ptl_handle_ct_t> ct_work_;
   bool draining_cts_    = false;
   bool batching_notify_ = false;

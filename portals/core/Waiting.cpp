@@ -30,6 +30,19 @@ uint64_t source_key(const uint32_t* handles, unsigned size, uint64_t kind)
   return kind | (hash >> 2);
 }
 
+/** Counts a process in a wait that ends at a set time, while it lasts (Core::activity_under_way). */
+class TimedWait
+{
+ public:
+  explicit TimedWait(unsigned& count) : count_(count) { ++count_; }
+  ~TimedWait() { --count_; }
+  TimedWait(const TimedWait&)            = delete;
+  TimedWait& operator=(const TimedWait&) = delete;
+
+ private:
+  unsigned& count_;
+};
+
 double deadline_of(const NicModel* nic, ptl_time_t timeout_ms)
 {
   if (timeout_ms == PTL_TIME_FOREVER || nic == nullptr)
@@ -49,7 +62,13 @@ WaitStatus Core::wait_for(ProcessState& ps, double deadline)
   double timeout = deadline == kForever ? kForever : deadline - nic->now();
   if (timeout <= 0)
     return WaitStatus::timeout;
-  WaitStatus st = nic->wait(ps.ctx, timeout);
+  WaitStatus st;
+  if (deadline == kForever) {
+    st = nic->wait(ps.ctx, timeout);
+  } else {
+    TimedWait timed(timed_waits_);
+    st = nic->wait(ps.ctx, timeout);
+  }
   if (st == WaitStatus::deadlock)
     XBT_ERROR("process %u (node %u, pid %u) waits for a Portals event that can never come: deadlock", ps.ctx.id,
               ps.ctx.nid, ps.pid);
@@ -80,6 +99,7 @@ void Core::poll_found_nothing(ProcessState& ps, uint64_t source, bool blockable)
   if (nic == nullptr)
     return;
   if (!blockable || !poll_blocking_ || !poll_blocking_(ps.ctx.id)) {
+    TimedWait timed(timed_waits_);
     nic->polled(ps.ctx, PollAction::sleep);
     return;
   }
@@ -102,7 +122,12 @@ void Core::poll_found_nothing(ProcessState& ps, uint64_t source, bool blockable)
   XBT_DEBUG("process %u: nothing in source %#llx since change %llu: %s", ps.ctx.id,
             static_cast<unsigned long long>(source), static_cast<unsigned long long>(ps.changes),
             pending ? "an event waits elsewhere, sleep" : "block until the next change");
-  nic->polled(ps.ctx, pending ? PollAction::sleep : PollAction::block);
+  if (pending) {
+    TimedWait timed(timed_waits_);
+    nic->polled(ps.ctx, PollAction::sleep);
+  } else {
+    nic->polled(ps.ctx, PollAction::block);
+  }
 }
 
 int Core::eq_wait(ptl_handle_eq_t h, ptl_event_t* ev)

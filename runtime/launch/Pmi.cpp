@@ -3,6 +3,7 @@
 #include "OutputRouter.hpp"
 #include "Rank.hpp"
 #include "RankServices.hpp"
+#include "runtime/os/RankTimedWork.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include <bxisim/rank.h>
 #include <pmi.h>
@@ -201,7 +202,7 @@ int PMI_Barrier(void)
   bxisim_barrier(); // every rank leaves when the last one arrives
   if (barrier_latency > 0) {
     SimulatorCall call;
-    simgrid::s4u::this_actor::sleep_for(barrier_latency);
+    bxisim::os::sleep_rank(barrier_latency);
   }
   return PMI_SUCCESS;
 }

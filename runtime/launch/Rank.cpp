@@ -1,5 +1,6 @@
 #include "Rank.hpp"
 
+#include "runtime/os/RankTimedWork.hpp"
 #include "runtime/os/RealFunctions.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -110,7 +111,7 @@ bool Rank::simulate_burst(double seconds)
 void Rank::simulate_cpu_seconds(double seconds)
 {
   if (seconds > 0)
-    simgrid::s4u::this_actor::execute(seconds * settings.factor * host_->get_speed());
+    os::execute_rank(seconds * settings.factor * host_->get_speed());
 }
 
 void Rank::mark_ended(int exit_code)

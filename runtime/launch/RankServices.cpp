@@ -5,6 +5,7 @@
 
 #include "Rank.hpp"
 #include "RankBarrier.hpp"
+#include "runtime/os/RankTimedWork.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include <bxisim/rank.h>
 
@@ -169,14 +170,14 @@ void bxisim_compute(double seconds)
 {
   SimulatorCall call;
   if (Rank* rank = calling_rank(call, "bxisim_compute"); rank != nullptr && seconds > 0)
-    simgrid::s4u::this_actor::execute(seconds * rank->host()->get_speed());
+    bxisim::os::execute_rank(seconds * rank->host()->get_speed());
 }
 
 void bxisim_compute_flops(double flops)
 {
   SimulatorCall call;
   if (calling_rank(call, "bxisim_compute_flops") != nullptr && flops > 0)
-    simgrid::s4u::this_actor::execute(flops);
+    bxisim::os::execute_rank(flops);
 }
 
 double bxisim_time(void)

@@ -11,6 +11,7 @@
 
 #include "LockInterposition.hpp"
 #include "RankEnd.hpp"
+#include "RankTimedWork.hpp"
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
 #include "runtime/launch/Rank.hpp"
@@ -101,7 +102,7 @@ void sleep_a_poll(double& delay)
 {
   bxisim::os::surviving_kill("killed while waiting for a lock another rank holds", [delay] {
     bxisim::os::SimulatorCall call;
-    simgrid::s4u::this_actor::sleep_for(delay);
+    bxisim::os::sleep_rank(delay);
   });
   delay = std::min(2 * delay, kLongestPoll);
 }

@@ -1,8 +1,10 @@
 #include "Preemption.hpp"
 
 #include "RankEnd.hpp"
+#include "RankTimedWork.hpp"
 #include "SimulatorCall.hpp"
 
+#include "portals/core/Core.hpp"
 #include "runtime/launch/Rank.hpp"
 
 #include <simgrid/Exception.hpp>
@@ -33,14 +35,23 @@ std::atomic<bool> signal_pending{false}; // sent by the supervisor, not handled 
 
 void warn_first_step(const runtime::Rank& rank)
 {
-  XBT_WARN("rank %d has run its own code for a long time while no rank called the simulator (its last call was at "
-           "simulated time %.9f s): if it waits for memory that a NIC or another rank writes (a flag, a counter), "
-           "nothing else could run. bxisim now pauses it whenever it has run its own code for %lld ms of wall time, "
-           "so that the others go on, and each pause advances its simulated time by %g s (its computation is not "
-           "simulated). Simulated times now depend on the host's speed; a Portals or MPI call (or sched_yield) in "
-           "the loop avoids this. If it computes rather than waits (it would end by itself), --preempt-after 0 (or a "
-           "larger value) keeps simulated times exact; the summary counts the pauses (busy-wait steps).",
-           rank.index(), rank.last_call_time(), static_cast<long long>(kBusyWaitQuantum.count()), kBusyWaitStep);
+  XBT_WARN(
+      "rank %d has run its own code for a long time while no rank called the simulator (its last call was at "
+      "simulated time %.9f s): if it waits for memory that a NIC or another rank writes (a flag, a counter), "
+      "nothing else could run. bxisim now pauses it whenever it has run its own code for %lld ms of wall time, "
+      "so that the others go on, and a pause while something under way could end such a wait (a Portals "
+      "operation on the wire, a rank asleep or computing) advances its simulated time by %g s (its computation "
+      "is not simulated). Simulated times now depend on the host's speed; a Portals or MPI call (or sched_yield) in "
+      "the loop avoids this. If it computes rather than waits (it would end by itself), --preempt-after 0 (or a "
+      "larger value) keeps simulated times exact; the summary counts the pauses (busy-wait steps).",
+      rank.index(), rank.last_call_time(), static_cast<long long>(kBusyWaitQuantum.count()), kBusyWaitStep);
+}
+
+/** Whether something under way ends at a later date and may then write memory a rank waits on: a Portals operation
+ * (a NIC's write, an acknowledgement), a process in a timed Portals wait, a rank asleep or computing. */
+bool something_could_end_its_wait()
+{
+  return portals::Core::instance().activity_under_way() || ranks_in_timed_work() > 0;
 }
 
 /** The running rank, interrupted in its own code: it calls the simulator as if it had asked to. */
@@ -52,12 +63,20 @@ void pause(runtime::Rank& rank)
   try {
     SimulatorCall call;
     if (not call.burst_simulated()) {
-      if (not rank.stepped()) {
-        rank.mark_stepped();
-        warn_first_step(rank);
+      if (something_could_end_its_wait()) {
+        if (not rank.stepped()) {
+          rank.mark_stepped();
+          warn_first_step(rank);
+        }
+        rank.count_busy_wait_step();
+        simgrid::s4u::this_actor::sleep_for(kBusyWaitStep);
+      } else {
+        // Nothing under way can write its memory: only a rank ready to run now could, and it runs now. No time
+        // passes, so a rank that computes (rather than waits) keeps exact, repeatable times.
+        XBT_DEBUG("rank %d paused in its own code: nothing under way could end a wait, no simulated time passes",
+                  rank.index());
+        simgrid::s4u::this_actor::yield();
       }
-      rank.count_busy_wait_step();
-      simgrid::s4u::this_actor::sleep_for(kBusyWaitStep);
     }
   } catch (const simgrid::ForcefulKillException&) {
     rank.set_preempted(false);

@@ -5,6 +5,7 @@
 
 #include "Preemption.hpp"
 #include "RankEnd.hpp"
+#include "RankTimedWork.hpp"
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
 
@@ -148,7 +149,7 @@ double simulated_now()
   double now = simgrid::s4u::Engine::get_clock();
   if (call.rank() != nullptr) {
     if (double cost = spin_cost(call.rank(), now); cost > 0) {
-      simgrid::s4u::this_actor::sleep_for(cost);
+      bxisim::os::sleep_rank(cost);
       now = simgrid::s4u::Engine::get_clock();
     }
   }
@@ -166,7 +167,7 @@ void simulated_yield()
   bxisim::os::surviving_kill("killed while yielding", [] {
     SimulatorCall call;
     if (double cost = call.rank() != nullptr ? spin_cost(call.rank(), simgrid::s4u::Engine::get_clock()) : 0; cost > 0)
-      simgrid::s4u::this_actor::sleep_for(cost);
+      bxisim::os::sleep_rank(cost);
     else
       simgrid::s4u::this_actor::yield();
   });
@@ -178,7 +179,7 @@ void simulated_sleep(double seconds)
   if (const auto* hooks = bxisim::os::clock_hooks())
     hooks->sleep(seconds);
   else if (seconds > 0)
-    simgrid::s4u::this_actor::sleep_for(seconds);
+    bxisim::os::sleep_rank(seconds);
 }
 } // namespace
 
@@ -258,7 +259,7 @@ time_t time(time_t* result) noexcept
       bxisim::os::enter_call_edge();
       seconds = bxisim::os::surviving_kill("killed while reading the clock", [cost] {
         SimulatorCall call;
-        simgrid::s4u::this_actor::sleep_for(cost);
+        bxisim::os::sleep_rank(cost);
         return simgrid::s4u::Engine::get_clock();
       });
       bxisim::os::leave_call_edge();

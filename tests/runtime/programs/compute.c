@@ -1,5 +1,6 @@
 /* Computation, measured or declared; prints simulated durations and what was measured.
  *   spin SECONDS           burn that much thread CPU time in the rank's own code
+ *   spin_beside_sleep S    rank 0 spins S seconds while the others sleep a simulated second
  *   seconds S | flops F    bxisim_compute / bxisim_compute_flops
  *   delay S | sample_flops F   SMPI_SAMPLE_DELAY / SMPI_SAMPLE_FLOPS (their bodies must not run)
  *   sample_local N ITERS | sample_global N ITERS   sampled loops of N iterations of about 1 ms of CPU
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now(clockid_t clock)
 {
@@ -42,6 +44,11 @@ int main(int argc, char** argv)
   double start     = now(CLOCK_MONOTONIC);
   if (strcmp(mode, "spin") == 0) {
     measured = spin(value);
+  } else if (strcmp(mode, "spin_beside_sleep") == 0) {
+    if (bxisim_rank() == 0)
+      measured = spin(value);
+    else
+      sleep(1);
   } else if (strcmp(mode, "seconds") == 0) {
     bxisim_compute(value);
   } else if (strcmp(mode, "flops") == 0) {

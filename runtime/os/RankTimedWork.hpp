@@ -1,0 +1,20 @@
+#pragma once
+// What a rank does in simulated time that ends at a set date (a sleep: nanosleep, the clock reads of a spinning
+// rank, a lock's poll, PMI's barrier latency; a computation: a CPU burst, bxisim_compute), counted while it
+// lasts. Such a rank runs again at that date and may then write memory another rank waits on, so a rank
+// preempted in its own code lets simulated time pass only while timed work, or a Portals operation, is under
+// way (os/Preemption.cpp).
+
+namespace bxisim::os
+{
+
+/** Sleeps `seconds` of simulated time in the calling rank's simulator call. */
+void sleep_rank(double seconds);
+
+/** Computes `flops` on the calling rank's core in its simulator call. */
+void execute_rank(double flops);
+
+/** How many ranks are in a sleep_rank or an execute_rank now. */
+unsigned ranks_in_timed_work();
+
+} // namespace bxisim::os
