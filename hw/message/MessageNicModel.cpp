@@ -233,8 +233,11 @@ void MessageNicModel::enqueue(int node, Network network, WireFrame frame)
 {
   Nic& here      = nic(node);
   TxQueue& queue = here.tx[network];
-  bool to_read   = here.read_ahead_waiting[network] && reads_from_host(frame);
+  bool reads     = reads_from_host(frame);
+  bool to_read   = here.read_ahead_waiting[network] && reads;
   queue.frames.push_back(std::move(frame));
+  if (reads)
+    queue.host_reads.push_back(&queue.frames.back());
   queue.ready->release();
   if (to_read) { // its TX sends a frame and has nothing else to read meanwhile
     here.read_ahead_waiting[network] = false;
@@ -460,6 +463,8 @@ void MessageNicModel::tx_loop(int node, Network network)
   TxQueue& queue = nic(node).tx[network];
   for (;;) {
     queue.ready->acquire();
+    if (not queue.host_reads.empty() && queue.host_reads.front() == &queue.frames.front())
+      queue.host_reads.pop_front();
     WireFrame frame = std::move(queue.frames.front());
     queue.frames.pop_front();
     InFlight& operation = *frame.operation;
@@ -546,9 +551,8 @@ double MessageNicModel::read_next_payload(int node, Network network)
   // The payloads are read in the frames' order; BXI ACKs and ACKs have none. A frame's command must
   // have reached the NIC.
   unsigned ahead = 0;
-  for (WireFrame& next : nic(node).tx[network].frames) {
-    if (not reads_from_host(next))
-      continue;
+  for (WireFrame* frame : nic(node).tx[network].host_reads) {
+    WireFrame& next = *frame;
     if (next.read) {
       if (++ahead == config_.read_ahead_frames)
         break;
@@ -578,6 +582,8 @@ void MessageNicModel::send_overtaking_bxi_acks(int node)
   while (not queue.frames.empty() &&
          (queue.frames.front().kind == FrameKind::RequestAck || queue.frames.front().kind == FrameKind::ResponseAck)) {
     queue.ready->acquire(); // the frame's token: it is taken here, not by tx_loop
+    if (not queue.host_reads.empty() && queue.host_reads.front() == &queue.frames.front())
+      queue.host_reads.pop_front(); // never: BXI ACKs carry no payload
     WireFrame ack = std::move(queue.frames.front());
     queue.frames.pop_front();
     transmit(node, ack);

@@ -93,6 +93,11 @@ class MessageNicModel : public portals::NicModel
 
   struct TxQueue {
     std::deque<WireFrame> frames;
+    // The frames of `frames` whose payload the NIC reads from host memory, in the same order (a deque keeps its
+    // elements in place as frames are added at either end and taken from the front): the read-ahead walks these,
+    // not the queue, which may hold tens of thousands of inline frames before them (triggered operations fired at
+    // once), so finding the next payload to read does not cost the queue's length.
+    std::deque<WireFrame*> host_reads;
     simgrid::s4u::SemaphorePtr ready;
   };
   struct E2eEntry {

@@ -128,6 +128,21 @@ TEST_P(PortalsSemantics, ReturnFromMainWithOperationsInFlight)
   EXPECT_EQ(number(ranks[1], "received"), 1 + 50 + 1000);
 }
 
+// As many triggered Gets as the NI allows (65,536 per rank), fired by one PtlCTInc, each rank leaving after its
+// first reply: the requests wait on the NICs behind one another, and on rank 0's the replies. The message NIC's
+// read-ahead walked its whole queue for each payload it read: the reference suite's
+// test_{LE,ME}_no_space_triggered_{get,put,atomic} ran for hours (found 2026-11-28); it walks the frames with
+// payloads only.
+TEST_P(PortalsSemantics, EveryTriggeredOperationTheNiAllowsFiredAtOnce)
+{
+  auto ranks = fields("triggered_burst");
+  for (int rank : {0, 1}) {
+    EXPECT_EQ(number(ranks[rank], "fired"), 65536);
+    EXPECT_EQ(number(ranks[rank], "failures"), 0);
+    EXPECT_EQ(number(ranks[rank], "landed"), 42);
+  }
+}
+
 TEST_P(PortalsSemantics, CallFromAThreadTheRankCreatedIsRefusedClearly)
 {
   auto result = run("thread");

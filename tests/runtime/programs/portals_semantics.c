@@ -25,6 +25,7 @@ static ptl_handle_ni_t ni;
 static ptl_handle_eq_t eq;
 static ptl_pt_index_t pt;
 static ptl_process_t peer;
+static ptl_ni_limits_t limits; /* granted at PtlNIInit */
 
 static ptl_event_t wait_for(ptl_handle_eq_t queue, ptl_event_kind_t type)
 {
@@ -64,7 +65,7 @@ static ptl_handle_md_t bind_md(void* start, ptl_size_t length, ptl_handle_ct_t c
 static void set_up(ptl_size_t eq_size)
 {
   CHECK(PtlInit());
-  CHECK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, NULL, NULL, &ni));
+  CHECK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, NULL, &limits, &ni));
   CHECK(PtlEQAlloc(ni, eq_size, &eq));
   CHECK(PtlPTAlloc(ni, 0, eq, 0, &pt));
   ptl_process_t me;
@@ -409,6 +410,39 @@ static void silent_drop(void)
   tear_down();
 }
 
+/* Each rank fires as many triggered Gets at rank 0 as its NI allows, at once, and leaves after the first reply (as the
+ * reference suite's test_*_no_space_triggered_get does): tens of thousands of requests queue on the NICs, and on
+ * rank 0's the replies, those to a rank that has left without a payload to read. */
+static void triggered_burst(void)
+{
+  set_up(64);
+  static uint64_t source = 42;
+  ptl_process_t first    = peer;
+  if (rank == 0) {
+    CHECK(PtlGetPhysId(ni, &first));
+    ptl_me_t me = make_me(&source, sizeof source, 0, ~0ull, PTL_ME_OP_GET | PTL_ME_EVENT_COMM_DISABLE);
+    ptl_handle_me_t handle;
+    CHECK(PtlMEAppend(ni, pt, &me, PTL_PRIORITY_LIST, NULL, &handle));
+  }
+  bxisim_barrier();
+  int count       = limits.max_triggered_ops;
+  uint64_t landed = 0;
+  ptl_handle_ct_t trigger, replies;
+  CHECK(PtlCTAlloc(ni, &trigger));
+  CHECK(PtlCTAlloc(ni, &replies));
+  ptl_md_t md = {&landed, sizeof landed, PTL_MD_EVENT_CT_REPLY, PTL_EQ_NONE, replies};
+  ptl_handle_md_t handle;
+  CHECK(PtlMDBind(ni, &md, &handle));
+  for (int i = 0; i < count; ++i)
+    CHECK(PtlTriggeredGet(handle, 0, sizeof landed, first, pt, 0, 0, NULL, trigger, 1));
+  CHECK(PtlCTInc(trigger, (ptl_ct_event_t){1, 0}));
+  ptl_ct_event_t done;
+  CHECK(PtlCTWait(replies, 1, &done));
+  printf("fired=%d failures=%lu landed=%lu\n", count, (unsigned long)done.failure, (unsigned long)landed);
+  bxisim_barrier();
+  tear_down();
+}
+
 int main(int argc, char** argv)
 {
   rank             = bxisim_rank();
@@ -431,6 +465,8 @@ int main(int argc, char** argv)
     silent_drop();
   else if (strcmp(what, "thread") == 0)
     from_thread();
+  else if (strcmp(what, "triggered_burst") == 0)
+    triggered_burst();
   else {
     fprintf(stderr, "unknown scenario '%s'\n", what);
     return 2;
