@@ -131,7 +131,7 @@ TEST_P(PortalsSemantics, ReturnFromMainWithOperationsInFlight)
 // As many triggered Gets as the NI allows (65,536 per rank), fired by one PtlCTInc, each rank leaving after its
 // first reply: the requests wait on the NICs behind one another, and on rank 0's the replies. The message NIC's
 // read-ahead walked its whole queue for each payload it read: the reference suite's
-// test_{LE,ME}_no_space_triggered_{get,put,atomic} ran for hours (found 2026-11-28); it walks the frames with
+// test_{LE,ME}_no_space_triggered_{get,put,atomic} did not end (found 2026-11-28); it walks the frames with
 // payloads only.
 TEST_P(PortalsSemantics, EveryTriggeredOperationTheNiAllowsFiredAtOnce)
 {
