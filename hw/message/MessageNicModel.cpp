@@ -463,10 +463,7 @@ void MessageNicModel::tx_loop(int node, Network network)
   TxQueue& queue = nic(node).tx[network];
   for (;;) {
     queue.ready->acquire();
-    if (not queue.host_reads.empty() && queue.host_reads.front() == &queue.frames.front())
-      queue.host_reads.pop_front();
-    WireFrame frame = std::move(queue.frames.front());
-    queue.frames.pop_front();
+    WireFrame frame     = queue.pop_front();
     InFlight& operation = *frame.operation;
     if (frame.command) {
       frame.command->wait();
@@ -582,10 +579,7 @@ void MessageNicModel::send_overtaking_bxi_acks(int node)
   while (not queue.frames.empty() &&
          (queue.frames.front().kind == FrameKind::RequestAck || queue.frames.front().kind == FrameKind::ResponseAck)) {
     queue.ready->acquire(); // the frame's token: it is taken here, not by tx_loop
-    if (not queue.host_reads.empty() && queue.host_reads.front() == &queue.frames.front())
-      queue.host_reads.pop_front(); // never: BXI ACKs carry no payload
-    WireFrame ack = std::move(queue.frames.front());
-    queue.frames.pop_front();
+    WireFrame ack = queue.pop_front();
     transmit(node, ack);
   }
 }

@@ -98,6 +98,16 @@ class MessageNicModel : public portals::NicModel
     // not the queue, which may hold tens of thousands of inline frames before them (triggered operations fired at
     // once), so finding the next payload to read does not cost the queue's length.
     std::deque<WireFrame*> host_reads;
+
+    /** Takes the first frame out of the queue (and out of host_reads). */
+    WireFrame pop_front()
+    {
+      if (not host_reads.empty() && host_reads.front() == &frames.front())
+        host_reads.pop_front();
+      WireFrame frame = std::move(frames.front());
+      frames.pop_front();
+      return frame;
+    }
     simgrid::s4u::SemaphorePtr ready;
   };
   struct E2eEntry {

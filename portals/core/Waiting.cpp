@@ -5,6 +5,7 @@
 #include <xbt/log.h>
 
 #include <limits>
+#include <optional>
 
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_portals_wait, bxisim_portals, "Portals blocking calls");
 
@@ -62,13 +63,10 @@ WaitStatus Core::wait_for(ProcessState& ps, double deadline)
   double timeout = deadline == kForever ? kForever : deadline - nic->now();
   if (timeout <= 0)
     return WaitStatus::timeout;
-  WaitStatus st;
-  if (deadline == kForever) {
-    st = nic->wait(ps.ctx, timeout);
-  } else {
-    TimedWait timed(timed_waits_);
-    st = nic->wait(ps.ctx, timeout);
-  }
+  std::optional<TimedWait> timed;
+  if (deadline != kForever)
+    timed.emplace(timed_waits_);
+  WaitStatus st = nic->wait(ps.ctx, timeout);
   if (st == WaitStatus::deadlock)
     XBT_ERROR("process %u (node %u, pid %u) waits for a Portals event that can never come: deadlock", ps.ctx.id,
               ps.ctx.nid, ps.pid);
@@ -122,12 +120,10 @@ void Core::poll_found_nothing(ProcessState& ps, uint64_t source, bool blockable)
   XBT_DEBUG("process %u: nothing in source %#llx since change %llu: %s", ps.ctx.id,
             static_cast<unsigned long long>(source), static_cast<unsigned long long>(ps.changes),
             pending ? "an event waits elsewhere, sleep" : "block until the next change");
-  if (pending) {
-    TimedWait timed(timed_waits_);
-    nic->polled(ps.ctx, PollAction::sleep);
-  } else {
-    nic->polled(ps.ctx, PollAction::block);
-  }
+  std::optional<TimedWait> timed;
+  if (pending)
+    timed.emplace(timed_waits_);
+  nic->polled(ps.ctx, pending ? PollAction::sleep : PollAction::block);
 }
 
 int Core::eq_wait(ptl_handle_eq_t h, ptl_event_t* ev)

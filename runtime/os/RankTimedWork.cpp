@@ -8,28 +8,25 @@ namespace
 {
 unsigned in_timed_work = 0;
 
-template <typename Work>
-void counted(Work work)
-{
-  ++in_timed_work;
-  try {
-    work();
-  } catch (...) { // a kill ends the run's ranks through here
-    --in_timed_work;
-    throw;
-  }
-  --in_timed_work;
-}
+/** Counts the calling rank while it lasts (a kill ends the run's ranks by an exception through here). */
+struct Counted {
+  Counted() { ++in_timed_work; }
+  ~Counted() { --in_timed_work; }
+  Counted(const Counted&)            = delete;
+  Counted& operator=(const Counted&) = delete;
+};
 } // namespace
 
 void sleep_rank(double seconds)
 {
-  counted([seconds] { simgrid::s4u::this_actor::sleep_for(seconds); });
+  Counted counted;
+  simgrid::s4u::this_actor::sleep_for(seconds);
 }
 
 void execute_rank(double flops)
 {
-  counted([flops] { simgrid::s4u::this_actor::execute(flops); });
+  Counted counted;
+  simgrid::s4u::this_actor::execute(flops);
 }
 
 unsigned ranks_in_timed_work()
