@@ -58,6 +58,12 @@ unsigned permissions_for(ptl_event_kind_t type)
   }
 }
 
+/* A locally managed ME that counts the unexpected headers it takes at append against its room. */
+bool reserves_room_for_unexpected(const ListEntry& e)
+{
+  return e.is_me && (e.options & PTL_ME_MANAGE_LOCAL) && (e.options & PTL_ME_LOCAL_INC_UH_RLENGTH);
+}
+
 bool header_matches(const ListEntry& e, const UnexpectedHeader& h, bool matching_ni, bool logical_ni)
 {
   Initiator who;
@@ -128,8 +134,10 @@ void Core::consume_header(NetworkInterface& ni, PortalTableEntry& pte, std::list
   UnexpectedHeader h = *it;
   pte.unexpected.erase(it);
   ni.unexpected_headers--;
-  if (consumer.is_me && (consumer.options & PTL_ME_MANAGE_LOCAL))
-    consumer.local_offset += (consumer.options & PTL_ME_LOCAL_INC_UH_RLENGTH) ? h.rlength : h.mlength;
+  // The data stays in the overflow buffer, so a locally managed entry's offset moves only when the program
+  // asks it to reserve room for it (PTL_ME_LOCAL_INC_UH_RLENGTH), as in the reference implementation.
+  if (reserves_room_for_unexpected(consumer))
+    consumer.local_offset += h.rlength;
   post_target_event(
       ni, consumer,
       event_from_header(h, static_cast<ptl_event_kind_t>(h.type + 1), consumer.user_ptr, consumer.pt_index));
@@ -217,9 +225,9 @@ void Core::link_entry(NetworkInterface& ni, const ListEntryPtr& e)
   PortalTableEntry& pte = ni.pts[e->pt_index];
   if (e->list == PTL_PRIORITY_LIST) {
     // A new priority entry first takes the unexpected headers it matches, oldest first. A use-once entry
-    // (or a locally managed one left with less than min_free) that takes one is consumed at once: it
-    // is never linked, its handle is stale, and PTL_EVENT_AUTO_UNLINK follows the overflow event, as
-    // in the reference implementation.
+    // (or one reserving room for them, PTL_ME_LOCAL_INC_UH_RLENGTH, left with less than min_free) that
+    // takes one is consumed at once: it is never linked, its handle is stale, and PTL_EVENT_AUTO_UNLINK
+    // follows the overflow event, as in the reference implementation.
     bool use_once = (e->options & PTL_ME_USE_ONCE) != 0;
     for (auto it = pte.unexpected.begin(); it != pte.unexpected.end();) {
       if (!header_matches(*e, *it, ni.matching(), ni.logical())) {
@@ -229,7 +237,7 @@ void Core::link_entry(NetworkInterface& ni, const ListEntryPtr& e)
       auto next = std::next(it);
       consume_header(ni, pte, it, *e);
       it             = next;
-      bool exhausted = e->is_me && (e->options & PTL_ME_MANAGE_LOCAL) && e->min_free > 0 &&
+      bool exhausted = reserves_room_for_unexpected(*e) &&
                        e->region.size() - std::min(e->local_offset, e->region.size()) < e->min_free;
       if (use_once || exhausted) {
         XBT_DEBUG("NI %#x PT %u: entry %#x consumed by an unexpected header at append", ni.handle, e->pt_index,

@@ -161,6 +161,76 @@ TEST_F(MatchingTest, LocallyManagedOffsetsAndMinFree)
   EXPECT_EQ(evs[3].type, PTL_EVENT_AUTO_UNLINK);
 }
 
+TEST_F(MatchingTest, ALocallyManagedEntryTakingUnexpectedHeadersKeepsItsOffsetUnlessAskedToReserveRoom)
+{
+  char overflow[64] = {};
+  append(1, me(overflow, sizeof overflow, 0, ~0ull, PTL_ME_OP_PUT | PTL_ME_MANAGE_LOCAL), PTL_OVERFLOW_LIST);
+  put(8, 0x55);
+  put(8, 0x55);
+  target_events();
+
+  // The headers' data stays in the overflow buffer: the entry's room is untouched, whatever min_free says.
+  char buf[16]      = {};
+  ptl_me_t m        = me(buf, sizeof buf, 0x55, 0, PTL_ME_OP_PUT | PTL_ME_MANAGE_LOCAL);
+  m.min_free        = 1000;
+  ptl_handle_me_t h = append(1, m);
+  auto evs          = target_events();
+  ASSERT_EQ(evs.size(), 3u);
+  EXPECT_EQ(evs[0].type, PTL_EVENT_PUT_OVERFLOW);
+  EXPECT_EQ(evs[1].type, PTL_EVENT_PUT_OVERFLOW);
+  EXPECT_EQ(evs[2].type, PTL_EVENT_LINK);
+  put(4, 0x55);
+  EXPECT_EQ(std::memcmp(buf, src, 4), 0); // at offset 0
+  evs = target_events();
+  ASSERT_EQ(evs.size(), 2u); // 16 - 4 < min_free: unlinked by the put that landed in it
+  EXPECT_EQ(evs[0].type, PTL_EVENT_PUT);
+  EXPECT_EQ(evs[1].type, PTL_EVENT_AUTO_UNLINK);
+  as(1);
+  EXPECT_EQ(PtlMEUnlink(h), PTL_ARG_INVALID);
+}
+
+TEST_F(MatchingTest, AnEntryReservingRoomForUnexpectedHeadersCountsTheirRequestedLengths)
+{
+  char overflow[64] = {};
+  append(1, me(overflow, sizeof overflow, 0, ~0ull, PTL_ME_OP_PUT | PTL_ME_MANAGE_LOCAL), PTL_OVERFLOW_LIST);
+  put(8, 0x55);
+  put(12, 0x55);
+  target_events();
+
+  char buf[48]      = {};
+  ptl_me_t m        = me(buf, sizeof buf, 0x55, 0, PTL_ME_OP_PUT | PTL_ME_MANAGE_LOCAL | PTL_ME_LOCAL_INC_UH_RLENGTH);
+  m.min_free        = 20;
+  ptl_handle_me_t h = append(1, m); // 8 + 12 reserved, 28 left >= 20: linked
+  auto evs          = target_events();
+  ASSERT_EQ(evs.size(), 3u);
+  EXPECT_EQ(evs[2].type, PTL_EVENT_LINK);
+  put(6, 0x55);
+  EXPECT_EQ(std::memcmp(buf + 20, src, 6), 0); // after the reserved room
+  EXPECT_EQ(std::memcmp(buf, std::string(20, '\0').data(), 20), 0);
+  evs = target_events();
+  ASSERT_EQ(evs.size(), 1u); // 22 left
+  EXPECT_EQ(evs[0].type, PTL_EVENT_PUT);
+  as(1);
+  EXPECT_EQ(PtlMEUnlink(h), PTL_OK);
+
+  // Room for fewer headers than wait: the entry is not linked, and its unlink event follows their events.
+  put(8, 0x66);
+  put(8, 0x66);
+  put(8, 0x66);
+  target_events();
+  ptl_me_t small = me(buf, 24, 0x66, 0, PTL_ME_OP_PUT | PTL_ME_MANAGE_LOCAL | PTL_ME_LOCAL_INC_UH_RLENGTH);
+  small.min_free = 10;
+  h              = append(1, small); // 16 left after the first, 8 after the second: consumed
+  evs            = target_events();
+  ASSERT_EQ(evs.size(), 3u);
+  EXPECT_EQ(evs[0].type, PTL_EVENT_PUT_OVERFLOW);
+  EXPECT_EQ(evs[1].type, PTL_EVENT_PUT_OVERFLOW);
+  EXPECT_EQ(evs[2].type, PTL_EVENT_AUTO_UNLINK);
+  EXPECT_EQ(Core::instance().unexpected_count(ni1, pt), 1u); // the third waits for another entry
+  as(1);
+  EXPECT_EQ(PtlMEUnlink(h), PTL_ARG_INVALID);
+}
+
 TEST_F(MatchingTest, OverflowListUnexpectedHeaderThenSearchThenAppend)
 {
   char overflow[128] = {};
