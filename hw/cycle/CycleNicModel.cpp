@@ -39,8 +39,8 @@ CycleNicModel::CycleNicModel(const platform::Machine& machine, const config::Par
                              ProcessDirectory directory, const std::string& vcd_file, const std::string& vcd_pattern)
     : machine_(machine),
       config_(CycleNicConfig::from_parameters(parameters, pcie_of(machine), parameters.real("bxi.link_bandwidth"))),
-      directory_(std::move(directory)), dropped_frames_(config_.link_port.dropped),
-      faults_(platform::FaultSpec::from_parameters(parameters)), poll_backoff_(PollBackoff::from_parameters(parameters))
+      directory_(std::move(directory)), waiters_(config_.command_queue.slots, PollBackoff::from_parameters(parameters)),
+      dropped_frames_(config_.link_port.dropped), faults_(platform::FaultSpec::from_parameters(parameters))
 {
   if (sc_core::sc_get_status() != sc_core::SC_ELABORATION)
     throw std::logic_error("the cycle NIC model can be built once per process only (SystemC cannot restart)");
@@ -126,16 +126,6 @@ void CycleNicModel::check()
     std::rethrow_exception(bridge_->error());
 }
 
-CycleNicModel::Waiter& CycleNicModel::waiter(uint32_t process_id)
-{
-  auto it = waiters_.find(process_id);
-  if (it == waiters_.end()) {
-    Waiter waiter{sg4::Semaphore::create(0), sg4::Semaphore::create(config_.command_queue.slots)};
-    it = waiters_.emplace(process_id, std::move(waiter)).first;
-  }
-  return it->second;
-}
-
 double CycleNicModel::now() const
 {
   return sg4::Engine::get_clock();
@@ -187,9 +177,8 @@ void CycleNicModel::submit(std::unique_ptr<portals::Message> message)
     bridge_->submit([this, node, command] { nic(node).triggered(command); });
     return;
   }
-  if (waiter(posted.source_process).command_slots->would_block())
+  if (waiters_.take_command_slot(posted.source_process)) // the rank waits while its queue is full
     ++command_queue_stalls_;
-  waiter(posted.source_process).command_slots->acquire(); // the rank waits while its queue is full
   if (not config_.model_pcie_commands) {
     bridge_->submit([this, node, command] { nic(node).command_arrived(command); });
     return;
@@ -248,10 +237,10 @@ void CycleNicModel::wire_loop(int node)
     if (not lost.empty()) {
       ++frames_dropped_;
       XBT_VERB("network loses frame %lu (%s #%lu, node %d to node %d): %s", static_cast<unsigned long>(frame.ordinal),
-               to_string(frame.kind), static_cast<unsigned long>(frame.operation->message->id), frame.from, node,
+               frame_kind_name(frame.kind), static_cast<unsigned long>(frame.operation->message->id), frame.from, node,
                lost.c_str());
       if (not config_.e2e.enabled && on_lost_for_good_)
-        on_lost_for_good_(platform::lost_for_good_message(frame.ordinal, to_string(frame.kind),
+        on_lost_for_good_(platform::lost_for_good_message(frame.ordinal, frame_kind_name(frame.kind),
                                                           frame.operation->message->id, frame.from, node,
                                                           sg4::Engine::get_clock(), lost));
       int sender                     = frame.from;
@@ -315,7 +304,7 @@ void CycleNicModel::carry_out(OutboxRequest& request)
   auto& core = portals::Core::instance();
   switch (request.kind) {
   case OutboxRequest::Kind::CommandTaken:
-    waiter(request.process).command_slots->release();
+    waiters_.release_command_slot(request.process);
     break;
   case OutboxRequest::Kind::DmaRead:
     hosts_[request.node].reads.push_back(
@@ -378,42 +367,17 @@ void CycleNicModel::carry_out(OutboxRequest& request)
 
 portals::WaitStatus CycleNicModel::wait(const portals::ProcessContext& context, double timeout)
 {
-  Waiter& waiting = waiter(context.id);
-  waiting.blocked = true;
-  if (timeout == std::numeric_limits<double>::infinity()) {
-    waiting.wakeup->acquire();
-    return portals::WaitStatus::woken;
-  }
-  if (waiting.wakeup->acquire_timeout(timeout)) {
-    waiting.blocked = false;
-    return portals::WaitStatus::timeout;
-  }
-  return portals::WaitStatus::woken;
+  return waiters_.wait(context.id, timeout);
 }
 
 void CycleNicModel::notify(uint32_t process_id)
 {
-  auto it = waiters_.find(process_id);
-  if (it == waiters_.end())
-    return;
-  Waiter& waiting    = it->second;
-  waiting.poll_delay = 0.0;
-  if (waiting.blocked) {
-    waiting.blocked = false;
-    waiting.wakeup->release();
-  }
+  waiters_.notify(process_id);
 }
 
 void CycleNicModel::polled(const portals::ProcessContext& context, portals::PollAction action)
 {
-  if (action == portals::PollAction::block) { // Core found it exact: until the process's next event
-    wait(context, std::numeric_limits<double>::infinity());
-    return;
-  }
-  // Woken early by an event of the process, as in the message model (MessageNicModel::polled says why).
-  Waiter& polling    = waiter(context.id);
-  polling.poll_delay = poll_backoff_.next(polling.poll_delay);
-  wait(context, polling.poll_delay);
+  waiters_.polled(context.id, action);
 }
 
 CycleNicStatistics CycleNicModel::statistics() const

@@ -16,7 +16,7 @@
 #include "CycleNic.hpp"
 #include "CycleNicConfig.hpp"
 
-#include "hw/actors/PollBackoff.hpp"
+#include "hw/actors/ProcessWaiters.hpp"
 #include "hw/actors/WireLanes.hpp"
 #include "hw/trace/OperationTrace.hpp"
 #include "platforms/Machine.hpp"
@@ -76,12 +76,6 @@ class CycleNicModel : public CycleNic
  private:
   /** Opens `file` (a VCD) before the run starts rather than at SystemC's first time step. */
   static void open_trace_file_now(sc_core::sc_trace_file* file);
-  struct Waiter {
-    simgrid::s4u::SemaphorePtr wakeup;
-    simgrid::s4u::SemaphorePtr command_slots;
-    bool blocked      = false;
-    double poll_delay = 0.0;
-  };
   struct Chunk { // what a wire communication carries
     tlm::tlm_generic_payload* frame;
     uint64_t flits;
@@ -103,7 +97,6 @@ class CycleNicModel : public CycleNic
     simgrid::s4u::SemaphorePtr reads_ready;
   };
 
-  Waiter& waiter(uint32_t process_id);
   simgrid::s4u::Host* memory_of(const Operation& operation, bool initiator) const;
   double serialization(simgrid::s4u::Host* from, simgrid::s4u::Host* to, uint64_t bytes);
   void drain();
@@ -121,13 +114,12 @@ class CycleNicModel : public CycleNic
   std::vector<std::unique_ptr<BxiNic>> nics_;
   std::vector<Host> hosts_;
   std::unique_ptr<Bridge> bridge_;
-  std::map<uint32_t, Waiter> waiters_;
+  hw::ProcessWaiters waiters_;
   std::map<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>, double> bottlenecks_;
   std::vector<simgrid::s4u::CommPtr> writes_; // posted DMA writes, dropped once finished
   WireLanes<Chunk> lanes_;
   std::set<uint64_t> dropped_frames_;
   platform::WireFaults faults_;
-  PollBackoff poll_backoff_; // what an empty poll of a process sleeps
   std::function<void(const std::string&)> on_lost_for_good_;
   /** Why the network lost the frame whose last chunk just reached NIC `node` ("": it did not). */
   std::string loss_of(int node, const FrameExtension& frame);

@@ -130,7 +130,7 @@ void E2eEngine::give_up(FrameExtension& frame)
     operation.given_up = true;
     XBT_WARN("%s #%lu was not acknowledged after %d sends: E2E gives up on it (its initiator may not see the "
              "operation end; a longer nic.e2e_timeout avoids this under heavy load)",
-             to_string(frame.kind), static_cast<unsigned long>(operation.message->id), config_.retries + 1);
+             frame_kind_name(frame.kind), static_cast<unsigned long>(operation.message->id), config_.retries + 1);
   }
 }
 
@@ -167,7 +167,7 @@ void E2eEngine::timer()
         ++retransmissions;
         if (tracing_stages())
           trace_stage(node_, "E2E engine", "timeout: resend " + frame_label(frame), sc_core::sc_time_stamp());
-        XBT_VERB("E2E timeout: %s #%lu sent again (attempt %d)", to_string(frame.kind),
+        XBT_VERB("E2E timeout: %s #%lu sent again (attempt %d)", frame_kind_name(frame.kind),
                  static_cast<unsigned long>(frame.operation->message->id), sends + 1);
         forward(frame.kind == FrameKind::Request ? resend_request : resend_response, *payload);
       }

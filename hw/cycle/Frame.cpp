@@ -3,21 +3,6 @@
 namespace bxisim::hw::cycle
 {
 
-const char* to_string(FrameKind kind)
-{
-  switch (kind) {
-  case FrameKind::Request:
-    return "request";
-  case FrameKind::Response:
-    return "response";
-  case FrameKind::RequestAck:
-    return "request BXI ACK";
-  case FrameKind::ResponseAck:
-    return "response BXI ACK";
-  }
-  return "?";
-}
-
 FramePool::~FramePool()
 {
   for (auto& payload : all_)

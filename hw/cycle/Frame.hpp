@@ -3,6 +3,7 @@
 // that carry it as TLM generic payloads with a BXI extension (`FrameExtension`). A memory manager
 // (`FramePool`) recycles the payloads instead of allocating one per frame.
 
+#include "hw/actors/FrameKind.hpp"
 #include "portals/core/Message.hpp"
 
 #include <systemc>
@@ -18,14 +19,6 @@ namespace bxisim::hw::cycle
 /** The four virtual networks: compute/service x request/response (thesis 2.2.3). */
 enum VirtualNetwork : unsigned { kComputeRequest = 0, kComputeResponse = 1, kServiceRequest = 2, kServiceResponse = 3 };
 constexpr unsigned kVirtualNetworks = 4;
-
-enum class FrameKind : uint8_t {
-  Request,     // initiator -> target: the command, with its payload unless it is a Get
-  Response,    // target -> initiator: a Portals ACK, or a reply with its payload
-  RequestAck,  // target -> initiator: BXI ACK of a request
-  ResponseAck, // initiator -> target: BXI ACK of a response (itself unacknowledged)
-};
-const char* to_string(FrameKind kind);
 
 /** How the payload of a request reaches the NIC (thesis 4.3.3). */
 enum class PayloadPath : uint8_t { Inline, Pio, Dma };

@@ -1,6 +1,7 @@
 #pragma once
 // One Portals operation carried by the message-level NIC model, from command to last acknowledgement.
 
+#include "hw/actors/FrameKind.hpp"
 #include "portals/core/Message.hpp"
 
 #include <simgrid/s4u/Comm.hpp>
@@ -10,14 +11,6 @@
 
 namespace bxisim::hw::message
 {
-
-/** What one wire frame carries. */
-enum class FrameKind {
-  Request,     // initiator -> target: the command, with its payload unless it is a Get
-  Response,    // target -> initiator: a Portals ACK or a reply with its payload
-  RequestAck,  // target -> initiator: BXI ACK of a request that needs no Portals response
-  ResponseAck, // initiator -> target: BXI ACK of a response (itself unacknowledged)
-};
 
 struct InFlight {
   std::unique_ptr<portals::Message> message;

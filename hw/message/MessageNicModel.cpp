@@ -23,28 +23,10 @@ namespace sg4 = simgrid::s4u;
 namespace bxisim::hw::message
 {
 
-namespace
-{
-
-const char* kind_name(FrameKind kind)
-{
-  switch (kind) {
-  case FrameKind::Request:
-    return "request";
-  case FrameKind::Response:
-    return "response";
-  case FrameKind::RequestAck:
-    return "request BXI ACK";
-  case FrameKind::ResponseAck:
-    return "response BXI ACK";
-  }
-  return "?";
-}
-} // namespace
-
 MessageNicModel::MessageNicModel(const platform::Machine& machine, const MessageNicConfig& config,
                                  ProcessDirectory directory)
-    : machine_(machine), config_(config), directory_(std::move(directory)), faults_(config.faults)
+    : machine_(machine), config_(config), directory_(std::move(directory)),
+      waiters_(static_cast<unsigned>(config.command_queue_depth), config.poll_backoff), faults_(config.faults)
 {
   for (const auto& node : machine_.nodes()) {
     Nic nic;
@@ -86,17 +68,6 @@ void MessageNicModel::start()
     if (config_.e2e)
       sg4::Actor::create("e2e", host, [this, node] { e2e_loop(node); })->daemonize();
   }
-}
-
-MessageNicModel::Waiter& MessageNicModel::waiter(uint32_t process_id)
-{
-  auto it = waiters_.find(process_id);
-  if (it == waiters_.end()) {
-    Waiter waiter{sg4::Semaphore::create(0),
-                  sg4::Semaphore::create(static_cast<unsigned>(config_.command_queue_depth))};
-    it = waiters_.emplace(process_id, std::move(waiter)).first;
-  }
-  return it->second;
 }
 
 double MessageNicModel::now() const
@@ -208,9 +179,8 @@ void MessageNicModel::submit(std::unique_ptr<portals::Message> message)
   // Triggered operations are fired by the NIC itself: no CPU, no command queue.
   WireFrame frame{FrameKind::Request, operation};
   if (not posted.triggered) {
-    if (waiter(posted.source_process).command_slots->would_block())
+    if (waiters_.take_command_slot(posted.source_process)) // the rank waits while its queue is full
       ++command_queue_stalls_;
-    waiter(posted.source_process).command_slots->acquire(); // the rank waits while its queue is full
     operation->holds_command_slot = true;
     // A posted PCIe write: the rank goes on, TX takes the command once it has reached the NIC.
     if (config_.model_pcie_commands) {
@@ -478,7 +448,7 @@ void MessageNicModel::tx_loop(int node, Network network)
     }
     if (operation.holds_command_slot) {
       operation.holds_command_slot = false;
-      waiter(operation.message->source_process).command_slots->release();
+      waiters_.release_command_slot(operation.message->source_process);
     }
     if (frame.kind == FrameKind::Request)
       take_flow_credit(node, operation);
@@ -915,7 +885,7 @@ void MessageNicModel::give_up(InFlight& operation, FrameKind kind)
     e2e_forget(operation, FrameKind::Response);
     XBT_WARN("%s #%lu was not acknowledged after %d sends: E2E gives up on it (its initiator may not see the "
              "operation end; a longer nic.e2e_timeout avoids this under heavy load)",
-             kind_name(kind), static_cast<unsigned long>(operation.message->id), config_.e2e_retries + 1);
+             frame_kind_name(kind), static_cast<unsigned long>(operation.message->id), config_.e2e_retries + 1);
   }
 }
 
@@ -925,9 +895,9 @@ void MessageNicModel::lose(int node, const WireFrame& frame, const std::string& 
   const InFlight& operation = *frame.operation;
   int sender                = sender_of(frame);
   XBT_VERB("network loses frame %lu (%s #%lu, node %d to node %d): %s", static_cast<unsigned long>(frame.ordinal),
-           kind_name(frame.kind), static_cast<unsigned long>(operation.message->id), sender, node, why.c_str());
+           frame_kind_name(frame.kind), static_cast<unsigned long>(operation.message->id), sender, node, why.c_str());
   if (not config_.e2e && on_lost_for_good_)
-    on_lost_for_good_(platform::lost_for_good_message(frame.ordinal, kind_name(frame.kind), operation.message->id,
+    on_lost_for_good_(platform::lost_for_good_message(frame.ordinal, frame_kind_name(frame.kind), operation.message->id,
                                                       sender, node, now(), why));
 }
 
@@ -1010,7 +980,7 @@ void MessageNicModel::e2e_loop(int node)
       give_up(operation, frame.kind);
       continue;
     }
-    XBT_VERB("E2E timeout: %s #%lu sent again (attempt %d)", kind_name(frame.kind),
+    XBT_VERB("E2E timeout: %s #%lu sent again (attempt %d)", frame_kind_name(frame.kind),
              static_cast<unsigned long>(operation.message->id), sends + 1);
     ++retransmissions_;
     enqueue(node, request ? kRequests : kResponses, frame);
@@ -1019,47 +989,17 @@ void MessageNicModel::e2e_loop(int node)
 
 portals::WaitStatus MessageNicModel::wait(const portals::ProcessContext& context, double timeout)
 {
-  // A semaphore, not a mutex and a condition variable: locking a SimGrid mutex yields, and a
-  // notification sent in that window would be lost. Nothing yields between `blocked` and acquire.
-  Waiter& waiting = waiter(context.id);
-  waiting.blocked = true;
-  if (timeout == std::numeric_limits<double>::infinity()) {
-    waiting.wakeup->acquire();
-    return portals::WaitStatus::woken;
-  }
-  if (waiting.wakeup->acquire_timeout(timeout)) {
-    waiting.blocked = false;
-    return portals::WaitStatus::timeout;
-  }
-  return portals::WaitStatus::woken;
+  return waiters_.wait(context.id, timeout);
 }
 
 void MessageNicModel::notify(uint32_t process_id)
 {
-  auto it = waiters_.find(process_id);
-  if (it == waiters_.end())
-    return;
-  Waiter& waiting    = it->second;
-  waiting.poll_delay = 0.0;
-  if (waiting.blocked) {
-    waiting.blocked = false;
-    waiting.wakeup->release();
-  }
+  waiters_.notify(process_id);
 }
 
 void MessageNicModel::polled(const portals::ProcessContext& context, portals::PollAction action)
 {
-  // A polling loop must let simulated time advance, and see an event soon after it comes: block until
-  // it (where Core found that exact), else wait a little, longer each time nothing comes (DESIGN.md
-  // section 5, "Polling"), woken early by an event of the process: a Portals event is seen when it
-  // comes; only what Portals does not announce (a clock the loop reads, shared memory) waits the delay.
-  if (action == portals::PollAction::block) {
-    wait(context, std::numeric_limits<double>::infinity());
-    return;
-  }
-  Waiter& polling    = waiter(context.id);
-  polling.poll_delay = config_.poll_backoff.next(polling.poll_delay);
-  wait(context, polling.poll_delay);
+  waiters_.polled(context.id, action);
 }
 
 } // namespace bxisim::hw::message

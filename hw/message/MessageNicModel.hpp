@@ -27,6 +27,7 @@
 #include "MessageNicConfig.hpp"
 
 #include "hw/actors/PacketFairTurns.hpp"
+#include "hw/actors/ProcessWaiters.hpp"
 #include "hw/actors/WireLanes.hpp"
 #include "hw/actors/WriteEngineWork.hpp"
 #include "hw/trace/OperationTrace.hpp"
@@ -161,15 +162,7 @@ class MessageNicModel : public portals::NicModel
     uint64_t flow_stalls        = 0;
     double flow_stalled_seconds = 0;
   };
-  struct Waiter {
-    simgrid::s4u::SemaphorePtr wakeup;
-    simgrid::s4u::SemaphorePtr command_slots;
-    bool blocked      = false; // in wait(), not yet woken
-    double poll_delay = 0.0;   // grows while a process polls in vain, back to 0 on an event
-  };
-
   Nic& nic(int node) { return nics_.at(static_cast<size_t>(node)); }
-  Waiter& waiter(uint32_t process_id);
   void enqueue(int node, Network network, WireFrame frame);
   /** BXI ACKs overtake the frames waiting on the response network, so that a queue of bulk replies
    * does not make E2E time out on requests that did arrive. */
@@ -260,7 +253,7 @@ class MessageNicModel : public portals::NicModel
   ProcessDirectory directory_;
   std::vector<Nic> nics_;
   WireLanes<WireFrame> lanes_;
-  std::map<uint32_t, Waiter> waiters_;
+  ProcessWaiters waiters_;
   std::vector<BackgroundTransfer> background_;
   std::map<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>, RouteFigures> routes_;
   OperationTrace* trace_         = nullptr;

@@ -39,7 +39,7 @@ inline tlm::tlm_generic_payload* make_request(cyc::FramePool& pool, uint64_t byt
   operation->message->target.phys    = {static_cast<ptl_nid_t>(to), 0};
   operation->target_node             = to;
   operation->address                 = address;
-  auto* frame                        = pool.allocate(cyc::FrameKind::Request, operation, 0, to);
+  auto* frame                        = pool.allocate(bxisim::hw::FrameKind::Request, operation, 0, to);
   cyc::frame_of(*frame).payload      = operation->message->request_bytes();
   return frame;
 }

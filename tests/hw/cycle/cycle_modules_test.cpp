@@ -220,7 +220,7 @@ TEST(WireArbiter, ARequestWithoutLinkCreditsLetsResponsesGoAndLeavesWhenCreditsR
   feeder.responses.bind(arbiter.vn[cyc::kComputeResponse]);
   feeder.credits.bind(arbiter.credits);
   auto* request       = make_request(pool, 8, 1);
-  auto* answer        = pool.allocate(cyc::FrameKind::Response, frame_of(*request).operation, 0, 1);
+  auto* answer        = pool.allocate(bxisim::hw::FrameKind::Response, frame_of(*request).operation, 0, 1);
   feeder.to_requests  = {request};
   feeder.to_responses = {answer};
   feeder.credit_at    = ns(50); // unused (flow control is off); the feeder's thread ends there
@@ -266,7 +266,7 @@ TEST(WireArbiter, NicFlowControlHoldsRequestsUntilACreditReturns)
   auto* first         = make_request(pool, 8, 1);
   auto* second        = make_request(pool, 8, 1);
   auto* other         = make_request(pool, 8, 2); // another destination, behind `second` on the same network
-  auto* answer        = pool.allocate(cyc::FrameKind::Response, frame_of(*first).operation, 0, 1);
+  auto* answer        = pool.allocate(bxisim::hw::FrameKind::Response, frame_of(*first).operation, 0, 1);
   feeder.to_requests  = {first, second, other};
   feeder.to_responses = {answer};
   feeder.credit_at    = ns(100);
@@ -633,7 +633,7 @@ TEST(EventEngine, ResponseEventsWaitForThePayloadInMemoryThenCompleteTheOperatio
   auto operation                                  = std::make_shared<cyc::Operation>();
   operation->message                              = std::make_unique<bxisim::portals::Message>();
   operation->message->kind                        = bxisim::portals::OpKind::get;
-  auto* reply                                     = pool.allocate(cyc::FrameKind::Response, operation, 1, 0);
+  auto* reply                                     = pool.allocate(bxisim::hw::FrameKind::Response, operation, 1, 0);
   frame_of(*reply).in_memory_at                   = ns(100);
   source.plan                                     = {{sc_core::SC_ZERO_TIME, request}, {sc_core::SC_ZERO_TIME, reply}};
   sc_core::sc_start();
@@ -674,14 +674,14 @@ TEST(Depacketizer, ReturnsCreditsDispatchesAndDropsDuplicates)
   const uint64_t size = 4096;
   auto* request       = make_request(pool, size); // node 0 -> node 1
   // The same request again (a retransmission whose BXI ACK was lost): same operation.
-  auto* copy = pool.allocate(cyc::FrameKind::Request, frame_of(*request).operation, 0, 1);
+  auto* copy = pool.allocate(bxisim::hw::FrameKind::Request, frame_of(*request).operation, 0, 1);
   // A Get reply arriving at node 1 from node 2.
   auto operation               = std::make_shared<cyc::Operation>();
   operation->message           = std::make_unique<bxisim::portals::Message>();
   operation->message->kind     = bxisim::portals::OpKind::get;
   operation->message->response = bxisim::portals::ResponseKind::reply;
   operation->message->mlength  = 100;
-  auto* reply                  = pool.allocate(cyc::FrameKind::Response, operation, 2, 1);
+  auto* reply                  = pool.allocate(bxisim::hw::FrameKind::Response, operation, 2, 1);
   unsigned flits               = 7;
   for (auto* frame : {request, copy, reply})
     frame_of(*frame).last_flits = flits;
@@ -749,7 +749,7 @@ TEST(ResponseGenerator, BuildsAnAckAndAReplyOneAfterTheOther)
   ASSERT_EQ(sink.frames.size(), 2U);
   for (size_t i = 0; i < 2; ++i) {
     EXPECT_EQ(sink.arrivals[i], c.generate * static_cast<double>(i + 1));
-    EXPECT_EQ(frame_of(*sink.frames[i]).kind, cyc::FrameKind::Response);
+    EXPECT_EQ(frame_of(*sink.frames[i]).kind, bxisim::hw::FrameKind::Response);
     EXPECT_EQ(frame_of(*sink.frames[i]).from, 1); // from the target
     EXPECT_EQ(frame_of(*sink.frames[i]).to, 0);   // back to the initiator
   }
@@ -958,8 +958,8 @@ TEST(E2eEngine, ResendsOnTimeoutGivesUpAfterTheRetriesAndAcknowledgesArrivals)
   // from node 2 arriving at 200 ns, which this NIC acknowledges.
   auto* lost         = make_request(pool, 4096);
   auto* acknowledged = make_request(pool, 4096);
-  auto* bxi_ack      = pool.allocate(cyc::FrameKind::RequestAck, frame_of(*acknowledged).operation, 1, 0);
-  auto* incoming     = pool.allocate(cyc::FrameKind::Request, frame_of(*make_request(pool, 8)).operation, 2, 0);
+  auto* bxi_ack      = pool.allocate(bxisim::hw::FrameKind::RequestAck, frame_of(*acknowledged).operation, 1, 0);
+  auto* incoming     = pool.allocate(bxisim::hw::FrameKind::Request, frame_of(*make_request(pool, 8)).operation, 2, 0);
   driver.leaving     = {lost, acknowledged};
   driver.arriving    = {{ns(100), bxi_ack}, {ns(200), incoming}};
   sc_core::sc_start();
@@ -977,7 +977,7 @@ TEST(E2eEngine, ResendsOnTimeoutGivesUpAfterTheRetriesAndAcknowledgesArrivals)
   EXPECT_EQ(credits.returned[1], frame_of(*lost).operation.get());
   // The incoming request was acknowledged with a BXI ACK back to node 2, after the E2E's processing.
   ASSERT_EQ(wire.frames.size(), 1U);
-  EXPECT_EQ(frame_of(*wire.frames[0]).kind, cyc::FrameKind::RequestAck);
+  EXPECT_EQ(frame_of(*wire.frames[0]).kind, bxisim::hw::FrameKind::RequestAck);
   EXPECT_EQ(frame_of(*wire.frames[0]).to, 2);
   EXPECT_EQ(wire.arrivals[0], ns(200) + c.process);
   EXPECT_EQ(e2e.bxi_acks_sent, 1U);
