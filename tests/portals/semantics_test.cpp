@@ -205,11 +205,11 @@ TEST_F(SemanticsTest, LocallyManagedEntryFilledAtAppendBelowMinFreeIsUnlinked)
   put(24, 0x30);
   target_events();
   char dest[64] = {};
-  ptl_me_t m    = me(dest, sizeof dest, 0x30, 0, PTL_ME_OP_PUT | PTL_ME_MANAGE_LOCAL);
+  ptl_me_t m    = me(dest, sizeof dest, 0x30, 0, PTL_ME_OP_PUT | PTL_ME_MANAGE_LOCAL | PTL_ME_LOCAL_INC_UH_RLENGTH);
   m.min_free    = 20;
   append(m);
   auto evs = target_events();
-  // 24 B, then 48 B: 16 B left < min_free 20, so the second header unlinks it; the third stays.
+  // 24 B reserved, then 48 B: 16 B left < min_free 20, so the second header unlinks it; the third stays.
   ASSERT_EQ(evs.size(), 3u);
   EXPECT_EQ(evs[0].type, PTL_EVENT_PUT_OVERFLOW);
   EXPECT_EQ(evs[1].type, PTL_EVENT_PUT_OVERFLOW);
