@@ -1,7 +1,6 @@
 #include "ProcessWaiters.hpp"
 
 #include <limits>
-#include <utility>
 
 namespace bxisim::hw
 {
@@ -19,14 +18,13 @@ ProcessWaiters::Waiter& ProcessWaiters::waiter(uint32_t process_id)
 portals::WaitStatus ProcessWaiters::wait(uint32_t process_id, double timeout)
 {
   Waiter& waiting = waiter(process_id);
-  ++waiting.blocked;
+  waiting.blocked = true;
   if (timeout == std::numeric_limits<double>::infinity()) {
     waiting.wakeup->acquire();
     return portals::WaitStatus::woken;
   }
   if (waiting.wakeup->acquire_timeout(timeout)) {
-    if (waiting.blocked > 0) // not already counted out by a notify that came at the same date
-      --waiting.blocked;
+    waiting.blocked = false;
     return portals::WaitStatus::timeout;
   }
   return portals::WaitStatus::woken;
@@ -39,9 +37,10 @@ void ProcessWaiters::notify(uint32_t process_id)
     return;
   Waiter& waiting    = it->second;
   waiting.poll_delay = 0.0;
-  // Counted out before the first release: a release lets the woken threads run, and they may wait again.
-  for (unsigned woken = std::exchange(waiting.blocked, 0); woken > 0; --woken)
+  if (waiting.blocked) {
+    waiting.blocked = false;
     waiting.wakeup->release();
+  }
 }
 
 void ProcessWaiters::polled(uint32_t process_id, portals::PollAction action)
