@@ -1,6 +1,7 @@
 #include "ProcessWaiters.hpp"
 
 #include <limits>
+#include <utility>
 
 namespace bxisim::hw
 {
@@ -18,13 +19,14 @@ ProcessWaiters::Waiter& ProcessWaiters::waiter(uint32_t process_id)
 portals::WaitStatus ProcessWaiters::wait(uint32_t process_id, double timeout)
 {
   Waiter& waiting = waiter(process_id);
-  waiting.blocked = true;
+  ++waiting.blocked;
   if (timeout == std::numeric_limits<double>::infinity()) {
     waiting.wakeup->acquire();
     return portals::WaitStatus::woken;
   }
   if (waiting.wakeup->acquire_timeout(timeout)) {
-    waiting.blocked = false;
+    if (waiting.blocked > 0) // not already counted out by a notify that came at the same date
+      --waiting.blocked;
     return portals::WaitStatus::timeout;
   }
   return portals::WaitStatus::woken;
@@ -37,10 +39,9 @@ void ProcessWaiters::notify(uint32_t process_id)
     return;
   Waiter& waiting    = it->second;
   waiting.poll_delay = 0.0;
-  if (waiting.blocked) {
-    waiting.blocked = false;
+  // Counted out before the first release: a release lets the woken threads run, and they may wait again.
+  for (unsigned woken = std::exchange(waiting.blocked, 0); woken > 0; --woken)
     waiting.wakeup->release();
-  }
 }
 
 void ProcessWaiters::polled(uint32_t process_id, portals::PollAction action)

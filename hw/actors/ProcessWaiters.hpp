@@ -43,8 +43,8 @@ class ProcessWaiters
     // sent in that window would be lost. Nothing yields between `blocked` and acquire.
     simgrid::s4u::SemaphorePtr wakeup;
     simgrid::s4u::SemaphorePtr command_slots;
-    bool blocked      = false; // in wait(), not yet woken
-    double poll_delay = 0.0;   // grows while a process polls in vain, back to 0 on an event
+    unsigned blocked  = 0;   // its threads in wait(), not yet woken (a rank's threads may wait at once)
+    double poll_delay = 0.0; // grows while a process polls in vain, back to 0 on an event
   };
   Waiter& waiter(uint32_t process_id);
 

@@ -212,19 +212,23 @@ portals::ProcessContext PortalsLevel::context_of_caller()
     std::string who     = creator != nullptr ? fmt::format("rank {} (node {})", creator->index(), creator->node_name())
                                              : std::string("a thread that no rank created");
     std::string message = fmt::format(
-        "bxisim: {} called a Portals function from thread {}, a thread it created (pthread_create, std::thread, "
-        "OpenMP...). bxisim carries out the Portals calls of a rank's main thread only: the thread levels it "
-        "supports are single and funneled (MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED), not serialized or multiple. "
-        "Make the Portals calls from the rank's main thread.\n",
+        "bxisim: {} called a Portals function from thread {}, a thread that a library created for it (std::thread, "
+        "OpenMP, ...). Such threads run outside the simulation; bxisim carries out the Portals calls of a rank's "
+        "main thread and of the threads the program's own code creates with pthread_create (simulated threads, "
+        "docs/running.md \"Threads\"). Create the thread with pthread_create in the program, or make the Portals "
+        "calls from the rank's main thread.\n",
         who, static_cast<long>(syscall(SYS_gettid)));
     abort_unsupported(message.c_str());
   }
-  auto pid = static_cast<size_t>(simgrid::s4u::this_actor::get_pid());
-  if (pid >= rank_of_actor_.size() || rank_of_actor_[pid] == nullptr)
-    throw std::logic_error("a Portals function was called outside the main thread of a rank; bxisim runs Portals "
+  auto pid           = static_cast<size_t>(simgrid::s4u::this_actor::get_pid());
+  const Rank* caller = pid < rank_of_actor_.size() ? rank_of_actor_[pid] : nullptr;
+  if (caller == nullptr)
+    caller = os::rank_of_simulated_thread();
+  if (caller == nullptr)
+    throw std::logic_error("a Portals function was called outside the threads of a rank; bxisim runs Portals "
                            "calls of ranks only");
   start_current();
-  const Rank& rank = *rank_of_actor_[pid];
+  const Rank& rank = *caller;
   portals::ProcessContext context;
   context.id            = static_cast<uint32_t>(rank.index());
   context.nid           = static_cast<ptl_nid_t>(rank.placement().node);

@@ -5,6 +5,7 @@
 #include "middleware/RankMpi.hpp"
 #include "runtime/os/CodePages.hpp"
 #include "runtime/os/SimulatorCall.hpp"
+#include "runtime/os/ThreadInterposition.hpp"
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
@@ -175,6 +176,7 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
       end_own_code(rank);
       rank.mark_ended(code & 0xff);
     }
+    os::end_simulated_threads(rank); // the process ends with its main thread
     // Returning from main and exit() both end here: the level checks how the rank left (MPI_Finalize).
     if (after_main && rank.end_signal() == 0) {
       int checked = after_main(rank, rank.exit_code());

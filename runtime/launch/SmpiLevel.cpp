@@ -1,7 +1,9 @@
 #include "SmpiLevel.hpp"
 
+#include "CrashReport.hpp"
 #include "OutputRouter.hpp"
 #include "runtime/os/SimulatorCall.hpp"
+#include "runtime/os/ThreadInterposition.hpp"
 
 #include "portals/core/Core.hpp"
 
@@ -230,7 +232,16 @@ SmpiLevel::SmpiLevel(const std::vector<std::unique_ptr<Rank>>& ranks, const conf
   // By actor rather than by running rank: SMPI calls the program back (user operations) inside MPI calls.
   mw::set_rank_provider([this]() -> mw::RankMpi* {
     auto pid = static_cast<size_t>(simgrid::s4u::this_actor::get_pid());
-    return pid < dispatch_of_actor_.size() ? dispatch_of_actor_[pid] : nullptr;
+    if (pid < dispatch_of_actor_.size() && dispatch_of_actor_[pid] != nullptr)
+      return dispatch_of_actor_[pid];
+    if (const Rank* rank = os::rank_of_simulated_thread())
+      abort_unsupported(fmt::format("bxisim: rank {} called an MPI function from a thread it created. At --level smpi, "
+                                    "SMPI 3.32 carries out the MPI calls of a rank's main thread only. Run at --level "
+                                    "message or cycle, where a rank's threads may call MPI, or make the MPI calls "
+                                    "from main.\n",
+                                    rank->index())
+                            .c_str());
+    return nullptr;
   });
   // No NIC model at this level: a Portals call ends the rank with a message.
   portals::Core::instance().set_context_provider([]() -> portals::ProcessContext {

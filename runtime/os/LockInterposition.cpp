@@ -6,14 +6,16 @@
 // real pthread_mutex_lock of the next rank would then put the simulator's only thread to sleep on a lock
 // that only that thread could release: the whole run hung. Here the waiting rank sleeps in simulated
 // time, polling as a spinning CPU would (10 ns doubling to 1 us), until the holder has released it. Locks
-// are tracked per owner rank (the thread id is the same for all ranks, so the C library cannot tell
-// them apart for recursive mutexes): a rank locking a mutex it holds itself gets the C library's answer.
+// are tracked per holder, a rank's main thread or one of its simulated threads (the thread id is the same
+// for all of them, so the C library cannot tell them apart): a holder locking a mutex it holds itself gets
+// the C library's answer.
 
 #include "LockInterposition.hpp"
 #include "RankEnd.hpp"
 #include "RankTimedWork.hpp"
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
+#include "ThreadInterposition.hpp"
 #include "runtime/launch/Rank.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
@@ -30,7 +32,8 @@ using bxisim::runtime::Rank;
 
 struct Owner {
   Rank* rank;
-  int depth; // recursive mutexes: taken this many times by the owner
+  const void* holder; // the rank's main thread or simulated thread that took it (os::current_lock_holder)
+  int depth;          // recursive mutexes: taken this many times by the holder
 };
 // The locks ranks hold, with their owners. Ranks run on the simulator's thread only: the other threads' tables stay
 // empty. A fixed table, with no constructor, destructor or allocation: an allocator that locks and unlocks its own
@@ -60,7 +63,7 @@ thread_local OwnerTable owners; // zero-initialised, trivially destroyed: no set
 constexpr double kFirstPoll   = 10e-9;
 constexpr double kLongestPoll = 1e-6;
 
-Rank* owner_of(pthread_mutex_t* mutex)
+const Owner* owner_of(pthread_mutex_t* mutex)
 {
   OwnerTable::Entry* entry = owners.find(mutex);
   if (entry == nullptr)
@@ -69,7 +72,7 @@ Rank* owner_of(pthread_mutex_t* mutex)
     owners.erase(entry);
     return nullptr;
   }
-  return entry->owner.rank;
+  return &entry->owner;
 }
 
 // Polling for longer than this is not a lock held across a short call: the holder waits for the poller
@@ -77,17 +80,17 @@ Rank* owner_of(pthread_mutex_t* mutex)
 constexpr double kLongestWait                     = 1.0;
 void (*endless_wait_handler)(const char* message) = nullptr;
 
-void note_taken(pthread_mutex_t* mutex, Rank* rank)
+void note_taken(pthread_mutex_t* mutex, Rank* rank, const void* holder)
 {
   OwnerTable::Entry* entry = owners.find(mutex);
   if (entry == nullptr) {
     if (owners.used == kHeldLocks)
       return; // untracked: waited for on the thread, as without this interposition
     entry  = &owners.entries[owners.used++];
-    *entry = {mutex, Owner{rank, 0}};
+    *entry = {mutex, Owner{rank, holder, 0}};
   }
-  if (entry->owner.rank != rank) // the entry of a mutex freed or destroyed while held: it is free now
-    entry->owner = Owner{rank, 0};
+  if (entry->owner.holder != holder) // the entry of a mutex freed or destroyed while held: it is free now
+    entry->owner = Owner{rank, holder, 0};
   ++entry->owner.depth;
 }
 
@@ -118,9 +121,11 @@ extern "C" int pthread_mutex_lock(pthread_mutex_t* mutex)
   Rank* rank = running_rank();
   if (rank == nullptr)
     return BXISIM_REAL(pthread_mutex_lock)(mutex);
-  double waited = 0;
+  const void* me = bxisim::os::current_lock_holder(rank);
+  double waited  = 0;
   for (double delay = kFirstPoll;; waited += delay, sleep_a_poll(delay)) {
-    Rank* owner = owner_of(mutex);
+    const Owner* held = owner_of(mutex);
+    Rank* owner       = held != nullptr && held->holder != me ? held->rank : nullptr; // another holder
     if (waited >= kLongestWait && owner != nullptr && owner != rank && endless_wait_handler != nullptr)
       endless_wait_handler(
           fmt::format(
@@ -131,15 +136,17 @@ extern "C" int pthread_mutex_lock(pthread_mutex_t* mutex)
               "library (--privatize-lib NAME, where the simulator does not use it itself).\n",
               rank->index(), kLongestWait, owner->index(), owner->index(), rank->index())
               .c_str());
-    if (owner != nullptr && owner != rank && is_recursive(mutex))
+    if (owner != nullptr && is_recursive(mutex))
       continue;
     int code = BXISIM_REAL(pthread_mutex_trylock)(mutex);
-    if (code == EBUSY && (owner == nullptr || owner == rank)) // a deadlock of its own, or not a rank's lock
+    if (code == EBUSY && owner == nullptr && held != nullptr) // a deadlock of its own
       code = BXISIM_REAL(pthread_mutex_lock)(mutex);
-    if (code == EBUSY) // another rank holds it, inside a simulator call
+    if (code == EBUSY && held == nullptr) // not a rank's lock: a real thread's, which will release it
+      code = BXISIM_REAL(pthread_mutex_lock)(mutex);
+    if (code == EBUSY) // another rank, or another thread of this one, holds it inside a simulator call
       continue;
     if (code == 0)
-      note_taken(mutex, rank);
+      note_taken(mutex, rank, me);
     return code;
   }
 }
@@ -149,11 +156,12 @@ extern "C" int pthread_mutex_trylock(pthread_mutex_t* mutex)
   Rank* rank = running_rank();
   if (rank == nullptr)
     return BXISIM_REAL(pthread_mutex_trylock)(mutex);
-  if (Rank* owner = owner_of(mutex); owner != nullptr && owner != rank && is_recursive(mutex))
+  const void* me = bxisim::os::current_lock_holder(rank);
+  if (const Owner* held = owner_of(mutex); held != nullptr && held->holder != me && is_recursive(mutex))
     return EBUSY;
   int code = BXISIM_REAL(pthread_mutex_trylock)(mutex);
   if (code == 0)
-    note_taken(mutex, rank);
+    note_taken(mutex, rank, me);
   return code;
 }
 

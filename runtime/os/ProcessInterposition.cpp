@@ -5,8 +5,11 @@
 #include "RankEnd.hpp"
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
+#include "ThreadInterposition.hpp"
+#include "runtime/launch/CrashReport.hpp"
 #include "runtime/launch/Rank.hpp"
 
+#include <fmt/format.h>
 #include <xbt/log.h>
 
 #include <cerrno>
@@ -37,6 +40,13 @@ void end_rank(int status, bool run_exit_handlers)
   Rank* rank = running_rank();
   if (rank == nullptr || not rank->exit_jump_armed)
     return;
+  if (bxisim::os::rank_of_simulated_thread() != nullptr)
+    bxisim::runtime::abort_unsupported(
+        fmt::format("bxisim: rank {} called exit() (or _exit) from a thread it created. bxisim ends a rank's process "
+                    "from its main thread only: return from the thread's function (or call pthread_exit) and let main "
+                    "exit.\n",
+                    rank->index())
+            .c_str());
   if (run_exit_handlers) // the rank's own code: it may print, or call the simulator
     rank->process_state().run_exit_handlers();
   bxisim::os::set_running_rank(nullptr);
@@ -77,6 +87,7 @@ void bxisim::os::end_rank_by_signal(Rank& rank, int signal_number)
 
 void bxisim::os::leave_killed_rank(Rank& rank)
 {
+  leave_killed_thread(); // a simulated thread of the rank leaves through its own start
   if (not rank.exit_jump_armed)
     return;
   set_running_rank(nullptr);

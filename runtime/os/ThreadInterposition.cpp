@@ -1,28 +1,150 @@
-// pthread_create, interposed to remember which rank created a thread (ThreadInterposition.hpp).
+// pthread_create and the calls that act on the threads it made (ThreadInterposition.hpp).
 
 #include "ThreadInterposition.hpp"
 
+#include "RankEnd.hpp"
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
+#include "runtime/launch/OutputRouter.hpp"
+#include "runtime/launch/Rank.hpp"
 
+#include <simgrid/Exception.hpp>
+#include <simgrid/s4u/Actor.hpp>
+#include <xbt/log.h>
+
+#include <fmt/format.h>
 #include <pthread.h>
+
+#include <cerrno>
+#include <csetjmp>
+#include <cstdint>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+XBT_LOG_EXTERNAL_CATEGORY(bxisim_runtime);
+XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_threads, bxisim_runtime, "Threads that ranks create");
 
 namespace
 {
-thread_local bxisim::runtime::Rank* creator = nullptr;
+using bxisim::runtime::Rank;
 
-struct ThreadStart {
+// --- real threads, created by libraries ---------------------------------------------------------
+
+thread_local Rank* creator = nullptr;
+
+struct RealThreadStart {
   void* (*routine)(void*);
   void* argument;
-  bxisim::runtime::Rank* creator;
+  Rank* creator;
 };
 
-void* start_thread(void* start)
+void* start_real_thread(void* start)
 {
-  ThreadStart launch = *static_cast<ThreadStart*>(start);
-  delete static_cast<ThreadStart*>(start);
+  RealThreadStart launch = *static_cast<RealThreadStart*>(start);
+  delete static_cast<RealThreadStart*>(start);
   creator = launch.creator;
   return launch.routine(launch.argument);
+}
+
+// --- simulated threads, created by the program's own code ----------------------------------------
+
+/** A simulated thread; its address is its pthread_t (heap addresses never equal a live thread's id). */
+struct SimulatedThread {
+  Rank* rank              = nullptr;
+  void* (*routine)(void*) = nullptr;
+  void* argument          = nullptr;
+  void* result            = nullptr;
+  bool ended              = false; // its function returned, or it called pthread_exit, or it was killed
+  bool detached           = false;
+  bool killed             = false;
+  simgrid::s4u::ActorPtr actor;
+  std::jmp_buf leave; // pthread_exit and kills jump back to the thread's start
+};
+
+std::unordered_map<long, SimulatedThread*> thread_of_actor; // by actor pid, while it runs
+std::unordered_set<SimulatedThread*> threads;               // not yet joined or detached-and-ended
+std::unordered_set<const Rank*> ranks_with_threads;
+
+SimulatedThread* running_thread()
+{
+  if (thread_of_actor.empty())
+    return nullptr;
+  simgrid::s4u::Actor* actor = simgrid::s4u::Actor::self(); // nullptr in SimGrid's maestro and real threads
+  if (actor == nullptr)
+    return nullptr;
+  auto it = thread_of_actor.find(actor->get_pid());
+  return it == thread_of_actor.end() ? nullptr : it->second;
+}
+
+SimulatedThread* thread_of_id(pthread_t id)
+{
+  auto* thread = reinterpret_cast<SimulatedThread*>(id);
+  return threads.count(thread) != 0 ? thread : nullptr;
+}
+
+/** The thread's own code stops here (a return, pthread_exit): its last burst is simulated. */
+void leave_own_code(Rank& rank)
+{
+  double burst = rank.end_burst();
+  bxisim::os::set_running_rank(nullptr);
+  rank.process_state().save_globals();
+  rank.simulate_burst(burst);
+}
+
+void forget(SimulatedThread* thread)
+{
+  threads.erase(thread);
+  delete thread;
+}
+
+/** The body of a simulated thread's actor. Kept free of objects with destructors: longjmp lands here. */
+void run_thread(SimulatedThread* thread)
+{
+  Rank& rank                                           = *thread->rank;
+  thread_of_actor[simgrid::s4u::this_actor::get_pid()] = thread;
+  if (setjmp(thread->leave) == 0) {
+    try {
+      bxisim::runtime::OutputRouter::switch_to(rank.index());
+      rank.process_state().restore_globals();
+      bxisim::os::set_running_rank(&rank);
+      rank.start_burst(); // last: what comes before is the simulator's
+      thread->result = thread->routine(thread->argument);
+      leave_own_code(rank);
+    } catch (const simgrid::ForcefulKillException&) {
+      bxisim::os::set_running_rank(nullptr);
+      thread->killed = true;
+    }
+  }
+  thread_of_actor.erase(simgrid::s4u::this_actor::get_pid());
+  thread->ended = true;
+  bool killed   = thread->killed;
+  if (thread->detached)
+    forget(thread);
+  if (killed)
+    throw simgrid::ForcefulKillException("a thread of a rank whose process ended");
+}
+
+int create_simulated_thread(Rank& rank, pthread_t* id, const pthread_attr_t* attributes, void* (*routine)(void*),
+                            void* argument)
+{
+  int detach_state = PTHREAD_CREATE_JOINABLE;
+  if (attributes != nullptr)
+    pthread_attr_getdetachstate(attributes, &detach_state);
+  bxisim::os::SimulatorCall call; // first: what follows allocates in the simulator's heap, not the rank's
+  auto* thread     = new SimulatedThread;
+  thread->rank     = &rank;
+  thread->routine  = routine;
+  thread->argument = argument;
+  thread->detached = detach_state == PTHREAD_CREATE_DETACHED;
+  threads.insert(thread);
+  ranks_with_threads.insert(&rank);
+  *id           = reinterpret_cast<pthread_t>(thread);
+  thread->actor = simgrid::s4u::Actor::create(fmt::format("rank{}-thread", rank.index()), rank.host(),
+                                              [thread] { run_thread(thread); });
+  XBT_DEBUG("rank %d created simulated thread %p (actor %ld)", rank.index(), static_cast<void*>(thread),
+            thread->actor->get_pid());
+  return 0;
 }
 } // namespace
 
@@ -32,17 +154,131 @@ runtime::Rank* creator_of_this_thread()
 {
   return creator;
 }
+
+runtime::Rank* rank_of_simulated_thread()
+{
+  SimulatedThread* thread = running_thread();
+  return thread != nullptr ? thread->rank : nullptr;
+}
+
+const void* current_lock_holder(runtime::Rank* rank)
+{
+  SimulatedThread* thread = running_thread();
+  return thread != nullptr ? static_cast<const void*>(thread) : static_cast<const void*>(rank);
+}
+
+bool has_simulated_threads(const runtime::Rank& rank)
+{
+  return ranks_with_threads.count(&rank) != 0;
+}
+
+void end_simulated_threads(runtime::Rank& rank)
+{
+  std::vector<simgrid::s4u::ActorPtr> running;
+  for (SimulatedThread* thread : threads)
+    if (thread->rank == &rank && not thread->ended)
+      running.push_back(thread->actor);
+  for (auto& actor : running)
+    actor->kill();
+  for (auto it = threads.begin(); it != threads.end();) // no one is left to join them
+    if ((*it)->rank == &rank && (*it)->ended) {
+      delete *it;
+      it = threads.erase(it);
+    } else
+      ++it;
+}
+
+void leave_killed_thread()
+{
+  SimulatedThread* thread = running_thread();
+  if (thread == nullptr)
+    return;
+  set_running_rank(nullptr);
+  thread->killed = true;
+  std::longjmp(thread->leave, 1);
+}
 } // namespace bxisim::os
 
-extern "C" int pthread_create(pthread_t* thread, const pthread_attr_t* attributes, void* (*routine)(void*),
-                              void* argument)
+extern "C" {
+
+int pthread_create(pthread_t* thread, const pthread_attr_t* attributes, void* (*routine)(void*), void* argument)
 {
-  bxisim::runtime::Rank* rank = bxisim::os::running_rank();
-  if (rank == nullptr) // the simulator's own threads, or threads of threads: nothing to remember
+  Rank* rank = bxisim::os::running_rank();
+  if (rank != nullptr && rank->runs_own_code_at(reinterpret_cast<uintptr_t>(__builtin_return_address(0))))
+    return create_simulated_thread(*rank, thread, attributes, routine, argument);
+  if (rank == nullptr) // the simulator's own threads, or threads of real threads: nothing to remember
     return BXISIM_REAL(pthread_create)(thread, attributes, routine, argument);
-  auto* launch = new ThreadStart{routine, argument, rank};
-  int code     = BXISIM_REAL(pthread_create)(thread, attributes, start_thread, launch);
+  auto* launch = new RealThreadStart{routine, argument, rank};
+  int code     = BXISIM_REAL(pthread_create)(thread, attributes, start_real_thread, launch);
   if (code != 0)
     delete launch;
   return code;
 }
+
+int pthread_join(pthread_t id, void** result)
+{
+  SimulatedThread* thread = thread_of_id(id);
+  if (thread == nullptr)
+    return BXISIM_REAL(pthread_join)(id, result);
+  if (thread == running_thread())
+    return EDEADLK;
+  if (thread->detached)
+    return EINVAL;
+  Rank* rank = bxisim::os::running_rank();
+  bxisim::os::SimulatorCall call;
+  if (not thread->ended) {
+    if (rank != nullptr)
+      rank->set_waiting_for([] { return std::string("pthread_join of a thread it created"); });
+    thread->actor->join();
+    if (rank != nullptr)
+      rank->set_waiting_for(nullptr);
+  }
+  if (result != nullptr)
+    *result = thread->result;
+  forget(thread);
+  return 0;
+}
+
+int pthread_detach(pthread_t id)
+{
+  SimulatedThread* thread = thread_of_id(id);
+  if (thread == nullptr)
+    return BXISIM_REAL(pthread_detach)(id);
+  if (thread->detached)
+    return EINVAL;
+  thread->detached = true;
+  if (thread->ended)
+    forget(thread);
+  return 0;
+}
+
+pthread_t pthread_self(void) noexcept
+{
+  if (SimulatedThread* thread = running_thread())
+    return reinterpret_cast<pthread_t>(thread);
+  return BXISIM_REAL(pthread_self)();
+}
+
+void pthread_exit(void* result)
+{
+  if (SimulatedThread* thread = running_thread()) {
+    thread->result = result;
+    leave_own_code(*thread->rank);
+    std::longjmp(thread->leave, 1);
+  }
+  if (Rank* rank = bxisim::os::running_rank()) {
+    // The main thread of a process leaving with pthread_exit: the process lives on until its last thread
+    // ends, then exits with status 0.
+    if (bxisim::os::has_simulated_threads(*rank)) {
+      bxisim::os::SimulatorCall call;
+      for (SimulatedThread* thread : std::vector<SimulatedThread*>(threads.begin(), threads.end()))
+        if (thread->rank == rank && not thread->ended)
+          thread->actor->join();
+    }
+    exit(0);
+  }
+  BXISIM_REAL(pthread_exit)(result);
+  __builtin_unreachable();
+}
+
+} // extern "C"

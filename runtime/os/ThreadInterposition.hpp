@@ -1,7 +1,16 @@
 #pragma once
-// Threads that ranks create. A rank's program may start threads (pthread_create, std::thread); they
-// are real threads, outside the simulation. bxisim remembers which rank created each, to name it when
-// such a thread calls a function that only a rank's main thread may call.
+// Threads that ranks create.
+//
+// A thread the program's own code creates (pthread_create called from the program, not from a library it
+// uses) is a simulated thread of its rank: a SimGrid actor on the rank's core that runs the thread's
+// function as the rank's code (its globals, heap, output, Portals process), in simulated time, so that it
+// may call Portals and block in simulated time (thread levels up to MPI_THREAD_MULTIPLE at the Portals
+// level). pthread_join, pthread_detach, pthread_self, pthread_exit, mutexes (LockInterposition) and
+// condition variables (ConditionInterposition) act on such threads in simulated time.
+//
+// Threads that libraries create for themselves (an OpenMP runtime's team, which synchronizes with raw
+// futex system calls bxisim cannot see) are real threads outside the simulation, as before; bxisim
+// remembers which rank created each, to name it when such a thread calls what only a rank's threads may.
 
 namespace bxisim::runtime
 {
@@ -11,8 +20,29 @@ class Rank;
 namespace bxisim::os
 {
 
-/** The rank whose code created the calling thread, or nullptr (a rank's main thread, the simulator's
+/** The rank whose code created the calling real thread, or nullptr (a rank's thread, the simulator's
  * threads, threads created by no rank). */
 runtime::Rank* creator_of_this_thread();
+
+/** The rank whose simulated thread the running actor is, or nullptr (a rank's main thread, the simulator). */
+runtime::Rank* rank_of_simulated_thread();
+
+/**
+ * Who holds what the running rank code locks: the rank itself when its main thread runs, else the
+ * simulated thread (an identity only, never dereferenced).
+ */
+const void* current_lock_holder(runtime::Rank* rank);
+
+/** Whether the rank has created a simulated thread so far (its condition variables are then simulated). */
+bool has_simulated_threads(const runtime::Rank& rank);
+
+/** The rank's process ends (main returned or exit()): its simulated threads still running are killed. */
+void end_simulated_threads(runtime::Rank& rank);
+
+/**
+ * From os::leave_killed_rank: when the running actor is a simulated thread, it leaves through its own
+ * start (which throws the kill again there) and this does not return.
+ */
+void leave_killed_thread();
 
 } // namespace bxisim::os

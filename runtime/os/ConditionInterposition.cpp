@@ -1,0 +1,126 @@
+// Condition variables of a rank that has simulated threads (ThreadInterposition.hpp): waited for in
+// simulated time. A rank's threads all run on the simulator's thread, so a real pthread_cond_wait would put
+// that thread to sleep until a signal that only it could send. Here the waiter releases the mutex, sleeps on
+// a SimGrid semaphore until a signal or broadcast of a thread of its rank (or the timeout, in simulated
+// time), then takes the mutex again (LockInterposition). Ranks without simulated threads, and real threads,
+// use the C library's as before.
+
+#include "RealFunctions.hpp"
+#include "SimulatorCall.hpp"
+#include "ThreadInterposition.hpp"
+#include "runtime/launch/Rank.hpp"
+
+#include <simgrid/s4u/Semaphore.hpp>
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <ctime>
+#include <limits>
+#include <unordered_map>
+
+namespace
+{
+struct Waiters {
+  unsigned count = 0; // threads waiting, not yet woken
+  simgrid::s4u::SemaphorePtr wakeup;
+};
+std::unordered_map<const pthread_cond_t*, Waiters> conditions; // used inside simulator calls only
+
+bool simulated_for(const bxisim::runtime::Rank* rank)
+{
+  return rank != nullptr && bxisim::os::has_simulated_threads(*rank);
+}
+
+Waiters& waiters_of(const pthread_cond_t* condition)
+{
+  Waiters& waiters = conditions[condition];
+  if (waiters.wakeup == nullptr)
+    waiters.wakeup = simgrid::s4u::Semaphore::create(0);
+  return waiters;
+}
+
+/** Waits `timeout` seconds at most (infinity: no limit); returns 0 or ETIMEDOUT. */
+int wait_in_simulated_time(pthread_cond_t* condition, pthread_mutex_t* mutex, double timeout)
+{
+  bool timed_out = false;
+  {
+    bxisim::os::SimulatorCall call;
+    Waiters& waiters = waiters_of(condition);
+    ++waiters.count;
+    pthread_mutex_unlock(mutex); // nothing can signal between this and the wait: no other thread runs
+    if (timeout == std::numeric_limits<double>::infinity())
+      waiters.wakeup->acquire();
+    else if (timeout <= 0 || waiters.wakeup->acquire_timeout(timeout))
+      timed_out = true;
+    if (timed_out && waiters.count > 0)
+      --waiters.count;
+  }
+  pthread_mutex_lock(mutex); // as the rank's code: another of its threads may hold it
+  return timed_out ? ETIMEDOUT : 0;
+}
+
+void wake(const pthread_cond_t* condition, bool all)
+{
+  bxisim::os::SimulatorCall call;
+  auto it = conditions.find(condition);
+  if (it == conditions.end())
+    return;
+  // Counted out before the first release: a release lets the woken threads run, and they may wait again.
+  Waiters& waiters = it->second;
+  unsigned woken   = all ? waiters.count : std::min(waiters.count, 1U);
+  waiters.count -= woken;
+  for (; woken > 0; --woken)
+    waiters.wakeup->release();
+}
+} // namespace
+
+extern "C" {
+
+int pthread_cond_wait(pthread_cond_t* condition, pthread_mutex_t* mutex)
+{
+  if (not simulated_for(bxisim::os::running_rank()))
+    return BXISIM_REAL(pthread_cond_wait)(condition, mutex);
+  return wait_in_simulated_time(condition, mutex, std::numeric_limits<double>::infinity());
+}
+
+int pthread_cond_timedwait(pthread_cond_t* condition, pthread_mutex_t* mutex, const struct timespec* deadline)
+{
+  if (not simulated_for(bxisim::os::running_rank()))
+    return BXISIM_REAL(pthread_cond_timedwait)(condition, mutex, deadline);
+  // The deadline is on the condition's clock: CLOCK_REALTIME unless pthread_condattr_setclock chose the
+  // monotonic one, which glibc keeps in bit 1 of __wrefs (nptl's __PTHREAD_COND_CLOCK_MONOTONIC_MASK).
+  clockid_t clock = (condition->__data.__wrefs & 2) != 0 ? CLOCK_MONOTONIC : CLOCK_REALTIME;
+  timespec now{};
+  clock_gettime(clock, &now); // the rank's simulated clock (TimeInterposition)
+  double timeout =
+      static_cast<double>(deadline->tv_sec - now.tv_sec) + static_cast<double>(deadline->tv_nsec - now.tv_nsec) * 1e-9;
+  return wait_in_simulated_time(condition, mutex, timeout);
+}
+
+int pthread_cond_signal(pthread_cond_t* condition)
+{
+  if (simulated_for(bxisim::os::running_rank()))
+    wake(condition, false);
+  return BXISIM_REAL(pthread_cond_signal)(condition);
+}
+
+int pthread_cond_broadcast(pthread_cond_t* condition)
+{
+  if (simulated_for(bxisim::os::running_rank()))
+    wake(condition, true);
+  return BXISIM_REAL(pthread_cond_broadcast)(condition);
+}
+
+int pthread_cond_destroy(pthread_cond_t* condition)
+{
+  if (simulated_for(bxisim::os::running_rank())) {
+    bxisim::os::SimulatorCall call;
+    if (auto it = conditions.find(condition); it != conditions.end() && it->second.count == 0)
+      conditions.erase(it);
+  }
+  return BXISIM_REAL(pthread_cond_destroy)(condition);
+}
+
+} // extern "C"

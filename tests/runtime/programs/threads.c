@@ -1,0 +1,263 @@
+/* Threads a rank's own code creates (simulated threads), 2 ranks. argv[1] picks the scenario:
+ * - "portals": on each rank one thread waits for the peer's Put (PtlCTWait) while another Puts to the peer
+ *   and waits for its acknowledgement; main joins both;
+ * - "abort": two threads block in PtlCTWait and PtlEQWait, main calls PtlAbort 1 ms later;
+ * - "sync": a mutex held across a sleep, a condition signalled after a sleep, a timed wait that expires,
+ *   pthread_self, pthread_exit's value, a detached thread;
+ * - "exit": a thread calls exit().
+ * Prints key=value lines, simulated times in ns since the scenario started. */
+#include "portals_check.h"
+
+#include <bxisim/rank.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int rank;
+static ptl_handle_ni_t ni;
+static ptl_handle_eq_t eq;
+static ptl_process_t peer;
+static long long start_ns;
+
+static long long now_ns(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec - start_ns;
+}
+
+static void set_up(void)
+{
+  CHECK(PtlInit());
+  CHECK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, NULL, NULL, &ni));
+  CHECK(PtlEQAlloc(ni, 64, &eq));
+  ptl_process_t me;
+  CHECK(PtlGetPhysId(ni, &me));
+  char key[32];
+  snprintf(key, sizeof key, "id-%d", rank);
+  bxisim_kv_put(key, &me, sizeof me);
+  snprintf(key, sizeof key, "id-%d", 1 - rank);
+  bxisim_kv_get(key, &peer, sizeof peer, NULL);
+}
+
+/* --- portals ------------------------------------------------------------------------------------ */
+
+static uint64_t inbox;
+static uint64_t outbox;
+static ptl_handle_ct_t arrived;
+static ptl_handle_ct_t acknowledged;
+static ptl_handle_md_t md;
+static long long received_at, acknowledged_at;
+
+static void* wait_for_peer(void* argument)
+{
+  (void)argument;
+  ptl_ct_event_t count;
+  CHECK(PtlCTWait(arrived, 1, &count));
+  received_at = now_ns();
+  return NULL;
+}
+
+static void* put_to_peer(void* argument)
+{
+  (void)argument;
+  ptl_ct_event_t count;
+  CHECK(PtlPut(md, 0, sizeof outbox, PTL_CT_ACK_REQ, peer, 0, 0, 0, NULL, 0));
+  CHECK(PtlCTWait(acknowledged, 1, &count));
+  acknowledged_at = now_ns();
+  return NULL;
+}
+
+static void portals(void)
+{
+  set_up();
+  ptl_pt_index_t pt;
+  CHECK(PtlPTAlloc(ni, 0, eq, 0, &pt));
+  CHECK(PtlCTAlloc(ni, &arrived));
+  CHECK(PtlCTAlloc(ni, &acknowledged));
+  ptl_me_t entry = {.start       = &inbox,
+                    .length      = sizeof inbox,
+                    .ct_handle   = arrived,
+                    .uid         = PTL_UID_ANY,
+                    .options     = PTL_ME_OP_PUT | PTL_ME_EVENT_CT_COMM,
+                    .match_id    = {.phys = {.nid = PTL_NID_ANY, .pid = PTL_PID_ANY}},
+                    .match_bits  = 0,
+                    .ignore_bits = ~0ull};
+  ptl_handle_me_t me;
+  CHECK(PtlMEAppend(ni, pt, &entry, PTL_PRIORITY_LIST, NULL, &me));
+  outbox          = 100 + rank;
+  ptl_md_t buffer = {.start     = &outbox,
+                     .length    = sizeof outbox,
+                     .options   = PTL_MD_EVENT_CT_ACK,
+                     .eq_handle = eq,
+                     .ct_handle = acknowledged};
+  CHECK(PtlMDBind(ni, &buffer, &md));
+  bxisim_barrier();
+  pthread_t waiter, sender;
+  pthread_create(&waiter, NULL, wait_for_peer, NULL);
+  pthread_create(&sender, NULL, put_to_peer, NULL);
+  pthread_join(waiter, NULL);
+  pthread_join(sender, NULL);
+  printf("received=%llu received_at=%lld acknowledged_at=%lld joined_at=%lld\n", (unsigned long long)inbox, received_at,
+         acknowledged_at, now_ns());
+  CHECK(PtlNIFini(ni));
+  PtlFini();
+}
+
+/* --- abort -------------------------------------------------------------------------------------- */
+
+static ptl_handle_ct_t never;
+static ptl_handle_eq_t quiet;
+
+static void* wait_on_counter(void* argument)
+{
+  (void)argument;
+  ptl_ct_event_t count;
+  return (void*)(intptr_t)PtlCTWait(never, 1, &count);
+}
+
+static void* wait_on_queue(void* argument)
+{
+  (void)argument;
+  ptl_event_t event;
+  return (void*)(intptr_t)PtlEQWait(quiet, &event);
+}
+
+static void abort_waits(void)
+{
+  set_up();
+  CHECK(PtlCTAlloc(ni, &never));
+  CHECK(PtlEQAlloc(ni, 8, &quiet));
+  pthread_t counter, queue;
+  pthread_create(&counter, NULL, wait_on_counter, NULL);
+  pthread_create(&queue, NULL, wait_on_queue, NULL);
+  usleep(1000);
+  PtlAbort();
+  void *counter_rc, *queue_rc;
+  pthread_join(counter, &counter_rc);
+  pthread_join(queue, &queue_rc);
+  printf("ct_wait=%s eq_wait=%s joined_at=%lld\n", (intptr_t)counter_rc == PTL_ABORTED ? "PTL_ABORTED" : "other",
+         (intptr_t)queue_rc == PTL_ABORTED ? "PTL_ABORTED" : "other", now_ns());
+}
+
+/* --- sync --------------------------------------------------------------------------------------- */
+
+static pthread_mutex_t lock   = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+static int flag;
+static long long woken_at, timed_out_at;
+static int timed_wait_rc;
+static pthread_t main_thread;
+static int detached_done;
+
+static void* hold_lock(void* argument)
+{
+  (void)argument;
+  pthread_mutex_lock(&lock);
+  usleep(100); /* a simulator call with the lock held */
+  pthread_mutex_unlock(&lock);
+  return NULL;
+}
+
+static void* wait_for_flag(void* argument)
+{
+  (void)argument;
+  pthread_mutex_lock(&lock);
+  while (!flag)
+    pthread_cond_wait(&changed, &lock);
+  woken_at = now_ns();
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_nsec += 200000; /* 200 us, nobody signals */
+  if (deadline.tv_nsec >= 1000000000L) {
+    deadline.tv_sec++;
+    deadline.tv_nsec -= 1000000000L;
+  }
+  long long before = now_ns();
+  timed_wait_rc    = pthread_cond_timedwait(&changed, &lock, &deadline);
+  timed_out_at     = now_ns() - before;
+  pthread_mutex_unlock(&lock);
+  return NULL;
+}
+
+static pthread_t leaver; /* written by pthread_create before the thread runs */
+
+static void* leave_with_value(void* argument)
+{
+  (void)argument;
+  int same = pthread_equal(pthread_self(), main_thread);
+  int mine = pthread_equal(pthread_self(), leaver);
+  pthread_exit((void*)(intptr_t)(40 + 2 * mine - same));
+}
+
+static void* detached(void* argument)
+{
+  (void)argument;
+  detached_done = 1;
+  return NULL;
+}
+
+static void sync_threads(void)
+{
+  main_thread = pthread_self();
+  pthread_t holder, waiter, lone;
+  pthread_create(&holder, NULL, hold_lock, NULL);
+  usleep(10); /* the holder takes the lock */
+  pthread_mutex_lock(&lock);
+  long long locked_at = now_ns();
+  pthread_mutex_unlock(&lock);
+  pthread_join(holder, NULL);
+
+  pthread_create(&waiter, NULL, wait_for_flag, NULL);
+  usleep(500);
+  pthread_mutex_lock(&lock);
+  flag = 1;
+  pthread_cond_signal(&changed);
+  pthread_mutex_unlock(&lock);
+  pthread_join(waiter, NULL);
+
+  void* value;
+  pthread_create(&leaver, NULL, leave_with_value, NULL);
+  pthread_join(leaver, &value);
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+  pthread_create(&lone, &attributes, detached, NULL);
+  usleep(1);
+  printf("locked_at=%lld woken_at=%lld timed_wait=%s timed_out_after=%lld exit_value=%ld detached_done=%d\n", locked_at,
+         woken_at, timed_wait_rc == ETIMEDOUT ? "ETIMEDOUT" : "other", timed_out_at, (long)(intptr_t)value,
+         detached_done);
+}
+
+/* --- exit --------------------------------------------------------------------------------------- */
+
+static void* call_exit(void* argument)
+{
+  (void)argument;
+  exit(3);
+}
+
+int main(int argc, char** argv)
+{
+  rank     = bxisim_rank();
+  start_ns = 0;
+  start_ns = now_ns();
+  if (argc < 2)
+    return 2;
+  if (strcmp(argv[1], "portals") == 0)
+    portals();
+  else if (strcmp(argv[1], "abort") == 0)
+    abort_waits();
+  else if (strcmp(argv[1], "sync") == 0)
+    sync_threads();
+  else if (strcmp(argv[1], "exit") == 0 && rank == 0) {
+    pthread_t thread;
+    pthread_create(&thread, NULL, call_exit, NULL);
+    pthread_join(thread, NULL);
+  }
+  return 0;
+}

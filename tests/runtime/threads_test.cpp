@@ -1,0 +1,106 @@
+// Threads a rank's own code creates run as simulated threads of the rank (runtime/os/ThreadInterposition.hpp):
+// programs/threads.c and programs/library_thread.c on two ranks, on two nodes (--ppn 1) and on one (--ppn 2),
+// at both NIC levels, without CPU simulation so that times are exact.
+
+#include "RunOutput.hpp"
+#include "tests/support/CommandRunner.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <tuple>
+
+using namespace bxisim::test;
+using testing::HasSubstr;
+
+namespace
+{
+
+class Threads : public testing::TestWithParam<std::tuple<std::string, int>>
+{
+ protected:
+  CommandResult run(const std::string& program, const std::string& scenario)
+  {
+    return run_bxisim("run -n 2 --ppn " + std::to_string(std::get<1>(GetParam())) + " --level " +
+                      std::get<0>(GetParam()) + " --platform single-switch --no-cpu-simulation " +
+                      test_program(program) + " " + scenario);
+  }
+  std::map<int, Fields> fields(const std::string& scenario)
+  {
+    auto result = run("threads", scenario);
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    return fields_by_rank(result.output);
+  }
+  bool across_nodes() const { return std::get<1>(GetParam()) == 1; }
+};
+
+// One thread of each rank waits for the peer's Put while another Puts to the peer and waits for its
+// acknowledgement: both block in the same process at once, each woken by its own event, at the model's times.
+TEST_P(Threads, TwoThreadsOfARankWaitOnPortalsAtOnce)
+{
+  auto ranks = fields("portals");
+  for (int rank : {0, 1}) {
+    EXPECT_EQ(number(ranks[rank], "received"), 101 - rank);
+    double received = number(ranks[rank], "received_at"), acknowledged = number(ranks[rank], "acknowledged_at");
+    EXPECT_GT(received, 0);
+    EXPECT_GT(acknowledged, 0);
+    EXPECT_EQ(number(ranks[rank], "joined_at"), std::max(received, acknowledged));
+    if (across_nodes()) { // a Put's one-way latency, then its acknowledgement's way back
+      EXPECT_LT(received, acknowledged);
+    }
+  }
+  EXPECT_EQ(fields("portals"), ranks); // the same run twice: the same times
+}
+
+// PtlAbort from the main thread ends the waits of its other threads (the reference suite's test_abort_*).
+TEST_P(Threads, PtlAbortEndsTheWaitsOfTheOtherThreads)
+{
+  auto ranks = fields("abort");
+  for (int rank : {0, 1}) {
+    EXPECT_EQ(ranks[rank]["ct_wait"], "PTL_ABORTED");
+    EXPECT_EQ(ranks[rank]["eq_wait"], "PTL_ABORTED");
+    EXPECT_EQ(number(ranks[rank], "joined_at"), 1000000); // the 1 ms main slept before PtlAbort
+  }
+}
+
+// A mutex held across a sleep is waited for in simulated time, a condition wakes its waiter when signalled,
+// a timed wait expires at its simulated deadline; pthread_self, pthread_exit's value and detached threads.
+TEST_P(Threads, MutexesConditionsAndThreadIdentitiesInSimulatedTime)
+{
+  auto ranks = fields("sync");
+  for (int rank : {0, 1}) {
+    double locked = number(ranks[rank], "locked_at");
+    EXPECT_GE(locked, 100000); // the holder slept 100 us with it
+    EXPECT_LT(locked, 101000); // polled as a spinning CPU would: at most 1 us late
+    EXPECT_NEAR(number(ranks[rank], "woken_at"), locked + 500000, 100); // main slept 500 us, then signalled
+    EXPECT_EQ(ranks[rank]["timed_wait"], "ETIMEDOUT");
+    EXPECT_EQ(number(ranks[rank], "timed_out_after"), 200000);
+    EXPECT_EQ(number(ranks[rank], "exit_value"), 42); // its own id, not main's
+    EXPECT_EQ(number(ranks[rank], "detached_done"), 1);
+  }
+}
+
+TEST_P(Threads, ExitFromAThreadEndsTheRunWithAMessage)
+{
+  auto result = run("threads", "exit");
+  EXPECT_EQ(result.exit_code, 6) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("rank 0 called exit() (or _exit) from a thread it created"));
+  EXPECT_THAT(result.output, HasSubstr("return from the thread's function"));
+}
+
+TEST_P(Threads, APortalsCallFromALibrarysThreadIsRefusedClearly)
+{
+  auto result = run("library_thread", "");
+  EXPECT_EQ(result.exit_code, 6) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("called a Portals function from thread "));
+  EXPECT_THAT(result.output, HasSubstr("a thread that a library created for it"));
+  EXPECT_THAT(result.output, HasSubstr("Create the thread with pthread_create in the program"));
+}
+
+INSTANTIATE_TEST_SUITE_P(EachNicLevelAcrossNodesAndInsideANode, Threads,
+                         testing::Combine(testing::Values("message", "cycle"), testing::Values(1, 2)),
+                         [](const testing::TestParamInfo<std::tuple<std::string, int>>& param) {
+                           return std::get<0>(param.param) + "_ppn" + std::to_string(std::get<1>(param.param));
+                         });
+
+} // namespace
