@@ -321,3 +321,27 @@ TEST(OpenMpiStart, MoreMpiRanksThanTheSystemsMemoryMappingsAllowAreRefused)
   EXPECT_THAT(result.output, HasSubstr(fmt::format("more than this system allows (vm.max_map_count = {})", limit)))
       << result.output;
 }
+
+// MPI from a thread the program creates: a simulated thread of the rank, over its OpenMPI copy, across nodes and
+// inside a node; at smpi (SMPI runs one actor per rank) the call ends the run with a message.
+TEST(OpenMpiThreads, AThreadTheProgramCreatesCallsMpi)
+{
+  for (int ppn : {1, 2}) {
+    auto result = run_command("'" BXISIM_BINARY "' run -n 2 --ppn " + std::to_string(ppn) +
+                              " --level message --no-cpu-simulation " + test_program("mpi_threads") + " 2>&1");
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    auto ranks = fields_by_rank(result.output);
+    EXPECT_EQ(ranks[0]["received"], "1") << result.output;
+    EXPECT_EQ(ranks[1]["received"], "0") << result.output;
+    EXPECT_GT(number(ranks[0], "took_ns"), 0);
+  }
+}
+
+TEST(OpenMpiThreads, AThreadsMpiCallAtSmpiIsRefusedClearly)
+{
+  auto result = run_command("'" BXISIM_BINARY "' run -n 2 --level smpi --no-cpu-simulation " +
+                            test_program("mpi_threads") + " 2>&1");
+  EXPECT_EQ(result.exit_code, 6) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("rank 0 called an MPI function from a thread it created"));
+  EXPECT_THAT(result.output, HasSubstr("Run at --level message or cycle"));
+}
