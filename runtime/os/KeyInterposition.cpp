@@ -4,8 +4,13 @@
 // rank left. A key the process cannot have any more is made by bxisim instead, numbered from
 // PTHREAD_KEYS_MAX up (glibc's are below), with its values kept per thread and its destructor run when a
 // thread ends, as glibc would. Keys glibc can still give are glibc's, untouched.
+//
+// A rank's simulated threads (ThreadInterposition.hpp) all run on the simulator's thread, so the C library
+// would give them one set of values: theirs are kept per simulated thread here, for every key (glibc's and
+// bxisim's), and their destructors run when the thread ends.
 
 #include "RealFunctions.hpp"
+#include "ThreadInterposition.hpp"
 
 #include <pthread.h>
 
@@ -26,6 +31,8 @@ struct Key {
   std::atomic<unsigned long> generation{0}; // odd while the key exists: a key made again starts empty
 };
 Key keys[kMaxKeys];
+// glibc's keys as the ranks' code made them (through pthread_key_create below): for simulated threads' values.
+Key glibc_keys[PTHREAD_KEYS_MAX];
 std::atomic_flag making = ATOMIC_FLAG_INIT; // pthread_key_create and _delete, one at a time
 
 struct Value {
@@ -52,6 +59,15 @@ Key* existing(pthread_key_t key)
 {
   size_t index = key - kFirstKey;
   return index < kMaxKeys && (keys[index].generation.load(std::memory_order_acquire) & 1) != 0 ? &keys[index] : nullptr;
+}
+
+/** Any key's entry, glibc's or bxisim's, existing or not; nullptr for a number no key can have. */
+Key* entry_of(pthread_key_t key)
+{
+  if (key < kFirstKey)
+    return &glibc_keys[key];
+  size_t index = key - kFirstKey;
+  return index < kMaxKeys ? &keys[index] : nullptr;
 }
 
 void run_destructors(void*)
@@ -89,9 +105,43 @@ struct Making {
 };
 } // namespace
 
+namespace bxisim::os
+{
+struct ThreadSpecificData {
+  std::vector<Value> values; // by key number, glibc's and bxisim's
+};
+
+void end_thread_specific_data(ThreadSpecificData*& data)
+{
+  for (int round = 0; data != nullptr && round < PTHREAD_DESTRUCTOR_ITERATIONS; ++round) {
+    bool called = false;
+    for (size_t index = 0; index < data->values.size(); ++index) {
+      Value& slot = data->values[index];
+      void* value = slot.value;
+      slot.value  = nullptr;
+      Key* key    = entry_of(static_cast<pthread_key_t>(index));
+      if (value == nullptr || key->generation.load(std::memory_order_acquire) != slot.generation)
+        continue;
+      if (auto* destructor = key->destructor.load(std::memory_order_acquire)) {
+        destructor(value); // it may set values again: another round
+        called = true;
+      }
+    }
+    if (not called)
+      break;
+  }
+  delete data;
+  data = nullptr;
+}
+} // namespace bxisim::os
+
 extern "C" int pthread_key_create(pthread_key_t* key, void (*destructor)(void*))
 {
   int result = BXISIM_REAL(pthread_key_create)(key, destructor);
+  if (result == 0 && *key < kFirstKey) {
+    glibc_keys[*key].destructor.store(destructor, std::memory_order_relaxed);
+    glibc_keys[*key].generation.fetch_add(1, std::memory_order_release);
+  }
   if (result != EAGAIN)
     return result;
   Making one_at_a_time;
@@ -108,8 +158,12 @@ extern "C" int pthread_key_create(pthread_key_t* key, void (*destructor)(void*))
 
 extern "C" int pthread_key_delete(pthread_key_t key)
 {
-  if (key < kFirstKey)
-    return BXISIM_REAL(pthread_key_delete)(key);
+  if (key < kFirstKey) {
+    int result = BXISIM_REAL(pthread_key_delete)(key);
+    if (result == 0)
+      glibc_keys[key].generation.fetch_add(1, std::memory_order_release);
+    return result;
+  }
   Making one_at_a_time;
   Key* made = existing(key);
   if (made == nullptr)
@@ -120,6 +174,13 @@ extern "C" int pthread_key_delete(pthread_key_t key)
 
 extern "C" void* pthread_getspecific(pthread_key_t key)
 {
+  if (bxisim::os::ThreadSpecificData** data = bxisim::os::simulated_thread_data()) {
+    Key* entry = entry_of(key);
+    if (*data == nullptr || entry == nullptr || key >= (*data)->values.size())
+      return nullptr;
+    const Value& slot = (*data)->values[key];
+    return entry->generation.load(std::memory_order_acquire) == slot.generation ? slot.value : nullptr;
+  }
   if (key < kFirstKey)
     return BXISIM_REAL(pthread_getspecific)(key);
   size_t index = key - kFirstKey;
@@ -132,6 +193,18 @@ extern "C" void* pthread_getspecific(pthread_key_t key)
 
 extern "C" int pthread_setspecific(pthread_key_t key, const void* value)
 {
+  if (bxisim::os::ThreadSpecificData** data = bxisim::os::simulated_thread_data()) {
+    Key* entry               = entry_of(key);
+    unsigned long generation = entry != nullptr ? entry->generation.load(std::memory_order_acquire) : 0;
+    if ((generation & 1) == 0) // not made through bxisim, or deleted
+      return EINVAL;
+    if (*data == nullptr)
+      *data = new bxisim::os::ThreadSpecificData;
+    if (key >= (*data)->values.size())
+      (*data)->values.resize(key + 1);
+    (*data)->values[key] = {const_cast<void*>(value), generation};
+    return 0;
+  }
   if (key < kFirstKey)
     return BXISIM_REAL(pthread_setspecific)(key, value);
   Key* made = existing(key);

@@ -59,7 +59,8 @@ struct SimulatedThread {
   bool detached           = false;
   bool killed             = false;
   simgrid::s4u::ActorPtr actor;
-  std::jmp_buf leave; // pthread_exit and kills jump back to the thread's start
+  bxisim::os::ThreadSpecificData* data = nullptr; // pthread_setspecific's values (KeyInterposition.cpp)
+  std::jmp_buf leave;                             // pthread_exit and kills jump back to the thread's start
 };
 
 std::unordered_map<long, SimulatedThread*> thread_of_actor; // by actor pid, while it runs
@@ -83,9 +84,12 @@ SimulatedThread* thread_of_id(pthread_t id)
   return threads.count(thread) != 0 ? thread : nullptr;
 }
 
-/** The thread's own code stops here (a return, pthread_exit): its last burst is simulated. */
-void leave_own_code(Rank& rank)
+/** The thread's own code stops here (a return, pthread_exit): the destructors of its thread-specific data run,
+ * then its last burst is simulated. */
+void leave_own_code(SimulatedThread& thread)
 {
+  Rank& rank = *thread.rank;
+  bxisim::os::end_thread_specific_data(thread.data);
   double burst = rank.end_burst();
   bxisim::os::set_running_rank(nullptr);
   rank.process_state().save_globals();
@@ -110,7 +114,7 @@ void run_thread(SimulatedThread* thread)
       bxisim::os::set_running_rank(&rank);
       rank.start_burst(); // last: what comes before is the simulator's
       thread->result = thread->routine(thread->argument);
-      leave_own_code(rank);
+      leave_own_code(*thread);
     } catch (const simgrid::ForcefulKillException&) {
       bxisim::os::set_running_rank(nullptr);
       thread->killed = true;
@@ -153,6 +157,12 @@ namespace bxisim::os
 runtime::Rank* creator_of_this_thread()
 {
   return creator;
+}
+
+ThreadSpecificData** simulated_thread_data()
+{
+  SimulatedThread* thread = running_thread();
+  return thread != nullptr ? &thread->data : nullptr;
 }
 
 runtime::Rank* rank_of_simulated_thread()
@@ -263,7 +273,7 @@ void pthread_exit(void* result)
 {
   if (SimulatedThread* thread = running_thread()) {
     thread->result = result;
-    leave_own_code(*thread->rank);
+    leave_own_code(*thread);
     std::longjmp(thread->leave, 1);
   }
   if (Rank* rank = bxisim::os::running_rank()) {

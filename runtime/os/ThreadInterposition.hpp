@@ -33,6 +33,14 @@ runtime::Rank* rank_of_simulated_thread();
  */
 const void* current_lock_holder(runtime::Rank* rank);
 
+/** A simulated thread's thread-specific data (KeyInterposition.cpp): a rank's threads share one real thread. */
+struct ThreadSpecificData;
+/** The running simulated thread's data (nullptr until it sets a value), or nullptr when the running actor is not
+ * a simulated thread (a rank's main thread keeps the C library's). */
+ThreadSpecificData** simulated_thread_data();
+/** A simulated thread ends: the destructors of its values run (as the rank's code), then its data goes. */
+void end_thread_specific_data(ThreadSpecificData*& data);
+
 /** Whether the rank has created a simulated thread so far (its condition variables are then simulated). */
 bool has_simulated_threads(const runtime::Rank& rank);
 

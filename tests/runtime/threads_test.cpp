@@ -64,7 +64,8 @@ TEST_P(Threads, PtlAbortEndsTheWaitsOfTheOtherThreads)
 }
 
 // A mutex held across a sleep is waited for in simulated time, a condition wakes its waiter when signalled,
-// a timed wait expires at its simulated deadline; pthread_self, pthread_exit's value and detached threads.
+// a timed wait expires at its simulated deadline; pthread_self, pthread_exit's value, detached threads, and
+// thread-specific data of the thread's own (the rank's threads share one real thread).
 TEST_P(Threads, MutexesConditionsAndThreadIdentitiesInSimulatedTime)
 {
   auto ranks = fields("sync");
@@ -77,6 +78,9 @@ TEST_P(Threads, MutexesConditionsAndThreadIdentitiesInSimulatedTime)
     EXPECT_EQ(number(ranks[rank], "timed_out_after"), 200000);
     EXPECT_EQ(number(ranks[rank], "exit_value"), 42); // its own id, not main's
     EXPECT_EQ(number(ranks[rank], "detached_done"), 1);
+    EXPECT_EQ(number(ranks[rank], "own_values"), 2);           // none at its start, then its own
+    EXPECT_EQ(number(ranks[rank], "main_value_kept"), 1);      // main's value is not the thread's
+    EXPECT_EQ(number(ranks[rank], "own_destructor_calls"), 1); // the thread's value, as it ended
   }
 }
 

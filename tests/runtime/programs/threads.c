@@ -3,7 +3,7 @@
  *   and waits for its acknowledgement; main joins both;
  * - "abort": two threads block in PtlCTWait and PtlEQWait, main calls PtlAbort 1 ms later;
  * - "sync": a mutex held across a sleep, a condition signalled after a sleep, a timed wait that expires,
- *   pthread_self, pthread_exit's value, a detached thread;
+ *   pthread_self, pthread_exit's value, a detached thread, a thread's own thread-specific data;
  * - "exit": a thread calls exit().
  * Prints key=value lines, simulated times in ns since the scenario started. */
 #include "portals_check.h"
@@ -194,6 +194,23 @@ static void* leave_with_value(void* argument)
   pthread_exit((void*)(intptr_t)(40 + 2 * mine - same));
 }
 
+static pthread_key_t own_key;
+static int main_value, thread_value, own_destructor_calls, thread_saw_own;
+
+static void count_own_destructor(void* value)
+{
+  own_destructor_calls += value == &thread_value;
+}
+
+static void* set_own_value(void* argument)
+{
+  (void)argument;
+  thread_saw_own = pthread_getspecific(own_key) == NULL; /* a new thread starts with none */
+  pthread_setspecific(own_key, &thread_value);
+  thread_saw_own += pthread_getspecific(own_key) == &thread_value;
+  return NULL;
+}
+
 static void* detached(void* argument)
 {
   (void)argument;
@@ -228,6 +245,14 @@ static void sync_threads(void)
   pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
   pthread_create(&lone, &attributes, detached, NULL);
   usleep(1);
+
+  pthread_t keeper;
+  pthread_key_create(&own_key, count_own_destructor);
+  pthread_setspecific(own_key, &main_value);
+  pthread_create(&keeper, NULL, set_own_value, NULL);
+  pthread_join(keeper, NULL);
+  printf("own_values=%d main_value_kept=%d own_destructor_calls=%d\n", thread_saw_own,
+         pthread_getspecific(own_key) == &main_value, own_destructor_calls);
   printf("locked_at=%lld woken_at=%lld timed_wait=%s timed_out_after=%lld exit_value=%ld detached_done=%d\n", locked_at,
          woken_at, timed_wait_rc == ETIMEDOUT ? "ETIMEDOUT" : "other", timed_out_at, (long)(intptr_t)value,
          detached_done);
