@@ -5,6 +5,7 @@
 // time), then takes the mutex again (LockInterposition). Ranks without simulated threads, and real threads,
 // use the C library's as before.
 
+#include "RankEnd.hpp"
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
 #include "ThreadInterposition.hpp"
@@ -61,7 +62,7 @@ int wait_in_simulated_time(pthread_cond_t* condition, pthread_mutex_t* mutex, do
   return timed_out ? ETIMEDOUT : 0;
 }
 
-void wake(const pthread_cond_t* condition, bool all)
+void wake_in_call(const pthread_cond_t* condition, bool all)
 {
   bxisim::os::SimulatorCall call;
   auto it = conditions.find(condition);
@@ -73,6 +74,12 @@ void wake(const pthread_cond_t* condition, bool all)
   waiters.count -= woken;
   for (; woken > 0; --woken)
     waiters.wakeup->release();
+}
+
+void wake(const pthread_cond_t* condition, bool all)
+{
+  // From pthread_cond_signal and _broadcast, which glibc declares noexcept: the call survives a kill.
+  bxisim::os::surviving_kill("killed in pthread_cond_signal", [&] { wake_in_call(condition, all); });
 }
 } // namespace
 
@@ -115,11 +122,12 @@ int pthread_cond_broadcast(pthread_cond_t* condition)
 
 int pthread_cond_destroy(pthread_cond_t* condition)
 {
-  if (simulated_for(bxisim::os::running_rank())) {
-    bxisim::os::SimulatorCall call;
-    if (auto it = conditions.find(condition); it != conditions.end() && it->second.count == 0)
-      conditions.erase(it);
-  }
+  if (simulated_for(bxisim::os::running_rank()))
+    bxisim::os::surviving_kill("killed in pthread_cond_destroy", [&] {
+      bxisim::os::SimulatorCall call;
+      if (auto it = conditions.find(condition); it != conditions.end() && it->second.count == 0)
+        conditions.erase(it);
+    });
   return BXISIM_REAL(pthread_cond_destroy)(condition);
 }
 

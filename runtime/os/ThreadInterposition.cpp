@@ -215,7 +215,9 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attributes, void* (*
 {
   Rank* rank = bxisim::os::running_rank();
   if (rank != nullptr && rank->runs_own_code_at(reinterpret_cast<uintptr_t>(__builtin_return_address(0))))
-    return create_simulated_thread(*rank, thread, attributes, routine, argument);
+    return bxisim::os::surviving_kill("killed in pthread_create", [&] {
+      return create_simulated_thread(*rank, thread, attributes, routine, argument);
+    });
   if (rank == nullptr) // the simulator's own threads, or threads of real threads: nothing to remember
     return BXISIM_REAL(pthread_create)(thread, attributes, routine, argument);
   auto* launch = new RealThreadStart{routine, argument, rank};

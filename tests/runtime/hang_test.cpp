@@ -57,18 +57,18 @@ TEST(Watchdog, NamesTheSpinningRankWithABacktraceThenTheWallLimitStopsTheRun)
   EXPECT_EQ(entry_count(tmpdir), 0);
 }
 
-// Two ranks take a shared library's semaphore and read clock_gettime inside it, which switches ranks:
-// rank 1 then waits for the lock rank 0 holds, on the thread they share (bxisim waits in simulated time for
-// mutexes only). The watchdog says it is blocked, not spinning, and how to give each rank its own lock.
+// Two ranks take a shared library's read-write lock and read clock_gettime inside it, which switches ranks:
+// rank 1 then waits to write while rank 0 reads, on the thread they share (bxisim waits in simulated time for
+// mutexes, condition variables, barriers and semaphores, not read-write locks). The watchdog says it is blocked, not spinning, and how to give each rank its own lock.
 void expect_a_rank_blocked_on_another_ranks_lock_to_be_named(int ppn)
 {
   auto result = run_command(kBxisim + " run -n 2 --ppn " + std::to_string(ppn) +
                             " --watchdog 1 --wall-limit 4 --set cpu.factor=1000 " + test_program("locked_clock") +
-                            " 0.003 clock_gettime_semaphore");
+                            " 0.003 clock_gettime_rwlock");
   EXPECT_EQ(result.exit_code, kLimit) << result.output;
   EXPECT_THAT(result.output, HasSubstr("It does not run: its thread sleeps in the kernel, on a lock"));
   EXPECT_THAT(result.output, HasSubstr("--privatize-lib NAME"));
-  EXPECT_THAT(result.output, HasSubstr("liblocked_clock.so(semaphore_clock_gettime+")); // in the backtrace
+  EXPECT_THAT(result.output, HasSubstr("liblocked_clock.so(rwlock_clock_gettime+")); // in the backtrace
   EXPECT_THAT(result.output, Not(HasSubstr("busy-waits on memory")));
 }
 

@@ -84,6 +84,25 @@ TEST_P(Threads, MutexesConditionsAndThreadIdentitiesInSimulatedTime)
   }
 }
 
+// A barrier lets its threads go when the last arrives; a semaphore's wait ends when it is posted, its timed
+// wait at the simulated deadline.
+TEST_P(Threads, BarriersAndSemaphoresInSimulatedTime)
+{
+  auto ranks = fields("meet");
+  for (int rank : {0, 1}) {
+    double last = number(ranks[rank], "second_left_after"); // it arrived 300 us late
+    EXPECT_GE(last, 300000);
+    EXPECT_LT(last, 300100);
+    EXPECT_EQ(number(ranks[rank], "first_left_after"), last);
+    EXPECT_NEAR(number(ranks[rank], "main_left_after"), last, 20); // one clock read apart at most
+    EXPECT_EQ(number(ranks[rank], "main_serial"), 0);              // the last to arrive is the serial one
+    EXPECT_EQ(number(ranks[rank], "empty"), 1);
+    EXPECT_NEAR(number(ranks[rank], "posted_after"), 50000, 20);
+    EXPECT_EQ(number(ranks[rank], "timed_out"), 1);
+    EXPECT_EQ(number(ranks[rank], "timed_out_after"), 20000);
+  }
+}
+
 TEST_P(Threads, ExitFromAThreadEndsTheRunWithAMessage)
 {
   auto result = run("threads", "exit");

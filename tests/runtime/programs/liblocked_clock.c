@@ -1,7 +1,6 @@
 /* A shared library that reads the clock while it holds a lock of its own, as libxml2's
  * xmlInitParser does: every rank shares this one copy, and so its lock. */
 #include <pthread.h>
-#include <semaphore.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,22 +33,18 @@ void locked_sleep(void)
   pthread_mutex_unlock(&lock);
 }
 
-/* The same under a semaphore, which bxisim does not interpose (nor read-write locks, condition
- * variables...): a rank that waits for it meanwhile blocks the thread of every rank (what the watchdog then
- * reports). */
-static sem_t semaphore;
+/* The same under a read-write lock, which bxisim does not interpose: a rank that wants to write while another
+ * reads blocks the thread of every rank (what the watchdog then reports). */
+static pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
 
-__attribute__((constructor)) static void make_semaphore(void)
-{
-  sem_init(&semaphore, 0, 1);
-}
-
-double semaphore_clock_gettime(void)
+double rwlock_clock_gettime(int writer)
 {
   struct timespec now;
-  while (sem_wait(&semaphore) != 0) /* a signal (the watchdog's backtrace) interrupts it */
-    ;
+  if (writer)
+    pthread_rwlock_wrlock(&rwlock);
+  else
+    pthread_rwlock_rdlock(&rwlock);
   clock_gettime(CLOCK_MONOTONIC, &now);
-  sem_post(&semaphore);
+  pthread_rwlock_unlock(&rwlock);
   return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
 }

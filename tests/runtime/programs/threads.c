@@ -4,6 +4,8 @@
  * - "abort": two threads block in PtlCTWait and PtlEQWait, main calls PtlAbort 1 ms later;
  * - "sync": a mutex held across a sleep, a condition signalled after a sleep, a timed wait that expires,
  *   pthread_self, pthread_exit's value, a detached thread, a thread's own thread-specific data;
+ * - "meet": a barrier of main and two threads that arrive 100 and 300 us late; a semaphore posted 50 us late,
+ *   a try that finds it empty, a timed wait that expires;
  * - "exit": a thread calls exit().
  * Prints key=value lines, simulated times in ns since the scenario started. */
 #include "portals_check.h"
@@ -12,6 +14,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -258,6 +261,65 @@ static void sync_threads(void)
          detached_done);
 }
 
+/* --- meet -------------------------------------------------------------------------------------- */
+
+static pthread_barrier_t meeting;
+static sem_t ready;
+static long long left_at[3];
+
+static void* arrive_late(void* argument)
+{
+  int me = (int)(intptr_t)argument;
+  usleep(me == 1 ? 100 : 300);
+  pthread_barrier_wait(&meeting);
+  left_at[me] = now_ns();
+  return NULL;
+}
+
+static void* post_late(void* argument)
+{
+  (void)argument;
+  usleep(50);
+  sem_post(&ready);
+  return NULL;
+}
+
+static void meet(void)
+{
+  pthread_barrier_init(&meeting, NULL, 3);
+  pthread_t first, second, poster;
+  long long start = now_ns();
+  pthread_create(&first, NULL, arrive_late, (void*)(intptr_t)1);
+  pthread_create(&second, NULL, arrive_late, (void*)(intptr_t)2);
+  int serial = pthread_barrier_wait(&meeting) == PTHREAD_BARRIER_SERIAL_THREAD;
+  left_at[0] = now_ns();
+  pthread_join(first, NULL);
+  pthread_join(second, NULL);
+  pthread_barrier_destroy(&meeting);
+
+  sem_init(&ready, 0, 0);
+  int empty             = sem_trywait(&ready) == -1 && errno == EAGAIN;
+  long long posted_from = now_ns();
+  pthread_create(&poster, NULL, post_late, NULL);
+  sem_wait(&ready);
+  long long posted_after = now_ns() - posted_from;
+  pthread_join(poster, NULL);
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_nsec += 20000;
+  if (deadline.tv_nsec >= 1000000000L) {
+    deadline.tv_sec++;
+    deadline.tv_nsec -= 1000000000L;
+  }
+  long long before = now_ns();
+  int timed_out    = sem_timedwait(&ready, &deadline) == -1 && errno == ETIMEDOUT;
+  long long waited = now_ns() - before;
+  sem_destroy(&ready);
+  printf("main_left_after=%lld first_left_after=%lld second_left_after=%lld main_serial=%d empty=%d "
+         "posted_after=%lld timed_out=%d timed_out_after=%lld\n",
+         left_at[0] - start, left_at[1] - start, left_at[2] - start, serial, empty, posted_after, timed_out, waited);
+}
+
 /* --- exit --------------------------------------------------------------------------------------- */
 
 static void* call_exit(void* argument)
@@ -279,6 +341,8 @@ int main(int argc, char** argv)
     abort_waits();
   else if (strcmp(argv[1], "sync") == 0)
     sync_threads();
+  else if (strcmp(argv[1], "meet") == 0)
+    meet();
   else if (strcmp(argv[1], "exit") == 0 && rank == 0) {
     pthread_t thread;
     pthread_create(&thread, NULL, call_exit, NULL);

@@ -1,0 +1,196 @@
+// Barriers and unnamed semaphores that a rank's code uses (its main thread and its simulated threads,
+// ThreadInterposition.hpp): waited for in simulated time. All of a rank's threads run on the simulator's
+// thread, so the C library's waits would put that thread to sleep until a post that only it could make. A
+// barrier or semaphore a rank's code initializes is kept here, its waits on a SimGrid semaphore; those of
+// the simulator and of real threads (made outside rank code) are the C library's. glibc declares most of
+// these noexcept: their simulator calls survive a kill of the rank (RankEnd.hpp).
+
+#include "RankEnd.hpp"
+#include "RealFunctions.hpp"
+#include "RankHeap.hpp"
+#include "SimulatorCall.hpp"
+#include "runtime/launch/Rank.hpp"
+
+#include <simgrid/s4u/Semaphore.hpp>
+
+#include <pthread.h>
+#include <semaphore.h>
+
+#include <cerrno>
+#include <ctime>
+#include <unordered_map>
+
+namespace
+{
+struct Barrier {
+  unsigned count   = 0; // threads that must arrive
+  unsigned arrived = 0;
+  simgrid::s4u::SemaphorePtr leave;
+};
+struct Semaphore {
+  unsigned value   = 0;
+  unsigned waiting = 0; // threads blocked in sem_wait, not yet posted to
+  simgrid::s4u::SemaphorePtr wakeup;
+};
+// Used inside simulator calls only (the simulator's heap).
+std::unordered_map<const pthread_barrier_t*, Barrier> barriers;
+std::unordered_map<const sem_t*, Semaphore> semaphores;
+
+/**
+ * While it lives, what is allocated goes to the simulator's heap. Making and forgetting a barrier or a
+ * semaphore enters no simulator call: they may come from a library's constructor, run inside the dynamic
+ * loader's lock while the rank loads its program, where another rank must not run.
+ */
+struct InSimulatorHeap {
+  InSimulatorHeap() { bxisim::os::select_heap(nullptr); }
+  ~InSimulatorHeap()
+  {
+    bxisim::runtime::Rank* rank = bxisim::os::running_rank();
+    bxisim::os::select_heap(rank != nullptr ? rank->heap() : nullptr);
+  }
+  InSimulatorHeap(const InSimulatorHeap&)            = delete;
+  InSimulatorHeap& operator=(const InSimulatorHeap&) = delete;
+};
+
+/** Waits on the semaphore `timeout` seconds at most (negative: no limit); true when it timed out. */
+bool take(Semaphore& semaphore, double timeout)
+{
+  if (semaphore.value > 0) {
+    --semaphore.value;
+    return false;
+  }
+  ++semaphore.waiting;
+  if (timeout < 0) {
+    semaphore.wakeup->acquire();
+    return false;
+  }
+  if (not semaphore.wakeup->acquire_timeout(timeout))
+    return false;
+  if (semaphore.waiting > 0)
+    --semaphore.waiting;
+  return true;
+}
+} // namespace
+
+extern "C" {
+
+int pthread_barrier_init(pthread_barrier_t* barrier, const pthread_barrierattr_t* attributes, unsigned count)
+{
+  if (bxisim::os::running_rank() == nullptr)
+    return BXISIM_REAL(pthread_barrier_init)(barrier, attributes, count);
+  if (count == 0)
+    return EINVAL;
+  InSimulatorHeap heap;
+  barriers[barrier] = Barrier{count, 0, simgrid::s4u::Semaphore::create(0)};
+  return 0;
+}
+
+int pthread_barrier_wait(pthread_barrier_t* barrier)
+{
+  if (bxisim::os::running_rank() == nullptr || barriers.count(barrier) == 0)
+    return BXISIM_REAL(pthread_barrier_wait)(barrier);
+  return bxisim::os::surviving_kill("killed in pthread_barrier_wait", [&] {
+    bxisim::os::SimulatorCall call;
+    Barrier& meeting = barriers[barrier];
+    if (++meeting.arrived < meeting.count) {
+      meeting.leave->acquire();
+      return 0;
+    }
+    unsigned others = meeting.count - 1; // counted out before the releases, which let the others run
+    meeting.arrived = 0;
+    for (; others > 0; --others)
+      meeting.leave->release();
+    return PTHREAD_BARRIER_SERIAL_THREAD;
+  });
+}
+
+int pthread_barrier_destroy(pthread_barrier_t* barrier)
+{
+  if (bxisim::os::running_rank() == nullptr || barriers.count(barrier) == 0)
+    return BXISIM_REAL(pthread_barrier_destroy)(barrier);
+  InSimulatorHeap heap;
+  barriers.erase(barrier);
+  return 0;
+}
+
+int sem_init(sem_t* semaphore, int shared, unsigned value)
+{
+  if (bxisim::os::running_rank() == nullptr)
+    return BXISIM_REAL(sem_init)(semaphore, shared, value);
+  InSimulatorHeap heap;
+  semaphores[semaphore] = Semaphore{value, 0, simgrid::s4u::Semaphore::create(0)};
+  return 0;
+}
+
+int sem_destroy(sem_t* semaphore)
+{
+  if (bxisim::os::running_rank() == nullptr || semaphores.count(semaphore) == 0)
+    return BXISIM_REAL(sem_destroy)(semaphore);
+  InSimulatorHeap heap;
+  semaphores.erase(semaphore);
+  return 0;
+}
+
+int sem_post(sem_t* semaphore)
+{
+  if (bxisim::os::running_rank() == nullptr || semaphores.count(semaphore) == 0)
+    return BXISIM_REAL(sem_post)(semaphore);
+  return bxisim::os::surviving_kill("killed in sem_post", [&] {
+    bxisim::os::SimulatorCall call;
+    Semaphore& posted = semaphores[semaphore];
+    if (posted.waiting > 0) {
+      --posted.waiting; // counted out before the release, which lets the waiter run
+      posted.wakeup->release();
+    } else
+      ++posted.value;
+    return 0;
+  });
+}
+
+int sem_wait(sem_t* semaphore)
+{
+  if (bxisim::os::running_rank() == nullptr || semaphores.count(semaphore) == 0)
+    return BXISIM_REAL(sem_wait)(semaphore);
+  bxisim::os::SimulatorCall call;
+  take(semaphores[semaphore], -1);
+  return 0;
+}
+
+int sem_trywait(sem_t* semaphore)
+{
+  if (bxisim::os::running_rank() == nullptr || semaphores.count(semaphore) == 0)
+    return BXISIM_REAL(sem_trywait)(semaphore);
+  Semaphore& tried = semaphores.at(semaphore); // no simulator call: nothing waits, nothing allocates
+  if (tried.value == 0) {
+    errno = EAGAIN;
+    return -1;
+  }
+  --tried.value;
+  return 0;
+}
+
+int sem_timedwait(sem_t* semaphore, const struct timespec* deadline)
+{
+  if (bxisim::os::running_rank() == nullptr || semaphores.count(semaphore) == 0)
+    return BXISIM_REAL(sem_timedwait)(semaphore, deadline);
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now); // the rank's simulated clock (TimeInterposition)
+  double timeout =
+      static_cast<double>(deadline->tv_sec - now.tv_sec) + static_cast<double>(deadline->tv_nsec - now.tv_nsec) * 1e-9;
+  bxisim::os::SimulatorCall call;
+  if (take(semaphores[semaphore], timeout > 0 ? timeout : 0)) {
+    errno = ETIMEDOUT;
+    return -1;
+  }
+  return 0;
+}
+
+int sem_getvalue(sem_t* semaphore, int* value)
+{
+  if (bxisim::os::running_rank() == nullptr || semaphores.count(semaphore) == 0)
+    return BXISIM_REAL(sem_getvalue)(semaphore, value);
+  *value = static_cast<int>(semaphores.at(semaphore).value);
+  return 0;
+}
+
+} // extern "C"
