@@ -82,7 +82,7 @@ int pthread_barrier_init(pthread_barrier_t* barrier, const pthread_barrierattr_t
     return EINVAL;
   InSimulatorHeap heap;
   barriers[barrier] = Barrier{count, 0, simgrid::s4u::Semaphore::create(0)};
-  return 0;
+  return BXISIM_REAL(pthread_barrier_init)(barrier, attributes, count); // a valid object for the C library too
 }
 
 int pthread_barrier_wait(pthread_barrier_t* barrier)
@@ -110,7 +110,7 @@ int pthread_barrier_destroy(pthread_barrier_t* barrier)
     return BXISIM_REAL(pthread_barrier_destroy)(barrier);
   InSimulatorHeap heap;
   barriers.erase(barrier);
-  return 0;
+  return BXISIM_REAL(pthread_barrier_destroy)(barrier);
 }
 
 int sem_init(sem_t* semaphore, int shared, unsigned value)
@@ -119,7 +119,7 @@ int sem_init(sem_t* semaphore, int shared, unsigned value)
     return BXISIM_REAL(sem_init)(semaphore, shared, value);
   InSimulatorHeap heap;
   semaphores[semaphore] = Semaphore{value, 0, simgrid::s4u::Semaphore::create(0)};
-  return 0;
+  return BXISIM_REAL(sem_init)(semaphore, shared, value); // a valid object for the C library too
 }
 
 int sem_destroy(sem_t* semaphore)
@@ -128,7 +128,7 @@ int sem_destroy(sem_t* semaphore)
     return BXISIM_REAL(sem_destroy)(semaphore);
   InSimulatorHeap heap;
   semaphores.erase(semaphore);
-  return 0;
+  return BXISIM_REAL(sem_destroy)(semaphore);
 }
 
 int sem_post(sem_t* semaphore)
