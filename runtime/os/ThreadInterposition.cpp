@@ -10,6 +10,7 @@
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
 
 #include <fmt/format.h>
@@ -18,6 +19,9 @@
 #include <cerrno>
 #include <csetjmp>
 #include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -102,6 +106,26 @@ void forget(SimulatedThread* thread)
   delete thread;
 }
 
+/** In a catch block: an exception left the thread's function; the rank crashed, the other ranks stop. */
+void report_crash(Rank& rank)
+{
+  std::string what = "of unknown type";
+  try {
+    throw;
+  } catch (const std::exception& error) {
+    what = error.what();
+  } catch (...) {
+  }
+  FILE* out = bxisim::runtime::OutputRouter::original_stderr();
+  fmt::print(out,
+             "bxisim: rank {} crashed (an uncaught C++ exception, {}, left a thread it created) on {} at simulated "
+             "time {:.9f} s; the other ranks are stopped. Catch it in the thread's function.\n",
+             rank.index(), what, rank.node_name(), simgrid::s4u::Engine::get_clock());
+  std::fflush(out);
+  rank.mark_crashed();
+  simgrid::s4u::Actor::kill_all();
+}
+
 /** The body of a simulated thread's actor. Kept free of objects with destructors: longjmp lands here. */
 void run_thread(SimulatedThread* thread)
 {
@@ -118,6 +142,9 @@ void run_thread(SimulatedThread* thread)
     } catch (const simgrid::ForcefulKillException&) {
       bxisim::os::set_running_rank(nullptr);
       thread->killed = true;
+    } catch (...) { // an uncaught exception ends the process, as std::terminate would: a crash of the rank
+      bxisim::os::set_running_rank(nullptr);
+      report_crash(rank); // every other actor is killed: this one then ends as any thread
     }
   }
   thread_of_actor.erase(simgrid::s4u::this_actor::get_pid());

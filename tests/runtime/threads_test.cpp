@@ -111,6 +111,15 @@ TEST_P(Threads, ExitFromAThreadEndsTheRunWithAMessage)
   EXPECT_THAT(result.output, HasSubstr("return from the thread's function"));
 }
 
+TEST_P(Threads, AnExceptionLeavingAThreadIsARankCrash)
+{
+  auto result = run("thread_throws", "");
+  EXPECT_EQ(result.exit_code, 4) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("bxisim: rank 0 crashed (an uncaught C++ exception, nobody catches this, left "
+                                       "a thread it created)"));
+  EXPECT_THAT(result.output, HasSubstr("Catch it in the thread's function"));
+}
+
 TEST_P(Threads, APortalsCallFromALibrarysThreadIsRefusedClearly)
 {
   auto result = run("library_thread", "");
