@@ -1,7 +1,6 @@
 #include "ProcessWaiters.hpp"
 
 #include <limits>
-#include <utility>
 
 namespace bxisim::hw
 {
@@ -10,26 +9,14 @@ ProcessWaiters::Waiter& ProcessWaiters::waiter(uint32_t process_id)
 {
   auto it = waiters_.find(process_id);
   if (it == waiters_.end()) {
-    Waiter waiter{simgrid::s4u::Semaphore::create(0), simgrid::s4u::Semaphore::create(command_slots_)};
-    it = waiters_.emplace(process_id, std::move(waiter)).first;
+    it = waiters_.emplace(process_id, Waiter{WaitQueue(), simgrid::s4u::Semaphore::create(command_slots_)}).first;
   }
   return it->second;
 }
 
 portals::WaitStatus ProcessWaiters::wait(uint32_t process_id, double timeout)
 {
-  Waiter& waiting = waiter(process_id);
-  ++waiting.blocked;
-  if (timeout == std::numeric_limits<double>::infinity()) {
-    waiting.wakeup->acquire();
-    return portals::WaitStatus::woken;
-  }
-  if (waiting.wakeup->acquire_timeout(timeout)) {
-    if (waiting.blocked > 0) // not already counted out by a notify that came at the same date
-      --waiting.blocked;
-    return portals::WaitStatus::timeout;
-  }
-  return portals::WaitStatus::woken;
+  return waiter(process_id).blocked.wait(timeout) ? portals::WaitStatus::timeout : portals::WaitStatus::woken;
 }
 
 void ProcessWaiters::notify(uint32_t process_id)
@@ -39,9 +26,7 @@ void ProcessWaiters::notify(uint32_t process_id)
     return;
   Waiter& waiting    = it->second;
   waiting.poll_delay = 0.0;
-  // Counted out before the first release: a release lets the woken threads run, and they may wait again.
-  for (unsigned woken = std::exchange(waiting.blocked, 0); woken > 0; --woken)
-    waiting.wakeup->release();
+  waiting.blocked.wake_all();
 }
 
 void ProcessWaiters::polled(uint32_t process_id, portals::PollAction action)

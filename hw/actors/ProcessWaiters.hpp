@@ -4,6 +4,7 @@
 // and a process posting more commands than its command queue holds waits for a slot.
 
 #include "hw/actors/PollBackoff.hpp"
+#include "hw/actors/WaitQueue.hpp"
 #include "portals/core/NicModel.hpp"
 
 #include <simgrid/s4u/Semaphore.hpp>
@@ -39,11 +40,8 @@ class ProcessWaiters
 
  private:
   struct Waiter {
-    // A semaphore, not a mutex and a condition variable: locking a SimGrid mutex yields, and a notification
-    // sent in that window would be lost. Nothing yields between `blocked` and acquire.
-    simgrid::s4u::SemaphorePtr wakeup;
+    WaitQueue blocked; // its threads in wait() (a rank's threads may wait at once)
     simgrid::s4u::SemaphorePtr command_slots;
-    unsigned blocked  = 0;   // its threads in wait(), not yet woken (a rank's threads may wait at once)
     double poll_delay = 0.0; // grows while a process polls in vain, back to 0 on an event
   };
   Waiter& waiter(uint32_t process_id);

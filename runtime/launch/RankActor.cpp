@@ -85,15 +85,6 @@ std::string explain_current_exception()
   }
 }
 
-/** Runs the rank's own code (its constructors, then main) with the rank running. */
-void start_own_code(Rank& rank)
-{
-  OutputRouter::switch_to(rank.index());
-  rank.process_state().restore_globals();
-  os::set_running_rank(&rank);
-  rank.start_burst(); // last: what comes before is the simulator's
-}
-
 double loading_cpu = 0;
 
 double process_cpu_seconds()
@@ -103,14 +94,6 @@ double process_cpu_seconds()
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
-/** Back to the simulator: the rank's last burst is simulated. */
-void end_own_code(Rank& rank)
-{
-  double burst = rank.end_burst(); // first: what comes after is the simulator's
-  os::set_running_rank(nullptr);
-  rank.process_state().save_globals();
-  rank.simulate_burst(burst);
-}
 } // namespace
 
 double loading_cpu_seconds()
@@ -133,7 +116,7 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
   try {
     // Not RTLD_DEEPBIND: a deep-bound copy would find libc's clock_gettime & co. before the
     // bxisim executable's, and time would silently stop being simulated.
-    start_own_code(rank);
+    os::enter_rank_code(rank);
     if (load_first && not load_first(rank)) {
       os::set_running_rank(nullptr);
       rank.mark_ended(127);
@@ -168,12 +151,12 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
     rank.set_own_code(os::code_ranges_of(handle)); // not before: constructors run under the loader's lock
     loading_cpu += process_cpu_seconds() - load_start;
     XBT_DEBUG("rank %d runs main of %s on %s", rank.index(), program_copy.c_str(), rank.host()->get_cname());
-    start_own_code(rank); // the loader's own work is not the rank's computation
+    os::enter_rank_code(rank); // the loader's own work is not the rank's computation
     int code = call_main(rank, main_function, static_cast<int>(argv.size()), pointers.data());
     if (rank.killed_in_libc) // the kill SimGrid threw in a noexcept libc function, thrown again here
       throw simgrid::ForcefulKillException("killed while in a libc function of the rank");
     if (rank.state() != RankState::Ended) { // main returned (exit() already ended the rank)
-      end_own_code(rank);
+      os::leave_rank_code(rank);
       rank.mark_ended(code & 0xff);
     }
     os::end_simulated_threads(rank); // the process ends with its main thread

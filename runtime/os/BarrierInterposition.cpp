@@ -6,31 +6,32 @@
 // these noexcept: their simulator calls survive a kill of the rank (RankEnd.hpp).
 
 #include "RankEnd.hpp"
-#include "RealFunctions.hpp"
 #include "RankHeap.hpp"
+#include "RankTimedWork.hpp"
+#include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
 #include "runtime/launch/Rank.hpp"
 
-#include <simgrid/s4u/Semaphore.hpp>
+#include "hw/actors/WaitQueue.hpp"
 
 #include <pthread.h>
 #include <semaphore.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <ctime>
+#include <limits>
 #include <unordered_map>
 
 namespace
 {
 struct Barrier {
-  unsigned count   = 0; // threads that must arrive
-  unsigned arrived = 0;
-  simgrid::s4u::SemaphorePtr leave;
+  unsigned count = 0; // threads that must arrive
+  bxisim::hw::WaitQueue arrived;
 };
 struct Semaphore {
-  unsigned value   = 0;
-  unsigned waiting = 0; // threads blocked in sem_wait, not yet posted to
-  simgrid::s4u::SemaphorePtr wakeup;
+  unsigned value = 0;
+  bxisim::hw::WaitQueue waiting; // threads blocked in sem_wait, not yet posted to
 };
 // Used inside simulator calls only (the simulator's heap).
 std::unordered_map<const pthread_barrier_t*, Barrier> barriers;
@@ -52,23 +53,14 @@ struct InSimulatorHeap {
   InSimulatorHeap& operator=(const InSimulatorHeap&) = delete;
 };
 
-/** Waits on the semaphore `timeout` seconds at most (negative: no limit); true when it timed out. */
+/** Takes the semaphore, waiting `timeout` seconds at most (infinity: no limit); true when it timed out. */
 bool take(Semaphore& semaphore, double timeout)
 {
   if (semaphore.value > 0) {
     --semaphore.value;
     return false;
   }
-  ++semaphore.waiting;
-  if (timeout < 0) {
-    semaphore.wakeup->acquire();
-    return false;
-  }
-  if (not semaphore.wakeup->acquire_timeout(timeout))
-    return false;
-  if (semaphore.waiting > 0)
-    --semaphore.waiting;
-  return true;
+  return semaphore.waiting.wait(timeout);
 }
 } // namespace
 
@@ -81,7 +73,7 @@ int pthread_barrier_init(pthread_barrier_t* barrier, const pthread_barrierattr_t
   if (count == 0)
     return EINVAL;
   InSimulatorHeap heap;
-  barriers[barrier] = Barrier{count, 0, simgrid::s4u::Semaphore::create(0)};
+  barriers.insert_or_assign(barrier, Barrier{count, {}});
   return BXISIM_REAL(pthread_barrier_init)(barrier, attributes, count); // a valid object for the C library too
 }
 
@@ -92,14 +84,11 @@ int pthread_barrier_wait(pthread_barrier_t* barrier)
   return bxisim::os::surviving_kill("killed in pthread_barrier_wait", [&] {
     bxisim::os::SimulatorCall call;
     Barrier& meeting = barriers[barrier];
-    if (++meeting.arrived < meeting.count) {
-      meeting.leave->acquire();
+    if (meeting.arrived.waiting() + 1 < meeting.count) {
+      meeting.arrived.wait(std::numeric_limits<double>::infinity());
       return 0;
     }
-    unsigned others = meeting.count - 1; // counted out before the releases, which let the others run
-    meeting.arrived = 0;
-    for (; others > 0; --others)
-      meeting.leave->release();
+    meeting.arrived.wake_all();
     return PTHREAD_BARRIER_SERIAL_THREAD;
   });
 }
@@ -118,7 +107,7 @@ int sem_init(sem_t* semaphore, int shared, unsigned value)
   if (bxisim::os::running_rank() == nullptr)
     return BXISIM_REAL(sem_init)(semaphore, shared, value);
   InSimulatorHeap heap;
-  semaphores[semaphore] = Semaphore{value, 0, simgrid::s4u::Semaphore::create(0)};
+  semaphores.insert_or_assign(semaphore, Semaphore{value, {}});
   return BXISIM_REAL(sem_init)(semaphore, shared, value); // a valid object for the C library too
 }
 
@@ -138,10 +127,9 @@ int sem_post(sem_t* semaphore)
   return bxisim::os::surviving_kill("killed in sem_post", [&] {
     bxisim::os::SimulatorCall call;
     Semaphore& posted = semaphores[semaphore];
-    if (posted.waiting > 0) {
-      --posted.waiting; // counted out before the release, which lets the waiter run
-      posted.wakeup->release();
-    } else
+    if (posted.waiting.waiting() > 0)
+      posted.waiting.wake(1);
+    else
       ++posted.value;
     return 0;
   });
@@ -152,7 +140,7 @@ int sem_wait(sem_t* semaphore)
   if (bxisim::os::running_rank() == nullptr || semaphores.count(semaphore) == 0)
     return BXISIM_REAL(sem_wait)(semaphore);
   bxisim::os::SimulatorCall call;
-  take(semaphores[semaphore], -1);
+  take(semaphores[semaphore], std::numeric_limits<double>::infinity());
   return 0;
 }
 
@@ -173,12 +161,9 @@ int sem_timedwait(sem_t* semaphore, const struct timespec* deadline)
 {
   if (bxisim::os::running_rank() == nullptr || semaphores.count(semaphore) == 0)
     return BXISIM_REAL(sem_timedwait)(semaphore, deadline);
-  timespec now{};
-  clock_gettime(CLOCK_REALTIME, &now); // the rank's simulated clock (TimeInterposition)
-  double timeout =
-      static_cast<double>(deadline->tv_sec - now.tv_sec) + static_cast<double>(deadline->tv_nsec - now.tv_nsec) * 1e-9;
+  double timeout = bxisim::os::seconds_until(CLOCK_REALTIME, *deadline);
   bxisim::os::SimulatorCall call;
-  if (take(semaphores[semaphore], timeout > 0 ? timeout : 0)) {
+  if (take(semaphores[semaphore], std::max(timeout, 0.0))) {
     errno = ETIMEDOUT;
     return -1;
   }

@@ -6,16 +6,15 @@
 // use the C library's as before.
 
 #include "RankEnd.hpp"
+#include "RankTimedWork.hpp"
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
 #include "ThreadInterposition.hpp"
+#include "hw/actors/WaitQueue.hpp"
 #include "runtime/launch/Rank.hpp"
-
-#include <simgrid/s4u/Semaphore.hpp>
 
 #include <pthread.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <ctime>
 #include <limits>
@@ -23,23 +22,11 @@
 
 namespace
 {
-struct Waiters {
-  unsigned count = 0; // threads waiting, not yet woken
-  simgrid::s4u::SemaphorePtr wakeup;
-};
-std::unordered_map<const pthread_cond_t*, Waiters> conditions; // used inside simulator calls only
+std::unordered_map<const pthread_cond_t*, bxisim::hw::WaitQueue> conditions; // used inside simulator calls only
 
 bool simulated_for(const bxisim::runtime::Rank* rank)
 {
   return rank != nullptr && bxisim::os::has_simulated_threads(*rank);
-}
-
-Waiters& waiters_of(const pthread_cond_t* condition)
-{
-  Waiters& waiters = conditions[condition];
-  if (waiters.wakeup == nullptr)
-    waiters.wakeup = simgrid::s4u::Semaphore::create(0);
-  return waiters;
 }
 
 /** Waits `timeout` seconds at most (infinity: no limit); returns 0 or ETIMEDOUT. */
@@ -48,15 +35,9 @@ int wait_in_simulated_time(pthread_cond_t* condition, pthread_mutex_t* mutex, do
   bool timed_out = false;
   {
     bxisim::os::SimulatorCall call;
-    Waiters& waiters = waiters_of(condition);
-    ++waiters.count;
+    bxisim::hw::WaitQueue& waiters = conditions[condition];
     pthread_mutex_unlock(mutex); // nothing can signal between this and the wait: no other thread runs
-    if (timeout == std::numeric_limits<double>::infinity())
-      waiters.wakeup->acquire();
-    else if (timeout <= 0 || waiters.wakeup->acquire_timeout(timeout))
-      timed_out = true;
-    if (timed_out && waiters.count > 0)
-      --waiters.count;
+    timed_out = timeout <= 0 || waiters.wait(timeout);
   }
   pthread_mutex_lock(mutex); // as the rank's code: another of its threads may hold it
   return timed_out ? ETIMEDOUT : 0;
@@ -68,12 +49,10 @@ void wake_in_call(const pthread_cond_t* condition, bool all)
   auto it = conditions.find(condition);
   if (it == conditions.end())
     return;
-  // Counted out before the first release: a release lets the woken threads run, and they may wait again.
-  Waiters& waiters = it->second;
-  unsigned woken   = all ? waiters.count : std::min(waiters.count, 1U);
-  waiters.count -= woken;
-  for (; woken > 0; --woken)
-    waiters.wakeup->release();
+  if (all)
+    it->second.wake_all();
+  else
+    it->second.wake(1);
 }
 
 void wake(const pthread_cond_t* condition, bool all)
@@ -99,11 +78,7 @@ int pthread_cond_timedwait(pthread_cond_t* condition, pthread_mutex_t* mutex, co
   // The deadline is on the condition's clock: CLOCK_REALTIME unless pthread_condattr_setclock chose the
   // monotonic one, which glibc keeps in bit 1 of __wrefs (nptl's __PTHREAD_COND_CLOCK_MONOTONIC_MASK).
   clockid_t clock = (condition->__data.__wrefs & 2) != 0 ? CLOCK_MONOTONIC : CLOCK_REALTIME;
-  timespec now{};
-  clock_gettime(clock, &now); // the rank's simulated clock (TimeInterposition)
-  double timeout =
-      static_cast<double>(deadline->tv_sec - now.tv_sec) + static_cast<double>(deadline->tv_nsec - now.tv_nsec) * 1e-9;
-  return wait_in_simulated_time(condition, mutex, timeout);
+  return wait_in_simulated_time(condition, mutex, bxisim::os::seconds_until(clock, *deadline));
 }
 
 int pthread_cond_signal(pthread_cond_t* condition)
@@ -125,7 +100,7 @@ int pthread_cond_destroy(pthread_cond_t* condition)
   if (simulated_for(bxisim::os::running_rank()))
     bxisim::os::surviving_kill("killed in pthread_cond_destroy", [&] {
       bxisim::os::SimulatorCall call;
-      if (auto it = conditions.find(condition); it != conditions.end() && it->second.count == 0)
+      if (auto it = conditions.find(condition); it != conditions.end() && it->second.waiting() == 0)
         conditions.erase(it);
     });
   return BXISIM_REAL(pthread_cond_destroy)(condition);

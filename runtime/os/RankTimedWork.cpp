@@ -29,6 +29,13 @@ void execute_rank(double flops)
   simgrid::s4u::this_actor::execute(flops);
 }
 
+double seconds_until(clockid_t clock, const timespec& deadline)
+{
+  timespec now{};
+  clock_gettime(clock, &now); // the rank's simulated clock (TimeInterposition)
+  return static_cast<double>(deadline.tv_sec - now.tv_sec) + static_cast<double>(deadline.tv_nsec - now.tv_nsec) * 1e-9;
+}
+
 unsigned ranks_in_timed_work()
 {
   return in_timed_work;

@@ -5,6 +5,8 @@
 // preempted in its own code lets simulated time pass only while timed work, or a Portals operation, is under
 // way (os/Preemption.cpp).
 
+#include <ctime>
+
 namespace bxisim::os
 {
 
@@ -13,6 +15,10 @@ void sleep_rank(double seconds);
 
 /** Computes `flops` on the calling rank's core in its simulator call. */
 void execute_rank(double flops);
+
+/** From a rank's code: the simulated seconds from now to `deadline` on `clock` (negative when it has passed), for
+ * the timed waits that take an absolute time. */
+double seconds_until(clockid_t clock, const timespec& deadline);
 
 /** How many ranks are in a sleep_rank or an execute_rank now. */
 unsigned ranks_in_timed_work();

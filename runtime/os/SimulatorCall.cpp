@@ -101,6 +101,22 @@ void set_running_rank(runtime::Rank* rank)
   note_transition(rank);
 }
 
+void enter_rank_code(runtime::Rank& rank)
+{
+  runtime::OutputRouter::switch_to(rank.index());
+  rank.process_state().restore_globals();
+  set_running_rank(&rank);
+  rank.start_burst();
+}
+
+void leave_rank_code(runtime::Rank& rank)
+{
+  double burst = rank.end_burst(); // first: what comes after is the simulator's
+  set_running_rank(nullptr);
+  rank.process_state().save_globals();
+  rank.simulate_burst(burst);
+}
+
 void enter_program_code_in_call(runtime::Rank& rank)
 {
   runtime::OutputRouter::switch_to(rank.index());

@@ -67,6 +67,14 @@ void enter_call_edge();
 void leave_call_edge();
 
 /**
+ * A rank's own code starts (or resumes) on this thread: its output, its globals, its heap, then its CPU burst
+ * (last: what comes before is the simulator's). Used by the rank's main thread and its simulated threads.
+ */
+void enter_rank_code(runtime::Rank& rank);
+/** Back to the simulator from the rank's own code: its last burst is simulated. */
+void leave_rank_code(runtime::Rank& rank);
+
+/**
  * Inside a simulator call of `rank` in which other ranks may have run (SMPI's MPI calls), its program's
  * code runs again for a while (a user operation, an error handler SMPI calls): what it writes is its
  * own, and so are the process's globals it sees (getopt's). Not a simulator call: no burst, no switch.

@@ -92,12 +92,8 @@ SimulatedThread* thread_of_id(pthread_t id)
  * then its last burst is simulated. */
 void leave_own_code(SimulatedThread& thread)
 {
-  Rank& rank = *thread.rank;
   bxisim::os::end_thread_specific_data(thread.data);
-  double burst = rank.end_burst();
-  bxisim::os::set_running_rank(nullptr);
-  rank.process_state().save_globals();
-  rank.simulate_burst(burst);
+  bxisim::os::leave_rank_code(*thread.rank);
 }
 
 void forget(SimulatedThread* thread)
@@ -133,10 +129,7 @@ void run_thread(SimulatedThread* thread)
   thread_of_actor[simgrid::s4u::this_actor::get_pid()] = thread;
   if (setjmp(thread->leave) == 0) {
     try {
-      bxisim::runtime::OutputRouter::switch_to(rank.index());
-      rank.process_state().restore_globals();
-      bxisim::os::set_running_rank(&rank);
-      rank.start_burst(); // last: what comes before is the simulator's
+      bxisim::os::enter_rank_code(rank);
       thread->result = thread->routine(thread->argument);
       leave_own_code(*thread);
     } catch (const simgrid::ForcefulKillException&) {
