@@ -1675,10 +1675,12 @@ int LevelSwitch::Init(int* argc, char*** argv)
 
 int LevelSwitch::Init_thread(int* argc, char*** argv, int required, int* provided)
 {
+  // The run's SMPI parts run one actor per rank (SMPI 3.32): MPI_THREAD_SERIALIZED at most, asked of both back ends
+  // so that they grant the same level whichever starts first.
   thread_init_     = true;
-  thread_required_ = required;
+  thread_required_ = required == MPI_THREAD_MULTIPLE ? MPI_THREAD_SERIALIZED : required;
   Call call(*this, current_);
-  int result = call.target().Init_thread(argc, argv, required, provided);
+  int result = call.target().Init_thread(argc, argv, thread_required_, provided);
   if (result == MPI_SUCCESS)
     slots_[current_].initialized = true;
   return result;

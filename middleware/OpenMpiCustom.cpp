@@ -46,11 +46,8 @@ void OpenMpiAbi::callback_to_be_status(const MPI_Status* status, void* be) const
 
 int OpenMpiRank::Init_thread(int* argc, char*** argv, int required, int* provided)
 {
-  // A simulated rank is one thread of the simulator, so bxisim cannot offer MPI_THREAD_MULTIPLE (the
-  // patched OpenMPI ends the job when asked for it). MPI lets the library provide less than required and
-  // the program decide: bxisim asks OpenMPI for MPI_THREAD_SERIALIZED instead and reports what it provides.
-  if (required == MPI_THREAD_MULTIPLE)
-    required = MPI_THREAD_SERIALIZED;
+  // The threads a rank's code creates are simulated threads of the rank: OpenMPI grants what is asked,
+  // MPI_THREAD_MULTIPLE included (its locks and condition variables then wait in simulated time).
   int v_provided{};
   int result_ = fn_.Init_thread(argc, argv, to_be_thread_level(required), &v_provided);
   if (be_ok(result_) && provided != nullptr)

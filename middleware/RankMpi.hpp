@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace bxisim::mw
 {
@@ -34,20 +35,35 @@ class RankMpi
   /** Whether the program called MPI_Init or MPI_Init_thread, and MPI_Finalize (for end-of-rank checks). */
   bool initialized() const { return initialized_; }
   bool finalized() const { return finalized_; }
-  /** The MPI function the rank is in ("MPI_Bcast"), or nullptr: deadlock reports name it. */
-  const char* current_call() const { return current_call_; }
+  /** The MPI function the rank is in ("MPI_Bcast"), or nullptr: deadlock reports name it. With several of its
+   * threads in MPI calls, the call of the thread that entered first. */
+  const char* current_call() const { return thread_calls_.empty() ? nullptr : thread_calls_.front().call; }
+  /** The MPI function the calling thread of the rank is in, or nullptr. */
+  const char* calling_thread_call() const;
   /** How many MPI calls the rank has entered so far (the polling rule's sign that the program acted). */
   uint64_t calls_entered() const { return calls_entered_; }
+  /** The calling thread enters MPI function `name`; returns the function it was in (a PMPI tool's call), or nullptr. */
+  const char* enter_call(const char* name);
+  /** The calling thread returns to `previous`, what enter_call returned. */
+  void leave_call(const char* previous);
   /** The hooks of the back end the rank is calling now when they are the rank's own (level switching), or nullptr. */
   virtual const CallHooks* active_call_hooks() const { return nullptr; }
 
  protected:
   explicit RankMpi(int rank) : rank_(rank) {}
   int rank_;
-  bool initialized_         = false;
-  bool finalized_           = false;
-  const char* current_call_ = nullptr;
-  uint64_t calls_entered_   = 0;
+  bool initialized_       = false;
+  bool finalized_         = false;
+  uint64_t calls_entered_ = 0;
+
+ private:
+  /** A thread of the rank inside an MPI call (MPI_THREAD_MULTIPLE: several at once), in the order they entered. */
+  struct ThreadCall {
+    const void* thread;
+    const char* call;
+  };
+  std::vector<ThreadCall> thread_calls_;
+  std::vector<ThreadCall>::iterator calling_thread_entry();
 };
 
 /**
@@ -118,6 +134,13 @@ struct CallHooks {
    */
   void (*quiet_polls)(bool quiet);
 };
+/**
+ * Which of a rank's threads is calling, an identity only (the runtime's simulated threads), nullptr for a rank's main
+ * thread. Unset: every call is the main thread's.
+ */
+void set_thread_provider(const void* (*provider)());
+const void* calling_thread();
+
 /** Ends the calling rank: through the hooks when set, else exit(). */
 [[noreturn]] void exit_rank(int code);
 void set_call_hooks(const CallHooks* hooks);

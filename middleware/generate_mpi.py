@@ -504,9 +504,7 @@ def write_interface(functions):
            "  using RankMpi::RankMpi;\n",
            "  void mark_initialized() { initialized_ = true; }\n",
            "  void mark_finalized() { finalized_ = true; }\n",
-           "  const char* enter_call(const char* name)\n  {\n    const char* previous = current_call_;\n"
-           "    current_call_ = name;\n    ++calls_entered_;\n    return previous;\n  }\n",
-           "  void leave_call(const char* previous) { current_call_ = previous; }\n\n"]
+           "\n"]
     for f in functions:
         if f.dispatched:
             out.append(f"  virtual {f.abi_return()} {f.name}({f.abi_parameters()}) = 0;\n")

@@ -53,6 +53,8 @@ CONF_H = """/* written by bxisim's run_mpich_tests.py in place of the suite's co
 """
 
 UTIL_SOURCES = ["mtest.c", "mtest_common.c", "mtest_single.c", "dtypes.c"]
+# The threads folders link util/mtest_thread.c (MTest_Start_thread & co., POSIX threads) instead of mtest_single.c.
+THREAD_UTIL_SOURCES = ["mtest.c", "mtest_common.c", "mtest_thread.c", "dtypes.c"]
 
 
 def parse_makefile_am(path):
@@ -119,13 +121,17 @@ def run(cmd, cwd=None, timeout=None, env=None):
         return -1, f"cannot run {cmd[0]}: {e}", time.time() - t0
 
 
-def build_util(args, build_dir):
+def is_threaded(folder):
+    return folder.split("/")[0] == "threads"
+
+
+def build_util(args, build_dir, sources):
     inc = os.path.join(build_dir, "include")
     os.makedirs(inc, exist_ok=True)
     with open(os.path.join(inc, "mpitestconf.h"), "w") as f:
         f.write(CONF_H)
     objs = []
-    for src in UTIL_SOURCES:
+    for src in sources:
         obj = os.path.join(build_dir, src.replace(".c", ".o"))
         if not os.path.exists(obj):
             rc, out, _ = run([args.bxicc, "-O1", "-g", "-w", "-I", inc, "-I", os.path.join(args.suite, "include"),
@@ -154,7 +160,7 @@ def build_test(args, folder, prog, mk, inc, util_objs, build_dir):
         return None, msg
     cmd = [args.bxicc, "-O1", "-g", "-w", "-I", inc, "-I", os.path.join(args.suite, "include"),
            "-I", os.path.join(args.suite, folder)] + cppflags.get(prog, []) + srcs + util_objs + \
-        ldadd.get(prog, []) + ["-lm", "-o", exe]
+        ldadd.get(prog, []) + ["-lm"] + (["-pthread"] if is_threaded(folder) else []) + ["-o", exe]
     rc, out, _ = run(cmd)
     if rc != 0:
         open(log, "w").write(" ".join(cmd) + "\n" + out)
@@ -248,7 +254,8 @@ def main():
     build_dir = os.path.join(os.path.abspath(args.scratch), "build")
     log_dir = os.path.join(os.path.abspath(args.scratch), "logs")
     os.makedirs(log_dir, exist_ok=True)
-    inc, util_objs = build_util(args, build_dir)
+    inc, single_objs = build_util(args, build_dir, UTIL_SOURCES)
+    _, thread_objs = build_util(args, build_dir, THREAD_UTIL_SOURCES)
     only = set(t for t in args.tests.split(",") if t)
     skip = set(t for t in args.skip.split(",") if t)
 
@@ -259,6 +266,7 @@ def main():
         for prog, nprocs, opts in parse_testlist(os.path.join(args.suite, folder)):
             if (only and prog not in only) or prog in skip:
                 continue
+            util_objs = thread_objs if is_threaded(folder) else single_objs
             exe, err = build_test(args, folder, prog, mk, inc, util_objs, build_dir)
             if exe is None:
                 first = next((l for l in err.splitlines() if "error" in l), err.strip()[:200])

@@ -11,6 +11,7 @@
 #include "runtime/os/CodePages.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include "runtime/os/SimulatorDescriptors.hpp"
+#include "runtime/os/ThreadInterposition.hpp"
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
@@ -204,6 +205,10 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
   // OpenMPI 4.1's op/avx sums 8- and 16-bit integers with saturating instructions (open-mpi/ompi#8045):
   // sums that should wrap around stop at the type's limit. The base component computes them right.
   set_mca_default("op", "^avx");
+  // The BTLs that do not declare themselves thread-safe (portals4) leave the job under MPI_THREAD_MULTIPLE ("BTLs
+  // attempted: self"). A rank's threads are simulated threads that switch only inside simulator calls, and OpenMPI
+  // takes its own locks around the BTL's shared state.
+  set_mca_default("btl_base_thread_multiple_override", "1");
   // topo/treematch reorders the ranks of MPI_Dist_graph_create(_adjacent)(reorder=1) by the hardware topology of
   // the machine bxisim runs on (hwloc), not the simulated nodes', and asks the modex for node ids, which nobody
   // publishes ("Unable to extract peer ... nodeid from the modex" per rank, MPICH topo/distgraph1). topo/basic
@@ -293,6 +298,8 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
     Rank* rank = os::running_rank();
     return rank != nullptr ? dispatch_.at(static_cast<size_t>(rank->index())).get() : nullptr;
   });
+  // Under MPI_THREAD_MULTIPLE several threads of a rank are in MPI calls at once, each in its own.
+  mw::set_thread_provider(&os::running_simulated_thread);
 }
 
 OpenMpiJob::~OpenMpiJob()
@@ -300,6 +307,7 @@ OpenMpiJob::~OpenMpiJob()
   // The copies stay loaded: their destructors run at exit, and the MPI state they hold may still
   // be referenced by the program's copy.
   mw::set_rank_provider(nullptr);
+  mw::set_thread_provider(nullptr);
   the_job = nullptr;
   if (library_descriptor_ >= 0)
     ::close(library_descriptor_); // the copies' mappings hold the file
@@ -409,7 +417,7 @@ std::function<bool(uint32_t)> OpenMpiJob::poll_blocking_rule()
     if (dispatch == nullptr)
       return true;
     PollRule& rule = poll_rule_[id];
-    if (const char* call = dispatch->current_call(); call != rule.call)
+    if (const char* call = dispatch->calling_thread_call(); call != rule.call)
       rule = {call, not never_waits_for_others(call)};
     return rule.blocks;
   };
@@ -559,11 +567,8 @@ void bxisim_openmpi_refuse(const char* what)
   {
     SimulatorCall call;
     auto [rank, job] = caller(call.rank(), "refuse");
-    std::string why  = std::strstr(what, "THREAD_MULTIPLE") != nullptr
-                           ? "a simulated rank is a single thread of the simulator; ask for MPI_THREAD_FUNNELED or "
-                             "MPI_THREAD_SERIALIZED, and call MPI from one thread at a time"
-                           : "bxisim runs the ranks given by `bxisim run -n` and no others; start every process of "
-                             "the job with -n instead of spawning or connecting";
+    const char* why  = "bxisim runs the ranks given by `bxisim run -n` and no others; start every process of the job "
+                       "with -n instead of spawning or connecting";
     FILE* out        = bxisim::runtime::OutputRouter::original_stderr();
     fmt::print(out, "bxisim: rank {}: {} is not supported: {}. The job ends.\n", rank->index(), what, why);
     std::fflush(out);

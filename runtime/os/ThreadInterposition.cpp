@@ -191,6 +191,11 @@ runtime::Rank* rank_of_simulated_thread()
   return thread != nullptr ? thread->rank : nullptr;
 }
 
+const void* running_simulated_thread()
+{
+  return running_thread();
+}
+
 const void* current_lock_holder(runtime::Rank* rank)
 {
   SimulatedThread* thread = running_thread();

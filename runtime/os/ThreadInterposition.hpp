@@ -27,6 +27,10 @@ runtime::Rank* creator_of_this_thread();
 /** The rank whose simulated thread the running actor is, or nullptr (a rank's main thread, the simulator). */
 runtime::Rank* rank_of_simulated_thread();
 
+/** The simulated thread the running actor is (an identity only, never dereferenced), or nullptr (a rank's main
+ * thread, the simulator). */
+const void* running_simulated_thread();
+
 /**
  * Who holds what the running rank code locks: the rank itself when its main thread runs, else the
  * simulated thread (an identity only, never dereferenced).

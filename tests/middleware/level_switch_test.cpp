@@ -420,5 +420,18 @@ TEST_P(LevelSwitch, CommunicatorsSplitAndFreedRightBeforeABoundaryDoNotHang)
   check_ok(run_switch("--level message --region second=smpi", "split_free", GetParam()));
 }
 
+// A run with regions has SMPI parts, where a rank is one actor (SMPI 3.32): MPI_Init_thread(MPI_THREAD_MULTIPLE)
+// grants MPI_THREAD_SERIALIZED, and MPI_Query_thread answers it in every region, whichever level starts.
+TEST_P(LevelSwitch, ThreadMultipleIsGrantedSerializedInEveryRegion)
+{
+  for (const char* level : {"smpi", "message"}) {
+    auto fields = check_ok(run_switch(std::string("--level ") + level, "thread_level", GetParam()));
+    for (auto& [rank, mine] : fields) {
+      EXPECT_EQ(mine["serialized"], "1") << level << " rank " << rank;
+      EXPECT_EQ(mine["same"], "1") << level << " rank " << rank;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Placements, LevelSwitch, testing::Values(1, 2),
                          [](const auto& placement) { return "ppn" + std::to_string(placement.param); });

@@ -418,10 +418,14 @@ static void phase(const char* name, int level, int k)
 
 int main(int argc, char** argv)
 {
-  MPI_Init(&argc, &argv);
+  const char* mode = argc > 1 ? argv[1] : "world";
+  int provided     = -1;
+  if (!strcmp(mode, "thread_level"))
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  else
+    MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const char* mode = argc > 1 ? argv[1] : "world";
   if (!strcmp(mode, "world")) {
     phase("first", BXISIM_LEVEL_SMPI, 1);
     phase("second", BXISIM_LEVEL_MESSAGE, 2);
@@ -1094,6 +1098,19 @@ int main(int argc, char** argv)
     derived();
   } else if (!strcmp(mode, "attributes")) {
     attributes();
+  } else if (!strcmp(mode, "thread_level")) {
+    /* The level granted holds in every region, whichever back end starts first. */
+    int queried[2] = {-1, -1};
+    bxisim_region_begin("first", BXISIM_LEVEL_SMPI);
+    exchange(1);
+    MPI_Query_thread(&queried[0]);
+    bxisim_region_end("first");
+    bxisim_region_begin("second", BXISIM_LEVEL_MESSAGE);
+    exchange(2);
+    MPI_Query_thread(&queried[1]);
+    bxisim_region_end("second");
+    printf("rank=%d serialized=%d same=%d\n", rank, provided == MPI_THREAD_SERIALIZED,
+           queried[0] == provided && queried[1] == provided);
   } else if (!strcmp(mode, "nested")) {
     bxisim_region_begin("outer", BXISIM_LEVEL_MESSAGE);
     exchange(1);

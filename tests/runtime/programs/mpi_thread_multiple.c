@@ -1,0 +1,126 @@
+/* MPI_THREAD_MULTIPLE: several threads of a rank in MPI calls at the same time. Two ranks, each:
+ * 1. a thread blocked in MPI_Recv (tag 3) and a thread polling an MPI_Irecv with MPI_Test (tag 2) while a third
+ *    sends to the peer, tag 3 at 200 us and tag 2 at 400 us: each receiver gets its message when it comes;
+ * 2. two threads in MPI_Allreduce at once, on two communicators;
+ * 3. two threads each making 50 round trips with the peer's thread of the same tag, both at once.
+ * Prints what each rank received and when (microseconds since the first barrier). */
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static int rank, peer;
+static double start;
+static int blocked_value = -1, polled_value = -1;
+static double blocked_at, polled_at;
+static MPI_Comm comms[2];
+static int sums[2];
+static int round_trips[2];
+
+static double microseconds(void)
+{
+  return (MPI_Wtime() - start) * 1e6;
+}
+
+static void* blocked_receiver(void* unused)
+{
+  (void)unused;
+  MPI_Recv(&blocked_value, 1, MPI_INT, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  blocked_at = microseconds();
+  return NULL;
+}
+
+static void* polling_receiver(void* unused)
+{
+  (void)unused;
+  MPI_Request request;
+  int done = 0;
+  MPI_Irecv(&polled_value, 1, MPI_INT, peer, 2, MPI_COMM_WORLD, &request);
+  while (!done) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (!done)
+      usleep(1);
+  }
+  polled_at = microseconds();
+  return NULL;
+}
+
+static void* sender(void* unused)
+{
+  (void)unused;
+  int to_blocked = 30 + rank, to_polling = 20 + rank;
+  usleep(200);
+  MPI_Send(&to_blocked, 1, MPI_INT, peer, 3, MPI_COMM_WORLD);
+  usleep((useconds_t)(400 - microseconds()));
+  MPI_Send(&to_polling, 1, MPI_INT, peer, 2, MPI_COMM_WORLD);
+  return NULL;
+}
+
+static void* reducer(void* which)
+{
+  int i = *(int*)which, mine = (rank + 1) * (i == 0 ? 1 : 10);
+  MPI_Allreduce(&mine, &sums[i], 1, MPI_INT, MPI_SUM, comms[i]);
+  return NULL;
+}
+
+static void* ping_pong(void* which)
+{
+  int i = *(int*)which, ball = 0;
+  for (int k = 0; k < 50; k++) {
+    if (rank == 0) {
+      MPI_Send(&ball, 1, MPI_INT, peer, 10 + i, MPI_COMM_WORLD);
+      MPI_Recv(&ball, 1, MPI_INT, peer, 10 + i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(&ball, 1, MPI_INT, peer, 10 + i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      ball++;
+      MPI_Send(&ball, 1, MPI_INT, peer, 10 + i, MPI_COMM_WORLD);
+    }
+  }
+  round_trips[i] = ball;
+  return NULL;
+}
+
+static void run_threads(int count, void* (*functions[])(void*), void* arguments[])
+{
+  pthread_t threads[3];
+  for (int i = 0; i < count; i++)
+    pthread_create(&threads[i], NULL, functions[i], arguments[i]);
+  for (int i = 0; i < count; i++)
+    pthread_join(threads[i], NULL);
+}
+
+int main(int argc, char** argv)
+{
+  int provided = -1, queried = -1;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Query_thread(&queried);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  peer = 1 - rank;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comms[0]);
+  MPI_Comm_dup(MPI_COMM_WORLD, &comms[1]);
+  int first = 0, second = 1;
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  start                       = MPI_Wtime();
+  void* (*receiving[])(void*) = {blocked_receiver, polling_receiver, sender};
+  void* none[]                = {NULL, NULL, NULL};
+  run_threads(3, receiving, none);
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  void* (*reducing[])(void*) = {reducer, reducer};
+  void* which[]              = {&first, &second};
+  run_threads(2, reducing, which);
+
+  MPI_Barrier(MPI_COMM_WORLD);
+  void* (*bouncing[])(void*) = {ping_pong, ping_pong};
+  run_threads(2, bouncing, which);
+
+  printf("multiple=%d queried=%d blocked=%d blocked_us=%.3f polled=%d polled_us=%.3f sum0=%d sum1=%d trips0=%d "
+         "trips1=%d\n",
+         provided == MPI_THREAD_MULTIPLE, queried == provided, blocked_value, blocked_at, polled_value, polled_at,
+         sums[0], sums[1], round_trips[0], round_trips[1]);
+  MPI_Comm_free(&comms[0]);
+  MPI_Comm_free(&comms[1]);
+  MPI_Finalize();
+  return 0;
+}
