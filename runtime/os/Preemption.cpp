@@ -69,7 +69,9 @@ void pause(runtime::Rank& rank)
           warn_first_step(rank);
         }
         rank.count_busy_wait_step();
-        simgrid::s4u::this_actor::sleep_for(kBusyWaitStep);
+        // Counted as timed work: another rank (or thread of this one) paused meanwhile with nothing else under way
+        // must let time pass too, or its yields would keep the clock from ever reaching this step's end.
+        sleep_rank(kBusyWaitStep);
       } else {
         // Nothing under way can write its memory: only a rank ready to run now could, and it runs now. No time
         // passes, so a rank that computes (rather than waits) keeps exact, repeatable times.

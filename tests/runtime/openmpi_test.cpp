@@ -370,6 +370,25 @@ TEST(OpenMpiThreads, ThreadsOfARankCallMpiAtTheSameTime)
     }
 }
 
+// MPICH's threads tests (MTest_thread_barrier): threads of a rank spinning on memory until the others arrive. A
+// thread paused in its spin while another waited for a lock slept a busy-wait step that nothing counted, so the next
+// paused thread saw nothing under way and only yielded: the clock never reached the step's end (livelock, the wall
+// limit ended the run). Busy-wait steps are timed work now. Wall-clock preemption: only completion is asserted.
+TEST(OpenMpiThreads, ThreadsWaitingForEachOtherOnMemoryGoOn)
+{
+  for (const char* level : {"message", "cycle"})
+    for (int ppn : {1, 2}) {
+      std::string where = std::string(level) + " ppn " + std::to_string(ppn);
+      auto result =
+          run_command("'" BXISIM_BINARY "' run -n 2 --ppn " + std::to_string(ppn) + " --level " + level +
+                      " --no-cpu-simulation --wall-limit 60 " + test_program("mpi_spinning_threads") + " 2>&1");
+      ASSERT_EQ(result.exit_code, 0) << where << "\n" << result.output;
+      auto ranks = fields_by_rank(result.output);
+      EXPECT_EQ(ranks[0]["rounds"], "3") << where;
+      EXPECT_EQ(ranks[1]["rounds"], "3") << where;
+    }
+}
+
 TEST(OpenMpiThreads, AThreadsMpiCallAtSmpiIsRefusedClearly)
 {
   auto result = run_command("'" BXISIM_BINARY "' run -n 2 --level smpi --no-cpu-simulation " +
