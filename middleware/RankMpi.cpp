@@ -7,12 +7,18 @@ namespace bxisim::mw
 {
 namespace
 {
-const void* (*the_thread_provider)() = nullptr;
+const void* (*the_thread_provider)()          = nullptr;
+void (*the_concurrent_call_handler)(int rank) = nullptr;
 } // namespace
 
 void set_thread_provider(const void* (*provider)())
 {
   the_thread_provider = provider;
+}
+
+void set_concurrent_call_handler(void (*handler)(int rank))
+{
+  the_concurrent_call_handler = handler;
 }
 
 const void* calling_thread()
@@ -40,11 +46,10 @@ const char* RankMpi::enter_call(const char* name)
 {
   ++calls_entered_;
   auto entry = calling_thread_entry();
-  if (entry == thread_calls_.end()) {
-    thread_calls_.push_back({calling_thread(), name});
-    return nullptr;
-  }
-  return std::exchange(entry->call, name);
+  if (entry != thread_calls_.end())
+    return std::exchange(entry->call, name);
+  thread_calls_.push_back({calling_thread(), name});
+  return nullptr;
 }
 
 void RankMpi::leave_call(const char* previous)
@@ -52,10 +57,13 @@ void RankMpi::leave_call(const char* previous)
   auto entry = calling_thread_entry();
   if (entry == thread_calls_.end())
     return;
-  if (previous == nullptr)
-    thread_calls_.erase(entry);
-  else
+  if (previous != nullptr) {
     entry->call = previous;
+    return;
+  }
+  thread_calls_.erase(entry);
+  if (not thread_calls_.empty() && the_concurrent_call_handler != nullptr)
+    the_concurrent_call_handler(rank_);
 }
 
 } // namespace bxisim::mw

@@ -141,6 +141,13 @@ struct CallHooks {
 void set_thread_provider(const void* (*provider)());
 const void* calling_thread();
 
+/**
+ * Called when a thread of rank `rank` leaves an MPI call while other threads of the rank are inside one
+ * (MPI_THREAD_MULTIPLE): what it did may complete what they wait for without the network (a generalized request,
+ * a message to itself), so the runtime lets their waits look again. nullptr: nobody is told.
+ */
+void set_concurrent_call_handler(void (*handler)(int rank));
+
 /** Ends the calling rank: through the hooks when set, else exit(). */
 [[noreturn]] void exit_rank(int code);
 void set_call_hooks(const CallHooks* hooks);

@@ -173,6 +173,15 @@ void Core::program_acted(uint32_t id)
     ps->changes++;
 }
 
+void Core::wake_process(uint32_t id)
+{
+  if (ProcessState* ps = process(id)) {
+    ps->changes++;
+    if (ps->ctx.nic != nullptr)
+      ps->ctx.nic->notify(id);
+  }
+}
+
 uint64_t Core::changes_of(uint32_t id)
 {
   ProcessState* ps = process(id);

@@ -106,6 +106,10 @@ class Core
    * which may have started work that progresses without Portals, e.g. a 1-rank MPI_Ialltoall): a change,
    * so its sources count their quiet polls from zero again. Called by the rule, before the count. */
   void program_acted(uint32_t id);
+  /* Another thread of process `id` acted outside Portals (the runtime's word: it left an MPI call while other
+   * threads of the rank were inside one): what it did may end their wait without a Portals event (a generalized
+   * request completed, a message to itself), so a poll blocked until the next change returns and looks again. */
+  void wake_process(uint32_t id);
   /* Whether something already under way can still write a process's memory or wake a process: an operation
    * submitted and not finished, or a process in a Portals wait or poll sleep that ends at a set time. The
    * runtime asks before it lets simulated time pass for a rank preempted in its own code (runtime/os/Preemption). */

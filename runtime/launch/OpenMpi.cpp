@@ -300,6 +300,10 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
   });
   // Under MPI_THREAD_MULTIPLE several threads of a rank are in MPI calls at once, each in its own.
   mw::set_thread_provider(&os::running_simulated_thread);
+  mw::set_concurrent_call_handler([](int rank) {
+    os::SimulatorCall call; // a simulator call, made from the rank's code (its OpenMPI copy)
+    portals::Core::instance().wake_process(static_cast<uint32_t>(rank));
+  });
 }
 
 OpenMpiJob::~OpenMpiJob()
@@ -308,6 +312,7 @@ OpenMpiJob::~OpenMpiJob()
   // be referenced by the program's copy.
   mw::set_rank_provider(nullptr);
   mw::set_thread_provider(nullptr);
+  mw::set_concurrent_call_handler(nullptr);
   the_job = nullptr;
   if (library_descriptor_ >= 0)
     ::close(library_descriptor_); // the copies' mappings hold the file

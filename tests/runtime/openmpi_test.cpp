@@ -357,6 +357,10 @@ TEST(OpenMpiThreads, ThreadsOfARankCallMpiAtTheSameTime)
         EXPECT_EQ(mine["sum1"], "30") << where;
         EXPECT_EQ(mine["trips0"], "50") << where;
         EXPECT_EQ(mine["trips1"], "50") << where;
+        // Ended by another thread's call, not by the network: at the date of that call.
+        EXPECT_EQ(mine["generalized_us"], "300.000") << where;
+        EXPECT_EQ(mine["from_self"], std::to_string(70 + rank)) << where;
+        EXPECT_NEAR(number(mine, "from_self_us"), 100.0, 0.5) << where;
       }
       if (std::string(level) == "message" && ppn == 1) { // the same simulated times in a second run
         auto again = run_command("'" BXISIM_BINARY "' run -n 2 --ppn 1 --level message --no-cpu-simulation " +

@@ -2,7 +2,9 @@
  * 1. a thread blocked in MPI_Recv (tag 3) and a thread polling an MPI_Irecv with MPI_Test (tag 2) while a third
  *    sends to the peer, tag 3 at 200 us and tag 2 at 400 us: each receiver gets its message when it comes;
  * 2. two threads in MPI_Allreduce at once, on two communicators;
- * 3. two threads each making 50 round trips with the peer's thread of the same tag, both at once.
+ * 3. two threads each making 50 round trips with the peer's thread of the same tag, both at once;
+ * 4. main waits in MPI_Wait for a generalized request that a thread completes 300 us later, and a thread blocked in
+ *    MPI_Recv from its own rank gets what another thread sends it 100 us later: neither goes through the network.
  * Prints what each rank received and when (microseconds since the first barrier). */
 #include <mpi.h>
 #include <pthread.h>
@@ -16,6 +18,9 @@ static double blocked_at, polled_at;
 static MPI_Comm comms[2];
 static int sums[2];
 static int round_trips[2];
+static MPI_Request generalized;
+static double generalized_at, from_self_at;
+static int from_self = -1;
 
 static double microseconds(void)
 {
@@ -80,6 +85,62 @@ static void* ping_pong(void* which)
   return NULL;
 }
 
+static int query_nothing(void* state, MPI_Status* status)
+{
+  (void)state;
+  MPI_Status_set_elements(status, MPI_BYTE, 0);
+  MPI_Status_set_cancelled(status, 0);
+  status->MPI_SOURCE = MPI_UNDEFINED;
+  status->MPI_TAG    = MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+static int free_nothing(void* state)
+{
+  (void)state;
+  return MPI_SUCCESS;
+}
+
+static int cancel_nothing(void* state, int complete)
+{
+  (void)state;
+  (void)complete;
+  return MPI_SUCCESS;
+}
+
+static void* completer(void* unused)
+{
+  (void)unused;
+  usleep(300);
+  MPI_Grequest_complete(generalized);
+  return NULL;
+}
+
+static void* waiter(void* unused)
+{
+  (void)unused;
+  MPI_Wait(&generalized, MPI_STATUS_IGNORE);
+  generalized_at = microseconds();
+  return NULL;
+}
+
+static void* self_receiver(void* unused)
+{
+  (void)unused;
+  MPI_Recv(&from_self, 1, MPI_INT, rank, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  from_self_at = microseconds();
+  return NULL;
+}
+
+static void* self_sender(void* unused)
+{
+  (void)unused;
+  int value = 70 + rank;
+  usleep(100);
+  MPI_Send(&value, 1, MPI_INT, rank, 7, MPI_COMM_WORLD);
+  return NULL;
+}
+
 static void run_threads(int count, void* (*functions[])(void*), void* arguments[])
 {
   pthread_t threads[3];
@@ -115,10 +176,19 @@ int main(int argc, char** argv)
   void* (*bouncing[])(void*) = {ping_pong, ping_pong};
   run_threads(2, bouncing, which);
 
+  MPI_Barrier(MPI_COMM_WORLD);
+  start = MPI_Wtime();
+  MPI_Grequest_start(query_nothing, free_nothing, cancel_nothing, NULL, &generalized);
+  void* (*generalizing[])(void*) = {completer, waiter};
+  run_threads(2, generalizing, none);
+  start                     = MPI_Wtime();
+  void* (*to_self[])(void*) = {self_receiver, self_sender};
+  run_threads(2, to_self, none);
+
   printf("multiple=%d queried=%d blocked=%d blocked_us=%.3f polled=%d polled_us=%.3f sum0=%d sum1=%d trips0=%d "
-         "trips1=%d\n",
+         "trips1=%d generalized_us=%.3f from_self=%d from_self_us=%.3f\n",
          provided == MPI_THREAD_MULTIPLE, queried == provided, blocked_value, blocked_at, polled_value, polled_at,
-         sums[0], sums[1], round_trips[0], round_trips[1]);
+         sums[0], sums[1], round_trips[0], round_trips[1], generalized_at, from_self, from_self_at);
   MPI_Comm_free(&comms[0]);
   MPI_Comm_free(&comms[1]);
   MPI_Finalize();
