@@ -42,6 +42,13 @@ const char* RankMpi::calling_thread_call() const
   return nullptr;
 }
 
+bool RankMpi::others_in_calls() const
+{
+  const void* thread = calling_thread();
+  return std::any_of(thread_calls_.begin(), thread_calls_.end(),
+                     [thread](const ThreadCall& entry) { return entry.thread != thread; });
+}
+
 const char* RankMpi::enter_call(const char* name)
 {
   ++calls_entered_;

@@ -40,6 +40,8 @@ class RankMpi
   const char* current_call() const { return thread_calls_.empty() ? nullptr : thread_calls_.front().call; }
   /** The MPI function the calling thread of the rank is in, or nullptr. */
   const char* calling_thread_call() const;
+  /** Whether threads of the rank other than the calling one are inside MPI calls (MPI_THREAD_MULTIPLE). */
+  bool others_in_calls() const;
   /** How many MPI calls the rank has entered so far (the polling rule's sign that the program acted). */
   uint64_t calls_entered() const { return calls_entered_; }
   /** The calling thread enters MPI function `name`; returns the function it was in (a PMPI tool's call), or nullptr. */

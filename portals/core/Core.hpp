@@ -106,9 +106,11 @@ class Core
    * which may have started work that progresses without Portals, e.g. a 1-rank MPI_Ialltoall): a change,
    * so its sources count their quiet polls from zero again. Called by the rule, before the count. */
   void program_acted(uint32_t id);
-  /* Another thread of process `id` acted outside Portals (the runtime's word: it left an MPI call while other
-   * threads of the rank were inside one): what it did may end their wait without a Portals event (a generalized
-   * request completed, a message to itself), so a poll blocked until the next change returns and looks again. */
+  /* Another thread of process `id` acted outside Portals (the runtime's word: it left an MPI call, or began to wait
+   * for a condition variable or a mutex, while other threads of the rank were inside MPI calls): what it did may end
+   * their wait, or need their progress, without a Portals event (a generalized request completed, a message to
+   * itself, a communicator of MPI_COMM_SELF whose request their progress loop must carry on), so a poll blocked
+   * until the next change returns and looks again. */
   void wake_process(uint32_t id);
   /* Whether something already under way can still write a process's memory or wake a process: an operation
    * submitted and not finished, or a process in a Portals wait or poll sleep that ends at a set time. The

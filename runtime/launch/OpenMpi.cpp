@@ -304,6 +304,11 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
     os::SimulatorCall call; // a simulator call, made from the rank's code (its OpenMPI copy)
     portals::Core::instance().wake_process(static_cast<uint32_t>(rank));
   });
+  os::set_sibling_wait_handler([](Rank& rank) {
+    const auto& dispatch = the_job->dispatch_.at(static_cast<size_t>(rank.index()));
+    if (dispatch != nullptr && dispatch->others_in_calls())
+      portals::Core::instance().wake_process(static_cast<uint32_t>(rank.index()));
+  });
 }
 
 OpenMpiJob::~OpenMpiJob()
@@ -313,6 +318,7 @@ OpenMpiJob::~OpenMpiJob()
   mw::set_rank_provider(nullptr);
   mw::set_thread_provider(nullptr);
   mw::set_concurrent_call_handler(nullptr);
+  os::set_sibling_wait_handler(nullptr);
   the_job = nullptr;
   if (library_descriptor_ >= 0)
     ::close(library_descriptor_); // the copies' mappings hold the file

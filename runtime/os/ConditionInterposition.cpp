@@ -35,6 +35,10 @@ int wait_in_simulated_time(pthread_cond_t* condition, pthread_mutex_t* mutex, do
   bool timed_out = false;
   {
     bxisim::os::SimulatorCall call;
+    // Before the mutex is released: the threads this lets run (a progress loop that finishes what the waiter posted)
+    // signal only once they hold it, so after this thread waits.
+    if (call.rank() != nullptr)
+      bxisim::os::notify_sibling_wait(*call.rank());
     bxisim::hw::WaitQueue& waiters = conditions[condition];
     pthread_mutex_unlock(mutex); // nothing can signal between this and the wait: no other thread runs
     timed_out = timeout <= 0 || waiters.wait(timeout);

@@ -101,10 +101,12 @@ bool is_recursive(const pthread_mutex_t* mutex)
   return (mutex->__data.__kind & 3) == PTHREAD_MUTEX_RECURSIVE_NP;
 }
 
-void sleep_a_poll(double& delay)
+void sleep_a_poll(double& delay, bool first)
 {
-  bxisim::os::surviving_kill("killed while waiting for a lock another rank holds", [delay] {
+  bxisim::os::surviving_kill("killed while waiting for a lock another rank holds", [delay, first] {
     bxisim::os::SimulatorCall call;
+    if (first && call.rank() != nullptr)
+      bxisim::os::notify_sibling_wait(*call.rank()); // the holder may be another thread of it, blocked in a poll
     bxisim::os::sleep_rank(delay);
   });
   delay = std::min(2 * delay, kLongestPoll);
@@ -123,7 +125,7 @@ extern "C" int pthread_mutex_lock(pthread_mutex_t* mutex)
     return BXISIM_REAL(pthread_mutex_lock)(mutex);
   const void* me = bxisim::os::current_lock_holder(rank);
   double waited  = 0;
-  for (double delay = kFirstPoll;; waited += delay, sleep_a_poll(delay)) {
+  for (double delay = kFirstPoll;; waited += delay, sleep_a_poll(delay, waited == 0)) {
     const Owner* held = owner_of(mutex);
     Rank* owner       = held != nullptr && held->holder != me ? held->rank : nullptr; // another holder
     if (waited >= kLongestWait && owner != nullptr && owner != rank && endless_wait_handler != nullptr)

@@ -191,6 +191,22 @@ runtime::Rank* rank_of_simulated_thread()
   return thread != nullptr ? thread->rank : nullptr;
 }
 
+namespace
+{
+void (*sibling_wait_handler)(runtime::Rank&) = nullptr;
+} // namespace
+
+void set_sibling_wait_handler(void (*handler)(runtime::Rank& rank))
+{
+  sibling_wait_handler = handler;
+}
+
+void notify_sibling_wait(runtime::Rank& rank)
+{
+  if (sibling_wait_handler != nullptr && has_simulated_threads(rank))
+    sibling_wait_handler(rank);
+}
+
 const void* running_simulated_thread()
 {
   return running_thread();

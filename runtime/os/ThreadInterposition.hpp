@@ -45,6 +45,15 @@ ThreadSpecificData** simulated_thread_data();
 /** A simulated thread ends: the destructors of its values run (as the rank's code), then its data goes. */
 void end_thread_specific_data(ThreadSpecificData*& data);
 
+/**
+ * Told when a thread of a rank with simulated threads starts to wait in simulated time for another of its threads
+ * (a condition variable, a mutex another holds): those may be blocked in a poll that only what this one just did
+ * can end (OpenMPI's progress loop, which must carry on the request the waiter just posted). nullptr: nobody.
+ */
+void set_sibling_wait_handler(void (*handler)(runtime::Rank& rank));
+/** From the waits of ConditionInterposition and LockInterposition, inside their simulator call. */
+void notify_sibling_wait(runtime::Rank& rank);
+
 /** Whether the rank has created a simulated thread so far (its condition variables are then simulated). */
 bool has_simulated_threads(const runtime::Rank& rank);
 

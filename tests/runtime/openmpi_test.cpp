@@ -361,6 +361,11 @@ TEST(OpenMpiThreads, ThreadsOfARankCallMpiAtTheSameTime)
         EXPECT_EQ(mine["generalized_us"], "300.000") << where;
         EXPECT_EQ(mine["from_self"], std::to_string(70 + rank)) << where;
         EXPECT_NEAR(number(mine, "from_self_us"), 100.0, 0.5) << where;
+        // A communicator of MPI_COMM_SELF made while another thread's progress loop waits for the network: done
+        // at once (it waited for the 500 us message before), and the message comes when sent.
+        EXPECT_NEAR(number(mine, "self_dup_us"), 100.0, 1.0) << where;
+        EXPECT_EQ(mine["late"], std::to_string(90 + 1 - rank)) << where;
+        EXPECT_NEAR(number(mine, "late_us"), 500.0, 3.0) << where; // the ranks' starts differ by the barrier's skew
       }
       if (std::string(level) == "message" && ppn == 1) { // the same simulated times in a second run
         auto again = run_command("'" BXISIM_BINARY "' run -n 2 --ppn 1 --level message --no-cpu-simulation " +

@@ -4,7 +4,9 @@
  * 2. two threads in MPI_Allreduce at once, on two communicators;
  * 3. two threads each making 50 round trips with the peer's thread of the same tag, both at once;
  * 4. main waits in MPI_Wait for a generalized request that a thread completes 300 us later, and a thread blocked in
- *    MPI_Recv from its own rank gets what another thread sends it 100 us later: neither goes through the network.
+ *    MPI_Recv from its own rank gets what another thread sends it 100 us later: neither goes through the network;
+ * 5. while a thread waits in MPI_Recv for a message the peer sends at 500 us (its progress loop blocked until then),
+ *    another duplicates MPI_COMM_SELF at 100 us: a request only that loop carries on, which must not wait for 500 us.
  * Prints what each rank received and when (microseconds since the first barrier). */
 #include <mpi.h>
 #include <pthread.h>
@@ -21,6 +23,8 @@ static int round_trips[2];
 static MPI_Request generalized;
 static double generalized_at, from_self_at;
 static int from_self = -1;
+static double self_dup_at, late_at;
+static int late = -1;
 
 static double microseconds(void)
 {
@@ -141,6 +145,28 @@ static void* self_sender(void* unused)
   return NULL;
 }
 
+static void* late_receiver(void* unused)
+{
+  (void)unused;
+  MPI_Recv(&late, 1, MPI_INT, peer, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  late_at = microseconds();
+  return NULL;
+}
+
+static void* self_duplicator(void* unused)
+{
+  (void)unused;
+  MPI_Comm copy;
+  usleep(100);
+  MPI_Comm_dup(MPI_COMM_SELF, &copy);
+  self_dup_at = microseconds();
+  MPI_Comm_free(&copy);
+  int value = 90 + rank;
+  usleep((useconds_t)(500 - microseconds()));
+  MPI_Send(&value, 1, MPI_INT, peer, 9, MPI_COMM_WORLD);
+  return NULL;
+}
+
 static void run_threads(int count, void* (*functions[])(void*), void* arguments[])
 {
   pthread_t threads[3];
@@ -185,10 +211,16 @@ int main(int argc, char** argv)
   void* (*to_self[])(void*) = {self_receiver, self_sender};
   run_threads(2, to_self, none);
 
+  MPI_Barrier(MPI_COMM_WORLD);
+  start                         = MPI_Wtime();
+  void* (*duplicating[])(void*) = {late_receiver, self_duplicator};
+  run_threads(2, duplicating, none);
+
   printf("multiple=%d queried=%d blocked=%d blocked_us=%.3f polled=%d polled_us=%.3f sum0=%d sum1=%d trips0=%d "
-         "trips1=%d generalized_us=%.3f from_self=%d from_self_us=%.3f\n",
+         "trips1=%d generalized_us=%.3f from_self=%d from_self_us=%.3f self_dup_us=%.3f late=%d late_us=%.3f\n",
          provided == MPI_THREAD_MULTIPLE, queried == provided, blocked_value, blocked_at, polled_value, polled_at,
-         sums[0], sums[1], round_trips[0], round_trips[1], generalized_at, from_self, from_self_at);
+         sums[0], sums[1], round_trips[0], round_trips[1], generalized_at, from_self, from_self_at, self_dup_at, late,
+         late_at);
   MPI_Comm_free(&comms[0]);
   MPI_Comm_free(&comms[1]);
   MPI_Finalize();
