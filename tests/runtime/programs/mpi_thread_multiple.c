@@ -15,27 +15,30 @@
 
 static int rank, peer;
 static double start;
-static int blocked_value = -1, polled_value = -1;
-static double blocked_at, polled_at;
+/** A blocking receive of one int made by a thread: from whom, with which tag, what came and when. */
+struct Receipt {
+  int source, tag, value;
+  double at;
+};
+static struct Receipt blocked, from_self, late;
+static int polled_value = -1;
+static double polled_at;
 static MPI_Comm comms[2];
 static int sums[2];
 static int round_trips[2];
 static MPI_Request generalized;
-static double generalized_at, from_self_at;
-static int from_self = -1;
-static double self_dup_at, late_at;
-static int late = -1;
+static double generalized_at, self_dup_at;
 
 static double microseconds(void)
 {
   return (MPI_Wtime() - start) * 1e6;
 }
 
-static void* blocked_receiver(void* unused)
+static void* receiver(void* receipt)
 {
-  (void)unused;
-  MPI_Recv(&blocked_value, 1, MPI_INT, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  blocked_at = microseconds();
+  struct Receipt* mine = receipt;
+  MPI_Recv(&mine->value, 1, MPI_INT, mine->source, mine->tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  mine->at = microseconds();
   return NULL;
 }
 
@@ -128,28 +131,12 @@ static void* waiter(void* unused)
   return NULL;
 }
 
-static void* self_receiver(void* unused)
-{
-  (void)unused;
-  MPI_Recv(&from_self, 1, MPI_INT, rank, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  from_self_at = microseconds();
-  return NULL;
-}
-
 static void* self_sender(void* unused)
 {
   (void)unused;
   int value = 70 + rank;
   usleep(100);
   MPI_Send(&value, 1, MPI_INT, rank, 7, MPI_COMM_WORLD);
-  return NULL;
-}
-
-static void* late_receiver(void* unused)
-{
-  (void)unused;
-  MPI_Recv(&late, 1, MPI_INT, peer, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  late_at = microseconds();
   return NULL;
 }
 
@@ -189,9 +176,11 @@ int main(int argc, char** argv)
 
   MPI_Barrier(MPI_COMM_WORLD);
   start                       = MPI_Wtime();
-  void* (*receiving[])(void*) = {blocked_receiver, polling_receiver, sender};
+  blocked                     = (struct Receipt){peer, 3, -1, 0};
+  void* (*receiving[])(void*) = {receiver, polling_receiver, sender};
   void* none[]                = {NULL, NULL, NULL};
-  run_threads(3, receiving, none);
+  void* receipts[]            = {&blocked, NULL, NULL};
+  run_threads(3, receiving, receipts);
 
   MPI_Barrier(MPI_COMM_WORLD);
   void* (*reducing[])(void*) = {reducer, reducer};
@@ -208,19 +197,23 @@ int main(int argc, char** argv)
   void* (*generalizing[])(void*) = {completer, waiter};
   run_threads(2, generalizing, none);
   start                     = MPI_Wtime();
-  void* (*to_self[])(void*) = {self_receiver, self_sender};
-  run_threads(2, to_self, none);
+  from_self                 = (struct Receipt){rank, 7, -1, 0};
+  void* (*to_self[])(void*) = {receiver, self_sender};
+  void* from_self_receipt[] = {&from_self, NULL};
+  run_threads(2, to_self, from_self_receipt);
 
   MPI_Barrier(MPI_COMM_WORLD);
   start                         = MPI_Wtime();
-  void* (*duplicating[])(void*) = {late_receiver, self_duplicator};
-  run_threads(2, duplicating, none);
+  late                          = (struct Receipt){peer, 9, -1, 0};
+  void* (*duplicating[])(void*) = {receiver, self_duplicator};
+  void* late_receipt[]          = {&late, NULL};
+  run_threads(2, duplicating, late_receipt);
 
   printf("multiple=%d queried=%d blocked=%d blocked_us=%.3f polled=%d polled_us=%.3f sum0=%d sum1=%d trips0=%d "
          "trips1=%d generalized_us=%.3f from_self=%d from_self_us=%.3f self_dup_us=%.3f late=%d late_us=%.3f\n",
-         provided == MPI_THREAD_MULTIPLE, queried == provided, blocked_value, blocked_at, polled_value, polled_at,
-         sums[0], sums[1], round_trips[0], round_trips[1], generalized_at, from_self, from_self_at, self_dup_at, late,
-         late_at);
+         provided == MPI_THREAD_MULTIPLE, queried == provided, blocked.value, blocked.at, polled_value, polled_at,
+         sums[0], sums[1], round_trips[0], round_trips[1], generalized_at, from_self.value, from_self.at, self_dup_at,
+         late.value, late.at);
   MPI_Comm_free(&comms[0]);
   MPI_Comm_free(&comms[1]);
   MPI_Finalize();
