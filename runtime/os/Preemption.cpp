@@ -38,7 +38,7 @@ void warn_first_step(const runtime::Rank& rank)
   XBT_WARN(
       "rank %d has run its own code for a long time while no rank called the simulator (its last call was at "
       "simulated time %.9f s): if it waits for memory that a NIC or another rank writes (a flag, a counter), "
-      "nothing else could run. bxisim now pauses it whenever it has run its own code for %lld ms of wall time, "
+      "nothing else could run. bxisim now pauses it whenever it has run its own code for %lld us of wall time, "
       "so that the others go on, and a pause while something under way could end such a wait (a Portals "
       "operation on the wire, a rank asleep or computing) advances its simulated time by %g s (its computation "
       "is not simulated). Simulated times now depend on the host's speed; a Portals or MPI call (or sched_yield) in "

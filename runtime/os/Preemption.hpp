@@ -23,7 +23,9 @@ namespace bxisim::os
 /** The simulated time a pause adds when computation is not simulated: how often the wait looks. */
 constexpr double kBusyWaitStep = 1e-7;
 /** Once a rank has been found busy-waiting, how long (wall time) it runs its own code before the next pause. */
-constexpr auto kBusyWaitQuantum = std::chrono::milliseconds(1);
+/** Short: a wait on memory that another thread of the rank, or a transfer, ends after many steps costs this much wall
+ * time per step (1 ms made MPICH's thread tests, whose barrier spins, take minutes); each pause costs a signal. */
+constexpr auto kBusyWaitQuantum = std::chrono::microseconds(100);
 
 /** Installs the handler of `signal_number` on the simulator's thread's process (call once, before ranks run). */
 void install_preemption_handler(int signal_number);

@@ -67,7 +67,7 @@ TEST_P(BusyWait, APlainLoopSeesThePutOncePreemptedWithoutCpuSimulation)
   Seen yielding = spin(GetParam(), "yield", "--no-cpu-simulation");
   Seen plain    = spin(GetParam(), "plain", "--no-cpu-simulation --preempt-after 0.05");
   EXPECT_EQ(plain.result.exit_code, 0) << plain.result.output;
-  EXPECT_THAT(plain.result.output, HasSubstr("bxisim now pauses it whenever it has run its own code for 1 ms"));
+  EXPECT_THAT(plain.result.output, HasSubstr("bxisim now pauses it whenever it has run its own code for 100 us"));
   // The summary says that these times depend on the host's speed, and which ranks were paused.
   EXPECT_THAT(plain.result.output, HasSubstr("busy-wait steps"));
   EXPECT_THAT(plain.result.output,
@@ -179,7 +179,7 @@ TEST(BusyWaitSteps, AComputingRankBesideASleepingOneIsCountedAndPreemptAfterZero
   auto paused = run_bxisim("run -n 2 --no-cpu-simulation --preempt-after 0.05 " + test_program("compute") +
                            " spin_beside_sleep 0.5");
   ASSERT_EQ(paused.exit_code, 0) << paused.output;
-  // 0.45 s after the first pause, paused after each 1 ms quantum in its code: hundreds; at least 10
+  // 0.45 s after the first pause, paused after each 100 us quantum in its code: hundreds; at least 10
   EXPECT_THAT(paused.output, testing::ContainsRegex("[1-9][0-9]+ pause\\(s\\) of ranks 0 in their own code added"));
   EXPECT_GT(number(fields_by_rank(paused.output)[0], "simulated"), 0.0) << paused.output;
 

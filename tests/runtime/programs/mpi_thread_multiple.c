@@ -6,7 +6,9 @@
  * 4. main waits in MPI_Wait for a generalized request that a thread completes 300 us later, and a thread blocked in
  *    MPI_Recv from its own rank gets what another thread sends it 100 us later: neither goes through the network;
  * 5. while a thread waits in MPI_Recv for a message the peer sends at 500 us (its progress loop blocked until then),
- *    another duplicates MPI_COMM_SELF at 100 us: a request only that loop carries on, which must not wait for 500 us.
+ *    another duplicates MPI_COMM_SELF at 100 us: a request only that loop carries on, which must not wait for 500 us;
+ * 6. two threads duplicate two communicators at once, three times: OpenMPI lets the one of lower id agree first
+ *    and the other retries meanwhile.
  * Prints what each rank received and when (microseconds since the first barrier). */
 #include <mpi.h>
 #include <pthread.h>
@@ -28,6 +30,7 @@ static int sums[2];
 static int round_trips[2];
 static MPI_Request generalized;
 static double generalized_at, self_dup_at;
+static int duplicated[2];
 
 static double microseconds(void)
 {
@@ -154,6 +157,18 @@ static void* self_duplicator(void* unused)
   return NULL;
 }
 
+static void* duplicator(void* which)
+{
+  int i = *(int*)which;
+  for (int k = 0; k < 3; k++) {
+    MPI_Comm copy;
+    MPI_Comm_dup(comms[i], &copy);
+    duplicated[i] += copy != MPI_COMM_NULL;
+    MPI_Comm_free(&copy);
+  }
+  return NULL;
+}
+
 static void run_threads(int count, void* (*functions[])(void*), void* arguments[])
 {
   pthread_t threads[3];
@@ -209,11 +224,16 @@ int main(int argc, char** argv)
   void* late_receipt[]          = {&late, NULL};
   run_threads(2, duplicating, late_receipt);
 
+  MPI_Barrier(MPI_COMM_WORLD);
+  void* (*concurrent_dups[])(void*) = {duplicator, duplicator};
+  run_threads(2, concurrent_dups, which);
+
   printf("multiple=%d queried=%d blocked=%d blocked_us=%.3f polled=%d polled_us=%.3f sum0=%d sum1=%d trips0=%d "
-         "trips1=%d generalized_us=%.3f from_self=%d from_self_us=%.3f self_dup_us=%.3f late=%d late_us=%.3f\n",
+         "trips1=%d generalized_us=%.3f from_self=%d from_self_us=%.3f self_dup_us=%.3f late=%d late_us=%.3f "
+         "duplicated0=%d duplicated1=%d\n",
          provided == MPI_THREAD_MULTIPLE, queried == provided, blocked.value, blocked.at, polled_value, polled_at,
          sums[0], sums[1], round_trips[0], round_trips[1], generalized_at, from_self.value, from_self.at, self_dup_at,
-         late.value, late.at);
+         late.value, late.at, duplicated[0], duplicated[1]);
   MPI_Comm_free(&comms[0]);
   MPI_Comm_free(&comms[1]);
   MPI_Finalize();
