@@ -178,6 +178,16 @@ static void run_threads(int count, void* (*functions[])(void*), void* arguments[
     pthread_join(threads[i], NULL);
 }
 
+/** From a new start: a thread receives `receipt` (from `source`, with `tag`) while another runs `other`. */
+static void receive_beside(struct Receipt* receipt, int source, int tag, void* (*other)(void*))
+{
+  start                       = MPI_Wtime();
+  *receipt                    = (struct Receipt){source, tag, -1, 0};
+  void* (*functions[])(void*) = {receiver, other};
+  void* arguments[]           = {receipt, NULL};
+  run_threads(2, functions, arguments);
+}
+
 int main(int argc, char** argv)
 {
   int provided = -1, queried = -1;
@@ -211,18 +221,10 @@ int main(int argc, char** argv)
   MPI_Grequest_start(query_nothing, free_nothing, cancel_nothing, NULL, &generalized);
   void* (*generalizing[])(void*) = {completer, waiter};
   run_threads(2, generalizing, none);
-  start                     = MPI_Wtime();
-  from_self                 = (struct Receipt){rank, 7, -1, 0};
-  void* (*to_self[])(void*) = {receiver, self_sender};
-  void* from_self_receipt[] = {&from_self, NULL};
-  run_threads(2, to_self, from_self_receipt);
+  receive_beside(&from_self, rank, 7, self_sender);
 
   MPI_Barrier(MPI_COMM_WORLD);
-  start                         = MPI_Wtime();
-  late                          = (struct Receipt){peer, 9, -1, 0};
-  void* (*duplicating[])(void*) = {receiver, self_duplicator};
-  void* late_receipt[]          = {&late, NULL};
-  run_threads(2, duplicating, late_receipt);
+  receive_beside(&late, peer, 9, self_duplicator);
 
   MPI_Barrier(MPI_COMM_WORLD);
   void* (*concurrent_dups[])(void*) = {duplicator, duplicator};
