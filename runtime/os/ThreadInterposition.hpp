@@ -4,9 +4,9 @@
 // A thread the program's own code creates (pthread_create called from the program, not from a library it
 // uses) is a simulated thread of its rank: a SimGrid actor on the rank's core that runs the thread's
 // function as the rank's code (its globals, heap, output, Portals process), in simulated time, so that it
-// may call Portals and block in simulated time (thread levels up to MPI_THREAD_MULTIPLE at the Portals
-// level). pthread_join, pthread_detach, pthread_self, pthread_exit, mutexes (LockInterposition) and
-// condition variables (ConditionInterposition) act on such threads in simulated time.
+// may call Portals and block in simulated time, and MPI over its OpenMPI copy up to MPI_THREAD_MULTIPLE.
+// pthread_join, pthread_detach, pthread_self, pthread_exit, mutexes (LockInterposition) and condition
+// variables (ConditionInterposition) act on such threads in simulated time.
 //
 // Threads that libraries create for themselves (an OpenMP runtime's team, which synchronizes with raw
 // futex system calls bxisim cannot see) are real threads outside the simulation, as before; bxisim
