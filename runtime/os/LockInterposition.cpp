@@ -101,8 +101,11 @@ bool is_recursive(const pthread_mutex_t* mutex)
   return (mutex->__data.__kind & 3) == PTHREAD_MUTEX_RECURSIVE_NP;
 }
 
-void sleep_a_poll(double& delay, bool first)
+/** Sleeps the next poll of a lock wait, `waited` seconds long so far; both grow. */
+void sleep_a_poll(double& delay, double& waited)
 {
+  bool first = waited == 0;
+  waited += delay;
   bxisim::os::surviving_kill("killed while waiting for a lock another rank holds", [delay, first] {
     bxisim::os::SimulatorCall call;
     if (first && call.rank() != nullptr)
@@ -125,7 +128,7 @@ extern "C" int pthread_mutex_lock(pthread_mutex_t* mutex)
     return BXISIM_REAL(pthread_mutex_lock)(mutex);
   const void* me = bxisim::os::current_lock_holder(rank);
   double waited  = 0;
-  for (double delay = kFirstPoll;; waited += delay, sleep_a_poll(delay, waited == 0)) {
+  for (double delay = kFirstPoll;; sleep_a_poll(delay, waited)) {
     const Owner* held = owner_of(mutex);
     Rank* owner       = held != nullptr && held->holder != me ? held->rank : nullptr; // another holder
     if (waited >= kLongestWait && owner != nullptr && owner != rank && endless_wait_handler != nullptr)

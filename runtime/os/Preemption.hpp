@@ -22,8 +22,8 @@ namespace bxisim::os
 
 /** The simulated time a pause adds when computation is not simulated: how often the wait looks. */
 constexpr double kBusyWaitStep = 1e-7;
-/** Once a rank has been found busy-waiting, how long (wall time) it runs its own code before the next pause. */
-/** Short: a wait on memory that another thread of the rank, or a transfer, ends after many steps costs this much wall
+/** Once a rank has been found busy-waiting, how long (wall time) it runs its own code before the next pause.
+ * Short: a wait on memory that another thread of the rank, or a transfer, ends after many steps costs this much wall
  * time per step (1 ms made MPICH's thread tests, whose barrier spins, take minutes); each pause costs a signal. */
 constexpr auto kBusyWaitQuantum = std::chrono::microseconds(100);
 
