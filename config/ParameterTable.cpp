@@ -234,11 +234,14 @@ const std::vector<ParameterSpec> kTable = {
     {"pmi.barrier_latency",
      T::Duration,
      "s",
-     "0ns",
+     "20us",
      "Simulated time a PMI_Barrier (PMI-1, runtime/include/pmi.h) takes after the last rank arrives: the launcher's "
      "out-of-band barrier (Hydra or Slurm: each node's proxy to the server and back over the management network), "
-     "which bxisim does not simulate. 0: the barrier takes no time, as OpenMPI's start-up fence and S4BXI's barriers",
-     "bxisim assumption: the management network is not modelled; set the barrier time measured with your launcher",
+     "which bxisim does not simulate link by link. Programs count on it: the Portals 4 reference suite's tests leave "
+     "Puts in flight at a barrier and expect them delivered after it. 0: the barrier takes no time (OpenMPI's "
+     "start-up fence does not use it)",
+     "bxisim choice: of the order of a PMI barrier through a launcher's proxies over a management Ethernet (a few TCP "
+     "round trips of tens of us), not a measurement; set the barrier time measured with your launcher",
      {},
      kNonNegative},
     // --- message-level NIC model (bxisim run --level message) -------------------------------------
