@@ -88,8 +88,8 @@ TEST(Pmi, ABarrierEndsTheLauncherLatencyAfterTheLastArrival)
 TEST(Pmi, PutsInFlightAtABarrierHaveArrivedAfterIt)
 {
   for (int ranks_per_node : {1, 2})
-    for (auto [option, expected] : {std::pair<std::string, std::string>{"", "8 of 8"},
-                                    {"--set pmi.barrier_latency=0s", "0 of 8"}}) {
+    for (auto [option, expected] :
+         {std::pair<std::string, std::string>{"", "8 of 8"}, {"--set pmi.barrier_latency=0s", "0 of 8"}}) {
       auto result = run_bxisim(fmt::format("run -n 2 --ppn {} --no-cpu-simulation --quiet {} {} puts_then_barrier",
                                            ranks_per_node, option, test_program("pmi_ring")));
       ASSERT_EQ(result.exit_code, 0) << result.output;
