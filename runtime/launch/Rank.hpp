@@ -31,7 +31,7 @@ struct CpuSettings {
   bool simulate    = true;
   double factor    = 1.0;  // simulated seconds per measured second
   double threshold = 1e-6; // measured bursts shorter than this (seconds) are ignored
-  bool measure     = true; // false when the MPI library measures CPU time itself (SMPI, at --level smpi)
+  bool measure     = true; // false when the MPI library measures CPU time itself (SMPI, when told to at --level smpi)
 };
 
 enum class RankState { NotStarted, Running, Ended, Killed };

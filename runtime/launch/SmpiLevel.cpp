@@ -206,13 +206,27 @@ SmpiLevel::SmpiLevel(const std::vector<std::unique_ptr<Rank>>& ranks, const conf
     set_node_provider();
     return;
   }
-  // CPU time: SMPI's measure replaces bxisim's. cpu.factor (simulated seconds per measured second)
-  // is SMPI's smpi/host-speed (flop/s of the machine running the simulation) times the hosts' speed.
-  set_default("smpi/simulate-computation", parameters.boolean("cpu.simulate") ? "yes" : "no");
+  // CPU time: bxisim measures it, as at the other levels. SMPI 3.32's own measure reads the thread CPU clock at both
+  // ends of a burst, and counts what runs between its calls: on a virtual machine the two reads alone come to about
+  // smpi/cpu-threshold (1 us), and bxisim's bookkeeping around each call (its entry points, the ranks' output) pushed
+  // every burst of an 8-byte ping-pong over it: 1.8 us charged per MPI call that smpirun does not charge. bxisim's
+  // measure leaves out its own work and the clock reads. --cfg smpi/simulate-computation decides as under smpirun:
+  // yes lets SMPI measure instead (with smpi/cpu-threshold and smpi/host-speed, by default cpu.threshold and
+  // cpu.factor x the hosts' speed), no measures nothing.
+  bool smpi_decides = not simgrid::config::is_default("smpi/simulate-computation");
+  if (not smpi_decides) {
+    set_default("smpi/simulate-computation", "no");
+    for (const char* key : {"smpi/cpu-threshold", "smpi/host-speed"})
+      if (parameters.boolean("cpu.simulate") && not simgrid::config::is_default(key))
+        XBT_WARN("--cfg %s has no effect: bxisim measures the ranks' CPU time at --level smpi, not SMPI. Use "
+                 "--cpu-threshold and --cpu-factor (bxisim's), or add --cfg smpi/simulate-computation:yes to let SMPI "
+                 "measure it with this setting",
+                 key);
+  }
   set_default("smpi/cpu-threshold", fmt::format("{}", parameters.real("cpu.threshold")));
   double speed = ranks.empty() ? 0.0 : ranks.front()->host()->get_speed();
   for (const auto& rank : ranks)
-    if (rank->host()->get_speed() != speed) {
+    if (smpi_decides && rank->host()->get_speed() != speed) {
       if (simgrid::config::is_default("smpi/host-speed"))
         XBT_WARN("the ranks' hosts have different speeds: SMPI converts measured CPU time with one speed for all, "
                  "smpi/host-speed = cpu.factor x the speed of rank 0's host (%g flop/s)",
@@ -221,7 +235,7 @@ SmpiLevel::SmpiLevel(const std::vector<std::unique_ptr<Rank>>& ranks, const conf
     }
   set_default("smpi/host-speed", fmt::format("{}f", parameters.real("cpu.factor") * speed));
   CpuSettings cpu = Rank::cpu_settings();
-  cpu.measure     = false;
+  cpu.measure     = not smpi_decides;
   Rank::set_cpu_settings(cpu);
 
   the_level = this;

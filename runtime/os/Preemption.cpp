@@ -93,7 +93,7 @@ void on_preemption_signal(int, siginfo_t*, void* context)
 {
   signal_pending.store(false, std::memory_order_relaxed);
   runtime::Rank* rank = running_rank();
-  // SMPI's level measures the ranks' CPU time itself (clock hooks): a pause would count as computation.
+  // Not at SMPI's level (its clock hooks): SMPI's clocks and its polling costs there, not bxisim's busy-wait rules.
   if (rank == nullptr || clock_hooks() != nullptr ||
       simulator_transitions() != expected_transitions.load(std::memory_order_relaxed))
     return;

@@ -41,6 +41,13 @@ TEST(Compute, CpuFactorScalesIt)
   expect_simulated_spin(run_compute("-n 1 --set cpu.factor=0.5", "spin 0.05")[0], 0.5);
 }
 
+TEST(Compute, CpuTimeIsSimulatedAtLevelSmpiAsElsewhere)
+{
+  // bxisim measures it at every level (SMPI's own measure, only between MPI_Init and MPI_Finalize, gave 0 here).
+  expect_simulated_spin(run_compute("-n 1 --level smpi", "spin 0.05")[0], 1.0);
+  expect_simulated_spin(run_compute("-n 1 --level smpi --cpu-factor 3", "spin 0.05")[0], 3.0);
+}
+
 TEST(Compute, ItDoesNotDependOnTheCoreSpeed)
 {
   // Seconds of CPU become flops at the core's speed, which the core then runs at that speed.
