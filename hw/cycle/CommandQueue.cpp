@@ -76,7 +76,8 @@ void CommandQueue::scheduler()
       slot.process = last_process_;
       outbox_.post(slot);
     }
-    forward(out, *command);
+    if (not frame_of(*command).operation->message->command_only) // a triggered operation's registration: stored
+      forward(out, *command);
     command->release();
   }
 }

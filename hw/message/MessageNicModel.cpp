@@ -450,6 +450,8 @@ void MessageNicModel::tx_loop(int node, Network network)
       operation.holds_command_slot = false;
       waiters_.release_command_slot(operation.message->source_process);
     }
+    if (operation.message->command_only) // a triggered operation's registration: the NIC stores it
+      continue;
     if (frame.kind == FrameKind::Request)
       take_flow_credit(node, operation);
     if (config_.tx_delay > 0)

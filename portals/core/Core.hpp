@@ -278,6 +278,10 @@ class Core
   void count_initiator(MemoryDescriptor md, unsigned ct_option, ptl_size_t bytes, ptl_ni_fail_t fail);
   void ct_changed(ptl_handle_ct_t ct);
   void drain_ct_work();
+  /* Registers `action` on counter `trig` (of `ni`) at `threshold`, once `ps` has posted the registration's command
+   * to its NIC as any command (Message::command_only: it may wait for a command queue slot). */
+  void post_triggered(ProcessState& ps, NetworkInterface& ni, ptl_handle_ct_t trig, ptl_size_t threshold,
+                      std::function<void()> action);
   /* While alive, counter changes are queued (their triggered operations fire when it goes), so that a
    * loop over a list is not changed under it by a triggered operation. */
   class CtDeferral

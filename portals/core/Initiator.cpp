@@ -192,8 +192,7 @@ int Core::issue_triggered(const OperationRequest& req, ptl_handle_ct_t trig_ct, 
     std::memcpy(operand.data(), req.operand, datatype_size(req.atomic_type));
   }
   uint32_t owner = ps.ctx.id;
-  ni->triggered_ops++;
-  ct->add_triggered(threshold, [this, copy, operand, owner]() mutable {
+  post_triggered(ps, *ni, trig_ct, threshold, [this, copy, operand, owner]() mutable {
     if (copy.operand != nullptr)
       copy.operand = operand.data();
     ProcessState* p = process(owner);
@@ -202,8 +201,40 @@ int Core::issue_triggered(const OperationRequest& req, ptl_handle_ct_t trig_ct, 
       XBT_WARN("triggered Ptl%s of process %u could not start when it fired (error %d): its MD was released?",
                op_kind_name(copy.kind), owner, r);
   });
-  ct_changed(trig_ct); // fires at once if the threshold is already reached
   return PTL_OK;
+}
+
+void Core::post_triggered(ProcessState& ps, NetworkInterface& ni, ptl_handle_ct_t trig, ptl_size_t threshold,
+                          std::function<void()> action)
+{
+  ni.triggered_ops++;
+  ptl_handle_ni_t ni_handle = ni.handle;
+  if (ps.ctx.nic != nullptr) {
+    // In BXI the CPU posts a registration through the command queue like an operation, and the NIC stores it: the
+    // rank pays for the command (and waits while its queue is full); the counter keeps it from then on.
+    auto command            = std::make_unique<Message>();
+    command->id             = next_message_id_++;
+    command->command_only   = true;
+    command->iface          = ni.iface;
+    command->ni_options     = ni.options;
+    command->source         = ni.phys_id;
+    command->target         = ni.phys_id;
+    command->source_process = ps.ctx.id;
+    command->uid            = ni.uid;
+    command->source_ni      = ni_handle;
+    command->finished       = true; // nothing for the initiator to complete
+    ps.ctx.nic->submit(std::move(command));
+  }
+  NetworkInterface* owner = nis_.find(ni_handle);
+  CountingEvent* ct       = cts_.find(trig);
+  if (owner == nullptr) // another thread of the rank finalized the NI while this one waited for a slot
+    return;
+  if (ct == nullptr || ct->ni() != ni_handle) { // or freed the counter
+    owner->triggered_ops--;
+    return;
+  }
+  ct->add_triggered(threshold, std::move(action));
+  ct_changed(trig); // fires at once if the threshold is already reached
 }
 
 int Core::triggered_ct(ptl_handle_ct_t h, ptl_ct_event_t value, bool increment, ptl_handle_ct_t trig_ct,
@@ -221,8 +252,7 @@ int Core::triggered_ct(ptl_handle_ct_t h, ptl_ct_event_t value, bool increment, 
   NetworkInterface* ni = nis_.find(trig->ni());
   if (ni->triggered_ops >= ni->limits.max_triggered_ops)
     return PTL_NO_SPACE;
-  ni->triggered_ops++;
-  trig->add_triggered(threshold, [this, h, value, increment]() {
+  post_triggered(ps, *ni, trig_ct, threshold, [this, h, value, increment]() {
     CountingEvent* ct = cts_.find(h);
     if (ct == nullptr)
       return; // freed before the trigger
@@ -232,7 +262,6 @@ int Core::triggered_ct(ptl_handle_ct_t h, ptl_ct_event_t value, bool increment, 
       ct->set(value);
     ct_changed(h);
   });
-  ct_changed(trig_ct);
   return PTL_OK;
 }
 

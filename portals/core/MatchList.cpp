@@ -303,12 +303,11 @@ int Core::triggered_append(ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec
   ListEntryPtr e = create_entry(*ni, pt, spec, list, user_ptr);
   if (!e)
     return PTL_NO_SPACE;
-  e->pending_append = true;
-  *handle           = e->handle;
-  ni->triggered_ops++;
+  e->pending_append   = true;
+  *handle             = e->handle;
   ptl_handle_any_t eh = e->handle;
   bool is_me          = spec.is_me;
-  ct->add_triggered(threshold, [this, eh, is_me]() {
+  post_triggered(ps, *ni, trig_ct, threshold, [this, eh, is_me]() {
     ListEntryPtr entry = (is_me ? mes_ : les_).find_shared(eh);
     if (!entry || !entry->pending_append)
       return; // unlinked (or its NI finalized) before the trigger
@@ -323,7 +322,6 @@ int Core::triggered_append(ptl_handle_ni_t h, ptl_pt_index_t pt, const EntrySpec
     }
     link_entry(*owner, entry);
   });
-  ct_changed(trig_ct); // fires at once if the threshold is already reached
   return PTL_OK;
 }
 
@@ -356,15 +354,13 @@ int Core::triggered_unlink(ptl_handle_any_t h, bool is_me, ptl_handle_ct_t trig_
     return PTL_ARG_INVALID;
   if (ni->triggered_ops >= ni->limits.max_triggered_ops)
     return PTL_NO_SPACE;
-  ni->triggered_ops++;
-  ct->add_triggered(threshold, [this, h, is_me]() {
+  post_triggered(ps, *ni, trig_ct, threshold, [this, h, is_me]() {
     ListEntryPtr entry = (is_me ? mes_ : les_).find_shared(h);
     if (!entry)
       return; // already unlinked
     if (NetworkInterface* owner = nis_.find(entry->ni))
       unlink_entry(*owner, entry, false);
   });
-  ct_changed(trig_ct);
   return PTL_OK;
 }
 

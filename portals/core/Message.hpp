@@ -82,6 +82,11 @@ struct Message {
   bool finished               = false; // the initiator is done with it: the model may destroy it
   bool tracked                = false; // in Core's list of unfinished messages
 
+  /* Not an operation but a command the NIC stores (the registration of a triggered operation, which Core has
+   * already put in place): the model charges it as any command the CPU posts (a command queue slot, the posted PCIe
+   * write, the NIC's intake) and destroys it once the NIC has taken it. Nothing goes on the wire, no event follows. */
+  bool command_only = false;
+
   void borrow_payload(const unsigned char* p) { borrowed_payload_ = p; }
   /* Whether the payload still lives in the initiator's memory (not copied into the message yet). */
   bool payload_borrowed() const { return owned_payload_.empty() && borrowed_payload_ != nullptr && length > 0; }

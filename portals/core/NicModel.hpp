@@ -12,6 +12,8 @@
  *   4. once msg.finished is true, the model may destroy the message.
  * The model may also call core.drop_request(msg) instead of step 1 when the network lost it for good
  * (after the E2E retries): the initiator then sees PTL_NI_UNDELIVERABLE.
+ * A command_only message (a triggered operation's registration) is none of this: the model charges it as any
+ * command the CPU posts and destroys it once the NIC has taken it.
  *
  * Blocking calls (PtlEQWait, PtlCTWait, PtlEQPoll, PtlCTPoll) call wait() while their condition is
  * false; Core calls notify() whenever an event or a counter of a process changes. */
