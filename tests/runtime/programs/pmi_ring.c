@@ -116,6 +116,22 @@ static ptl_handle_ni_t logical_ni_from_pmi(int rank, int size)
   return ni;
 }
 
+/* An entry on `pt` that takes Puts from anyone into `start` and counts them on `counter`, without events. */
+static void append_counted_entry(ptl_handle_ni_t ni, ptl_pt_index_t pt, void* start, ptl_size_t length,
+                                 ptl_handle_ct_t counter)
+{
+  ptl_me_t entry = {.start       = start,
+                    .length      = length,
+                    .ct_handle   = counter,
+                    .uid         = PTL_UID_ANY,
+                    .options     = PTL_ME_OP_PUT | PTL_ME_EVENT_CT_COMM | PTL_ME_EVENT_SUCCESS_DISABLE,
+                    .match_id    = {.rank = PTL_RANK_ANY},
+                    .match_bits  = 0,
+                    .ignore_bits = 0};
+  ptl_handle_me_t handle;
+  CHECK(PtlMEAppend(ni, pt, &entry, PTL_PRIORITY_LIST, NULL, &handle), PTL_OK);
+}
+
 /* The reference suite's pattern: Puts whose ACKs nobody waits for, then the launcher's barrier, after which the
  * target counts on having them all. */
 static int puts_then_barrier(void)
@@ -132,16 +148,7 @@ static int puts_then_barrier(void)
   CHECK(PtlPTAlloc(ni, 0, PTL_EQ_NONE, 0, &pt), PTL_OK);
   long word = 0;
   if (rank == 1) {
-    ptl_me_t entry = {.start       = &word,
-                      .length      = sizeof word,
-                      .ct_handle   = counter,
-                      .uid         = PTL_UID_ANY,
-                      .options     = PTL_ME_OP_PUT | PTL_ME_EVENT_CT_COMM | PTL_ME_EVENT_SUCCESS_DISABLE,
-                      .match_id    = {.rank = PTL_RANK_ANY},
-                      .match_bits  = 0,
-                      .ignore_bits = 0};
-    ptl_handle_me_t me;
-    CHECK(PtlMEAppend(ni, pt, &entry, PTL_PRIORITY_LIST, NULL, &me), PTL_OK);
+    append_counted_entry(ni, pt, &word, sizeof word, counter);
   }
   CHECK(PMI_Barrier(), PMI_SUCCESS);
   if (rank == 0) {
@@ -190,21 +197,12 @@ int main(int argc, char** argv)
 
   ptl_pt_index_t pt;
   ptl_handle_ct_t arrived, sent;
-  ptl_handle_me_t me_handle;
   ptl_handle_md_t md;
   int received = -1, mine = rank;
   CHECK(PtlCTAlloc(ni, &arrived), PTL_OK);
   CHECK(PtlCTAlloc(ni, &sent), PTL_OK);
   CHECK(PtlPTAlloc(ni, 0, PTL_EQ_NONE, 0, &pt), PTL_OK);
-  ptl_me_t entry = {.start       = &received,
-                    .length      = sizeof received,
-                    .ct_handle   = arrived,
-                    .uid         = PTL_UID_ANY,
-                    .options     = PTL_ME_OP_PUT | PTL_ME_EVENT_CT_COMM | PTL_ME_EVENT_SUCCESS_DISABLE,
-                    .match_id    = {.rank = PTL_RANK_ANY},
-                    .match_bits  = 0,
-                    .ignore_bits = 0};
-  CHECK(PtlMEAppend(ni, pt, &entry, PTL_PRIORITY_LIST, NULL, &me_handle), PTL_OK);
+  append_counted_entry(ni, pt, &received, sizeof received, arrived);
   ptl_md_t descriptor = {.start     = &mine,
                          .length    = sizeof mine,
                          .options   = PTL_MD_EVENT_CT_ACK,
