@@ -297,10 +297,10 @@ SmpiLevel::~SmpiLevel()
   mw::set_call_hooks(nullptr);
   mw::set_abort_handler(nullptr);
   os::set_clock_hooks(nullptr);
-  // In a mixed run, ranks that never ran at smpi never finalized there either, and SMPI would ask at its
-  // end whether they called MPI_Finalize ("Stalling SMPI instance"): bxisim checks that itself, at every
-  // level (check_end). Said anyway when the user turned SMPI's verbose messages on.
-  if (mixed_ && not XBT_LOG_ISENABLED(smpi, xbt_log_priority_verbose))
+  // SMPI asks at its end whether the ranks called MPI_Finalize ("Stalling SMPI instance"), which in a mixed run
+  // ranks that never ran at smpi did not do there: bxisim checks that itself, at every level (check_end), and
+  // names the ranks and the fix. Said anyway when the user turned SMPI's verbose messages on.
+  if (not XBT_LOG_ISENABLED(smpi, xbt_log_priority_verbose))
     xbt_log_control_set("smpi.thres:warning");
   SMPI_finalize();
 }
