@@ -105,30 +105,52 @@ void RunRecorder::observe_mpi_calls()
 {
   if (not trace_)
     return;
-  mpi_start_.assign(rank_end_.size(), 0.0);
-  mpi_arguments_.assign(rank_end_.size(), "");
   static const mw::CallObserver kObserver{
       [](int rank, const char*) {
-        if (current() != nullptr) {
-          current()->mpi_start_.at(static_cast<size_t>(rank)) = simgrid::s4u::Engine::get_clock();
-          current()->mpi_arguments_.at(static_cast<size_t>(rank)).clear();
-        }
+        if (current() != nullptr)
+          current()->open_mpi_calls_[{rank, mw::calling_thread()}] = {simgrid::s4u::Engine::get_clock(), ""};
       },
       [](int rank, const char* arguments) {
         if (current() != nullptr)
-          current()->mpi_arguments_.at(static_cast<size_t>(rank)) = arguments;
+          current()->open_mpi_calls_[{rank, mw::calling_thread()}].arguments = arguments;
       },
       [](int rank, const char* name) {
         RunRecorder* recorder = current();
         if (recorder == nullptr)
           return;
-        double start                 = recorder->mpi_start_.at(static_cast<size_t>(rank));
-        const std::string& arguments = recorder->mpi_arguments_.at(static_cast<size_t>(rank));
+        const void* thread = mw::calling_thread();
+        auto open          = recorder->open_mpi_calls_.find({rank, thread});
+        if (open == recorder->open_mpi_calls_.end())
+          return;
+        double start = open->second.start, end = simgrid::s4u::Engine::get_clock();
         // Calls that take no simulated time are invisible, except those that move data (an eager send).
-        if (simgrid::s4u::Engine::get_clock() > start || not arguments.empty())
-          recorder->call(rank, "mpi", name, start, simgrid::s4u::Engine::get_clock(), arguments);
+        if (end > start || not open->second.arguments.empty()) {
+          nlohmann::json args = nlohmann::json::object();
+          if (not open->second.arguments.empty())
+            args["arguments"] = open->second.arguments;
+          recorder->trace_->span(kRanksProcess, recorder->lane_of(rank, thread), "mpi", name, start, end,
+                                 std::move(args));
+        }
+        recorder->open_mpi_calls_.erase(open);
       }};
   mw::set_call_observer(&kObserver);
+}
+
+int RunRecorder::lane_of(int rank, const void* thread)
+{
+  if (thread == nullptr)
+    return rank;
+  // Above every rank's lane; numbered in the order the threads first call MPI.
+  constexpr int kFirstThreadLane = 1 << 24;
+  auto [lane, added] =
+      thread_lanes_.emplace(std::make_pair(rank, thread), kFirstThreadLane + static_cast<int>(thread_lanes_.size()));
+  if (added) {
+    int of_rank = 0;
+    for (const auto& known : thread_lanes_)
+      of_rank += known.first.first == rank ? 1 : 0;
+    trace_->name_lane(kRanksProcess, "ranks", lane->second, fmt::format("rank {}, thread {}", rank, of_rank), 0);
+  }
+  return lane->second;
 }
 
 void RunRecorder::charge_level(int rank, double time)

@@ -99,8 +99,16 @@ class RunRecorder
   std::map<std::string, RegionRecord> regions_;
   // Timeline.
   std::optional<ChromeTrace> trace_;
-  std::vector<double> mpi_start_;          // per rank: when its current MPI call started
-  std::vector<std::string> mpi_arguments_; // per rank: what it moves, to whom
+  struct OpenMpiCall {
+    double start = 0;      // when it started
+    std::string arguments; // what it moves, to whom
+  };
+  // Per rank and thread (nullptr: the rank's main thread): under MPI_THREAD_MULTIPLE a rank's threads are in calls
+  // at the same time, each on its own lane.
+  std::map<std::pair<int, const void*>, OpenMpiCall> open_mpi_calls_;
+  std::map<std::pair<int, const void*>, int> thread_lanes_;
+  /** The timeline lane of `thread` of `rank`: the rank's own for its main thread, one of their own for the others. */
+  int lane_of(int rank, const void* thread);
   struct Occupancy {
     double time;
     int node;

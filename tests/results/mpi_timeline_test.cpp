@@ -92,3 +92,71 @@ TEST(MpiTimeline, CallsWithBytesAndPeersAtSmpi)
 {
   check("--ppn 1 --level smpi", false);
 }
+
+namespace
+{
+// Rank 0's thread waits in MPI_Recv for what rank 1 sends at 200 us, while its main thread keeps calling MPI_Iprobe.
+const char* kThreadsProgram = R"(#include <mpi.h>
+#include <pthread.h>
+#include <unistd.h>
+static int value;
+static void* receiver(void* unused)
+{
+  (void)unused;
+  MPI_Recv(&value, 1, MPI_INT, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  return NULL;
+}
+int main(int argc, char** argv)
+{
+  int provided, rank, flag;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) {
+    pthread_t thread;
+    pthread_create(&thread, NULL, receiver, NULL);
+    for (int i = 0; i < 300; ++i) {
+      MPI_Iprobe(1, 4, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      usleep(1);
+    }
+    pthread_join(thread, NULL);
+  } else {
+    usleep(200);
+    MPI_Send(&rank, 1, MPI_INT, 0, 3, MPI_COMM_WORLD);
+  }
+  MPI_Finalize();
+  return 0;
+}
+)";
+} // namespace
+
+// Under MPI_THREAD_MULTIPLE the calls of a rank's threads overlap: each thread's go on a lane of its own, from their
+// own start (a second thread's call used to restart the first one's, which was drawn from the last MPI_Iprobe on).
+TEST(MpiTimeline, EachThreadsCallsAreOnALaneOfTheirOwn)
+{
+  std::string source = temporary_path("threads.c"), binary = temporary_path("threads");
+  std::ofstream(source) << kThreadsProgram;
+  auto build = run_command(BXISIM_BIN_DIR "/bxicc -O1 " + source + " -o " + binary);
+  ASSERT_EQ(build.exit_code, 0) << build.output;
+  for (int ranks_per_node : {1, 2}) {
+    std::string folder = temporary_path("threads-trace");
+    auto result        = run_bxisim("run -n 2 --ppn " + std::to_string(ranks_per_node) +
+                                    " --level message --no-cpu-simulation -q --no-summary --trace " + folder + " " + binary);
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    std::ifstream file(folder + "/trace.json");
+    auto trace = nlohmann::json::parse(file, nullptr, false);
+    ASSERT_TRUE(trace.is_object());
+    nlohmann::json thread_lane;
+    for (const auto& event : trace["traceEvents"])
+      if (event["ph"] == "M" && event["name"] == "thread_name" && event["args"]["name"] == "rank 0, thread 1")
+        thread_lane = event["tid"];
+    ASSERT_FALSE(thread_lane.is_null()) << "no lane for rank 0's thread";
+    double receive = 0;
+    for (const auto& event : trace["traceEvents"])
+      if (event["ph"] == "X" && event["name"] == "MPI_Recv") {
+        EXPECT_EQ(event["tid"], thread_lane) << "the receive is the thread's";
+        receive = event["dur"].get<double>();
+      }
+    EXPECT_GT(receive, 199.0) << "--ppn " << ranks_per_node << ": from its start to the message after 200 us";
+    EXPECT_LT(receive, 205.0) << "--ppn " << ranks_per_node;
+  }
+}
