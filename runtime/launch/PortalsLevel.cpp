@@ -41,7 +41,8 @@ class PortalsCall : public os::SimulatorCall
       double end = simgrid::s4u::Engine::get_clock();
       // Calls that take no simulated time are invisible on a timeline, except the data movements.
       if (end > start || not arguments.empty())
-        RunRecorder::current()->call(rank()->index(), "portals", recorded, start, end, arguments);
+        RunRecorder::current()->call(rank()->index(), os::running_simulated_thread(), "portals", recorded, start, end,
+                                     arguments);
     }
   }
   const char* recorded = nullptr; // the function's name, when the run has a timeline

@@ -124,13 +124,8 @@ void RunRecorder::observe_mpi_calls()
           return;
         double start = open->second.start, end = simgrid::s4u::Engine::get_clock();
         // Calls that take no simulated time are invisible, except those that move data (an eager send).
-        if (end > start || not open->second.arguments.empty()) {
-          nlohmann::json args = nlohmann::json::object();
-          if (not open->second.arguments.empty())
-            args["arguments"] = open->second.arguments;
-          recorder->trace_->span(kRanksProcess, recorder->lane_of(rank, thread), "mpi", name, start, end,
-                                 std::move(args));
-        }
+        if (end > start || not open->second.arguments.empty())
+          recorder->call(rank, thread, "mpi", name, start, end, open->second.arguments);
         recorder->open_mpi_calls_.erase(open);
       }};
   mw::set_call_observer(&kObserver);
@@ -192,15 +187,15 @@ void RunRecorder::region_boundary(int rank, const std::string& name, bool begin,
                    {{"region", name}, {"level", level}});
 }
 
-void RunRecorder::call(int rank, const char* category, const std::string& name, double start, double end,
-                       const std::string& arguments)
+void RunRecorder::call(int rank, const void* thread, const char* category, const std::string& name, double start,
+                       double end, const std::string& arguments)
 {
   if (not trace_)
     return;
   nlohmann::json args = nlohmann::json::object();
   if (not arguments.empty())
     args["arguments"] = arguments;
-  trace_->span(kRanksProcess, rank, category, name, start, end, std::move(args));
+  trace_->span(kRanksProcess, lane_of(rank, thread), category, name, start, end, std::move(args));
 }
 
 void RunRecorder::nic_operation(const char* operation, int initiator, int target, double start, double end)

@@ -55,7 +55,8 @@ class RunRecorder
   void region_boundary(int rank, const std::string& name, bool begin, const std::string& level, double time);
   /** The rank runs at `level` from `time` on (the time before counts in its previous level). */
   void level_switched(int rank, const std::string& level, double time);
-  void call(int rank, const char* category, const std::string& name, double start, double end,
+  /** A call of `thread` of `rank` (nullptr: its main thread) on the timeline, on that thread's lane. */
+  void call(int rank, const void* thread, const char* category, const std::string& name, double start, double end,
             const std::string& arguments);
   /** From now on, every outermost MPI call of a rank goes on its timeline lane (with a timeline). */
   void observe_mpi_calls();

@@ -129,8 +129,9 @@ int main(int argc, char** argv)
 )";
 } // namespace
 
-// Under MPI_THREAD_MULTIPLE the calls of a rank's threads overlap: each thread's go on a lane of its own, from their
-// own start (a second thread's call used to restart the first one's, which was drawn from the last MPI_Iprobe on).
+// Under MPI_THREAD_MULTIPLE the calls of a rank's threads overlap: each thread's MPI and Portals calls go on a lane of
+// its own, MPI calls from their own start (a second thread's call used to restart the first one's, which was drawn
+// from the last MPI_Iprobe on).
 TEST(MpiTimeline, EachThreadsCallsAreOnALaneOfTheirOwn)
 {
   std::string source = temporary_path("threads.c"), binary = temporary_path("threads");
@@ -150,12 +151,17 @@ TEST(MpiTimeline, EachThreadsCallsAreOnALaneOfTheirOwn)
       if (event["ph"] == "M" && event["name"] == "thread_name" && event["args"]["name"] == "rank 0, thread 1")
         thread_lane = event["tid"];
     ASSERT_FALSE(thread_lane.is_null()) << "no lane for rank 0's thread";
-    double receive = 0;
-    for (const auto& event : trace["traceEvents"])
+    double receive     = 0;
+    int thread_portals = 0; // OpenMPI's Portals calls inside the thread's receive: on its lane too
+    for (const auto& event : trace["traceEvents"]) {
       if (event["ph"] == "X" && event["name"] == "MPI_Recv") {
         EXPECT_EQ(event["tid"], thread_lane) << "the receive is the thread's";
         receive = event["dur"].get<double>();
       }
+      if (event["ph"] == "X" && event["cat"] == "portals" && event["tid"] == thread_lane)
+        ++thread_portals;
+    }
+    EXPECT_GT(thread_portals, 0) << "--ppn " << ranks_per_node;
     EXPECT_GT(receive, 199.0) << "--ppn " << ranks_per_node << ": from its start to the message after 200 us";
     EXPECT_LT(receive, 205.0) << "--ppn " << ranks_per_node;
   }
