@@ -135,7 +135,7 @@ int RunRecorder::lane_of(int rank, const void* thread)
 {
   if (thread == nullptr)
     return rank;
-  // Above every rank's lane; numbered in the order the threads first call MPI.
+  // Above every rank's lane; numbered in the order the rank's threads first call MPI or Portals.
   constexpr int kFirstThreadLane = 1 << 24;
   auto [lane, added] =
       thread_lanes_.emplace(std::make_pair(rank, thread), kFirstThreadLane + static_cast<int>(thread_lanes_.size()));
