@@ -38,7 +38,25 @@ namespace
 {
 const CallHooks* the_call_hooks       = nullptr;
 const CallObserver* the_call_observer = nullptr;
+const LibraryEdges* the_library_edges = nullptr;
 } // namespace
+
+void set_library_edges(const LibraryEdges* edges)
+{
+  the_library_edges = edges;
+}
+
+void enter_library()
+{
+  if (the_library_edges != nullptr)
+    the_library_edges->enter();
+}
+
+void leave_library()
+{
+  if (the_library_edges != nullptr)
+    the_library_edges->leave();
+}
 
 void set_call_observer(const CallObserver* observer)
 {
@@ -66,12 +84,16 @@ ProgramCallback::ProgramCallback()
   hooks_        = rank != nullptr && rank->active_call_hooks() != nullptr ? rank->active_call_hooks() : the_call_hooks;
   if (hooks_ != nullptr && hooks_->enter_program != nullptr)
     token_ = hooks_->enter_program();
+  else if (hooks_ == nullptr)
+    leave_library(); // the program's code runs again
 }
 
 ProgramCallback::~ProgramCallback()
 {
   if (hooks_ != nullptr && hooks_->leave_program != nullptr)
     hooks_->leave_program(token_);
+  else if (hooks_ == nullptr)
+    enter_library();
 }
 
 void exit_rank(int code)

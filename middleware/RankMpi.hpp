@@ -156,6 +156,19 @@ void set_call_hooks(const CallHooks* hooks);
 const CallHooks* call_hooks();
 
 /**
+ * Where the back end's code counts as the rank's own (no CallHooks: the OpenMPI levels), the runtime is told when
+ * the calling thread enters and leaves the library's code: an outermost MPI call, a program function the library
+ * calls back. nullptr (the default): nobody is told.
+ */
+struct LibraryEdges {
+  void (*enter)();
+  void (*leave)();
+};
+void set_library_edges(const LibraryEdges* edges);
+void enter_library();
+void leave_library();
+
+/**
  * Told of every outermost MPI call of a rank, when it starts and when it returns (the run's
  * timeline). nullptr (the default): nobody is told.
  */

@@ -14,12 +14,12 @@
 #include "RunFolder.hpp"
 #include "RunSupervisor.hpp"
 #include "SmpiLevel.hpp"
+#include "config/ConfigError.hpp"
 #include "middleware/ProgramCheck.hpp"
 #include "platforms/Machine.hpp"
 #include "platforms/PlatformConfig.hpp"
 #include "platforms/Topologies.hpp"
 #include "platforms/WireFaults.hpp"
-#include "config/ConfigError.hpp"
 #include "runtime/os/CodePages.hpp"
 #include "runtime/os/LockInterposition.hpp"
 #include "runtime/os/Preemption.hpp"
@@ -228,7 +228,12 @@ void check_system_limits(int ranks, size_t nodes, const std::string& program,
 
 CpuSettings cpu_settings(const config::Parameters& parameters)
 {
-  return {parameters.boolean("cpu.simulate"), parameters.real("cpu.factor"), parameters.real("cpu.threshold")};
+  CpuSettings settings;
+  settings.simulate      = parameters.boolean("cpu.simulate");
+  settings.factor        = parameters.real("cpu.factor");
+  settings.threshold     = parameters.real("cpu.threshold");
+  settings.mpi_threshold = parameters.real("cpu.mpi_threshold");
+  return settings;
 }
 
 /** Whether --log chose an appender of its own (--log=CATEGORY.app:file:NAME, rollfile, splitfile). */

@@ -48,6 +48,15 @@ namespace
 constexpr const char* kLibraryName = "libbxisim-openmpi.so";
 OpenMpiJob* the_job                = nullptr;
 
+const mw::LibraryEdges kLibraryEdges{[] {
+                                       if (Rank* rank = os::running_rank())
+                                         rank->enter_library();
+                                     },
+                                     [] {
+                                       if (Rank* rank = os::running_rank())
+                                         rank->leave_library();
+                                     }};
+
 /** The undefined dynamic symbols of an ELF shared object (empty if it is not one). */
 std::vector<std::string> undefined_symbols(const std::string& path)
 {
@@ -309,6 +318,13 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
     if (dispatch != nullptr && dispatch->others_in_calls())
       portals::Core::instance().wake_process(static_cast<uint32_t>(rank.index()));
   });
+  // OpenMPI's own code in a CPU burst is kept or dropped by cpu.mpi_threshold (Rank::enter_library).
+  mw::set_library_edges(&kLibraryEdges);
+  // Not in a mixed run, whose MPI calls all go through SMPI's hooks: there a call is a simulator call, no edge.
+  Rank::set_library_probe([](const Rank& rank) {
+    const auto& dispatch = the_job->dispatch_.at(static_cast<size_t>(rank.index()));
+    return mw::call_hooks() == nullptr && dispatch != nullptr && dispatch->calling_thread_call() != nullptr;
+  });
 }
 
 OpenMpiJob::~OpenMpiJob()
@@ -319,6 +335,8 @@ OpenMpiJob::~OpenMpiJob()
   mw::set_thread_provider(nullptr);
   mw::set_concurrent_call_handler(nullptr);
   os::set_sibling_wait_handler(nullptr);
+  mw::set_library_edges(nullptr);
+  Rank::set_library_probe(nullptr);
   the_job = nullptr;
   if (library_descriptor_ >= 0)
     ::close(library_descriptor_); // the copies' mappings hold the file

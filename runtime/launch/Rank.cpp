@@ -14,6 +14,7 @@ namespace bxisim::runtime
 namespace
 {
 CpuSettings settings;
+bool (*library_probe)(const Rank&) = nullptr;
 
 double thread_cpu_seconds()
 {
@@ -75,8 +76,32 @@ void Rank::start_burst()
 {
   if (not settings.simulate || not settings.measure)
     return;
+  in_library_       = library_probe != nullptr && library_probe(*this);
+  library_wall_     = 0.0;
   burst_cpu_start_  = thread_cpu_seconds();
   burst_wall_start_ = wall_seconds(); // last: the burst starts as the simulator returns to the rank
+  library_start_    = burst_wall_start_;
+}
+
+void Rank::enter_library()
+{
+  if (not settings.simulate || not settings.measure || in_library_)
+    return;
+  in_library_    = true;
+  library_start_ = wall_seconds();
+}
+
+void Rank::leave_library()
+{
+  if (not settings.simulate || not settings.measure || not in_library_)
+    return;
+  in_library_ = false;
+  library_wall_ += wall_seconds() - library_start_;
+}
+
+void Rank::set_library_probe(bool (*probe)(const Rank& rank))
+{
+  library_probe = probe;
 }
 
 double Rank::end_burst()
@@ -88,8 +113,16 @@ double Rank::end_burst()
   double wall            = wall_end - burst_wall_start_ - costs.wall;
   if (wall < settings.threshold)
     return std::max(0.0, wall);
+  // The library's share and the program's are kept or dropped by their own thresholds; what is kept is the
+  // CPU time of the burst in the proportion of the wall time kept.
+  double library = std::min(wall, library_wall_ + (in_library_ ? wall_end - library_start_ : 0.0));
+  double program = wall - library;
+  double kept    = (program >= settings.threshold ? program : 0.0) +
+                (library >= std::max(settings.threshold, settings.mpi_threshold) ? library : 0.0);
+  if (kept <= 0.0)
+    return 0.0;
   double cpu = thread_cpu_seconds() - burst_cpu_start_ - costs.cpu;
-  return std::max(0.0, std::min(wall, cpu));
+  return std::max(0.0, std::min(kept, cpu * (kept / wall)));
 }
 
 double Rank::burst_so_far()

@@ -31,7 +31,10 @@ struct CpuSettings {
   bool simulate    = true;
   double factor    = 1.0;  // simulated seconds per measured second
   double threshold = 1e-6; // measured bursts shorter than this (seconds) are ignored
-  bool measure     = true; // false when the MPI library measures CPU time itself (SMPI, when told to at --level smpi)
+  // The MPI library's code inside a burst is simulated only when it ran this long (seconds) in the burst: see
+  // Rank::enter_library.
+  double mpi_threshold = 1e-6;
+  bool measure = true; // false when the MPI library measures CPU time itself (SMPI, when told to at --level smpi)
 };
 
 enum class RankState { NotStarted, Running, Ended, Killed };
@@ -80,6 +83,18 @@ class Rank
    * simulated), without ending it: for clock reads that must not switch ranks (see time()).
    */
   double burst_so_far();
+  /**
+   * The calling thread of the rank enters (leaves) the MPI library's own code at the OpenMPI levels: an MPI
+   * call, or the return from a program function the library called. Within a burst, the wall time spent in
+   * the library is simulated only when it reaches cpu.mpi_threshold; the rest of the burst (the program's own
+   * code) is simulated by cpu.threshold as before. Why: the library's code between two Portals calls is short
+   * on a real node (its caches warm, as the rank runs nothing else), but here it runs after the simulator,
+   * with cold caches, several times slower.
+   */
+  void enter_library();
+  void leave_library();
+  /** Tells start_burst whether the rank's running thread is inside the library (its threads switch in calls). */
+  static void set_library_probe(bool (*probe)(const Rank& rank));
   /** Whether the exit edge starts the next burst (the SimulatorCall taken at the entry edge has ended). */
   void defer_burst_start() { start_deferred_ = true; }
   bool take_deferred_start()
@@ -191,6 +206,9 @@ class Rank
   bool start_deferred_     = false;
   double burst_cpu_start_  = 0.0; // thread CPU clock at start_burst()
   double burst_wall_start_ = 0.0; // monotonic clock at start_burst()
+  bool in_library_         = false;
+  double library_start_    = 0.0; // monotonic clock as the running thread entered the library
+  double library_wall_     = 0.0; // wall time of the current burst spent in the library before library_start_
   std::function<std::string()> waiting_for_;
   std::vector<std::pair<uintptr_t, uintptr_t>> own_code_;
   bool preempted_                = false;
