@@ -46,10 +46,9 @@ void set_library_edges(const LibraryEdges* edges)
   the_library_edges = edges;
 }
 
-void enter_library()
+bool enter_library()
 {
-  if (the_library_edges != nullptr)
-    the_library_edges->enter();
+  return the_library_edges == nullptr || the_library_edges->enter();
 }
 
 void leave_library()

@@ -14,8 +14,6 @@ namespace bxisim::mw
 /** The calling rank's dispatch; ends the rank if it has none, or if `function` is called before MPI_Init or after
  * MPI_Finalize. */
 MpiInterface* enter(MpiFunction function);
-/** The calling rank's dispatch, or nullptr (callbacks). */
-RankMpi* calling_rank();
 
 /** Records the MPI function a rank is in, for as long as it runs (nested calls of a PMPI tool included). */
 class CallScope
@@ -26,8 +24,6 @@ class CallScope
   {
     if (hooks_ != nullptr)
       token_ = hooks_->enter(); // SMPI: simulates the computation before the call first
-    else if (previous_ == nullptr)
-      enter_library();
     if (previous_ == nullptr && (observer_ = call_observer()) != nullptr)
       observer_->enter(rank_->rank(), name_);
   }
@@ -38,8 +34,6 @@ class CallScope
     if (hooks_ != nullptr)
       hooks_->leave(token_);
     rank_->leave_call(previous_);
-    if (hooks_ == nullptr && previous_ == nullptr)
-      leave_library();
   }
   /** Whether someone observes this call (the timeline): then the entry point describes it. */
   bool observed() const { return observer_ != nullptr; }

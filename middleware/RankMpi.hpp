@@ -154,19 +154,38 @@ void set_concurrent_call_handler(void (*handler)(int rank));
 [[noreturn]] void exit_rank(int code);
 void set_call_hooks(const CallHooks* hooks);
 const CallHooks* call_hooks();
+/** The calling rank's dispatch (the rank provider's: in a mixed run, the rank's switch of back ends), or nullptr. */
+RankMpi* calling_rank();
 
 /**
  * Where the back end's code counts as the rank's own (no CallHooks: the OpenMPI levels), the runtime is told when
- * the calling thread enters and leaves the library's code: an outermost MPI call, a program function the library
- * calls back. nullptr (the default): nobody is told.
+ * the calling thread enters and leaves the MPI library's code: an MPI entry point (bxisim's code and the back end's),
+ * a program function the library calls back. `enter` returns whether the thread was in the library already (nested
+ * calls). nullptr (the default): nobody is told.
  */
 struct LibraryEdges {
-  void (*enter)();
+  bool (*enter)();
   void (*leave)();
 };
 void set_library_edges(const LibraryEdges* edges);
-void enter_library();
+bool enter_library();
 void leave_library();
+/** Around an MPI entry point: the library's code runs while it exists. */
+class LibraryScope
+{
+ public:
+  LibraryScope() : was_inside_(enter_library()) {}
+  ~LibraryScope()
+  {
+    if (not was_inside_)
+      leave_library();
+  }
+  LibraryScope(const LibraryScope&)            = delete;
+  LibraryScope& operator=(const LibraryScope&) = delete;
+
+ private:
+  bool was_inside_;
+};
 
 /**
  * Told of every outermost MPI call of a rank, when it starts and when it returns (the run's

@@ -527,6 +527,8 @@ def write_entry_points(functions):
             fid = f"MpiFunction::{f.name}"
             if f.has("refused") or f.has("error"):
                 out += [f"  (void){a.name};\n" for a in f.arguments]
+            if f.has("local") or not (f.has("refused") or f.has("error")):
+                out.append("  bxisim::mw::LibraryScope library_;\n")  # first: the entry point is bxisim's code
             if f.has("local"):
                 out.append(f"  return bxisim::mw::local_{f.name}({f.argument_names()});\n")
             elif f.has("refused"):

@@ -232,6 +232,7 @@ CpuSettings cpu_settings(const config::Parameters& parameters)
   settings.simulate      = parameters.boolean("cpu.simulate");
   settings.factor        = parameters.real("cpu.factor");
   settings.threshold     = parameters.real("cpu.threshold");
+  settings.mpi_library   = parameters.boolean("cpu.mpi_library");
   settings.mpi_threshold = parameters.real("cpu.mpi_threshold");
   return settings;
 }

@@ -49,8 +49,8 @@ constexpr const char* kLibraryName = "libbxisim-openmpi.so";
 OpenMpiJob* the_job                = nullptr;
 
 const mw::LibraryEdges kLibraryEdges{[] {
-                                       if (Rank* rank = os::running_rank())
-                                         rank->enter_library();
+                                       Rank* rank = os::running_rank();
+                                       return rank == nullptr || rank->enter_library();
                                      },
                                      [] {
                                        if (Rank* rank = os::running_rank())
@@ -320,10 +320,11 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
   });
   // OpenMPI's own code in a CPU burst is kept or dropped by cpu.mpi_threshold (Rank::enter_library).
   mw::set_library_edges(&kLibraryEdges);
-  // Not in a mixed run, whose MPI calls all go through SMPI's hooks: there a call is a simulator call, no edge.
-  Rank::set_library_probe([](const Rank& rank) {
-    const auto& dispatch = the_job->dispatch_.at(static_cast<size_t>(rank.index()));
-    return mw::call_hooks() == nullptr && dispatch != nullptr && dispatch->calling_thread_call() != nullptr;
+  // The rank's calls are registered where the entry points go: in a mixed run its switch of back ends, not this
+  // dispatch. At --level smpi there is no OpenMPI job, and no edge.
+  Rank::set_library_probe([](const Rank&) {
+    const mw::RankMpi* calling = mw::calling_rank();
+    return calling != nullptr && calling->calling_thread_call() != nullptr;
   });
 }
 

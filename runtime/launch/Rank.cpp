@@ -83,12 +83,13 @@ void Rank::start_burst()
   library_start_    = burst_wall_start_;
 }
 
-void Rank::enter_library()
+bool Rank::enter_library()
 {
   if (not settings.simulate || not settings.measure || in_library_)
-    return;
+    return true;
   in_library_    = true;
   library_start_ = wall_seconds();
+  return false;
 }
 
 void Rank::leave_library()
@@ -113,12 +114,12 @@ double Rank::end_burst()
   double wall            = wall_end - burst_wall_start_ - costs.wall;
   if (wall < settings.threshold)
     return std::max(0.0, wall);
-  // The library's share and the program's are kept or dropped by their own thresholds; what is kept is the
-  // CPU time of the burst in the proportion of the wall time kept.
-  double library = std::min(wall, library_wall_ + (in_library_ ? wall_end - library_start_ : 0.0));
-  double program = wall - library;
-  double kept    = (program >= settings.threshold ? program : 0.0) +
-                (library >= std::max(settings.threshold, settings.mpi_threshold) ? library : 0.0);
+  // The library's share and the program's are kept or dropped by their own rules; what is kept is the CPU time of
+  // the burst in the proportion of the wall time kept.
+  double library    = std::min(wall, library_wall_ + (in_library_ ? wall_end - library_start_ : 0.0));
+  double program    = wall - library;
+  bool library_kept = settings.mpi_library && library >= std::max(settings.threshold, settings.mpi_threshold);
+  double kept       = (program >= settings.threshold ? program : 0.0) + (library_kept ? library : 0.0);
   if (kept <= 0.0)
     return 0.0;
   double cpu = thread_cpu_seconds() - burst_cpu_start_ - costs.cpu;

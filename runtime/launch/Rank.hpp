@@ -31,8 +31,9 @@ struct CpuSettings {
   bool simulate    = true;
   double factor    = 1.0;  // simulated seconds per measured second
   double threshold = 1e-6; // measured bursts shorter than this (seconds) are ignored
-  // The MPI library's code inside a burst is simulated only when it ran this long (seconds) in the burst: see
-  // Rank::enter_library.
+  // The MPI library's code inside a burst (Rank::enter_library) is simulated only when mpi_library is set, and then
+  // only when it ran at least mpi_threshold seconds in the burst.
+  bool mpi_library     = true;
   double mpi_threshold = 1e-6;
   bool measure = true; // false when the MPI library measures CPU time itself (SMPI, when told to at --level smpi)
 };
@@ -85,13 +86,12 @@ class Rank
   double burst_so_far();
   /**
    * The calling thread of the rank enters (leaves) the MPI library's own code at the OpenMPI levels: an MPI
-   * call, or the return from a program function the library called. Within a burst, the wall time spent in
-   * the library is simulated only when it reaches cpu.mpi_threshold; the rest of the burst (the program's own
-   * code) is simulated by cpu.threshold as before. Why: the library's code between two Portals calls is short
-   * on a real node (its caches warm, as the rank runs nothing else), but here it runs after the simulator,
-   * with cold caches, several times slower.
+   * call, or the return from a program function the library called. Within a burst, the library's share is
+   * simulated only with cpu.mpi_library, from cpu.mpi_threshold; the program's share by cpu.threshold. Why:
+   * the library's code runs here after the simulator's work and the other ranks', with cold caches, 10 to 100
+   * times slower than on a node (docs/running.md, "Computation").
    */
-  void enter_library();
+  bool enter_library(); // whether the thread was in the library already
   void leave_library();
   /** Tells start_burst whether the rank's running thread is inside the library (its threads switch in calls). */
   static void set_library_probe(bool (*probe)(const Rank& rank));

@@ -4,8 +4,8 @@
 // program and a Portals call takes about 0.1 us on a real node (Debian's OpenMPI over shared memory: 0.21-0.26 us per
 // half round trip, everything included, on the development machine), but 1 to 5 us per call here, run cold after
 // the simulator's work: bxisim charged it (osu_latency at 8 B: 3.0 to 4.8 us against the model's 1.51). Now the
-// library's share of a burst counts only from cpu.mpi_threshold (5 us). Measured times are not deterministic: the
-// median round, best of five runs (why: cpu_fidelity_test.cpp); 8 B and 64 KiB, across nodes and inside a node.
+// library's share of a burst is left out (cpu.mpi_library=false). Measured times are not deterministic: the median
+// round, best of five runs (why: cpu_fidelity_test.cpp); 8 B and 64 KiB, across nodes and inside a node.
 
 #include "MpiTestLevels.hpp"
 #include "tests/runtime/RunOutput.hpp"
