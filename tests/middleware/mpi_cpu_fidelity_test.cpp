@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <tuple>
+#include <vector>
 
 using namespace bxisim::test;
 
@@ -40,6 +41,22 @@ class MpiCpuFidelity : public testing::TestWithParam<std::tuple<std::string, int
       return -1;
     }
     return number(fields.at(0), "median_half");
+  }
+
+  /** Each rank's simulated time (us) for the program's MPI_Reduce_local `mode` with `amount`, with `options`. */
+  std::vector<double> reduce_local(const std::string& mode, int amount, const std::string& options) const
+  {
+    auto result =
+        run_command("'" BXISIM_BINARY "' run -q --no-summary --wall-limit 120 -n 2 --level " + std::get<0>(GetParam()) +
+                    " --ppn " + std::to_string(std::get<1>(GetParam())) + " " + options +
+                    " " BXISIM_MW_TEST_PROGRAMS "/mpi_cpu_fidelity " + mode + " " + std::to_string(amount) + " 2>&1");
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_EQ(result.output.find("bad_"), std::string::npos) << result.output;
+    std::vector<double> times;
+    for (auto& [rank, fields] : fields_by_rank(result.output))
+      times.push_back(number(fields, "simulated_us"));
+    EXPECT_EQ(times.size(), 2U) << result.output;
+    return times;
   }
 
   void expect_model_time(int bytes) const
@@ -84,6 +101,33 @@ TEST_P(MpiCpuFidelity, EightBytesTakeTheModelsTime)
 TEST_P(MpiCpuFidelity, SixtyFourKibibytesTakeTheModelsTime)
 {
   expect_model_time(65536);
+}
+
+// The library's own computation (MPI_SUM over 4 M doubles: 3 to 7 ms of CPU on the development machine) is not the
+// program's by default, and is with cpu.mpi_library=true.
+TEST_P(MpiCpuFidelity, TheLibrarysComputationIsLeftOutUnlessAskedFor)
+{
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "measured CPU time is ASan's as much as the rank's: checked in the normal build only";
+#endif
+  for (double simulated : reduce_local("sum", 4000000, ""))
+    EXPECT_LT(simulated, 100.0) << "us for MPI_Reduce_local of 32 MB, by default";
+  for (double simulated : reduce_local("sum", 4000000, "--set cpu.mpi_library=true"))
+    EXPECT_GT(simulated, 1000.0) << "us for MPI_Reduce_local of 32 MB, with cpu.mpi_library=true";
+}
+
+// A user operation the library calls is the program's code: its 500 us of CPU time are simulated by default.
+TEST_P(MpiCpuFidelity, AUserOperationsComputationIsTheProgramsOwn)
+{
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "measured CPU time is ASan's as much as the rank's: checked in the normal build only";
+#endif
+  for (double simulated : reduce_local("user_op", 500, "")) {
+    EXPECT_GE(simulated, 450.0);
+    EXPECT_LT(simulated, 5000.0);
+  }
+  for (double simulated : reduce_local("user_op", 500, "--no-cpu-simulation"))
+    EXPECT_EQ(simulated, 0.0);
 }
 
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(MpiCpuFidelity);

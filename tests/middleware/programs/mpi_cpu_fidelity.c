@@ -1,12 +1,18 @@
-/* Timing fidelity of CPU-time injection through an MPI library (docs/running.md, "Computation"). Ranks
- * pair up (even rank r with r + 1) and play `rounds` rounds of an MPI_Send/MPI_Recv ping-pong of `bytes`
+/* Timing fidelity of CPU-time injection through an MPI library (docs/running.md, "Computation").
+ *   mpi_cpu_fidelity <bytes> <rounds> <warmup>
+ * Ranks pair up (even rank r with r + 1) and play `rounds` rounds of an MPI_Send/MPI_Recv ping-pong of `bytes`
  * bytes, each round timed with MPI_Wtime, after `warmup` untimed rounds. Each even rank prints
  *   mpi_fidelity rank=<r> median_half=<us> mean_half=<us>
- * (half a round trip, simulated microseconds; the median over rounds). */
+ * (half a round trip, simulated microseconds; the median over rounds).
+ *   mpi_cpu_fidelity sum <doubles>        MPI_Reduce_local with MPI_SUM: the library's computation
+ *   mpi_cpu_fidelity user_op <us>         MPI_Reduce_local with a user operation computing <us> of CPU time
+ * Each rank prints "reduce_local rank=<r> simulated_us=<us>": the simulated time the call took. */
 #include <mpi.h>
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 static int by_value(const void* a, const void* b)
 {
@@ -14,9 +20,60 @@ static int by_value(const void* a, const void* b)
   return x < y ? -1 : x > y;
 }
 
+static double user_op_seconds;
+
+static double cpu_seconds(void)
+{
+  struct timespec now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now); /* the real CPU clock, as bxisim passes it through */
+  return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+static void computing_sum(void* in, void* inout, int* count, MPI_Datatype* type)
+{
+  (void)type;
+  double end           = cpu_seconds() + user_op_seconds;
+  volatile double sink = 0;
+  while (cpu_seconds() < end)
+    for (int i = 0; i < 1000; ++i)
+      sink += i;
+  for (int i = 0; i < *count; ++i)
+    ((double*)inout)[i] += ((double*)in)[i];
+}
+
+static int reduce_local(const char* mode, double amount)
+{
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  long count  = strcmp(mode, "sum") == 0 ? (long)amount : 1;
+  double* in  = malloc(sizeof(double) * (size_t)count);
+  double* out = malloc(sizeof(double) * (size_t)count);
+  for (long i = 0; i < count; ++i)
+    in[i] = out[i] = (double)i;
+  MPI_Op op = MPI_SUM;
+  if (strcmp(mode, "user_op") == 0) {
+    user_op_seconds = amount * 1e-6;
+    MPI_Op_create(computing_sum, 1, &op);
+  }
+  double start = MPI_Wtime();
+  MPI_Reduce_local(in, out, (int)count, MPI_DOUBLE, op);
+  double took = MPI_Wtime() - start;
+  if (out[count - 1] != 2.0 * (double)(count - 1))
+    printf("bad_sum=1\n");
+  printf("reduce_local rank=%d simulated_us=%.3f\n", rank, took * 1e6);
+  if (op != MPI_SUM)
+    MPI_Op_free(&op);
+  free(in);
+  free(out);
+  MPI_Finalize();
+  return 0;
+}
+
 int main(int argc, char** argv)
 {
   MPI_Init(&argc, &argv);
+  if (argc > 2 && (strcmp(argv[1], "sum") == 0 || strcmp(argv[1], "user_op") == 0))
+    return reduce_local(argv[1], atof(argv[2]));
   int bytes  = argc > 1 ? atoi(argv[1]) : 8;
   int rounds = argc > 2 ? atoi(argv[2]) : 200;
   int warmup = argc > 3 ? atoi(argv[3]) : 20;
