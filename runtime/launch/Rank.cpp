@@ -67,7 +67,7 @@ Rank::Rank(const RankPlacement& placement, int size, simgrid::s4u::Host* host, s
 
 // Without CPU simulation (or when SMPI measures CPU time itself) nothing uses the bursts: no clock is
 // read, so a simulator call costs no system call at all. With it, one: the thread CPU clock as the call
-// returns to the rank. The burst is first timed on the wall clock, read without a system call: a
+// returns to the rank (inside an MPI call, only if the program's own code runs before the next call). The burst is first timed on the wall clock, read without a system call: a
 // burst shorter than cpu.threshold on that clock is shorter on the CPU clock too (one thread), and the
 // CPU clock is read again only for the others. So the variable cost of a system call (and the
 // interrupts that land during it) stays out of the short bursts between two calls, which the threshold
@@ -76,11 +76,16 @@ void Rank::start_burst()
 {
   if (not settings.simulate || not settings.measure)
     return;
-  in_library_       = library_probe != nullptr && library_probe(*this);
-  library_wall_     = 0.0;
-  burst_cpu_start_  = thread_cpu_seconds();
+  in_library_   = library_probe != nullptr && library_probe(*this);
+  library_wall_ = 0.0;
+  // Inside the library, whose share is not simulated, the CPU clock is read only if the program's code runs
+  // (leave_library): a blocking MPI call polls many times, each poll a burst of the library alone.
+  cpu_started_ = not in_library_ || settings.mpi_library;
+  if (cpu_started_)
+    burst_cpu_start_ = thread_cpu_seconds();
   burst_wall_start_ = wall_seconds(); // last: the burst starts as the simulator returns to the rank
   library_start_    = burst_wall_start_;
+  cpu_wall_start_   = burst_wall_start_;
 }
 
 bool Rank::enter_library()
@@ -97,6 +102,13 @@ void Rank::leave_library()
   if (not settings.simulate || not settings.measure || not in_library_)
     return;
   in_library_ = false;
+  if (not cpu_started_) { // the reads count in the library's share, which is not simulated
+    cpu_started_     = true;
+    burst_cpu_start_ = thread_cpu_seconds();
+    cpu_wall_start_  = wall_seconds();
+    library_wall_ += cpu_wall_start_ - library_start_;
+    return;
+  }
   library_wall_ += wall_seconds() - library_start_;
 }
 
@@ -122,8 +134,12 @@ double Rank::end_burst()
   double kept       = (program >= settings.threshold ? program : 0.0) + (library_kept ? library : 0.0);
   if (kept <= 0.0)
     return 0.0;
-  double cpu = thread_cpu_seconds() - burst_cpu_start_ - costs.cpu;
-  return std::max(0.0, std::min(kept, cpu * (kept / wall)));
+  if (not cpu_started_) // cannot be: what is kept ran after the CPU clock was read
+    return kept;
+  // What is kept ran while the CPU clock counted (from the burst's start, or from the program's code on).
+  double counted_wall = wall_end - cpu_wall_start_ - costs.wall;
+  double cpu          = thread_cpu_seconds() - burst_cpu_start_ - costs.cpu;
+  return std::max(0.0, std::min(kept, cpu * (kept / std::max(counted_wall, kept))));
 }
 
 double Rank::burst_so_far()

@@ -204,8 +204,10 @@ class Rank
   double edge_burst_       = 0.0;
   bool at_edge_            = false;
   bool start_deferred_     = false;
-  double burst_cpu_start_  = 0.0; // thread CPU clock at start_burst()
-  double burst_wall_start_ = 0.0; // monotonic clock at start_burst()
+  double burst_cpu_start_  = 0.0;   // thread CPU clock at start_burst(), or as the program's code started
+  bool cpu_started_        = false; // whether burst_cpu_start_ was read in this burst
+  double cpu_wall_start_   = 0.0;   // monotonic clock as burst_cpu_start_ was read
+  double burst_wall_start_ = 0.0;   // monotonic clock at start_burst()
   bool in_library_         = false;
   double library_start_    = 0.0; // monotonic clock as the running thread entered the library
   double library_wall_     = 0.0; // wall time of the current burst spent in the library before library_start_
