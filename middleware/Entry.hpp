@@ -14,6 +14,8 @@ namespace bxisim::mw
 /** The calling rank's dispatch; ends the rank if it has none, or if `function` is called before MPI_Init or after
  * MPI_Finalize. */
 MpiInterface* enter(MpiFunction function);
+/** The calling rank's dispatch, or nullptr (callbacks). */
+RankMpi* calling_rank();
 
 /** Records the MPI function a rank is in, for as long as it runs (nested calls of a PMPI tool included). */
 class CallScope

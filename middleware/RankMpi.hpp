@@ -154,8 +154,6 @@ void set_concurrent_call_handler(void (*handler)(int rank));
 [[noreturn]] void exit_rank(int code);
 void set_call_hooks(const CallHooks* hooks);
 const CallHooks* call_hooks();
-/** The calling rank's dispatch (the rank provider's: in a mixed run, the rank's switch of back ends), or nullptr. */
-RankMpi* calling_rank();
 
 /**
  * Where the back end's code counts as the rank's own (no CallHooks: the OpenMPI levels), the runtime is told when

@@ -320,12 +320,6 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
   });
   // OpenMPI's own code in a CPU burst is kept or dropped by cpu.mpi_threshold (Rank::enter_library).
   mw::set_library_edges(&kLibraryEdges);
-  // The rank's calls are registered where the entry points go: in a mixed run its switch of back ends, not this
-  // dispatch. At --level smpi there is no OpenMPI job, and no edge.
-  Rank::set_library_probe([](const Rank&) {
-    const mw::RankMpi* calling = mw::calling_rank();
-    return calling != nullptr && calling->calling_thread_call() != nullptr;
-  });
 }
 
 OpenMpiJob::~OpenMpiJob()
@@ -337,7 +331,6 @@ OpenMpiJob::~OpenMpiJob()
   mw::set_concurrent_call_handler(nullptr);
   os::set_sibling_wait_handler(nullptr);
   mw::set_library_edges(nullptr);
-  Rank::set_library_probe(nullptr);
   the_job = nullptr;
   if (library_descriptor_ >= 0)
     ::close(library_descriptor_); // the copies' mappings hold the file

@@ -2,6 +2,7 @@
 
 #include "runtime/os/RankTimedWork.hpp"
 #include "runtime/os/RealFunctions.hpp"
+#include "runtime/os/ThreadInterposition.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 
@@ -14,7 +15,6 @@ namespace bxisim::runtime
 namespace
 {
 CpuSettings settings;
-bool (*library_probe)(const Rank&) = nullptr;
 
 double thread_cpu_seconds()
 {
@@ -67,16 +67,16 @@ Rank::Rank(const RankPlacement& placement, int size, simgrid::s4u::Host* host, s
 
 // Without CPU simulation (or when SMPI measures CPU time itself) nothing uses the bursts: no clock is
 // read, so a simulator call costs no system call at all. With it, one: the thread CPU clock as the call
-// returns to the rank (inside an MPI call, only if the program's own code runs before the next call). The burst is first timed on the wall clock, read without a system call: a
-// burst shorter than cpu.threshold on that clock is shorter on the CPU clock too (one thread), and the
-// CPU clock is read again only for the others. So the variable cost of a system call (and the
-// interrupts that land during it) stays out of the short bursts between two calls, which the threshold
-// then drops; the CPU clock leaves out the time the thread was not running in the long ones.
+// returns to the rank (inside an MPI call, only if the program's own code runs before the next call). The burst is
+// first timed on the wall clock, read without a system call: a burst shorter than cpu.threshold on that clock is
+// shorter on the CPU clock too (one thread), and the CPU clock is read again only for the others. So the variable cost
+// of a system call (and the interrupts that land during it) stays out of the short bursts between two calls, which the
+// threshold then drops; the CPU clock leaves out the time the thread was not running in the long ones.
 void Rank::start_burst()
 {
   if (not settings.simulate || not settings.measure)
     return;
-  in_library_   = library_probe != nullptr && library_probe(*this);
+  in_library_   = library_flag_of_running_thread(); // the thread that resumes may not be the one that stopped
   library_wall_ = 0.0;
   // Inside the library, whose share is not simulated, the CPU clock is read only if the program's code runs
   // (leave_library): a blocking MPI call polls many times, each poll a burst of the library alone.
@@ -112,18 +112,23 @@ void Rank::leave_library()
   library_wall_ += wall_seconds() - library_start_;
 }
 
-void Rank::set_library_probe(bool (*probe)(const Rank& rank))
+bool& Rank::library_flag_of_running_thread()
 {
-  library_probe = probe;
+  const void* thread = os::running_simulated_thread();
+  for (auto& [of, inside] : library_of_thread_)
+    if (of == thread)
+      return inside;
+  return library_of_thread_.emplace_back(thread, false).second;
 }
 
 double Rank::end_burst()
 {
   if (not settings.simulate || not settings.measure)
     return 0.0;
-  double wall_end        = wall_seconds(); // first: what comes after is the simulator's
-  const ReadCosts& costs = read_costs();
-  double wall            = wall_end - burst_wall_start_ - costs.wall;
+  double wall_end                  = wall_seconds(); // first: what comes after is the simulator's
+  const ReadCosts& costs           = read_costs();
+  library_flag_of_running_thread() = in_library_;
+  double wall                      = wall_end - burst_wall_start_ - costs.wall;
   if (wall < settings.threshold)
     return std::max(0.0, wall);
   // The library's share and the program's are kept or dropped by their own rules; what is kept is the CPU time of

@@ -93,8 +93,6 @@ class Rank
    */
   bool enter_library(); // whether the thread was in the library already
   void leave_library();
-  /** Tells start_burst whether the rank's running thread is inside the library (its threads switch in calls). */
-  static void set_library_probe(bool (*probe)(const Rank& rank));
   /** Whether the exit edge starts the next burst (the SimulatorCall taken at the entry edge has ended). */
   void defer_burst_start() { start_deferred_ = true; }
   bool take_deferred_start()
@@ -211,6 +209,10 @@ class Rank
   bool in_library_         = false;
   double library_start_    = 0.0; // monotonic clock as the running thread entered the library
   double library_wall_     = 0.0; // wall time of the current burst spent in the library before library_start_
+  // Per thread of the rank (nullptr: its main thread), whether it is inside the library: the thread whose burst
+  // starts may not be the one whose burst ended.
+  std::vector<std::pair<const void*, bool>> library_of_thread_;
+  bool& library_flag_of_running_thread();
   std::function<std::string()> waiting_for_;
   std::vector<std::pair<uintptr_t, uintptr_t>> own_code_;
   bool preempted_                = false;
