@@ -3,6 +3,7 @@
 #include "OutputRouter.hpp"
 #include "RankBarrier.hpp"
 #include "config/ConfigError.hpp"
+#include "middleware/RankMpi.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 
 #include <simgrid/Exception.hpp>
@@ -208,7 +209,10 @@ void Regions::switch_level(Rank& rank, const std::string& name, const std::strin
     if (rank.index() == 0)
       ++switches_;
   }
-  switcher_(rank, level, place);
+  {
+    mw::LibraryScope library; // the back ends' code (a first MPI_Init, the handles carried across) is not the program's
+    switcher_(rank, level, place);
+  }
   os::SimulatorCall call;
   double now = os::rank_clock_exact();
   account_level(rank, now); // the switch itself counts in the level left
