@@ -318,7 +318,7 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
     if (dispatch != nullptr && dispatch->others_in_calls())
       portals::Core::instance().wake_process(static_cast<uint32_t>(rank.index()));
   });
-  // OpenMPI's own code in a CPU burst is kept or dropped by cpu.mpi_threshold (Rank::enter_library).
+  // OpenMPI's own code is not the program's computation unless cpu.mpi_library (Rank::enter_library).
   mw::set_library_edges(&kLibraryEdges);
 }
 
