@@ -60,7 +60,6 @@ struct OwnerTable {
 };
 thread_local OwnerTable owners; // zero-initialised, trivially destroyed: no set-up at a thread's first touch
 
-constexpr double kFirstPoll   = 10e-9;
 constexpr double kLongestPoll = 1e-6;
 
 const Owner* owner_of(pthread_mutex_t* mutex)
@@ -75,9 +74,8 @@ const Owner* owner_of(pthread_mutex_t* mutex)
   return &entry->owner;
 }
 
-// Polling for longer than this is not a lock held across a short call: the holder waits for the poller
-// (a collective in a Fortran print's list, which every rank reaches with the same unit locked).
-constexpr double kLongestWait                     = 1.0;
+// Called past kLongestLockWait (a collective in a Fortran print's list, which every rank reaches with the same unit
+// locked).
 void (*endless_wait_handler)(const char* message) = nullptr;
 
 void note_taken(pthread_mutex_t* mutex, Rank* rank, const void* holder)
@@ -101,8 +99,10 @@ bool is_recursive(const pthread_mutex_t* mutex)
   return (mutex->__data.__kind & 3) == PTHREAD_MUTEX_RECURSIVE_NP;
 }
 
+} // namespace
+
 /** Sleeps the next poll of a lock wait, `waited` seconds long so far; both grow. */
-void sleep_a_poll(double& delay, double& waited)
+void bxisim::os::sleep_lock_poll(double& delay, double& waited)
 {
   bool first = waited == 0;
   waited += delay;
@@ -114,7 +114,12 @@ void sleep_a_poll(double& delay, double& waited)
   });
   delay = std::min(2 * delay, kLongestPoll);
 }
-} // namespace
+
+void bxisim::os::report_endless_lock_wait(const char* message)
+{
+  if (endless_wait_handler != nullptr)
+    endless_wait_handler(message);
+}
 
 void bxisim::os::set_endless_lock_wait_handler(void (*handler)(const char* message))
 {
@@ -128,10 +133,10 @@ extern "C" int pthread_mutex_lock(pthread_mutex_t* mutex)
     return BXISIM_REAL(pthread_mutex_lock)(mutex);
   const void* me = bxisim::os::current_lock_holder(rank);
   double waited  = 0;
-  for (double delay = kFirstPoll;; sleep_a_poll(delay, waited)) {
+  for (double delay = bxisim::os::kFirstLockPoll;; bxisim::os::sleep_lock_poll(delay, waited)) {
     const Owner* held = owner_of(mutex);
     Rank* owner       = held != nullptr && held->holder != me ? held->rank : nullptr; // another holder
-    if (waited >= kLongestWait && owner != nullptr && owner != rank && endless_wait_handler != nullptr)
+    if (waited >= bxisim::os::kLongestLockWait && owner != nullptr && owner != rank && endless_wait_handler != nullptr)
       endless_wait_handler(
           fmt::format(
               "bxisim: rank {} has waited {} s of simulated time for a lock of a shared library that rank {} holds "
@@ -139,7 +144,7 @@ extern "C" int pthread_mutex_lock(pthread_mutex_t* mutex)
               "share the library, and so its lock; a Fortran print or write whose list calls MPI holds libgfortran's "
               "unit lock meanwhile). Compute the value before the I/O statement, or give each rank its own copy of the "
               "library (--privatize-lib NAME, where the simulator does not use it itself).\n",
-              rank->index(), kLongestWait, owner->index(), owner->index(), rank->index())
+              rank->index(), bxisim::os::kLongestLockWait, owner->index(), owner->index(), rank->index())
               .c_str());
     if (owner != nullptr && is_recursive(mutex))
       continue;

@@ -57,19 +57,34 @@ TEST(Watchdog, NamesTheSpinningRankWithABacktraceThenTheWallLimitStopsTheRun)
   EXPECT_EQ(entry_count(tmpdir), 0);
 }
 
-// Two ranks take a shared library's read-write lock and read clock_gettime inside it, which switches ranks:
-// rank 1 then waits to write while rank 0 reads, on the thread they share (bxisim waits in simulated time for
-// mutexes, condition variables, barriers and semaphores, not read-write locks). The watchdog says it is blocked, not spinning, and how to give each rank its own lock.
+// Two ranks take a shared library's lock made of a raw futex and read clock_gettime inside it, which switches ranks:
+// rank 1 then waits in the kernel while rank 0 holds it, on the thread they share (bxisim waits in simulated time
+// for mutexes, read-write locks, condition variables, barriers and semaphores, not for raw futexes). The watchdog
+// says it is blocked, not spinning, and how to give each rank its own lock.
 void expect_a_rank_blocked_on_another_ranks_lock_to_be_named(int ppn)
 {
   auto result = run_command(kBxisim + " run -n 2 --ppn " + std::to_string(ppn) +
                             " --watchdog 1 --wall-limit 4 --set cpu.factor=1000 " + test_program("locked_clock") +
-                            " 0.003 clock_gettime_rwlock");
+                            " 0.003 clock_gettime_futex");
   EXPECT_EQ(result.exit_code, kLimit) << result.output;
   EXPECT_THAT(result.output, HasSubstr("It does not run: its thread sleeps in the kernel, on a lock"));
   EXPECT_THAT(result.output, HasSubstr("--privatize-lib NAME"));
-  EXPECT_THAT(result.output, HasSubstr("liblocked_clock.so(rwlock_clock_gettime+")); // in the backtrace
+  EXPECT_THAT(result.output, HasSubstr("liblocked_clock.so(futex_clock_gettime+")); // in the backtrace
   EXPECT_THAT(result.output, Not(HasSubstr("busy-waits on memory")));
+}
+
+// The same under a read-write lock of the library: rank 1 waits to write in simulated time while rank 0 reads, and
+// both go on (before, the run hung as with the futex).
+TEST(LockWaits, ALibrarysReadWriteLockHeldAcrossAClockReadIsWaitedForInSimulatedTime)
+{
+  for (int ppn : {1, 2}) {
+    auto result = run_command(kBxisim + " run -q --no-summary -n 2 --ppn " + std::to_string(ppn) +
+                              " --wall-limit 60 --set cpu.factor=1000 " + test_program("locked_clock") +
+                              " 0.003 clock_gettime_rwlock");
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("[rank 0] seconds=3 ")) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("[rank 1] seconds=3 ")) << result.output;
+  }
 }
 
 TEST(Watchdog, NamesARankBlockedOnAnotherRanksLockAcrossNodes)

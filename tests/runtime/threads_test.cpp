@@ -103,6 +103,30 @@ TEST_P(Threads, BarriersAndSemaphoresInSimulatedTime)
   }
 }
 
+// A read-write lock held for writing across a sleep keeps both readers waiting, in simulated time; they then hold it
+// together, and a writer waits for the second to leave; a try finds it taken, a timed wait expires at its deadline, a
+// writer asking again for its own write lock gets EDEADLK. Before, the rank's threads share one thread id, and the C
+// library took the second thread's request for the first's: EDEADLK at once (readers), or the run hung.
+TEST_P(Threads, ReadWriteLocksInSimulatedTime)
+{
+  auto ranks = fields("rwlock");
+  for (int rank : {0, 1}) {
+    double written = number(ranks[rank], "written_at");
+    EXPECT_EQ(ranks[rank]["trywrlock"], "EBUSY");
+    EXPECT_EQ(ranks[rank]["wrlock_again"], "EDEADLK");
+    for (const char* reader : {"read_at", "second_read_at"}) {
+      EXPECT_GE(number(ranks[rank], reader), written + 300000) << reader; // main held it 300 us
+      EXPECT_LT(number(ranks[rank], reader), written + 301000) << reader; // polled: at most 1 us late
+    }
+    double again = number(ranks[rank], "written_again_after"); // the second reader leaves 200 us after it read
+    EXPECT_GE(again, 190000);
+    EXPECT_LT(again, 201000);
+    EXPECT_EQ(ranks[rank]["timedwrlock"], "ETIMEDOUT");
+    EXPECT_NEAR(number(ranks[rank], "timed_out_after"), 50000, 1000);
+    EXPECT_EQ(number(ranks[rank], "readers"), 3);
+  }
+}
+
 TEST_P(Threads, ExitFromAThreadEndsTheRunWithAMessage)
 {
   auto result = run("threads", "exit");

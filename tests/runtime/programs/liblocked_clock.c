@@ -1,6 +1,8 @@
 /* A shared library that reads the clock while it holds a lock of its own, as libxml2's
  * xmlInitParser does: every rank shares this one copy, and so its lock. */
+#include <linux/futex.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,8 +35,8 @@ void locked_sleep(void)
   pthread_mutex_unlock(&lock);
 }
 
-/* The same under a read-write lock, which bxisim does not interpose: a rank that wants to write while another
- * reads blocks the thread of every rank (what the watchdog then reports). */
+/* The same under a read-write lock: a rank that wants to write while another reads waits in simulated time
+ * (bxisim's pthread_rwlock_wrlock). */
 static pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
 
 double rwlock_clock_gettime(int writer)
@@ -46,5 +48,20 @@ double rwlock_clock_gettime(int writer)
     pthread_rwlock_rdlock(&rwlock);
   clock_gettime(CLOCK_MONOTONIC, &now);
   pthread_rwlock_unlock(&rwlock);
+  return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+/* The same under a lock made of a raw futex, which bxisim cannot see: a rank that wants it while another holds it
+ * blocks the thread of every rank in the kernel (what the watchdog then reports). */
+static int futex_word; /* 0: free, 1: taken */
+
+double futex_clock_gettime(void)
+{
+  struct timespec now;
+  while (__sync_lock_test_and_set(&futex_word, 1))
+    syscall(SYS_futex, &futex_word, FUTEX_WAIT, 1, NULL, NULL, 0);
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  __sync_lock_release(&futex_word);
+  syscall(SYS_futex, &futex_word, FUTEX_WAKE, 1, NULL, NULL, 0);
   return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
 }

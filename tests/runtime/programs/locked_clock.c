@@ -1,7 +1,8 @@
 /* Each rank computes argv[1] seconds of CPU time (default 0.003), then reads time() inside a shared
  * library that holds its lock meanwhile (liblocked_clock.so), and prints seconds=<time()'s answer>
  * and simulated=<bxisim_time() after it>. With argv[2] = "clock_gettime", it reads that clock there
- * instead (under a mutex), with "clock_gettime_rwlock" the same under a read-write lock (rank 1 writes), with "sleep"
+ * instead (under a mutex), with "clock_gettime_rwlock" the same under a read-write lock (rank 1 writes), with
+ * "clock_gettime_futex" under a lock made of a raw futex, with "sleep"
  * it sleeps a millisecond under the mutex instead (seconds=0). Built with -DLOCKED_CLOCK_MPI, it is an MPI program (for
  * --level smpi): the same between MPI_Init and MPI_Finalize. */
 #include <bxisim/rank.h>
@@ -17,6 +18,7 @@
 long locked_clock_read(void);
 double locked_clock_gettime(void);
 double rwlock_clock_gettime(int writer);
+double futex_clock_gettime(void);
 void locked_sleep(void);
 
 static double cpu_seconds(void)
@@ -37,10 +39,11 @@ int main(int argc, char** argv)
   while (cpu_seconds() - start < work)
     x++;
   const char* clock = argc > 2 ? argv[2] : "time";
-  long seconds      = strcmp(clock, "sleep") == 0                     ? (locked_sleep(), 0L)
-                      : strcmp(clock, "clock_gettime") == 0           ? (long)locked_clock_gettime()
+  long seconds      = strcmp(clock, "sleep") == 0                  ? (locked_sleep(), 0L)
+                      : strcmp(clock, "clock_gettime") == 0        ? (long)locked_clock_gettime()
                       : strcmp(clock, "clock_gettime_rwlock") == 0 ? (long)rwlock_clock_gettime(bxisim_rank() == 1)
-                                                                      : locked_clock_read();
+                      : strcmp(clock, "clock_gettime_futex") == 0  ? (long)futex_clock_gettime()
+                                                                   : locked_clock_read();
   printf("seconds=%ld simulated=%.9f\n", seconds, bxisim_time());
 #ifdef LOCKED_CLOCK_MPI
   MPI_Finalize();

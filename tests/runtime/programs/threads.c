@@ -6,6 +6,8 @@
  *   pthread_self, pthread_exit's value, a detached thread, a thread's own thread-specific data;
  * - "meet": a barrier of main and two threads that arrive 100 and 300 us late; a semaphore posted 50 us late,
  *   a try that finds it empty, a timed wait that expires;
+ * - "rwlock": a read-write lock held for writing across a sleep, then for reading by two threads at once, a
+ *   writer waiting for both readers, a try that finds it taken, a timed wait that expires, a writer asking again;
  * - "exit": a thread calls exit().
  * Prints key=value lines, simulated times in ns since the scenario started. */
 #include "portals_check.h"
@@ -328,6 +330,70 @@ static void* call_exit(void* argument)
   exit(3);
 }
 
+/* --- rwlock ------------------------------------------------------------------------------------- */
+
+static pthread_rwlock_t table = PTHREAD_RWLOCK_INITIALIZER;
+static long long read_at[3];
+static int try_while_written = -1, both_reading;
+
+static void* read_table(void* argument)
+{
+  int index = (int)(intptr_t)argument;
+  pthread_rwlock_rdlock(&table);
+  read_at[index] = now_ns();
+  usleep(100 + 100 * index); /* the first two hold it 100 and 200 us, together; the third 300 us */
+  both_reading += 1;
+  pthread_rwlock_unlock(&table);
+  return NULL;
+}
+
+static void* try_write(void* argument)
+{
+  (void)argument;
+  try_while_written = pthread_rwlock_trywrlock(&table);
+  return NULL;
+}
+
+static void rwlock_threads(void)
+{
+  pthread_t readers[2], trier;
+  pthread_rwlock_wrlock(&table);
+  long long written_at = now_ns();
+  pthread_create(&trier, NULL, try_write, NULL);
+  pthread_join(trier, NULL);
+  for (int i = 0; i < 2; ++i)
+    pthread_create(&readers[i], NULL, read_table, (void*)(intptr_t)i);
+  usleep(300); /* a simulator call with the write lock held: the readers wait */
+  int again = pthread_rwlock_wrlock(&table);
+  pthread_rwlock_unlock(&table);
+  usleep(10); /* the readers take it */
+  long long asked = now_ns();
+  pthread_rwlock_wrlock(&table); /* waits for both readers */
+  long long written_again = now_ns() - asked;
+  pthread_rwlock_unlock(&table);
+  for (int i = 0; i < 2; ++i)
+    pthread_join(readers[i], NULL);
+
+  pthread_create(&readers[0], NULL, read_table, (void*)(intptr_t)2);
+  usleep(10);
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_nsec += 50000; /* 50 us, the reader holds it 300 */
+  if (deadline.tv_nsec >= 1000000000L) {
+    deadline.tv_sec++;
+    deadline.tv_nsec -= 1000000000L;
+  }
+  long long before      = now_ns();
+  int timed             = pthread_rwlock_timedwrlock(&table, &deadline);
+  long long timed_after = now_ns() - before;
+  pthread_join(readers[0], NULL);
+  printf("rank=%d written_at=%lld trywrlock=%s read_at=%lld second_read_at=%lld wrlock_again=%s "
+         "written_again_after=%lld timedwrlock=%s timed_out_after=%lld readers=%d\n",
+         rank, written_at, try_while_written == EBUSY ? "EBUSY" : "other", read_at[0], read_at[1],
+         again == EDEADLK ? "EDEADLK" : "other", written_again, timed == ETIMEDOUT ? "ETIMEDOUT" : "other", timed_after,
+         both_reading);
+}
+
 int main(int argc, char** argv)
 {
   rank     = bxisim_rank();
@@ -343,6 +409,8 @@ int main(int argc, char** argv)
     sync_threads();
   else if (strcmp(argv[1], "meet") == 0)
     meet();
+  else if (strcmp(argv[1], "rwlock") == 0)
+    rwlock_threads();
   else if (strcmp(argv[1], "exit") == 0 && rank == 0) {
     pthread_t thread;
     pthread_create(&thread, NULL, call_exit, NULL);
