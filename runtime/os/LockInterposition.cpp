@@ -11,6 +11,7 @@
 // the C library's answer.
 
 #include "LockInterposition.hpp"
+#include "HeldLockTable.hpp"
 #include "RankEnd.hpp"
 #include "RankTimedWork.hpp"
 #include "RealFunctions.hpp"
@@ -35,29 +36,9 @@ struct Owner {
   const void* holder; // the rank's main thread or simulated thread that took it (os::current_lock_holder)
   int depth;          // recursive mutexes: taken this many times by the holder
 };
-// The locks ranks hold, with their owners. Ranks run on the simulator's thread only: the other threads' tables stay
-// empty. A fixed table, with no constructor, destructor or allocation: an allocator that locks and unlocks its own
-// mutexes inside malloc (jemalloc, preloaded) comes here, and any allocation from here (the set-up of a
-// thread_local map, a map's node) would wait for that allocator's lock for ever. A rank holds few locks at once
-// (the C library's, a shared library's); beyond kHeldLocks they are taken without being tracked.
-constexpr size_t kHeldLocks = 256;
-struct OwnerTable {
-  struct Entry {
-    pthread_mutex_t* mutex;
-    Owner owner;
-  };
-  Entry entries[kHeldLocks];
-  size_t used;
-
-  Entry* find(const pthread_mutex_t* mutex)
-  {
-    for (size_t i = 0; i < used; ++i)
-      if (entries[i].mutex == mutex)
-        return &entries[i];
-    return nullptr;
-  }
-  void erase(Entry* entry) { *entry = entries[--used]; }
-};
+// The mutexes ranks hold, with their owners. Ranks run on the simulator's thread only: the other threads' tables
+// stay empty.
+using OwnerTable = bxisim::os::HeldLockTable<pthread_mutex_t, Owner>;
 thread_local OwnerTable owners; // zero-initialised, trivially destroyed: no set-up at a thread's first touch
 
 constexpr double kLongestPoll = 1e-6;
@@ -71,7 +52,7 @@ const Owner* owner_of(pthread_mutex_t* mutex)
     owners.erase(entry);
     return nullptr;
   }
-  return &entry->owner;
+  return &entry->tracked;
 }
 
 // Called past kLongestLockWait (a collective in a Fortran print's list, which every rank reaches with the same unit
@@ -82,14 +63,13 @@ void note_taken(pthread_mutex_t* mutex, Rank* rank, const void* holder)
 {
   OwnerTable::Entry* entry = owners.find(mutex);
   if (entry == nullptr) {
-    if (owners.used == kHeldLocks)
+    entry = owners.add(mutex, Owner{rank, holder, 0});
+    if (entry == nullptr)
       return; // untracked: waited for on the thread, as without this interposition
-    entry  = &owners.entries[owners.used++];
-    *entry = {mutex, Owner{rank, holder, 0}};
   }
-  if (entry->owner.holder != holder) // the entry of a mutex freed or destroyed while held: it is free now
-    entry->owner = Owner{rank, holder, 0};
-  ++entry->owner.depth;
+  if (entry->tracked.holder != holder) // the entry of a mutex freed or destroyed while held: it is free now
+    entry->tracked = Owner{rank, holder, 0};
+  ++entry->tracked.depth;
 }
 
 // Every rank has the same thread id, so the C library takes a recursive mutex that another rank holds
@@ -178,7 +158,7 @@ extern "C" int pthread_mutex_trylock(pthread_mutex_t* mutex)
 extern "C" int pthread_mutex_unlock(pthread_mutex_t* mutex)
 {
   if (owners.used != 0)
-    if (OwnerTable::Entry* entry = owners.find(mutex); entry != nullptr && --entry->owner.depth == 0)
+    if (OwnerTable::Entry* entry = owners.find(mutex); entry != nullptr && --entry->tracked.depth == 0)
       owners.erase(entry);
   return BXISIM_REAL(pthread_mutex_unlock)(mutex);
 }

@@ -8,6 +8,7 @@
 // as a spinning CPU would, until the holder releases it. Holders are tracked per rank thread (os::current_lock_holder):
 // a thread asking again for a write lock it holds gets EDEADLK, as from the C library.
 
+#include "HeldLockTable.hpp"
 #include "LockInterposition.hpp"
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
@@ -24,38 +25,14 @@ namespace
 using bxisim::os::running_rank;
 using bxisim::runtime::Rank;
 
-// The read-write locks the ranks hold. A fixed table with no allocation, as the mutexes' (a rank holds few at once;
-// beyond kHeld they are taken without being tracked, and waited for on the thread as without this interposition).
-constexpr size_t kHeld = 256;
-struct Held {
-  pthread_rwlock_t* lock;
+// The read-write locks the ranks hold: who holds them for writing, how many read holds.
+struct Holds {
   Rank* writer_rank;  // nullptr: no rank thread holds it for writing
   const void* writer; // the rank thread that does
   Rank* reader_rank;  // a rank holding it for reading (the last one that took it), for messages
   unsigned readers;   // read holds taken by rank threads
 };
-struct HeldTable {
-  Held entries[kHeld];
-  size_t used;
-
-  Held* find(const pthread_rwlock_t* lock)
-  {
-    for (size_t i = 0; i < used; ++i)
-      if (entries[i].lock == lock)
-        return &entries[i];
-    return nullptr;
-  }
-  Held* find_or_add(pthread_rwlock_t* lock)
-  {
-    if (Held* found = find(lock))
-      return found;
-    if (used == kHeld)
-      return nullptr;
-    entries[used] = Held{lock, nullptr, nullptr, nullptr, 0};
-    return &entries[used++];
-  }
-  void erase(Held* entry) { *entry = entries[--used]; }
-};
+using HeldTable = bxisim::os::HeldLockTable<pthread_rwlock_t, Holds>;
 thread_local HeldTable held;
 
 enum class Mode { Read, Write };
@@ -89,15 +66,16 @@ int real_wait(pthread_rwlock_t* lock, Mode mode, const Deadline& deadline)
 
 void note_taken(pthread_rwlock_t* lock, Mode mode, Rank* rank, const void* me)
 {
-  Held* entry = held.find_or_add(lock);
-  if (entry == nullptr)
-    return;
+  HeldTable::Entry* entry = held.find(lock);
+  if (entry == nullptr && (entry = held.add(lock, Holds{nullptr, nullptr, nullptr, 0})) == nullptr)
+    return; // untracked
+  Holds& holds = entry->tracked;
   if (mode == Mode::Write) {
-    entry->writer_rank = rank;
-    entry->writer      = me;
+    holds.writer_rank = rank;
+    holds.writer      = me;
   } else {
-    entry->reader_rank = rank;
-    ++entry->readers;
+    holds.reader_rank = rank;
+    ++holds.readers;
   }
 }
 
@@ -109,7 +87,8 @@ int take(pthread_rwlock_t* lock, Mode mode, const Deadline& deadline)
   const void* me = bxisim::os::current_lock_holder(rank);
   double waited  = 0;
   for (double delay = bxisim::os::kFirstLockPoll;; bxisim::os::sleep_lock_poll(delay, waited)) {
-    const Held* entry = held.find(lock);
+    const HeldTable::Entry* found = held.find(lock);
+    const Holds* entry            = found != nullptr ? &found->tracked : nullptr;
     if (entry != nullptr && entry->writer_rank != nullptr && entry->writer == me)
       return EDEADLK; // it holds the write lock itself
     int code = real_try(lock, mode);
@@ -193,12 +172,13 @@ int pthread_rwlock_trywrlock(pthread_rwlock_t* lock)
 int pthread_rwlock_unlock(pthread_rwlock_t* lock)
 {
   if (held.used != 0)
-    if (Held* entry = held.find(lock)) {
-      if (entry->writer_rank != nullptr)
-        entry->writer_rank = nullptr; // a write hold excludes read holds: this unlock is the writer's
-      else if (entry->readers > 0)
-        --entry->readers;
-      if (entry->writer_rank == nullptr && entry->readers == 0)
+    if (HeldTable::Entry* entry = held.find(lock)) {
+      Holds& holds = entry->tracked;
+      if (holds.writer_rank != nullptr)
+        holds.writer_rank = nullptr; // a write hold excludes read holds: this unlock is the writer's
+      else if (holds.readers > 0)
+        --holds.readers;
+      if (holds.writer_rank == nullptr && holds.readers == 0)
         held.erase(entry);
     }
   return BXISIM_REAL(pthread_rwlock_unlock)(lock);
@@ -207,7 +187,7 @@ int pthread_rwlock_unlock(pthread_rwlock_t* lock)
 int pthread_rwlock_destroy(pthread_rwlock_t* lock)
 {
   if (held.used != 0)
-    if (Held* entry = held.find(lock))
+    if (HeldTable::Entry* entry = held.find(lock))
       held.erase(entry);
   return BXISIM_REAL(pthread_rwlock_destroy)(lock);
 }
