@@ -76,7 +76,7 @@ void Rank::start_burst()
 {
   if (not settings.simulate || not settings.measure)
     return;
-  in_library_   = library_flag_of_running_thread(); // the thread that resumes may not be the one that stopped
+  in_library_   = running_thread_in_library(); // the thread that resumes may not be the one that stopped
   library_wall_ = 0.0;
   // Inside the library, whose share is not simulated, the CPU clock is read only if the program's code runs
   // (leave_library): a blocking MPI call polls many times, each poll a burst of the library alone.
@@ -112,23 +112,30 @@ void Rank::leave_library()
   library_wall_ += wall_seconds() - library_start_;
 }
 
-bool& Rank::library_flag_of_running_thread()
+bool Rank::running_thread_in_library() const
 {
   const void* thread = os::running_simulated_thread();
-  for (auto& [of, inside] : library_of_thread_)
-    if (of == thread)
-      return inside;
-  return library_of_thread_.emplace_back(thread, false).second;
+  return std::find(threads_in_library_.begin(), threads_in_library_.end(), thread) != threads_in_library_.end();
+}
+
+void Rank::keep_running_thread_in_library(bool inside)
+{
+  const void* thread = os::running_simulated_thread();
+  auto found         = std::find(threads_in_library_.begin(), threads_in_library_.end(), thread);
+  if (inside && found == threads_in_library_.end())
+    threads_in_library_.push_back(thread);
+  else if (not inside && found != threads_in_library_.end())
+    threads_in_library_.erase(found); // only threads inside are kept: a program that makes many threads keeps few
 }
 
 double Rank::end_burst()
 {
   if (not settings.simulate || not settings.measure)
     return 0.0;
-  double wall_end                  = wall_seconds(); // first: what comes after is the simulator's
-  const ReadCosts& costs           = read_costs();
-  library_flag_of_running_thread() = in_library_;
-  double wall                      = wall_end - burst_wall_start_ - costs.wall;
+  double wall_end        = wall_seconds(); // first: what comes after is the simulator's
+  const ReadCosts& costs = read_costs();
+  keep_running_thread_in_library(in_library_);
+  double wall = wall_end - burst_wall_start_ - costs.wall;
   if (wall < settings.threshold)
     return std::max(0.0, wall);
   // The library's share and the program's are kept or dropped by their own rules; what is kept is the CPU time of

@@ -209,10 +209,11 @@ class Rank
   bool in_library_         = false;
   double library_start_    = 0.0; // monotonic clock as the running thread entered the library
   double library_wall_     = 0.0; // wall time of the current burst spent in the library before library_start_
-  // Per thread of the rank (nullptr: its main thread), whether it is inside the library: the thread whose burst
+  // The rank's threads (nullptr: its main thread) inside the library as their last burst ended: the thread whose burst
   // starts may not be the one whose burst ended.
-  std::vector<std::pair<const void*, bool>> library_of_thread_;
-  bool& library_flag_of_running_thread();
+  std::vector<const void*> threads_in_library_;
+  bool running_thread_in_library() const;
+  void keep_running_thread_in_library(bool inside);
   std::function<std::string()> waiting_for_;
   std::vector<std::pair<uintptr_t, uintptr_t>> own_code_;
   bool preempted_                = false;
