@@ -16,7 +16,6 @@ namespace bxisim::mw
 MpiInterface* enter(MpiFunction function);
 /** The calling rank's dispatch, or nullptr (callbacks). */
 RankMpi* calling_rank();
-
 /** Records the MPI function a rank is in, for as long as it runs (nested calls of a PMPI tool included). */
 class CallScope
 {

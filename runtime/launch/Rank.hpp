@@ -33,8 +33,8 @@ struct CpuSettings {
   double threshold = 1e-6; // measured bursts shorter than this (seconds) are ignored
   // The MPI library's code inside a burst (Rank::enter_library) is simulated only when mpi_library is set, and then
   // only when it ran at least mpi_threshold seconds in the burst.
-  bool mpi_library     = true;
-  double mpi_threshold = 1e-6;
+  bool mpi_library     = false;
+  double mpi_threshold = 5e-6;
   bool measure = true; // false when the MPI library measures CPU time itself (SMPI, when told to at --level smpi)
 };
 
