@@ -3,6 +3,7 @@
 #include "CrashReport.hpp"
 #include "ElfNeeded.hpp"
 #include "ExitCodes.hpp"
+#include "LibraryThreadCall.hpp"
 #include "OpenMpi.hpp"
 #include "OutputRouter.hpp"
 #include "Pmi.hpp"
@@ -477,6 +478,8 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     };
     // By actor: SMPI calls the program back (user operations) inside MPI calls, where no rank code runs.
     mw::set_rank_provider([&switching, &ranks]() -> mw::RankMpi* {
+      if (on_library_thread())
+        refuse_library_thread_call("an MPI function");
       Rank* rank = SmpiLevel::rank_of_calling_actor();
       (void)ranks;
       return rank != nullptr ? switching[static_cast<size_t>(rank->index())].get() : nullptr;

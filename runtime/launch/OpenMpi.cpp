@@ -2,6 +2,7 @@
 
 #include "CopyCache.hpp"
 #include "ExitCodes.hpp"
+#include "LibraryThreadCall.hpp"
 #include "OutputRouter.hpp"
 #include "RankBarrier.hpp"
 #include "RankServices.hpp"
@@ -304,6 +305,8 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
   the_job = this;
   // The program's MPI calls (mpi.h's entry points) go to the calling rank's dispatch.
   mw::set_rank_provider([this]() -> mw::RankMpi* {
+    if (on_library_thread())
+      refuse_library_thread_call("an MPI function");
     Rank* rank = os::running_rank();
     return rank != nullptr ? dispatch_.at(static_cast<size_t>(rank->index())).get() : nullptr;
   });

@@ -2,6 +2,7 @@
 
 #include "CrashReport.hpp"
 #include "CyclePlugin.hpp"
+#include "LibraryThreadCall.hpp"
 #include "OutputRouter.hpp"
 
 #include "config/ConfigError.hpp"
@@ -21,7 +22,6 @@
 #include <set>
 #include <stdexcept>
 #include <string>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace bxisim::runtime
@@ -207,20 +207,8 @@ void PortalsLevel::rank_ended(const Rank& rank)
 
 portals::ProcessContext PortalsLevel::context_of_caller()
 {
-  if (simgrid::s4u::Actor::self() == nullptr) {
-    // A thread that SimGrid does not run: one the rank created. Asking SimGrid who runs would crash.
-    const Rank* creator = os::creator_of_this_thread();
-    std::string who     = creator != nullptr ? fmt::format("rank {} (node {})", creator->index(), creator->node_name())
-                                             : std::string("a thread that no rank created");
-    std::string message = fmt::format(
-        "bxisim: {} called a Portals function from thread {}, a thread that a library created for it (std::thread, "
-        "OpenMP, ...). Such threads run outside the simulation; bxisim carries out the Portals calls of a rank's "
-        "main thread and of the threads the program's own code creates with pthread_create (simulated threads, "
-        "docs/running.md \"Threads\"). Create the thread with pthread_create in the program, or make the Portals "
-        "calls from the rank's main thread.\n",
-        who, static_cast<long>(syscall(SYS_gettid)));
-    abort_unsupported(message.c_str());
-  }
+  if (on_library_thread())
+    refuse_library_thread_call("a Portals function");
   auto pid           = static_cast<size_t>(simgrid::s4u::this_actor::get_pid());
   const Rank* caller = pid < rank_of_actor_.size() ? rank_of_actor_[pid] : nullptr;
   if (caller == nullptr)

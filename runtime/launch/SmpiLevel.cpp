@@ -1,6 +1,7 @@
 #include "SmpiLevel.hpp"
 
 #include "CrashReport.hpp"
+#include "LibraryThreadCall.hpp"
 #include "OutputRouter.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include "runtime/os/ThreadInterposition.hpp"
@@ -245,6 +246,8 @@ SmpiLevel::SmpiLevel(const std::vector<std::unique_ptr<Rank>>& ranks, const conf
   mw::set_call_hooks(&kSmpiCallHooks);
   // By actor rather than by running rank: SMPI calls the program back (user operations) inside MPI calls.
   mw::set_rank_provider([this]() -> mw::RankMpi* {
+    if (on_library_thread())
+      refuse_library_thread_call("an MPI function");
     auto pid = static_cast<size_t>(simgrid::s4u::this_actor::get_pid());
     if (pid < dispatch_of_actor_.size() && dispatch_of_actor_[pid] != nullptr)
       return dispatch_of_actor_[pid];

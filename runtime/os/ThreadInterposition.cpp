@@ -13,7 +13,9 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
 
+#include <dlfcn.h>
 #include <fmt/format.h>
+#include <link.h>
 #include <pthread.h>
 
 #include <cerrno>
@@ -149,6 +151,38 @@ void run_thread(SimulatedThread* thread)
     throw simgrid::ForcefulKillException("a thread of a rank whose process ended");
 }
 
+/** Where libstdc++'s std::thread::_M_start_thread is (each of its overloads), which starts the threads of std::thread,
+ * std::jthread and std::async: their templates are instantiated in the program's code, but call pthread_create from
+ * there. Found once, as bxisim starts, so that no rank's burst pays for the symbol lookup. */
+const std::vector<std::pair<uintptr_t, uintptr_t>>& std_thread_starts()
+{
+  static const auto ranges = [] {
+    std::vector<std::pair<uintptr_t, uintptr_t>> found;
+    for (const char* symbol : {"_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE",
+                               "_ZNSt6thread15_M_start_threadESt10shared_ptrINS_10_Impl_baseEE",
+                               "_ZNSt6thread15_M_start_threadESt10shared_ptrINS_10_Impl_baseEEPFvvE"}) {
+      void* address = dlsym(RTLD_DEFAULT, symbol);
+      Dl_info info{};
+      ElfW(Sym)* entry = nullptr;
+      if (address != nullptr && dladdr1(address, &info, reinterpret_cast<void**>(&entry), RTLD_DL_SYMENT) != 0 &&
+          entry != nullptr)
+        found.emplace_back(reinterpret_cast<uintptr_t>(address), reinterpret_cast<uintptr_t>(address) + entry->st_size);
+    }
+    return found;
+  }();
+  return ranges;
+}
+[[maybe_unused]] const bool std_thread_starts_found = not std_thread_starts().empty();
+
+bool started_by_std_thread(const void* caller)
+{
+  auto address = reinterpret_cast<uintptr_t>(caller);
+  for (const auto& [first, last] : std_thread_starts())
+    if (address >= first && address < last)
+      return true;
+  return false;
+}
+
 int create_simulated_thread(Rank& rank, pthread_t* id, const pthread_attr_t* attributes, void* (*routine)(void*),
                             void* argument)
 {
@@ -254,8 +288,9 @@ extern "C" {
 
 int pthread_create(pthread_t* thread, const pthread_attr_t* attributes, void* (*routine)(void*), void* argument)
 {
-  Rank* rank = bxisim::os::running_rank();
-  if (rank != nullptr && rank->runs_own_code_at(reinterpret_cast<uintptr_t>(__builtin_return_address(0))))
+  Rank* rank   = bxisim::os::running_rank();
+  void* caller = __builtin_return_address(0);
+  if (rank != nullptr && (rank->runs_own_code_at(reinterpret_cast<uintptr_t>(caller)) || started_by_std_thread(caller)))
     return bxisim::os::surviving_kill("killed in pthread_create", [&] {
       return create_simulated_thread(*rank, thread, attributes, routine, argument);
     });

@@ -2,15 +2,16 @@
 // Threads that ranks create.
 //
 // A thread the program's own code creates (pthread_create called from the program, not from a library it
-// uses) is a simulated thread of its rank: a SimGrid actor on the rank's core that runs the thread's
-// function as the rank's code (its globals, heap, output, Portals process), in simulated time, so that it
-// may call Portals and block in simulated time, and MPI over its OpenMPI copy up to MPI_THREAD_MULTIPLE.
-// pthread_join, pthread_detach, pthread_self, pthread_exit, mutexes (LockInterposition) and condition
-// variables (ConditionInterposition) act on such threads in simulated time.
+// uses; or std::thread, whose pthread_create libstdc++ calls on the program's behalf) is a simulated thread of its
+// rank: a SimGrid actor on the rank's core that runs the thread's function as the rank's code (its globals, heap,
+// output, Portals process), in simulated time, so that it may call Portals and block in simulated time, and MPI over
+// its OpenMPI copy up to MPI_THREAD_MULTIPLE. pthread_join, pthread_detach, pthread_self, pthread_exit, mutexes
+// (LockInterposition) and condition variables (ConditionInterposition) act on such threads in simulated time.
 //
-// Threads that libraries create for themselves (an OpenMP runtime's team, which synchronizes with raw
+// Threads that libraries create for themselves (an OpenMP runtime's team, which synchronizes with inline
 // futex system calls bxisim cannot see) are real threads outside the simulation, as before; bxisim
-// remembers which rank created each, to name it when such a thread calls what only a rank's threads may.
+// remembers which rank created each, to name it when such a thread calls what only a rank's threads may
+// (runtime/launch/LibraryThreadCall.hpp).
 
 namespace bxisim::runtime
 {

@@ -87,6 +87,21 @@ TEST(LockWaits, ALibrarysReadWriteLockHeldAcrossAClockReadIsWaitedForInSimulated
   }
 }
 
+// The same with a lock made of futex system calls through syscall() (as libstdc++ makes them): the rank that wants it
+// waits in simulated time until the holder's FUTEX_WAKE, though the ranks are different processes sharing the
+// library's one word (a real futex wait put the simulator's only thread to sleep).
+TEST(LockWaits, ALibrarysFutexLockHeldAcrossAClockReadIsWaitedForInSimulatedTime)
+{
+  for (int ppn : {1, 2}) {
+    auto result = run_command(kBxisim + " run -q --no-summary -n 2 --ppn " + std::to_string(ppn) +
+                              " --wall-limit 60 --set cpu.factor=1000 " + test_program("locked_clock") +
+                              " 0.003 clock_gettime_syscall_futex");
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("[rank 0] seconds=3 ")) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("[rank 1] seconds=3 ")) << result.output;
+  }
+}
+
 TEST(Watchdog, NamesARankBlockedOnAnotherRanksLockAcrossNodes)
 {
   expect_a_rank_blocked_on_another_ranks_lock_to_be_named(1);

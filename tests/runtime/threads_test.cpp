@@ -1,5 +1,5 @@
 // Threads a rank's own code creates run as simulated threads of the rank (runtime/os/ThreadInterposition.hpp):
-// programs/threads.c and programs/library_thread.c on two ranks, on two nodes (--ppn 1) and on one (--ppn 2),
+// programs/threads.c, std_threads.cpp and library_thread.c on two ranks, on two nodes (--ppn 1) and on one (--ppn 2),
 // at both NIC levels, without CPU simulation so that times are exact.
 
 #include "RunOutput.hpp"
@@ -12,6 +12,7 @@
 
 using namespace bxisim::test;
 using testing::HasSubstr;
+using testing::Not;
 
 namespace
 {
@@ -150,7 +151,73 @@ TEST_P(Threads, APortalsCallFromALibrarysThreadIsRefusedClearly)
   EXPECT_EQ(result.exit_code, 6) << result.output;
   EXPECT_THAT(result.output, HasSubstr("called a Portals function from thread "));
   EXPECT_THAT(result.output, HasSubstr("a thread that a library created for it"));
-  EXPECT_THAT(result.output, HasSubstr("Create the thread with pthread_create in the program"));
+  EXPECT_THAT(result.output, HasSubstr("the threads the program creates (pthread_create, std::thread"));
+}
+
+// std::thread starts its threads from libstdc++, not from the program's code: they were real threads outside the
+// simulation (a Portals call ended the run). They are simulated threads now, with the times of pthread_create's.
+TEST_P(Threads, CppThreadsAreSimulatedThreadsWithTheTimesOfPthreads)
+{
+  auto cpp = run("std_threads", "portals");
+  ASSERT_EQ(cpp.exit_code, 0) << cpp.output;
+  auto ranks = fields_by_rank(cpp.output);
+  EXPECT_EQ(ranks, fields("portals")) << cpp.output;
+  EXPECT_EQ(ranks[0]["received"], "101");
+  EXPECT_EQ(ranks[1]["received"], "100");
+}
+
+// std::future, std::promise, std::atomic::wait, std::counting_semaphore and std::latch wait with futex system calls
+// that libstdc++ makes through syscall(): in simulated time (a real wait put the simulator's only thread to sleep).
+TEST_P(Threads, CppFuturesAtomicWaitsAndSemaphoresInSimulatedTime)
+{
+  auto future = run("std_threads", "future");
+  ASSERT_EQ(future.exit_code, 0) << future.output;
+  auto atomic = run("std_threads", "atomic");
+  ASSERT_EQ(atomic.exit_code, 0) << atomic.output;
+  auto futures = fields_by_rank(future.output), atomics = fields_by_rank(atomic.output);
+  for (int rank : {0, 1}) {
+    EXPECT_EQ(futures[rank]["timed_out"], "1");
+    EXPECT_EQ(number(futures[rank], "waited_ns"), 20000); // wait_for(20us) on a result the thread gives at 100 us
+    EXPECT_EQ(number(futures[rank], "value"), 40 + rank);
+    EXPECT_EQ(number(futures[rank], "got_at"), 100000);
+    EXPECT_EQ(futures[rank]["promise"], "kept");
+    EXPECT_EQ(number(futures[rank], "promise_after"), 50000);
+    EXPECT_EQ(number(atomics[rank], "value"), 7);
+    EXPECT_EQ(number(atomics[rank], "notified_at"), 30000);
+    EXPECT_EQ(atomics[rank]["acquired"], "0");
+    EXPECT_EQ(number(atomics[rank], "expired_after"), 25000);
+    EXPECT_EQ(number(atomics[rank], "latched_after"), 40000); // the last of three counted down at 40 us
+  }
+}
+
+// The futex system call itself, between a rank's threads: timed waits (relative, and absolute with a bit set), a
+// value that changed, a wake that ends another thread's wait, a requeue; an operation bxisim does not simulate ends
+// the run with a message.
+TEST_P(Threads, FutexSystemCallsInSimulatedTime)
+{
+  auto result = run("std_threads", "futex");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto ranks = fields_by_rank(result.output);
+  for (int rank : {0, 1}) {
+    EXPECT_EQ(ranks[rank]["timed_wait"], "ETIMEDOUT");
+    EXPECT_EQ(number(ranks[rank], "timed_wait_after"), 40000);
+    EXPECT_EQ(ranks[rank]["other_value"], "EAGAIN");
+    EXPECT_EQ(ranks[rank]["waited"], "0");
+    EXPECT_EQ(number(ranks[rank], "waited_after"), 60000);
+    EXPECT_EQ(ranks[rank]["woken"], "1");
+    EXPECT_EQ(ranks[rank]["deadline"], "ETIMEDOUT");
+    EXPECT_EQ(number(ranks[rank], "deadline_after"), 15000);
+    EXPECT_EQ(ranks[rank]["empty_bitset"], "EINVAL");
+    EXPECT_EQ(ranks[rank]["requeued"], "2"); // one woken, one moved
+    EXPECT_EQ(ranks[rank]["left_on_word"], "0");
+    EXPECT_EQ(ranks[rank]["woken_on_other"], "1");
+    EXPECT_EQ(ranks[rank]["results"], "0,0");
+  }
+  auto refused = run("std_threads", "futex_wake_op");
+  EXPECT_EQ(refused.exit_code, 6) << refused.output;
+  EXPECT_THAT(refused.output, HasSubstr("made a futex system call of operation 5 (futex(2)), which bxisim does not "
+                                        "simulate between a rank's threads"));
+  EXPECT_THAT(refused.output, Not(HasSubstr("not reached")));
 }
 
 INSTANTIATE_TEST_SUITE_P(EachNicLevelAcrossNodesAndInsideANode, Threads,

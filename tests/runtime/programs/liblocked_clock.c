@@ -51,17 +51,44 @@ double rwlock_clock_gettime(int writer)
   return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
 }
 
-/* The same under a lock made of a raw futex, which bxisim cannot see: a rank that wants it while another holds it
- * blocks the thread of every rank in the kernel (what the watchdog then reports). */
+/* The same under a lock made of a futex whose system calls are made inline, as the C library's own locks do, which
+ * bxisim cannot see (it sees those made through syscall()): a rank that wants it while another holds it blocks the
+ * thread of every rank in the kernel (what the watchdog then reports). */
 static int futex_word; /* 0: free, 1: taken */
+
+static long inline_futex(int* word, int operation, int value)
+{
+  long result;
+  register long timeout __asm__("r10") = 0;
+  __asm__ volatile("syscall"
+                   : "=a"(result)
+                   : "0"((long)SYS_futex), "D"(word), "S"((long)operation), "d"((long)value), "r"(timeout)
+                   : "rcx", "r11", "memory");
+  return result;
+}
 
 double futex_clock_gettime(void)
 {
   struct timespec now;
   while (__sync_lock_test_and_set(&futex_word, 1))
-    syscall(SYS_futex, &futex_word, FUTEX_WAIT, 1, NULL, NULL, 0);
+    inline_futex(&futex_word, FUTEX_WAIT, 1);
   clock_gettime(CLOCK_MONOTONIC, &now);
   __sync_lock_release(&futex_word);
-  syscall(SYS_futex, &futex_word, FUTEX_WAKE, 1, NULL, NULL, 0);
+  inline_futex(&futex_word, FUTEX_WAKE, 1);
+  return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+/* The same through the C library's syscall(), as libstdc++ makes its futex calls: bxisim sees those, and a rank that
+ * wants the lock while another holds it waits in simulated time. */
+static int syscall_futex_word;
+
+double syscall_futex_clock_gettime(void)
+{
+  struct timespec now;
+  while (__sync_lock_test_and_set(&syscall_futex_word, 1))
+    syscall(SYS_futex, &syscall_futex_word, FUTEX_WAIT, 1, NULL, NULL, 0);
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  __sync_lock_release(&syscall_futex_word);
+  syscall(SYS_futex, &syscall_futex_word, FUTEX_WAKE, 1, NULL, NULL, 0);
   return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
 }

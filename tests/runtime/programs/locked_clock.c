@@ -2,7 +2,8 @@
  * library that holds its lock meanwhile (liblocked_clock.so), and prints seconds=<time()'s answer>
  * and simulated=<bxisim_time() after it>. With argv[2] = "clock_gettime", it reads that clock there
  * instead (under a mutex), with "clock_gettime_rwlock" the same under a read-write lock (rank 1 writes), with
- * "clock_gettime_futex" under a lock made of a raw futex, with "sleep"
+ * "clock_gettime_futex" under a lock made of a futex called inline, "clock_gettime_syscall_futex" the same through
+ * syscall(), with "sleep"
  * it sleeps a millisecond under the mutex instead (seconds=0). Built with -DLOCKED_CLOCK_MPI, it is an MPI program (for
  * --level smpi): the same between MPI_Init and MPI_Finalize. */
 #include <bxisim/rank.h>
@@ -19,6 +20,7 @@ long locked_clock_read(void);
 double locked_clock_gettime(void);
 double rwlock_clock_gettime(int writer);
 double futex_clock_gettime(void);
+double syscall_futex_clock_gettime(void);
 void locked_sleep(void);
 
 static double cpu_seconds(void)
@@ -43,7 +45,8 @@ int main(int argc, char** argv)
                       : strcmp(clock, "clock_gettime") == 0        ? (long)locked_clock_gettime()
                       : strcmp(clock, "clock_gettime_rwlock") == 0 ? (long)rwlock_clock_gettime(bxisim_rank() == 1)
                       : strcmp(clock, "clock_gettime_futex") == 0  ? (long)futex_clock_gettime()
-                                                                   : locked_clock_read();
+                      : strcmp(clock, "clock_gettime_syscall_futex") == 0 ? (long)syscall_futex_clock_gettime()
+                                                                          : locked_clock_read();
   printf("seconds=%ld simulated=%.9f\n", seconds, bxisim_time());
 #ifdef LOCKED_CLOCK_MPI
   MPI_Finalize();

@@ -43,7 +43,8 @@ static inline void expose_to_anyone(ptl_handle_ni_t ni, ptl_handle_eq_t eq, void
                     .options     = options,
                     .match_id    = {.phys = {.nid = PTL_NID_ANY, .pid = PTL_PID_ANY}},
                     .match_bits  = 0,
-                    .ignore_bits = ~0ull};
+                    .ignore_bits = ~0ull,
+                    .min_free    = 0};
   ptl_handle_me_t handle;
   CHECK(PtlMEAppend(ni, pt, &entry, PTL_PRIORITY_LIST, NULL, &handle));
 }
