@@ -5,6 +5,7 @@
 // the simulator and of real threads (made outside rank code) are the C library's. glibc declares most of
 // these noexcept: their simulator calls survive a kill of the rank (RankEnd.hpp).
 
+#include "InSimulatorHeap.hpp"
 #include "RankEnd.hpp"
 #include "RankHeap.hpp"
 #include "RankTimedWork.hpp"
@@ -37,21 +38,7 @@ struct Semaphore {
 std::unordered_map<const pthread_barrier_t*, Barrier> barriers;
 std::unordered_map<const sem_t*, Semaphore> semaphores;
 
-/**
- * While it lives, what is allocated goes to the simulator's heap. Making and forgetting a barrier or a
- * semaphore enters no simulator call: they may come from a library's constructor, run inside the dynamic
- * loader's lock while the rank loads its program, where another rank must not run.
- */
-struct InSimulatorHeap {
-  InSimulatorHeap() { bxisim::os::select_heap(nullptr); }
-  ~InSimulatorHeap()
-  {
-    bxisim::runtime::Rank* rank = bxisim::os::running_rank();
-    bxisim::os::select_heap(rank != nullptr ? rank->heap() : nullptr);
-  }
-  InSimulatorHeap(const InSimulatorHeap&)            = delete;
-  InSimulatorHeap& operator=(const InSimulatorHeap&) = delete;
-};
+using bxisim::os::InSimulatorHeap;
 
 /** Takes the semaphore, waiting `timeout` seconds at most (infinity: no limit); true when it timed out. */
 bool take(Semaphore& semaphore, double timeout)

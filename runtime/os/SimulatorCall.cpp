@@ -1,6 +1,7 @@
 #include "SimulatorCall.hpp"
 
 #include "RankHeap.hpp"
+#include "ThreadLocals.hpp"
 #include "runtime/launch/OutputRouter.hpp"
 #include "runtime/launch/Rank.hpp"
 
@@ -38,6 +39,13 @@ void set_running(runtime::Rank* rank)
 {
   running = rank;
   select_heap(rank != nullptr ? rank->heap() : nullptr);
+}
+
+/** What the rank's code finds as it resumes: its libc globals, the resuming thread's thread-local variables. */
+void resume_process_state(runtime::Rank& rank)
+{
+  rank.process_state().restore_globals();
+  install_thread_locals(rank);
 }
 
 void note_transition(runtime::Rank* rank)
@@ -104,7 +112,7 @@ void set_running_rank(runtime::Rank* rank)
 void enter_rank_code(runtime::Rank& rank)
 {
   runtime::OutputRouter::switch_to(rank.index());
-  rank.process_state().restore_globals();
+  resume_process_state(rank);
   set_running_rank(&rank);
   rank.start_burst();
 }
@@ -120,7 +128,7 @@ void leave_rank_code(runtime::Rank& rank)
 void enter_program_code_in_call(runtime::Rank& rank)
 {
   runtime::OutputRouter::switch_to(rank.index());
-  rank.process_state().restore_globals();
+  resume_process_state(rank);
   select_heap(rank.heap());
 }
 
@@ -149,7 +157,7 @@ SimulatorCall::~SimulatorCall()
     return;
   runtime::OutputRouter::switch_to(rank_->index());
   rank_->note_simulator_call(simgrid::s4u::Engine::get_clock()); // back in its own code since then
-  rank_->process_state().restore_globals();
+  resume_process_state(*rank_);
   set_running(rank_);
   note_transition(rank_);
   if (at_edge_)

@@ -5,6 +5,7 @@
 #include "RankEnd.hpp"
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
+#include "ThreadLocals.hpp"
 #include "runtime/launch/OutputRouter.hpp"
 #include "runtime/launch/Rank.hpp"
 
@@ -94,6 +95,7 @@ SimulatedThread* thread_of_id(pthread_t id)
  * then its last burst is simulated. */
 void leave_own_code(SimulatedThread& thread)
 {
+  bxisim::os::run_thread_local_destructors(&thread); // before its thread-specific data's, as glibc orders them
   bxisim::os::end_thread_specific_data(thread.data);
   bxisim::os::leave_rank_code(*thread.rank);
 }
@@ -143,6 +145,7 @@ void run_thread(SimulatedThread* thread)
     }
   }
   thread_of_actor.erase(simgrid::s4u::this_actor::get_pid());
+  bxisim::os::forget_thread_locals(rank, thread);
   thread->ended = true;
   bool killed   = thread->killed;
   if (thread->detached)
@@ -197,6 +200,7 @@ int create_simulated_thread(Rank& rank, pthread_t* id, const pthread_attr_t* att
   thread->detached = detach_state == PTHREAD_CREATE_DETACHED;
   threads.insert(thread);
   ranks_with_threads.insert(&rank);
+  bxisim::os::start_swapping_thread_locals(rank);
   *id           = reinterpret_cast<pthread_t>(thread);
   thread->actor = simgrid::s4u::Actor::create(fmt::format("rank{}-thread", rank.index()), rank.host(),
                                               [thread] { run_thread(thread); });

@@ -220,6 +220,24 @@ TEST_P(Threads, FutexSystemCallsInSimulatedTime)
   EXPECT_THAT(refused.output, Not(HasSubstr("not reached")));
 }
 
+// A rank's threads share the simulator's real thread: its thread_local variables were one instance for all (a
+// thread's write was main's). Each thread now keeps its own, from the initial values on; the destructors of a thread's
+// objects run as it ends.
+TEST_P(Threads, EachThreadHasItsOwnThreadLocalVariables)
+{
+  auto result = run("std_threads", "thread_local");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto ranks = fields_by_rank(result.output);
+  for (int rank : {0, 1}) {
+    EXPECT_EQ(ranks[rank]["thread0"], "5/empty,10/t0/1") << result.output;
+    EXPECT_EQ(ranks[rank]["thread1"], "5/empty,20/t1/1");
+    EXPECT_EQ(ranks[rank]["main_between"], "1/main");
+    EXPECT_EQ(ranks[rank]["main_after"], "1/main");
+    EXPECT_EQ(ranks[rank]["constructed"], "3"); // main's and each thread's
+    EXPECT_EQ(ranks[rank]["destroyed"], "2");   // the threads', as they ended; main's at its own end
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(EachNicLevelAcrossNodesAndInsideANode, Threads,
                          testing::Combine(testing::Values("message", "cycle"), testing::Values(1, 2)),
                          [](const testing::TestParamInfo<std::tuple<std::string, int>>& param) {

@@ -7,7 +7,9 @@
 //   that expires, std::latch;
 // - "futex": the futex system call itself: a timed FUTEX_WAIT that expires, one that finds another value, a
 //   FUTEX_WAKE that ends a thread's wait, FUTEX_WAIT_BITSET against an absolute deadline, FUTEX_CMP_REQUEUE;
-// - "futex_wake_op": FUTEX_WAKE_OP, which bxisim does not simulate.
+// - "futex_wake_op": FUTEX_WAKE_OP, which bxisim does not simulate;
+// - "thread_local": thread-local variables (an initialized int, a std::string, an object with a destructor) that
+//   main and two threads set, each keeping its own across the others' runs; the threads' destructors run as they end.
 // Prints key=value lines, simulated times in ns since the scenario started.
 #include "portals_check.h"
 
@@ -232,6 +234,40 @@ void raw_futex()
               results[0], results[1]);
 }
 
+thread_local int plain = 5; // an initial value in the module's image
+thread_local std::string name;
+int constructed = 0, destroyed = 0;
+struct Counted {
+  int id;
+  Counted() : id(++constructed) {}
+  ~Counted() { ++destroyed; }
+};
+thread_local Counted counted;
+
+void thread_locals()
+{
+  plain = 1;
+  name  = "main";
+  (void)counted.id;
+  std::string seen[2];
+  std::thread threads[2];
+  for (int i = 0; i < 2; ++i)
+    threads[i] = std::thread([&seen, i] {
+      std::string first = std::to_string(plain) + "/" + (name.empty() ? "empty" : name);
+      plain             = 10 * (i + 1);
+      name              = "t" + std::to_string(i);
+      int id            = counted.id;
+      std::this_thread::sleep_for(std::chrono::microseconds(5 + 5 * i)); // the others run meanwhile
+      seen[i] = first + "," + std::to_string(plain) + "/" + name + "/" + std::to_string(counted.id == id);
+    });
+  std::this_thread::sleep_for(7us);
+  std::string main_between = std::to_string(plain) + "/" + name;
+  for (auto& thread : threads)
+    thread.join();
+  std::printf("thread0=%s thread1=%s main_between=%s main_after=%d/%s constructed=%d destroyed=%d\n", seen[0].c_str(),
+              seen[1].c_str(), main_between.c_str(), plain, name.c_str(), constructed, destroyed);
+}
+
 void futex_wake_op()
 {
   alignas(4) static uint32_t word = 0, other = 0;
@@ -255,6 +291,8 @@ int main(int argc, char** argv)
     raw_futex();
   else if (scenario == "futex_wake_op")
     futex_wake_op();
+  else if (scenario == "thread_local")
+    thread_locals();
   else {
     std::fprintf(stderr, "unknown scenario '%s'\n", scenario.c_str());
     return 2;
