@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <cxxabi.h>
 
 namespace bxisim::os
 {
@@ -17,17 +18,45 @@ ProcessState::ProcessState()
   }
 }
 
+namespace
+{
+/** The layout of libstdc++'s __cxa_eh_globals (libsupc++/unwind-cxx.h), which <cxxabi.h> leaves opaque. */
+struct EhGlobals {
+  void* caught_exceptions;
+  unsigned int uncaught_exceptions;
+};
+EhGlobals& eh_globals()
+{
+  return *reinterpret_cast<EhGlobals*>(abi::__cxa_get_globals());
+}
+} // namespace
+
+ExceptionState read_exception_state()
+{
+  const EhGlobals& live = eh_globals();
+  return {live.caught_exceptions, live.uncaught_exceptions};
+}
+
+void write_exception_state(const ExceptionState& state)
+{
+  EhGlobals& live          = eh_globals();
+  live.caught_exceptions   = state.caught;
+  live.uncaught_exceptions = state.uncaught;
+}
+
 void ProcessState::restore_globals() const
 {
   ::optind = getopt_globals.optind;
   ::opterr = getopt_globals.opterr;
   ::optopt = getopt_globals.optopt;
   ::optarg = getopt_globals.optarg;
+  write_exception_state(exceptions);
 }
 
 void ProcessState::save_globals()
 {
   getopt_globals = {::optind, ::opterr, ::optopt, ::optarg};
+  exceptions     = read_exception_state();
 }
 
 bool ProcessState::belongs_to_rank(const void* address) const

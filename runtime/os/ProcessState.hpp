@@ -22,6 +22,21 @@ struct GetoptScan {
   int last_nonopt      = 1;
 };
 
+/**
+ * libstdc++'s per-thread exception state (its __cxa_eh_globals: the exceptions being handled, innermost first, and
+ * how many are thrown and not yet caught). Every rank and thread runs on the simulator's thread, so they would share
+ * it: a rank that made a simulator call inside a catch block and then rethrew (`throw;`) got the exception another
+ * rank caught meanwhile.
+ */
+struct ExceptionState {
+  void* caught          = nullptr;
+  unsigned int uncaught = 0;
+};
+/** The simulator thread's exception state now. */
+ExceptionState read_exception_state();
+/** Makes `state` the simulator thread's exception state. */
+void write_exception_state(const ExceptionState& state);
+
 /** libc's public getopt variables, saved while another rank runs. */
 struct GetoptGlobals {
   int optind   = 1;
@@ -42,13 +57,14 @@ class ProcessState
   ProcessState(const ProcessState&)            = delete;
   ProcessState& operator=(const ProcessState&) = delete;
 
-  /** The rank's code resumes: its getopt variables go back into libc's. */
+  /** The rank's code resumes: its getopt variables go back into libc's, its exception state into libstdc++'s. */
   void restore_globals() const;
-  /** The rank's code is left: libc's getopt variables are saved. */
+  /** The rank's code is left: libc's getopt variables and libstdc++'s exception state are saved. */
   void save_globals();
 
   GetoptScan getopt_scan;
   GetoptGlobals getopt_globals;
+  ExceptionState exceptions; // of the rank's thread that ran last (ThreadLocals.hpp keeps the others')
 
   // random()/srandom()/rand()/srand(): as after srandom(1), which is where a process starts.
   random_data random{};

@@ -3,6 +3,7 @@
 #include "ThreadLocals.hpp"
 
 #include "InSimulatorHeap.hpp"
+#include "ProcessState.hpp"
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
 #include "ThreadInterposition.hpp"
@@ -38,7 +39,11 @@ struct Module {
   size_t image_size;
 };
 
-using Values = std::vector<std::vector<unsigned char>>; // a thread's blocks, one per module
+/** What a thread that does not run keeps aside: its blocks (one per module) and libstdc++'s exception state. */
+struct Values {
+  std::vector<std::vector<unsigned char>> blocks;
+  bxisim::os::ExceptionState exceptions;
+};
 
 struct RankThreadLocals {
   bool modules_found = false;
@@ -99,20 +104,23 @@ void swap(RankThreadLocals& state, const void* resuming)
     blocks.push_back(static_cast<unsigned char*>(__tls_get_addr(&module.index)));
   if (not state.owner_gone) {
     Values& kept = state.saved[state.owner];
-    kept.resize(state.modules.size());
+    kept.blocks.resize(state.modules.size());
     for (size_t i = 0; i < blocks.size(); ++i)
-      kept[i].assign(blocks[i], blocks[i] + state.modules[i].size);
+      kept.blocks[i].assign(blocks[i], blocks[i] + state.modules[i].size);
+    kept.exceptions = bxisim::os::read_exception_state();
   }
   auto found = state.saved.find(resuming);
   for (size_t i = 0; i < blocks.size(); ++i) {
     const Module& module = state.modules[i];
     if (found != state.saved.end()) {
-      std::memcpy(blocks[i], found->second[i].data(), module.size);
+      std::memcpy(blocks[i], found->second.blocks[i].data(), module.size);
     } else { // a thread that never ran: the module's initial values
       std::memcpy(blocks[i], module.image, module.image_size);
       std::memset(blocks[i] + module.image_size, 0, module.size - module.image_size);
     }
   }
+  bxisim::os::write_exception_state(found != state.saved.end() ? found->second.exceptions
+                                                               : bxisim::os::ExceptionState{});
   if (found != state.saved.end())
     state.saved.erase(found);
   state.owner      = resuming;
@@ -145,10 +153,7 @@ void install_thread_locals(runtime::Rank& rank)
     state.modules       = find_modules(rank);
     state.modules_found = true;
   }
-  if (state.modules.empty())
-    state.owner = resuming; // nothing to swap: a program without thread-local variables
-  else
-    swap(state, resuming);
+  swap(state, resuming);
 }
 
 void run_thread_local_destructors(const void* thread)

@@ -6,8 +6,8 @@
 // the rank's threads resumes: the values of the thread that ran are kept aside, the resuming thread's put back (a new
 // thread's are the module's initial ones). The blocks stay at their addresses; what a thread sees through a pointer
 // to another thread's variable is its own instance. Destructors a simulated thread registers for its thread_local
-// objects run as it ends, as they would at a thread's end. Libraries the ranks share (the C library's errno, libstdc++)
-// keep one instance for all.
+// objects run as it ends, as they would at a thread's end. libstdc++'s exception state is swapped likewise (and kept
+// per rank by ProcessState). Other libraries the ranks share (the C library's errno) keep one instance for all.
 
 namespace bxisim::runtime
 {

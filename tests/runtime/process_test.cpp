@@ -1,5 +1,5 @@
 // A rank behaves like a process of its own where programs can tell: getopt's scan, the random
-// generators, signals sent to itself, exit handlers; and it cannot create processes.
+// generators, signals sent to itself, exit handlers, the exceptions it handles; and it cannot create processes.
 
 #include "RunOutput.hpp"
 #include "tests/support/CommandRunner.hpp"
@@ -251,6 +251,24 @@ TEST(ExitHandlers, StaticObjectsOfARankAreDestroyedWhenItEnds)
 // rank's copy of OpenMPI makes its own, and from about 1000 ranks on OpenMPI printed "Out of resource" for
 // each rank left. Two ranks of 700 keys each: the keys glibc cannot give are bxisim's, and behave as glibc's
 // (values per thread, a key made again starts empty, destructors run as a thread ends).
+// libstdc++'s exception state is per thread, and every rank and thread runs on the simulator's one: a rank that slept
+// in a catch block and rethrew got the exception another rank had caught meanwhile. Each rank and thread now handles
+// its own, and a destructor run while an exception unwinds counts that one only.
+TEST(Exceptions, EachRankAndThreadHandlesItsOwnAcrossSimulatorCalls)
+{
+  auto result = run_program(3, "handled_exceptions", "");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 3U) << result.output;
+  for (const auto& [rank, values] : fields) {
+    EXPECT_EQ(values.at("own"), "1") << "rank " << rank;
+    EXPECT_EQ(values.at("thread0_own"), "1") << "rank " << rank;
+    EXPECT_EQ(values.at("thread1_own"), "1") << "rank " << rank;
+    EXPECT_EQ(values.at("main_own"), "1") << "rank " << rank;
+    EXPECT_EQ(values.at("in_flight"), rank == 0 ? "1" : "0") << "rank " << rank;
+  }
+}
+
 TEST(ThreadKeys, MoreKeysThanTheProcessMayHaveWork)
 {
   auto result = run_program(2, "thread_keys", "700");
