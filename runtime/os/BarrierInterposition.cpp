@@ -1,9 +1,9 @@
-// Barriers and unnamed semaphores that a rank's code uses (its main thread and its simulated threads,
-// ThreadInterposition.hpp): waited for in simulated time. All of a rank's threads run on the simulator's
-// thread, so the C library's waits would put that thread to sleep until a post that only it could make. A
-// barrier or semaphore a rank's code initializes is kept here, its waits on a SimGrid semaphore; those of
-// the simulator and of real threads (made outside rank code) are the C library's. glibc declares most of
-// these noexcept: their simulator calls survive a kill of the rank (RankEnd.hpp).
+// Barriers and semaphores that a rank's code uses (its main thread and its simulated threads,
+// ThreadInterposition.hpp; named semaphores, which ranks of a node share): waited for in simulated time. All of
+// a rank's threads run on the simulator's thread, so the C library's waits would put that thread to sleep until
+// a post that only it could make. A barrier or semaphore a rank's code initializes (or opens) is kept here, its waits
+// on a SimGrid semaphore; those of the simulator and of real threads (made outside rank code) are the C library's.
+// glibc declares most of these noexcept: their simulator calls survive a kill of the rank (RankEnd.hpp).
 
 #include "InSimulatorHeap.hpp"
 #include "RankEnd.hpp"
@@ -15,11 +15,13 @@
 
 #include "hw/actors/WaitQueue.hpp"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdarg>
 #include <ctime>
 #include <limits>
 #include <unordered_map>
@@ -37,6 +39,7 @@ struct Semaphore {
 // Used inside simulator calls only (the simulator's heap).
 std::unordered_map<const pthread_barrier_t*, Barrier> barriers;
 std::unordered_map<const sem_t*, Semaphore> semaphores;
+std::unordered_map<const sem_t*, unsigned> named_openings; // named semaphores rank code opened, not yet closed as often
 
 using bxisim::os::InSimulatorHeap;
 
@@ -155,6 +158,46 @@ int sem_timedwait(sem_t* semaphore, const struct timespec* deadline)
     return -1;
   }
   return 0;
+}
+
+// A named semaphore is shared by the ranks that open it (processes of one node, in a real run): the C library maps
+// one name once per process and gives every opening the same address, so the ranks share it here too; it is
+// simulated from the first opening by rank code (with the value it then has) to the last closing.
+sem_t* sem_open(const char* name, int flags, ...)
+{
+  mode_t mode    = 0;
+  unsigned value = 0;
+  if ((flags & O_CREAT) != 0) {
+    va_list arguments;
+    va_start(arguments, flags);
+    mode  = static_cast<mode_t>(va_arg(arguments, unsigned));
+    value = va_arg(arguments, unsigned);
+    va_end(arguments);
+  }
+  sem_t* semaphore = BXISIM_REAL(sem_open)(name, flags, mode, value);
+  if (semaphore == SEM_FAILED || bxisim::os::running_rank() == nullptr)
+    return semaphore;
+  InSimulatorHeap heap;
+  if (auto opened = named_openings.find(semaphore); opened != named_openings.end()) {
+    ++opened->second;
+    return semaphore;
+  }
+  int current = 0;
+  BXISIM_REAL(sem_getvalue)(semaphore, &current);
+  semaphores.insert_or_assign(semaphore, Semaphore{static_cast<unsigned>(std::max(current, 0)), {}});
+  named_openings[semaphore] = 1;
+  return semaphore;
+}
+
+int sem_close(sem_t* semaphore)
+{
+  if (bxisim::os::running_rank() != nullptr)
+    if (auto opened = named_openings.find(semaphore); opened != named_openings.end() && --opened->second == 0) {
+      InSimulatorHeap heap;
+      named_openings.erase(opened);
+      semaphores.erase(semaphore); // its address may be another name's after the C library unmaps it
+    }
+  return BXISIM_REAL(sem_close)(semaphore);
 }
 
 int sem_getvalue(sem_t* semaphore, int* value)

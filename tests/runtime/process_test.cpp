@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 
 using namespace bxisim::test;
 using testing::HasSubstr;
@@ -267,6 +268,21 @@ TEST(Exceptions, EachRankAndThreadHandlesItsOwnAcrossSimulatorCalls)
     EXPECT_EQ(values.at("main_own"), "1") << "rank " << rank;
     EXPECT_EQ(values.at("in_flight"), rank == 0 ? "1" : "0") << "rank " << rank;
   }
+}
+
+// A named semaphore is how processes of a node wait for each other without MPI: rank 0's sem_wait put the simulator's
+// only thread to sleep until a post only rank 1 could make. It waits in simulated time now, across ranks.
+TEST(NamedSemaphores, RanksShareOneAndWaitInSimulatedTime)
+{
+  std::string name = "/bxisim-test-" + std::to_string(getpid());
+  auto result      = run_program(2, "named_semaphore", name);
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  EXPECT_EQ(fields[1]["opened"], "1") << result.output;
+  EXPECT_EQ(fields[1]["value_after_post"], "0"); // the post went to rank 0's wait
+  EXPECT_EQ(fields[0]["posted_after"], "30000");
+  EXPECT_EQ(fields[0]["timed_out"], "1");
+  EXPECT_EQ(fields[0]["timed_out_after"], "20000");
 }
 
 TEST(ThreadKeys, MoreKeysThanTheProcessMayHaveWork)
