@@ -22,6 +22,7 @@
 #include "platforms/Topologies.hpp"
 #include "platforms/WireFaults.hpp"
 #include "runtime/os/CodePages.hpp"
+#include "runtime/os/KilledRankTermination.hpp"
 #include "runtime/os/LockInterposition.hpp"
 #include "runtime/os/Preemption.hpp"
 #include "runtime/os/SimulatorCall.hpp"
@@ -292,7 +293,7 @@ void stop_at_simulated_time(double limit, const std::vector<std::unique_ptr<Rank
   fmt::print(out, "bxisim: the simulated time limit is reached (--sim-time-limit {}). Where each rank was:\n{}", limit,
              describe_ranks(ranks, nullptr, mpi_call));
   std::fflush(out);
-  simgrid::s4u::Actor::kill_all();
+  os::kill_every_actor();
 }
 
 /** The exit code of the run, after telling which ranks failed. */
@@ -550,6 +551,7 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   bool limit_reached = false;
   simgrid::s4u::Engine::on_deadlock_cb([&ranks, &deadlock, &mpi_call] {
     deadlock = true;
+    os::note_every_actor_killed(); // the engine kills them next: their unwinding may call std::terminate
     report_deadlock(ranks, mpi_call);
   });
   {
@@ -593,7 +595,9 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     std::optional<Progress> progress;
     if (Progress::wanted(options.quiet, OutputRouter::original_stderr()))
       progress.emplace(recorder, options.ranks, OutputRouter::original_stderr());
+    os::install_killed_rank_termination(); // after SimGrid's own handler, which it calls for any other
     engine->run();
+    os::note_every_actor_killed(); // those still there are ended with the engine
   }
   XBT_VERB("simulation ended at %.9f s; loading the ranks' copies took %.3f s of CPU (%.1f us per rank)",
            simgrid::s4u::Engine::get_clock(), loading_cpu_seconds(), loading_cpu_seconds() / options.ranks * 1e6);

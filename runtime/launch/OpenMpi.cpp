@@ -10,6 +10,7 @@
 #include "middleware/ProgramCheck.hpp"
 #include "portals/core/Core.hpp"
 #include "runtime/os/CodePages.hpp"
+#include "runtime/os/KilledRankTermination.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include "runtime/os/SimulatorDescriptors.hpp"
 #include "runtime/os/ThreadInterposition.hpp"
@@ -466,7 +467,7 @@ void OpenMpiJob::abort(Rank& rank, int code)
     return;
   abort_ = {rank.index(), code};
   XBT_DEBUG("rank %d aborts the job with code %d", rank.index(), code);
-  simgrid::s4u::Actor::kill_all(); // every other rank and the NIC actors; the caller then ends itself
+  os::kill_every_actor(); // every other rank and the NIC actors; the caller then ends itself
 }
 
 } // namespace bxisim::runtime

@@ -3,6 +3,7 @@
 #include "OutputRouter.hpp"
 #include "Rank.hpp"
 #include "RankServices.hpp"
+#include "runtime/os/KilledRankTermination.hpp"
 #include "runtime/os/RankTimedWork.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include <bxisim/rank.h>
@@ -146,7 +147,7 @@ int PMI_Abort(int exit_code, const char error_msg[])
                  error_msg != nullptr && *error_msg != '\0' ? ": " : "", error_msg != nullptr ? error_msg : "");
       std::fflush(out);
       abort_state = {rank->index(), exit_code};
-      simgrid::s4u::Actor::kill_all(); // every other rank and the NIC actors; this rank ends below
+      bxisim::os::kill_every_actor(); // every other rank and the NIC actors; this rank ends below
     }
   }
   std::exit(exit_code); // as a process would: the rank ends here, its atexit handlers run

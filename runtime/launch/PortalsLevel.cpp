@@ -6,6 +6,7 @@
 #include "OutputRouter.hpp"
 
 #include "config/ConfigError.hpp"
+#include "runtime/os/KilledRankTermination.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include "runtime/os/SimulatorDescriptors.hpp"
 #include "runtime/os/ThreadInterposition.hpp"
@@ -153,7 +154,7 @@ void PortalsLevel::stop_on_lost_frame(const std::string& why)
   fmt::print(out, "bxisim: {}\nbxisim: the run is stopped at simulated time {:.9f} s.\n", why,
              simgrid::s4u::Engine::get_clock());
   std::fflush(out);
-  simgrid::s4u::Actor::kill_all();
+  os::kill_every_actor();
 }
 
 void PortalsLevel::switch_level(const std::string& level)

@@ -4,6 +4,7 @@
 #include "hw/actors/StackShadow.hpp"
 #include "middleware/RankMpi.hpp"
 #include "runtime/os/CodePages.hpp"
+#include "runtime/os/KilledRankTermination.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include "runtime/os/ThreadInterposition.hpp"
 
@@ -184,7 +185,7 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
                explain_current_exception());
     std::fflush(out);
     rank.mark_crashed();
-    simgrid::s4u::Actor::kill_all();
+    os::kill_every_actor();
   }
   XBT_DEBUG("rank %d ended with code %d", rank.index(), rank.exit_code());
 }

@@ -3,6 +3,7 @@
 #include "CrashReport.hpp"
 #include "LibraryThreadCall.hpp"
 #include "OutputRouter.hpp"
+#include "runtime/os/KilledRankTermination.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include "runtime/os/ThreadInterposition.hpp"
 
@@ -151,7 +152,7 @@ const mw::CallHooks kSmpiCallHooks{&enter_mpi,     &leave_mpi,     &exit_rank_in
 void kill_other_ranks()
 {
   Rank* caller = os::running_rank();
-  simgrid::s4u::Actor::kill_all();
+  os::kill_every_actor();
   os::set_running_rank(caller);
 }
 

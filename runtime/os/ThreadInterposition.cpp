@@ -2,6 +2,7 @@
 
 #include "ThreadInterposition.hpp"
 
+#include "KilledRankTermination.hpp"
 #include "RankEnd.hpp"
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
@@ -65,6 +66,7 @@ struct SimulatedThread {
   bool ended              = false; // its function returned, or it called pthread_exit, or it was killed
   bool detached           = false;
   bool killed             = false;
+  bool kill_sent          = false; // by end_simulated_threads: it unwinds, then ends
   simgrid::s4u::ActorPtr actor;
   bxisim::os::ThreadSpecificData* data = nullptr; // pthread_setspecific's values (KeyInterposition.cpp)
   std::jmp_buf leave;                             // pthread_exit and kills jump back to the thread's start
@@ -123,7 +125,7 @@ void report_crash(Rank& rank)
              rank.index(), what, rank.node_name(), simgrid::s4u::Engine::get_clock());
   std::fflush(out);
   rank.mark_crashed();
-  simgrid::s4u::Actor::kill_all();
+  bxisim::os::kill_every_actor();
 }
 
 /** The body of a simulated thread's actor. Kept free of objects with destructors: longjmp lands here. */
@@ -245,6 +247,12 @@ void notify_sibling_wait(runtime::Rank& rank)
     sibling_wait_handler(rank);
 }
 
+bool running_thread_killed()
+{
+  SimulatedThread* thread = running_thread();
+  return thread != nullptr && thread->kill_sent;
+}
+
 const void* running_simulated_thread()
 {
   return running_thread();
@@ -265,8 +273,10 @@ void end_simulated_threads(runtime::Rank& rank)
 {
   std::vector<simgrid::s4u::ActorPtr> running;
   for (SimulatedThread* thread : threads)
-    if (thread->rank == &rank && not thread->ended)
+    if (thread->rank == &rank && not thread->ended) {
+      thread->kill_sent = true;
       running.push_back(thread->actor);
+    }
   for (auto& actor : running)
     actor->kill();
   for (auto it = threads.begin(); it != threads.end();) // no one is left to join them

@@ -61,6 +61,9 @@ bool has_simulated_threads(const runtime::Rank& rank);
 /** The rank's process ends (main returned or exit()): its simulated threads still running are killed. */
 void end_simulated_threads(runtime::Rank& rank);
 
+/** Whether the running actor is a simulated thread that end_simulated_threads has killed (it is unwinding). */
+bool running_thread_killed();
+
 /**
  * From os::leave_killed_rank: when the running actor is a simulated thread, it leaves through its own
  * start (which throws the kill again there) and this does not return.

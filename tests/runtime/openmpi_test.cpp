@@ -429,6 +429,28 @@ TEST(OpenMpiThreads, CppThreadsCallMpi)
   EXPECT_THAT(smpi.output, HasSubstr("called an MPI function from a thread it created"));
 }
 
+// A job ending (MPI_Abort, a deadlock) while ranks hold a joinable std::thread: the kill unwinds their frames, and
+// std::thread's destructor calls std::terminate, which aborted the simulator ("the simulator crashed", exit code 4).
+// The job ends with its own report now.
+TEST(OpenMpiThreads, AJobEndingWhileRanksHoldAJoinableCppThreadEndsWithItsOwnReport)
+{
+  for (int ppn : {1, 2}) {
+    std::string where = "ppn " + std::to_string(ppn);
+    auto abort        = run_command("'" BXISIM_BINARY "' run -n 2 --ppn " + std::to_string(ppn) +
+                                    " --level message --no-cpu-simulation " + test_program("mpi_job_end_with_cpp_thread") +
+                                    " abort 2>&1");
+    EXPECT_EQ(abort.exit_code, 7) << where << "\n" << abort.output;
+    EXPECT_THAT(abort.output, HasSubstr("rank 1 called MPI_Abort with error code 7")) << where;
+    EXPECT_THAT(abort.output, Not(HasSubstr("crashed"))) << where;
+    auto deadlock = run_command("'" BXISIM_BINARY "' run -n 2 --ppn " + std::to_string(ppn) +
+                                " --level message --no-cpu-simulation " + test_program("mpi_job_end_with_cpp_thread") +
+                                " deadlock 2>&1");
+    EXPECT_EQ(deadlock.exit_code, 3) << where << "\n" << deadlock.output;
+    EXPECT_THAT(deadlock.output, HasSubstr("no rank can progress anymore")) << where;
+    EXPECT_THAT(deadlock.output, Not(HasSubstr("crashed"))) << where;
+  }
+}
+
 // An MPI call from a thread a library created (OpenMP's team) runs outside the simulation: refused with the rank's
 // name at every level. Before, it was taken for a call outside any run (exit 1) and crashed the simulator at smpi.
 TEST(OpenMpiThreads, AnMpiCallFromALibrarysThreadIsRefusedClearly)
