@@ -73,18 +73,28 @@ void expect_a_rank_blocked_on_another_ranks_lock_to_be_named(int ppn)
   EXPECT_THAT(result.output, Not(HasSubstr("busy-waits on memory")));
 }
 
-// The same under a read-write lock of the library: rank 1 waits to write in simulated time while rank 0 reads, and
-// both go on (before, the run hung as with the futex).
-TEST(LockWaits, ALibrarysReadWriteLockHeldAcrossAClockReadIsWaitedForInSimulatedTime)
+namespace
+{
+/** Both ranks read the clock under a lock of the shared library made as `clock` says; both go on, at both placements.
+ */
+void expect_a_librarys_lock_held_across_a_clock_read_to_be_waited_for(const std::string& clock)
 {
   for (int ppn : {1, 2}) {
-    auto result = run_command(kBxisim + " run -q --no-summary -n 2 --ppn " + std::to_string(ppn) +
-                              " --wall-limit 60 --set cpu.factor=1000 " + test_program("locked_clock") +
-                              " 0.003 clock_gettime_rwlock");
+    auto result =
+        run_command(kBxisim + " run -q --no-summary -n 2 --ppn " + std::to_string(ppn) +
+                    " --wall-limit 60 --set cpu.factor=1000 " + test_program("locked_clock") + " 0.003 " + clock);
     EXPECT_EQ(result.exit_code, 0) << result.output;
     EXPECT_THAT(result.output, HasSubstr("[rank 0] seconds=3 ")) << result.output;
     EXPECT_THAT(result.output, HasSubstr("[rank 1] seconds=3 ")) << result.output;
   }
+}
+} // namespace
+
+// The same under a read-write lock of the library: rank 1 waits to write in simulated time while rank 0 reads, and
+// both go on (before, the run hung as with the futex).
+TEST(LockWaits, ALibrarysReadWriteLockHeldAcrossAClockReadIsWaitedForInSimulatedTime)
+{
+  expect_a_librarys_lock_held_across_a_clock_read_to_be_waited_for("clock_gettime_rwlock");
 }
 
 // The same with a lock made of futex system calls through syscall() (as libstdc++ makes them): the rank that wants it
@@ -92,14 +102,7 @@ TEST(LockWaits, ALibrarysReadWriteLockHeldAcrossAClockReadIsWaitedForInSimulated
 // library's one word (a real futex wait put the simulator's only thread to sleep).
 TEST(LockWaits, ALibrarysFutexLockHeldAcrossAClockReadIsWaitedForInSimulatedTime)
 {
-  for (int ppn : {1, 2}) {
-    auto result = run_command(kBxisim + " run -q --no-summary -n 2 --ppn " + std::to_string(ppn) +
-                              " --wall-limit 60 --set cpu.factor=1000 " + test_program("locked_clock") +
-                              " 0.003 clock_gettime_syscall_futex");
-    EXPECT_EQ(result.exit_code, 0) << result.output;
-    EXPECT_THAT(result.output, HasSubstr("[rank 0] seconds=3 ")) << result.output;
-    EXPECT_THAT(result.output, HasSubstr("[rank 1] seconds=3 ")) << result.output;
-  }
+  expect_a_librarys_lock_held_across_a_clock_read_to_be_waited_for("clock_gettime_syscall_futex");
 }
 
 TEST(Watchdog, NamesARankBlockedOnAnotherRanksLockAcrossNodes)
