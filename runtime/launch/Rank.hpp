@@ -7,6 +7,7 @@
 
 #include <simgrid/s4u/Host.hpp>
 
+#include <atomic>
 #include <csetjmp>
 #include <cstdint>
 #include <functional>
@@ -169,6 +170,10 @@ class Rank
   /** How many times it has been preempted so far. */
   unsigned long preemptions() const { return preemptions_; }
   void count_preemption() { ++preemptions_; }
+  /** Threads a library created for the rank (real threads, os/ThreadInterposition.hpp) that still run: they may
+   * share futex words with the rank's code, and wake them in real time (os/FutexInterposition.cpp). */
+  bool has_library_threads() const { return library_threads_.load(std::memory_order_acquire) > 0; }
+  void count_library_thread(int change) { library_threads_.fetch_add(change, std::memory_order_acq_rel); }
   /** Whether a pause has advanced its simulated time yet (a busy-wait without CPU simulation). */
   bool stepped() const { return stepped_; }
   void mark_stepped() { stepped_ = true; }
@@ -216,8 +221,9 @@ class Rank
   void keep_running_thread_in_library(bool inside);
   std::function<std::string()> waiting_for_;
   std::vector<std::pair<uintptr_t, uintptr_t>> own_code_;
-  bool preempted_                = false;
-  unsigned long preemptions_     = 0;
+  bool preempted_            = false;
+  unsigned long preemptions_ = 0;
+  std::atomic<int> library_threads_{0}; // changed by those threads themselves as they end
   bool stepped_                  = false;
   unsigned long busy_wait_steps_ = 0;
   os::ProcessState process_state_;

@@ -5,8 +5,10 @@
 // time, per futex word, until a FUTEX_WAKE from rank code or its timeout on the simulated clock. glibc's
 // own futexes (its mutexes, conditions, semaphores) are system calls made inline, never through syscall(): those
 // objects are simulated by the other *Interposition.cpp files. Calls from the simulator and real threads (no rank
-// code running) go to the kernel.
+// code running) go to the kernel. While threads a library made for the rank run (an OpenMP team), a word may be
+// shared with them: a rank's wait also polls the word, and a rank's wake also goes to the kernel.
 
+#include "LockInterposition.hpp"
 #include "RankEnd.hpp"
 #include "RankTimedWork.hpp"
 #include "RealFunctions.hpp"
@@ -21,6 +23,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdint>
@@ -70,6 +73,38 @@ bool valid(const timespec& time)
   return time.tv_sec >= 0 && time.tv_nsec >= 0 && time.tv_nsec < 1000000000L;
 }
 
+/** Waits in simulated time until a FUTEX_WAKE from rank code, or `timeout`; 0 or an errno value. */
+int wait_for_rank_wake(const uint32_t* word, uint32_t bitset, double timeout)
+{
+  Waiter waiter(word, bitset);
+  waiter.wakeup.wait(timeout);
+  return waiter.woken ? 0 : ETIMEDOUT;
+}
+
+/**
+ * The same while threads a library made for the rank run (an OpenMP team): they may wake the word in real time, with
+ * the kernel's FUTEX_WAKE, which bxisim does not see (a function-local static a team thread initializes while the
+ * rank's main thread waits for it). The wait polls the word as a spinning CPU would and ends when it has changed, as
+ * the kernel would have woken it; after a simulated second of polls it waits for a rank's wake alone.
+ */
+int wait_for_any_wake(const uint32_t* word, uint32_t expected, uint32_t bitset, double timeout)
+{
+  constexpr double kLongestPoll = 1e-6;
+  double waited                 = 0;
+  for (double delay = bxisim::os::kFirstLockPoll; waited < bxisim::os::kLongestLockWait;
+       delay        = std::min(2 * delay, kLongestPoll)) {
+    double slice = std::min(delay, timeout - waited);
+    if (wait_for_rank_wake(word, bitset, slice) == 0)
+      return 0;
+    waited += slice;
+    if (waited >= timeout)
+      return ETIMEDOUT;
+    if (__atomic_load_n(word, __ATOMIC_SEQ_CST) != expected)
+      return 0;
+  }
+  return wait_for_rank_wake(word, bitset, timeout - waited);
+}
+
 long wait(bxisim::runtime::Rank& rank, const uint32_t* word, uint32_t expected, double timeout, uint32_t bitset)
 {
   if (bitset == 0)
@@ -83,11 +118,11 @@ long wait(bxisim::runtime::Rank& rank, const uint32_t* word, uint32_t expected, 
     if (timeout <= 0)
       return ETIMEDOUT;
     bxisim::os::notify_sibling_wait(rank); // a sibling's progress loop may have to carry on what this one posted
-    Waiter waiter(word, bitset);
     rank.set_waiting_for([] { return std::string("a futex wait (std::future, std::atomic::wait, ...)"); });
-    waiter.wakeup.wait(timeout);
+    int result = rank.has_library_threads() ? wait_for_any_wake(word, expected, bitset, timeout)
+                                            : wait_for_rank_wake(word, bitset, timeout);
     rank.set_waiting_for(nullptr);
-    return waiter.woken ? 0 : ETIMEDOUT;
+    return result;
   });
   return error == 0 ? 0 : fail(error);
 }
@@ -159,9 +194,15 @@ long simulated_futex(bxisim::runtime::Rank& rank, uint32_t* word, int operation,
     return wait(rank, word, value, timeout == nullptr ? kNoLimit : bxisim::os::seconds_until(clock, *timeout), value3);
   }
   case FUTEX_WAKE:
-    return wake(word, value, FUTEX_BITSET_MATCH_ANY, nullptr, 0);
-  case FUTEX_WAKE_BITSET:
-    return wake(word, value, value3, nullptr, 0);
+  case FUTEX_WAKE_BITSET: {
+    long woken = wake(word, value, command == FUTEX_WAKE ? FUTEX_BITSET_MATCH_ANY : value3, nullptr, 0);
+    if (woken < static_cast<long>(value) && rank.has_library_threads()) { // a library's thread may wait in the kernel
+      long real = BXISIM_REAL(syscall)(SYS_futex, word, operation, value - static_cast<uint32_t>(woken), nullptr,
+                                       nullptr, value3);
+      woken += std::max(real, 0L);
+    }
+    return woken;
+  }
   case FUTEX_CMP_REQUEUE: // no thread of the rank runs between this read and the requeue
     if (__atomic_load_n(word, __ATOMIC_SEQ_CST) != value3)
       return fail(EAGAIN);

@@ -47,11 +47,18 @@ struct RealThreadStart {
   Rank* creator;
 };
 
+/** Counts the real thread out of its creator's library threads as it ends (returns, pthread_exit, cancellation). */
+struct LibraryThreadEnd {
+  Rank* rank;
+  ~LibraryThreadEnd() { rank->count_library_thread(-1); }
+};
+
 void* start_real_thread(void* start)
 {
   RealThreadStart launch = *static_cast<RealThreadStart*>(start);
   delete static_cast<RealThreadStart*>(start);
   creator = launch.creator;
+  LibraryThreadEnd counted{launch.creator};
   return launch.routine(launch.argument);
 }
 
@@ -311,9 +318,12 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attributes, void* (*
   if (rank == nullptr) // the simulator's own threads, or threads of real threads: nothing to remember
     return BXISIM_REAL(pthread_create)(thread, attributes, routine, argument);
   auto* launch = new RealThreadStart{routine, argument, rank};
-  int code     = BXISIM_REAL(pthread_create)(thread, attributes, start_real_thread, launch);
-  if (code != 0)
+  rank->count_library_thread(+1); // before it runs: it may end before pthread_create returns
+  int code = BXISIM_REAL(pthread_create)(thread, attributes, start_real_thread, launch);
+  if (code != 0) {
+    rank->count_library_thread(-1);
     delete launch;
+  }
   return code;
 }
 

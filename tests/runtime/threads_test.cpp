@@ -238,6 +238,24 @@ TEST_P(Threads, EachThreadHasItsOwnThreadLocalVariables)
   }
 }
 
+// A function-local static that a rank's main thread and its OpenMP team's thread (a real thread) reach at once: the
+// second waits on libstdc++'s guard, a futex through syscall(), which bxisim simulates for rank code. A real thread's
+// wake reaches the kernel only, and a rank's wake bxisim only: the main thread waited for ever (a deadlock), or the
+// team's thread did, and main with it at the region's end (the watchdog). Both orders now end, either way round.
+TEST(LibraryThreads, ShareFutexWordsWithRankCodeEitherWayRound)
+{
+  for (const char* first : {"team_first", "main_first"}) {
+    auto result = run_bxisim(std::string("run -n 2 --no-cpu-simulation --wall-limit 60 ") +
+                             test_program("openmp_static_guard") + " " + first);
+    ASSERT_EQ(result.exit_code, 0) << first << "\n" << result.output;
+    auto ranks = fields_by_rank(result.output);
+    for (int rank : {0, 1}) {
+      EXPECT_EQ(ranks[rank]["main"], "49") << first;
+      EXPECT_EQ(ranks[rank]["team"], "49") << first;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(EachNicLevelAcrossNodesAndInsideANode, Threads,
                          testing::Combine(testing::Values("message", "cycle"), testing::Values(1, 2)),
                          [](const testing::TestParamInfo<std::tuple<std::string, int>>& param) {
