@@ -29,6 +29,16 @@ bool simulated_for(const bxisim::runtime::Rank* rank)
   return rank != nullptr && bxisim::os::has_simulated_threads(*rank);
 }
 
+/**
+ * A timed wait of a rank without threads of its own is simulated too when no library thread of it runs either: no
+ * thread can signal it, so it is a sleep to its deadline (the C library's waited that long in real time, the
+ * simulated clock standing still, and C++'s wait_for then polled the simulated clock until the deadline).
+ */
+bool timed_wait_simulated_for(const bxisim::runtime::Rank* rank)
+{
+  return simulated_for(rank) || (rank != nullptr && not rank->has_library_threads());
+}
+
 /** Waits `timeout` seconds at most (infinity: no limit); returns 0 or ETIMEDOUT. */
 int wait_in_simulated_time(pthread_cond_t* condition, pthread_mutex_t* mutex, double timeout)
 {
@@ -77,11 +87,22 @@ int pthread_cond_wait(pthread_cond_t* condition, pthread_mutex_t* mutex)
 
 int pthread_cond_timedwait(pthread_cond_t* condition, pthread_mutex_t* mutex, const struct timespec* deadline)
 {
-  if (not simulated_for(bxisim::os::running_rank()))
+  if (not timed_wait_simulated_for(bxisim::os::running_rank()))
     return BXISIM_REAL(pthread_cond_timedwait)(condition, mutex, deadline);
   // The deadline is on the condition's clock: CLOCK_REALTIME unless pthread_condattr_setclock chose the
   // monotonic one, which glibc keeps in bit 1 of __wrefs (nptl's __PTHREAD_COND_CLOCK_MONOTONIC_MASK).
   clockid_t clock = (condition->__data.__wrefs & 2) != 0 ? CLOCK_MONOTONIC : CLOCK_REALTIME;
+  return wait_in_simulated_time(condition, mutex, bxisim::os::seconds_until(clock, *deadline));
+}
+
+// The deadline on a clock the caller names: std::condition_variable's wait_for and wait_until on steady_clock.
+int pthread_cond_clockwait(pthread_cond_t* condition, pthread_mutex_t* mutex, clockid_t clock,
+                           const struct timespec* deadline)
+{
+  if (not timed_wait_simulated_for(bxisim::os::running_rank()))
+    return BXISIM_REAL(pthread_cond_clockwait)(condition, mutex, clock, deadline);
+  if (clock != CLOCK_MONOTONIC && clock != CLOCK_REALTIME)
+    return EINVAL;
   return wait_in_simulated_time(condition, mutex, bxisim::os::seconds_until(clock, *deadline));
 }
 

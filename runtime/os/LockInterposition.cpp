@@ -155,6 +155,41 @@ extern "C" int pthread_mutex_trylock(pthread_mutex_t* mutex)
   return code;
 }
 
+namespace
+{
+/** Tries the mutex (as the rank's pthread_mutex_trylock) until `timeout` simulated seconds have passed, polling. */
+int lock_before(pthread_mutex_t* mutex, double timeout)
+{
+  double waited = 0;
+  for (double delay = bxisim::os::kFirstLockPoll;; bxisim::os::sleep_lock_poll(delay, waited)) {
+    int code = pthread_mutex_trylock(mutex);
+    if (code != EBUSY)
+      return code;
+    if (waited >= timeout)
+      return ETIMEDOUT;
+    delay = std::min(delay, timeout - waited);
+  }
+}
+} // namespace
+
+// std::timed_mutex's try_lock_for and try_lock_until, and C's timed locks: polled in simulated time against the
+// deadline (the C library's waited in real time, the simulated clock standing still).
+extern "C" int pthread_mutex_timedlock(pthread_mutex_t* mutex, const struct timespec* deadline)
+{
+  if (running_rank() == nullptr)
+    return BXISIM_REAL(pthread_mutex_timedlock)(mutex, deadline);
+  return lock_before(mutex, bxisim::os::seconds_until(CLOCK_REALTIME, *deadline));
+}
+
+extern "C" int pthread_mutex_clocklock(pthread_mutex_t* mutex, clockid_t clock, const struct timespec* deadline)
+{
+  if (running_rank() == nullptr)
+    return BXISIM_REAL(pthread_mutex_clocklock)(mutex, clock, deadline);
+  if (clock != CLOCK_MONOTONIC && clock != CLOCK_REALTIME)
+    return EINVAL;
+  return lock_before(mutex, bxisim::os::seconds_until(clock, *deadline));
+}
+
 extern "C" int pthread_mutex_unlock(pthread_mutex_t* mutex)
 {
   if (owners.used != 0)

@@ -190,6 +190,27 @@ TEST_P(Threads, CppFuturesAtomicWaitsAndSemaphoresInSimulatedTime)
   }
 }
 
+// std::condition_variable's wait_for and std::timed_mutex's try_lock_for call pthread_cond_clockwait and
+// pthread_mutex_clocklock, which waited in real time with the simulated clock standing still (a notify from a thread
+// of the rank never came: the run hung). A wait_for before the rank has a thread is a sleep to its deadline.
+TEST_P(Threads, CppTimedWaitsAndTimedMutexesInSimulatedTime)
+{
+  auto result = run("std_threads", "timed");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto ranks = fields_by_rank(result.output);
+  for (int rank : {0, 1}) {
+    EXPECT_EQ(ranks[rank]["cv_expired"], "1");
+    EXPECT_EQ(number(ranks[rank], "cv_expired_after"), 200000);
+    EXPECT_EQ(ranks[rank]["cv_notified"], "1");
+    EXPECT_EQ(number(ranks[rank], "cv_notified_after"), 50000);
+    EXPECT_EQ(ranks[rank]["lock_expired"], "1");
+    EXPECT_EQ(number(ranks[rank], "lock_expired_after"), 30000);
+    EXPECT_EQ(ranks[rank]["locked"], "1");
+    EXPECT_GE(number(ranks[rank], "locked_after"), 70000); // main let it go 100 us after the first try began
+    EXPECT_LT(number(ranks[rank], "locked_after"), 71000); // polled: at most 1 us late
+  }
+}
+
 // The futex system call itself, between a rank's threads: timed waits (relative, and absolute with a bit set), a
 // value that changed, a wake that ends another thread's wait, a requeue; an operation bxisim does not simulate ends
 // the run with a message.

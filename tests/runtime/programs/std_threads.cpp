@@ -8,6 +8,8 @@
 // - "futex": the futex system call itself: a timed FUTEX_WAIT that expires, one that finds another value, a
 //   FUTEX_WAKE that ends a thread's wait, FUTEX_WAIT_BITSET against an absolute deadline, FUTEX_CMP_REQUEUE;
 // - "futex_wake_op": FUTEX_WAKE_OP, which bxisim does not simulate;
+// - "timed": std::condition_variable's wait_for that expires before the rank has a thread, then one a thread's
+//   notify ends; std::timed_mutex's try_lock_for that expires while main holds it, and one that gets it;
 // - "thread_local": thread-local variables (an initialized int, a std::string, an object with a destructor) that
 //   main and two threads set, each keeping its own across the others' runs; the threads' destructors run as they end.
 // Prints key=value lines, simulated times in ns since the scenario started.
@@ -22,11 +24,13 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <ctime>
 #include <future>
 #include <latch>
+#include <mutex>
 #include <semaphore>
 #include <string>
 #include <thread>
@@ -234,6 +238,59 @@ void raw_futex()
               results[0], results[1]);
 }
 
+void timed()
+{
+  start_ns = clock_ns();
+  std::mutex mutex;
+  std::condition_variable condition;
+  bool ready       = false;
+  long long before = now_ns();
+  bool expired     = false;
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    expired = not condition.wait_for(lock, 200us, [&] { return ready; });
+  }
+  long long expired_after = now_ns() - before;
+  std::thread notifier([&] {
+    std::this_thread::sleep_for(50us);
+    {
+      std::lock_guard<std::mutex> guard(mutex);
+      ready = true;
+    }
+    condition.notify_one();
+  });
+  before        = now_ns();
+  bool notified = false;
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    notified = condition.wait_for(lock, 1s, [&] { return ready; });
+  }
+  long long notified_after = now_ns() - before;
+  notifier.join();
+
+  std::timed_mutex held;
+  held.lock();
+  long long lock_expired_after = -1, locked_after = -1;
+  bool lock_expired = false, locked = false;
+  std::thread locker([&] {
+    long long start    = now_ns();
+    lock_expired       = not held.try_lock_for(30us);
+    lock_expired_after = now_ns() - start;
+    start              = now_ns();
+    locked             = held.try_lock_for(1s); // main lets it go 100 us after the first try started
+    locked_after       = now_ns() - start;
+    if (locked)
+      held.unlock();
+  });
+  std::this_thread::sleep_for(100us);
+  held.unlock();
+  locker.join();
+  std::printf("cv_expired=%d cv_expired_after=%lld cv_notified=%d cv_notified_after=%lld lock_expired=%d "
+              "lock_expired_after=%lld locked=%d locked_after=%lld\n",
+              expired ? 1 : 0, expired_after, notified ? 1 : 0, notified_after, lock_expired ? 1 : 0,
+              lock_expired_after, locked ? 1 : 0, locked_after);
+}
+
 thread_local int plain = 5; // an initial value in the module's image
 thread_local std::string name;
 int constructed = 0, destroyed = 0;
@@ -293,6 +350,8 @@ int main(int argc, char** argv)
     futex_wake_op();
   else if (scenario == "thread_local")
     thread_locals();
+  else if (scenario == "timed")
+    timed();
   else {
     std::fprintf(stderr, "unknown scenario '%s'\n", scenario.c_str());
     return 2;
