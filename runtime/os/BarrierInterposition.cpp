@@ -200,6 +200,23 @@ int sem_close(sem_t* semaphore)
   return BXISIM_REAL(sem_close)(semaphore);
 }
 
+int sem_clockwait(sem_t* semaphore, clockid_t clock, const struct timespec* deadline)
+{
+  if (bxisim::os::running_rank() == nullptr || semaphores.count(semaphore) == 0)
+    return BXISIM_REAL(sem_clockwait)(semaphore, clock, deadline);
+  if (clock != CLOCK_MONOTONIC && clock != CLOCK_REALTIME) {
+    errno = EINVAL;
+    return -1;
+  }
+  double timeout = bxisim::os::seconds_until(clock, *deadline);
+  bxisim::os::SimulatorCall call;
+  if (take(semaphores[semaphore], std::max(timeout, 0.0))) {
+    errno = ETIMEDOUT;
+    return -1;
+  }
+  return 0;
+}
+
 int sem_getvalue(sem_t* semaphore, int* value)
 {
   if (bxisim::os::running_rank() == nullptr || semaphores.count(semaphore) == 0)

@@ -4,6 +4,7 @@
 
 #include "KilledRankTermination.hpp"
 #include "RankEnd.hpp"
+#include "RankTimedWork.hpp"
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
 #include "ThreadLocals.hpp"
@@ -25,6 +26,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -305,6 +307,38 @@ void leave_killed_thread()
 }
 } // namespace bxisim::os
 
+namespace
+{
+/** Waits for a simulated thread's end, `timeout` simulated seconds at most (infinity: no limit); 0, or ETIMEDOUT. */
+int join_simulated(SimulatedThread* thread, void** result, double timeout)
+{
+  if (thread == running_thread())
+    return EDEADLK;
+  if (thread->detached)
+    return EINVAL;
+  Rank* rank = bxisim::os::running_rank();
+  if (not thread->ended && timeout <= 0)
+    return ETIMEDOUT;
+  bxisim::os::SimulatorCall call;
+  if (not thread->ended) {
+    if (rank != nullptr)
+      rank->set_waiting_for([] { return std::string("pthread_join of a thread it created"); });
+    if (timeout == std::numeric_limits<double>::infinity())
+      thread->actor->join();
+    else
+      thread->actor->join(timeout);
+    if (rank != nullptr)
+      rank->set_waiting_for(nullptr);
+    if (not thread->ended)
+      return ETIMEDOUT;
+  }
+  if (result != nullptr)
+    *result = thread->result;
+  forget(thread);
+  return 0;
+}
+} // namespace
+
 extern "C" {
 
 int pthread_create(pthread_t* thread, const pthread_attr_t* attributes, void* (*routine)(void*), void* argument)
@@ -332,23 +366,34 @@ int pthread_join(pthread_t id, void** result)
   SimulatedThread* thread = thread_of_id(id);
   if (thread == nullptr)
     return BXISIM_REAL(pthread_join)(id, result);
-  if (thread == running_thread())
-    return EDEADLK;
-  if (thread->detached)
+  return join_simulated(thread, result, std::numeric_limits<double>::infinity());
+}
+
+int pthread_tryjoin_np(pthread_t id, void** result)
+{
+  SimulatedThread* thread = thread_of_id(id);
+  if (thread == nullptr)
+    return BXISIM_REAL(pthread_tryjoin_np)(id, result);
+  int code = join_simulated(thread, result, 0.0);
+  return code == ETIMEDOUT ? EBUSY : code;
+}
+
+int pthread_timedjoin_np(pthread_t id, void** result, const struct timespec* deadline)
+{
+  SimulatedThread* thread = thread_of_id(id);
+  if (thread == nullptr)
+    return BXISIM_REAL(pthread_timedjoin_np)(id, result, deadline);
+  return join_simulated(thread, result, bxisim::os::seconds_until(CLOCK_REALTIME, *deadline));
+}
+
+int pthread_clockjoin_np(pthread_t id, void** result, clockid_t clock, const struct timespec* deadline)
+{
+  SimulatedThread* thread = thread_of_id(id);
+  if (thread == nullptr)
+    return BXISIM_REAL(pthread_clockjoin_np)(id, result, clock, deadline);
+  if (clock != CLOCK_MONOTONIC && clock != CLOCK_REALTIME)
     return EINVAL;
-  Rank* rank = bxisim::os::running_rank();
-  bxisim::os::SimulatorCall call;
-  if (not thread->ended) {
-    if (rank != nullptr)
-      rank->set_waiting_for([] { return std::string("pthread_join of a thread it created"); });
-    thread->actor->join();
-    if (rank != nullptr)
-      rank->set_waiting_for(nullptr);
-  }
-  if (result != nullptr)
-    *result = thread->result;
-  forget(thread);
-  return 0;
+  return join_simulated(thread, result, bxisim::os::seconds_until(clock, *deadline));
 }
 
 int pthread_detach(pthread_t id)

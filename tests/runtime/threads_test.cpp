@@ -190,6 +190,22 @@ TEST_P(Threads, CppFuturesAtomicWaitsAndSemaphoresInSimulatedTime)
   }
 }
 
+// glibc's non-portable joins and the clock-choosing semaphore wait: they waited in real time (or not at all).
+TEST_P(Threads, TimedJoinsAndClockWaitsInSimulatedTime)
+{
+  auto ranks = fields("timedjoin");
+  for (int rank : {0, 1}) {
+    EXPECT_EQ(ranks[rank]["tryjoin"], "EBUSY");
+    EXPECT_EQ(ranks[rank]["timedjoin"], "ETIMEDOUT");
+    EXPECT_EQ(number(ranks[rank], "timed_out_at"), 20000);
+    EXPECT_EQ(ranks[rank]["clockjoin"], "0");
+    EXPECT_EQ(number(ranks[rank], "joined_at"), 50000);
+    EXPECT_EQ(ranks[rank]["value"], "7");
+    EXPECT_EQ(ranks[rank]["sem_clockwait"], "ETIMEDOUT");
+    EXPECT_EQ(number(ranks[rank], "sem_waited"), 15000);
+  }
+}
+
 // std::condition_variable's wait_for and std::timed_mutex's try_lock_for call pthread_cond_clockwait and
 // pthread_mutex_clocklock, which waited in real time with the simulated clock standing still (a notify from a thread
 // of the rank never came: the run hung). A wait_for before the rank has a thread is a sleep to its deadline.

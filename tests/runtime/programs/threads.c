@@ -8,8 +8,11 @@
  *   a try that finds it empty, a timed wait that expires;
  * - "rwlock": a read-write lock held for writing across a sleep, then for reading by two threads at once, a
  *   writer waiting for both readers, a try that finds it taken, a timed wait that expires, a writer asking again;
+ * - "timedjoin": a try to join a running thread, a timed join that expires, one on the monotonic clock that sees
+ *   the thread end at 50 us; a semaphore's wait on the monotonic clock that expires;
  * - "exit": a thread calls exit().
  * Prints key=value lines, simulated times in ns since the scenario started. */
+#define _GNU_SOURCE /* pthread_tryjoin_np, pthread_timedjoin_np, pthread_clockjoin_np, sem_clockwait */
 #include "portals_check.h"
 
 #include <bxisim/rank.h>
@@ -394,6 +397,53 @@ static void rwlock_threads(void)
          both_reading);
 }
 
+/* --- timedjoin ----------------------------------------------------------------------------------- */
+
+static void* sleep_50us(void* argument)
+{
+  (void)argument;
+  usleep(50);
+  return (void*)(intptr_t)7;
+}
+
+static struct timespec in_ns(clockid_t clock, long nanoseconds)
+{
+  struct timespec deadline;
+  clock_gettime(clock, &deadline);
+  deadline.tv_nsec += nanoseconds;
+  while (deadline.tv_nsec >= 1000000000L) {
+    deadline.tv_nsec -= 1000000000L;
+    deadline.tv_sec += 1;
+  }
+  return deadline;
+}
+
+static void timed_joins(void)
+{
+  pthread_t thread;
+  pthread_create(&thread, NULL, sleep_50us, NULL);
+  void* value              = NULL;
+  int tried                = pthread_tryjoin_np(thread, &value);
+  struct timespec deadline = in_ns(CLOCK_REALTIME, 20000);
+  int timed                = pthread_timedjoin_np(thread, &value, &deadline);
+  long long timed_out_at   = now_ns();
+  deadline                 = in_ns(CLOCK_MONOTONIC, 1000000);
+  int clocked              = pthread_clockjoin_np(thread, &value, CLOCK_MONOTONIC, &deadline);
+  long long joined_at      = now_ns();
+  sem_t empty;
+  sem_init(&empty, 0, 0);
+  long long before = now_ns();
+  deadline         = in_ns(CLOCK_MONOTONIC, 15000);
+  int waited       = sem_clockwait(&empty, CLOCK_MONOTONIC, &deadline);
+  int error        = errno;
+  printf("tryjoin=%s timedjoin=%s timed_out_at=%lld clockjoin=%d joined_at=%lld value=%d sem_clockwait=%s "
+         "sem_waited=%lld\n",
+         tried == EBUSY ? "EBUSY" : "other", timed == ETIMEDOUT ? "ETIMEDOUT" : "other", timed_out_at, clocked,
+         joined_at, (int)(intptr_t)value, waited == -1 && error == ETIMEDOUT ? "ETIMEDOUT" : "other",
+         now_ns() - before);
+  sem_destroy(&empty);
+}
+
 int main(int argc, char** argv)
 {
   rank     = bxisim_rank();
@@ -411,6 +461,8 @@ int main(int argc, char** argv)
     meet();
   else if (strcmp(argv[1], "rwlock") == 0)
     rwlock_threads();
+  else if (strcmp(argv[1], "timedjoin") == 0)
+    timed_joins();
   else if (strcmp(argv[1], "exit") == 0 && rank == 0) {
     pthread_t thread;
     pthread_create(&thread, NULL, call_exit, NULL);
