@@ -157,6 +157,8 @@ class Rank
    * busy-waiting rank be preempted (os/Preemption.hpp), never inside a library that may hold a lock.
    */
   void set_own_code(std::vector<std::pair<uintptr_t, uintptr_t>> ranges) { own_code_ = std::move(ranges); }
+  /** Whether its program is loaded (its code known): not while the loader runs the program's constructors. */
+  bool loaded() const { return not own_code_.empty(); }
   bool runs_own_code_at(uintptr_t address) const
   {
     for (const auto& [first, last] : own_code_)

@@ -345,7 +345,10 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attributes, void* (*
 {
   Rank* rank   = bxisim::os::running_rank();
   void* caller = __builtin_return_address(0);
-  if (rank != nullptr && (rank->runs_own_code_at(reinterpret_cast<uintptr_t>(caller)) || started_by_std_thread(caller)))
+  // Not while the program loads: its constructors run under the dynamic loader's lock, where no other rank may run
+  // (a global object's std::thread is a real thread, as a library's).
+  if (rank != nullptr && (rank->runs_own_code_at(reinterpret_cast<uintptr_t>(caller)) ||
+                          (rank->loaded() && started_by_std_thread(caller))))
     return bxisim::os::surviving_kill("killed in pthread_create", [&] {
       return create_simulated_thread(*rank, thread, attributes, routine, argument);
     });

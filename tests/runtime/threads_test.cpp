@@ -293,6 +293,19 @@ TEST(LibraryThreads, ShareFutexWordsWithRankCodeEitherWayRound)
   }
 }
 
+// A global object's thread pool, started as the program loads (a real thread), serves the rank's tasks: main waits
+// for each task's std::future on a futex that the pool's thread wakes in real time.
+TEST(LibraryThreads, AGlobalObjectsThreadPoolServesTheRanksFutures)
+{
+  for (const char* cpu : {"--no-cpu-simulation", ""}) {
+    auto result = run_bxisim(std::string("run -n 2 --wall-limit 60 ") + cpu + " " + test_program("global_thread_pool"));
+    ASSERT_EQ(result.exit_code, 0) << cpu << "\n" << result.output;
+    auto ranks = fields_by_rank(result.output);
+    EXPECT_EQ(ranks[0]["sum"], "210") << cpu;
+    EXPECT_EQ(ranks[1]["sum"], "210") << cpu;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(EachNicLevelAcrossNodesAndInsideANode, Threads,
                          testing::Combine(testing::Values("message", "cycle"), testing::Values(1, 2)),
                          [](const testing::TestParamInfo<std::tuple<std::string, int>>& param) {
