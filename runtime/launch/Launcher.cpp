@@ -44,6 +44,7 @@
 #include <cstring>
 #include <ctime>
 #include <elf.h>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -413,6 +414,8 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   RunSupervisor::block_stop_signals(); // a Ctrl-C while the copies are made waits for the supervisor
   os::reserve_rank_heaps(options.ranks);
   std::vector<std::unique_ptr<Rank>> ranks;
+  // The ranks' copies map their code from the program itself (RankActor.hpp); open for the whole run.
+  int program_descriptor = os::move_to_simulator_range(::open(program.c_str(), O_RDONLY | O_CLOEXEC));
   std::vector<std::string> copies;
   timespec copies_start{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &copies_start);
@@ -562,13 +565,13 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     for (size_t i = 0; i < ranks.size(); ++i) {
       Rank* rank = ranks[i].get();
       auto code  = [rank, copy = copies[i], argv = options.command, &load_first, &after_main, &portals, &recorder,
-                   &regions] {
+                   &regions, program_descriptor] {
         auto ended = [rank, &recorder, &regions] {
           recorder.rank_ended(rank->index(), simgrid::s4u::Engine::get_clock());
           regions.rank_ended(rank->index(), simgrid::s4u::Engine::get_clock());
         };
         try {
-          run_rank(*rank, copy, argv, load_first, after_main);
+          run_rank(*rank, copy, argv, load_first, after_main, program_descriptor);
         } catch (const simgrid::ForcefulKillException&) { // stopped: the summary says when
           ended();
           throw;

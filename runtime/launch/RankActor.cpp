@@ -103,7 +103,8 @@ double loading_cpu_seconds()
 }
 
 void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::string> argv,
-              const std::function<bool(Rank&)>& load_first, const std::function<int(Rank&, int)>& after_main)
+              const std::function<bool(Rank&)>& load_first, const std::function<int(Rank&, int)>& after_main,
+              int program_descriptor)
 {
   rank.stack = hw::actor_stack_from(__builtin_frame_address(0));
   hw::forget_all_frames_at_exit(rank.stack);
@@ -137,6 +138,13 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
       XBT_ERROR("rank %d cannot load %s: %s. %s.", rank.index(), argv.front().c_str(), why.c_str(), advice);
       rank.mark_load_failed();
       return;
+    }
+    if (program_descriptor >= 0) {
+      // Otherwise each rank's copy has pages of its own: N copies of the same code in memory (and in the processor's
+      // caches, where the program's short code between two MPI calls runs after the other ranks').
+      auto shared = os::share_read_only_pages(handle, program_descriptor);
+      if (not shared.empty())
+        os::release_file_ranges(program_copy, shared);
     }
     auto main_function = reinterpret_cast<MainFunction>(dlsym(handle, "main"));
     if (main_function == nullptr) {

@@ -7,6 +7,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -47,6 +49,24 @@ TEST(Launch, GlobalsArePrivateAcross64RanksOfACProgram)
 TEST(Launch, GlobalsArePrivateAcross64RanksOfACxxProgram)
 {
   expect_private_globals(test_program("private_globals_cpp"), 64);
+}
+
+// Each rank loads a copy of the program (globals of its own), and the kernel kept each copy's pages apart: N copies of
+// the code in memory and in the caches. The code is mapped from the program itself now, as OpenMPI's copies' code is
+// from the original library; the data pages stay each copy's own.
+TEST(Launch, TheRanksShareTheProgramsCodePages)
+{
+  struct stat original {
+  };
+  ASSERT_EQ(stat(test_program("code_pages").c_str(), &original), 0);
+  auto result = run_bxisim("run -n 4 --no-cpu-simulation " + test_program("code_pages"));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 4U) << result.output;
+  for (auto& [rank, values] : fields) {
+    EXPECT_EQ(values["code_inode"], std::to_string(original.st_ino)) << "rank " << rank;
+    EXPECT_NE(values["data_inode"], std::to_string(original.st_ino)) << "rank " << rank; // the copy's own
+  }
 }
 
 TEST(Launch, SameRunTwiceGivesTheSameOutput)
