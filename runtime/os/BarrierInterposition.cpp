@@ -52,6 +52,17 @@ bool take(Semaphore& semaphore, double timeout)
   }
   return semaphore.waiting.wait(timeout);
 }
+/** sem_timedwait and sem_clockwait of a semaphore rank code made: 0, or -1 and ETIMEDOUT at `deadline` on `clock`. */
+int take_before(sem_t* semaphore, clockid_t clock, const timespec& deadline)
+{
+  double timeout = bxisim::os::seconds_until(clock, deadline);
+  bxisim::os::SimulatorCall call;
+  if (take(semaphores[semaphore], std::max(timeout, 0.0))) {
+    errno = ETIMEDOUT;
+    return -1;
+  }
+  return 0;
+}
 } // namespace
 
 extern "C" {
@@ -151,13 +162,7 @@ int sem_timedwait(sem_t* semaphore, const struct timespec* deadline)
 {
   if (bxisim::os::running_rank() == nullptr || semaphores.count(semaphore) == 0)
     return BXISIM_REAL(sem_timedwait)(semaphore, deadline);
-  double timeout = bxisim::os::seconds_until(CLOCK_REALTIME, *deadline);
-  bxisim::os::SimulatorCall call;
-  if (take(semaphores[semaphore], std::max(timeout, 0.0))) {
-    errno = ETIMEDOUT;
-    return -1;
-  }
-  return 0;
+  return take_before(semaphore, CLOCK_REALTIME, *deadline);
 }
 
 // A named semaphore is shared by the ranks that open it (processes of one node, in a real run): the C library maps
@@ -208,13 +213,7 @@ int sem_clockwait(sem_t* semaphore, clockid_t clock, const struct timespec* dead
     errno = EINVAL;
     return -1;
   }
-  double timeout = bxisim::os::seconds_until(clock, *deadline);
-  bxisim::os::SimulatorCall call;
-  if (take(semaphores[semaphore], std::max(timeout, 0.0))) {
-    errno = ETIMEDOUT;
-    return -1;
-  }
-  return 0;
+  return take_before(semaphore, clock, *deadline);
 }
 
 int sem_getvalue(sem_t* semaphore, int* value)

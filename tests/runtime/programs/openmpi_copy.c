@@ -14,6 +14,8 @@
  *                                seconds, read with a raw system call that bxisim does not simulate)
  */
 #define _GNU_SOURCE /* dladdr */
+#include "mapped_file.h"
+
 #include <bxisim/rank.h>
 
 #include <dlfcn.h>
@@ -53,24 +55,6 @@ static void* symbol(const char* name)
   return found;
 }
 #define FN(type, name) ((type)symbol(name))
-
-/** The inode of the file mapped at `address` (/proc/self/maps), 0 if none. */
-static unsigned long mapped_inode(const void* address)
-{
-  FILE* maps = fopen("/proc/self/maps", "r");
-  char line[4096];
-  unsigned long found = 0;
-  while (maps != NULL && found == 0 && fgets(line, sizeof line, maps) != NULL) {
-    uintptr_t start, end;
-    unsigned long inode;
-    if (sscanf(line, "%lx-%lx %*s %*s %*s %lu", &start, &end, &inode) == 3 && start <= (uintptr_t)address &&
-        (uintptr_t)address < end)
-      found = inode;
-  }
-  if (maps != NULL)
-    fclose(maps);
-  return found;
-}
 
 /** The file the loader loaded `address` from (the rank's copy), or NULL. */
 static int loaded_file(const void* address, struct stat* file)
