@@ -98,31 +98,31 @@ std::vector<Module> find_modules(Rank& rank)
 
 void swap(RankThreadLocals& state, const void* resuming)
 {
-  std::vector<unsigned char*> blocks;
-  blocks.reserve(state.modules.size());
-  for (Module& module : state.modules)
-    blocks.push_back(static_cast<unsigned char*>(__tls_get_addr(&module.index)));
+  Values* kept = nullptr;
   if (not state.owner_gone) {
-    Values& kept = state.saved[state.owner];
-    kept.blocks.resize(state.modules.size());
-    for (size_t i = 0; i < blocks.size(); ++i)
-      kept.blocks[i].assign(blocks[i], blocks[i] + state.modules[i].size);
-    kept.exceptions = bxisim::os::read_exception_state();
+    kept = &state.saved[state.owner];
+    kept->blocks.resize(state.modules.size());
+    kept->exceptions = bxisim::os::read_exception_state();
   }
-  auto found = state.saved.find(resuming);
-  for (size_t i = 0; i < blocks.size(); ++i) {
-    const Module& module = state.modules[i];
+  auto found = state.saved.find(resuming); // after the insertion above, which may rehash
+  for (size_t i = 0; i < state.modules.size(); ++i) {
+    Module& module = state.modules[i];
+    auto* block    = static_cast<unsigned char*>(__tls_get_addr(&module.index));
+    if (kept != nullptr)
+      kept->blocks[i].assign(block, block + module.size);
     if (found != state.saved.end()) {
-      std::memcpy(blocks[i], found->second.blocks[i].data(), module.size);
+      std::memcpy(block, found->second.blocks[i].data(), module.size);
     } else { // a thread that never ran: the module's initial values
-      std::memcpy(blocks[i], module.image, module.image_size);
-      std::memset(blocks[i] + module.image_size, 0, module.size - module.image_size);
+      std::memcpy(block, module.image, module.image_size);
+      std::memset(block + module.image_size, 0, module.size - module.image_size);
     }
   }
-  bxisim::os::write_exception_state(found != state.saved.end() ? found->second.exceptions
-                                                               : bxisim::os::ExceptionState{});
-  if (found != state.saved.end())
+  if (found != state.saved.end()) {
+    bxisim::os::write_exception_state(found->second.exceptions);
     state.saved.erase(found);
+  } else {
+    bxisim::os::write_exception_state(bxisim::os::ExceptionState{});
+  }
   state.owner      = resuming;
   state.owner_gone = false;
 }

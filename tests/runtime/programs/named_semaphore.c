@@ -1,6 +1,7 @@
 /* A named semaphore shared by the ranks (processes of a node, in a real run), name given as argv[1]: rank 0 creates
  * it at 0 and waits on it; rank 1 opens it after 30 us of sleep and posts it, then rank 0's timed wait expires 20 us
  * later. Prints key=value lines, simulated times in ns. Two ranks. */
+#include "deadline.h"
 #include <bxisim/rank.h>
 
 #include <errno.h>
@@ -30,18 +31,12 @@ int main(int argc, char** argv)
     bxisim_barrier();
     long long start = now_ns();
     sem_wait(semaphore);
-    long long posted = now_ns() - start;
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_nsec += 20000;
-    if (deadline.tv_nsec >= 1000000000L) {
-      deadline.tv_nsec -= 1000000000L;
-      deadline.tv_sec += 1;
-    }
-    start          = now_ns();
-    int timed      = sem_timedwait(semaphore, &deadline);
-    int error      = errno;
-    long long late = now_ns() - start;
+    long long posted         = now_ns() - start;
+    struct timespec deadline = deadline_in(CLOCK_REALTIME, 20000);
+    start                    = now_ns();
+    int timed                = sem_timedwait(semaphore, &deadline);
+    int error                = errno;
+    long long late           = now_ns() - start;
     printf("posted_after=%lld timed_out=%d timed_out_after=%lld\n", posted, timed == -1 && error == ETIMEDOUT, late);
     bxisim_barrier();
     sem_close(semaphore);

@@ -13,6 +13,7 @@
 // - "thread_local": thread-local variables (an initialized int, a std::string, an object with a destructor) that
 //   main and two threads set, each keeping its own across the others' runs; the threads' destructors run as they end.
 // Prints key=value lines, simulated times in ns since the scenario started.
+#include "deadline.h"
 #include "portals_check.h"
 
 #include <bxisim/rank.h>
@@ -210,15 +211,9 @@ void raw_futex()
   std::printf("waited=%s waited_after=%lld\n", error_name(code), now_ns() - before);
   waker.join();
 
-  timespec deadline{};
-  clock_gettime(CLOCK_MONOTONIC, &deadline);
-  deadline.tv_nsec += 15000;
-  if (deadline.tv_nsec >= 1000000000L) {
-    deadline.tv_nsec -= 1000000000L;
-    deadline.tv_sec += 1;
-  }
-  before = now_ns();
-  code   = futex(&word, FUTEX_WAIT_BITSET_PRIVATE, 1, &deadline, nullptr, FUTEX_BITSET_MATCH_ANY);
+  timespec deadline = deadline_in(CLOCK_MONOTONIC, 15000);
+  before            = now_ns();
+  code              = futex(&word, FUTEX_WAIT_BITSET_PRIVATE, 1, &deadline, nullptr, FUTEX_BITSET_MATCH_ANY);
   std::printf("deadline=%s deadline_after=%lld\n", error_name(code), now_ns() - before);
   code = futex(&word, FUTEX_WAIT_BITSET_PRIVATE, 1, nullptr, nullptr, 0);
   std::printf("empty_bitset=%s\n", error_name(code));

@@ -13,6 +13,7 @@
  * - "exit": a thread calls exit().
  * Prints key=value lines, simulated times in ns since the scenario started. */
 #define _GNU_SOURCE /* pthread_tryjoin_np, pthread_timedjoin_np, pthread_clockjoin_np, sem_clockwait */
+#include "deadline.h"
 #include "portals_check.h"
 
 #include <bxisim/rank.h>
@@ -177,17 +178,11 @@ static void* wait_for_flag(void* argument)
   pthread_mutex_lock(&lock);
   while (!flag)
     pthread_cond_wait(&changed, &lock);
-  woken_at = now_ns();
-  struct timespec deadline;
-  clock_gettime(CLOCK_REALTIME, &deadline);
-  deadline.tv_nsec += 200000; /* 200 us, nobody signals */
-  if (deadline.tv_nsec >= 1000000000L) {
-    deadline.tv_sec++;
-    deadline.tv_nsec -= 1000000000L;
-  }
-  long long before = now_ns();
-  timed_wait_rc    = pthread_cond_timedwait(&changed, &lock, &deadline);
-  timed_out_at     = now_ns() - before;
+  woken_at                 = now_ns();
+  struct timespec deadline = deadline_in(CLOCK_REALTIME, 200000); /* 200 us, nobody signals */
+  long long before         = now_ns();
+  timed_wait_rc            = pthread_cond_timedwait(&changed, &lock, &deadline);
+  timed_out_at             = now_ns() - before;
   pthread_mutex_unlock(&lock);
   return NULL;
 }
@@ -309,16 +304,10 @@ static void meet(void)
   sem_wait(&ready);
   long long posted_after = now_ns() - posted_from;
   pthread_join(poster, NULL);
-  struct timespec deadline;
-  clock_gettime(CLOCK_REALTIME, &deadline);
-  deadline.tv_nsec += 20000;
-  if (deadline.tv_nsec >= 1000000000L) {
-    deadline.tv_sec++;
-    deadline.tv_nsec -= 1000000000L;
-  }
-  long long before = now_ns();
-  int timed_out    = sem_timedwait(&ready, &deadline) == -1 && errno == ETIMEDOUT;
-  long long waited = now_ns() - before;
+  struct timespec deadline = deadline_in(CLOCK_REALTIME, 20000);
+  long long before         = now_ns();
+  int timed_out            = sem_timedwait(&ready, &deadline) == -1 && errno == ETIMEDOUT;
+  long long waited         = now_ns() - before;
   sem_destroy(&ready);
   printf("main_left_after=%lld first_left_after=%lld second_left_after=%lld main_serial=%d empty=%d "
          "posted_after=%lld timed_out=%d timed_out_after=%lld\n",
@@ -379,16 +368,10 @@ static void rwlock_threads(void)
 
   pthread_create(&readers[0], NULL, read_table, (void*)(intptr_t)2);
   usleep(10);
-  struct timespec deadline;
-  clock_gettime(CLOCK_REALTIME, &deadline);
-  deadline.tv_nsec += 50000; /* 50 us, the reader holds it 300 */
-  if (deadline.tv_nsec >= 1000000000L) {
-    deadline.tv_sec++;
-    deadline.tv_nsec -= 1000000000L;
-  }
-  long long before      = now_ns();
-  int timed             = pthread_rwlock_timedwrlock(&table, &deadline);
-  long long timed_after = now_ns() - before;
+  struct timespec deadline = deadline_in(CLOCK_REALTIME, 50000); /* 50 us, the reader holds it 300 */
+  long long before         = now_ns();
+  int timed                = pthread_rwlock_timedwrlock(&table, &deadline);
+  long long timed_after    = now_ns() - before;
   pthread_join(readers[0], NULL);
   printf("rank=%d written_at=%lld trywrlock=%s read_at=%lld second_read_at=%lld wrlock_again=%s "
          "written_again_after=%lld timedwrlock=%s timed_out_after=%lld readers=%d\n",
@@ -406,34 +389,22 @@ static void* sleep_50us(void* argument)
   return (void*)(intptr_t)7;
 }
 
-static struct timespec in_ns(clockid_t clock, long nanoseconds)
-{
-  struct timespec deadline;
-  clock_gettime(clock, &deadline);
-  deadline.tv_nsec += nanoseconds;
-  while (deadline.tv_nsec >= 1000000000L) {
-    deadline.tv_nsec -= 1000000000L;
-    deadline.tv_sec += 1;
-  }
-  return deadline;
-}
-
 static void timed_joins(void)
 {
   pthread_t thread;
   pthread_create(&thread, NULL, sleep_50us, NULL);
   void* value              = NULL;
   int tried                = pthread_tryjoin_np(thread, &value);
-  struct timespec deadline = in_ns(CLOCK_REALTIME, 20000);
+  struct timespec deadline = deadline_in(CLOCK_REALTIME, 20000);
   int timed                = pthread_timedjoin_np(thread, &value, &deadline);
   long long timed_out_at   = now_ns();
-  deadline                 = in_ns(CLOCK_MONOTONIC, 1000000);
+  deadline                 = deadline_in(CLOCK_MONOTONIC, 1000000);
   int clocked              = pthread_clockjoin_np(thread, &value, CLOCK_MONOTONIC, &deadline);
   long long joined_at      = now_ns();
   sem_t empty;
   sem_init(&empty, 0, 0);
   long long before = now_ns();
-  deadline         = in_ns(CLOCK_MONOTONIC, 15000);
+  deadline         = deadline_in(CLOCK_MONOTONIC, 15000);
   int waited       = sem_clockwait(&empty, CLOCK_MONOTONIC, &deadline);
   int error        = errno;
   printf("tryjoin=%s timedjoin=%s timed_out_at=%lld clockjoin=%d joined_at=%lld value=%d sem_clockwait=%s "
