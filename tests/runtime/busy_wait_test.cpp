@@ -101,8 +101,11 @@ TEST_P(BusyWait, ATimeLoopSeesThePutWithoutPreemption)
     Seen timed = spin(GetParam(), "time", std::string(cpu) + " --preempt-after 0 --watchdog 0 --wall-limit 30");
     EXPECT_EQ(timed.result.exit_code, 0) << timed.result.output;
     EXPECT_THAT(timed.result.output, Not(HasSubstr("busy-wait steps"))) << "no pause was needed";
-    EXPECT_DOUBLE_EQ(timed.put, kPutAfter);
-    EXPECT_GT(timed.seen, kPutAfter);
+    if (std::string(cpu).empty()) // measured CPU time (a loaded host stretches it) may delay rank 1's Put
+      EXPECT_GE(timed.put, kPutAfter);
+    else
+      EXPECT_DOUBLE_EQ(timed.put, kPutAfter);
+    EXPECT_GT(timed.seen, timed.put);
   }
 }
 
