@@ -2,6 +2,7 @@
  * model reports the SEND and the response. */
 #include "portals/core/Atomics.hpp"
 #include "portals/core/Core.hpp"
+#include "portals/core/NicMemoryAccess.hpp"
 
 #include <xbt/log.h>
 
@@ -370,8 +371,14 @@ void Core::complete_response(Message& msg)
   if (found != nullptr) {
     MemoryDescriptor copy = *found; // posting lets the program run, which may release it
     MemoryDescriptor* md  = &copy;
-    if (reply && msg.fail_type == PTL_NI_OK && !msg.reply_data.empty())
+    if (reply && msg.fail_type == PTL_NI_OK && !msg.reply_data.empty()) {
+      NicMemoryAccess access{
+          "the reply of a Get (or of a fetching atomic), written at its initiator", msg.reply_data.size(),
+          ProcessMemory{true, md->owner, md->region.address_at(msg.local_get_offset), md->region.scattered()},
+          ProcessMemory{}};
+      NicMemoryAccessScope copying(access);
       md->region.write(msg.local_get_offset, msg.reply_data.data(), msg.reply_data.size());
+    }
     bool ok       = msg.fail_type == PTL_NI_OK;
     bool full_ack = !reply && (msg.ack_req == PTL_ACK_REQ || msg.ack_req == PTL_OC_ACK_REQ);
     if ((reply || full_ack) && !(ok && (md->options & PTL_MD_EVENT_SUCCESS_DISABLE))) {

@@ -19,6 +19,7 @@ class MemoryRegion
   MemoryRegion(void* start, ptl_size_t length, bool iovec);
 
   ptl_size_t size() const { return size_; }
+  bool scattered() const { return !iov_.empty(); }
   void* start() const { return start_; }
   /* The address of byte `offset` (start + offset when contiguous), for event->start. */
   void* address_at(ptl_size_t offset) const;

@@ -3,6 +3,7 @@
 #include "portals/core/Atomics.hpp"
 #include "portals/core/Core.hpp"
 #include "portals/core/Matching.hpp"
+#include "portals/core/NicMemoryAccess.hpp"
 
 #include <xbt/log.h>
 
@@ -192,6 +193,15 @@ void Core::deliver_request(Message& msg)
   if (msg.kind != OpKind::put && msg.kind != OpKind::get && elem > 0)
     mlen -= mlen % elem; // atomics work on whole elements
   const MemoryRegion& r = e->region;
+  ProcessMemory entry{true, ni->owner, r.address_at(p.offset), r.scattered()};
+  ProcessMemory payload{msg.payload_borrowed(), msg.source_process, msg.payload(), false};
+  NicMemoryAccess access{"", mlen, entry, payload};
+  if (msg.kind == OpKind::get)
+    access = NicMemoryAccess{"the data of a Get, read at its target", mlen, ProcessMemory{}, entry};
+  else
+    access.what = msg.kind == OpKind::put ? "the data of a Put, written at its target"
+                                          : "the operand of an atomic operation, applied at its target";
+  NicMemoryAccessScope copying(access);
   switch (msg.kind) {
   case OpKind::put:
     r.write(p.offset, msg.payload(), mlen);

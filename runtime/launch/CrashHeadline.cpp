@@ -50,4 +50,16 @@ void crash_headline(char* line, size_t size, const char* signal_name, double now
     std::snprintf(line, size, "bxisim: the simulator crashed (%s), outside the code of any rank.\n", signal_name);
 }
 
+void nic_access_headline(char* line, size_t size, const char* signal_name, double now, const void* fault,
+                         const NicAccessSite& site)
+{
+  std::snprintf(line, size,
+                "bxisim: rank %d crashed (%s) at simulated time %.9f s: its NIC could not %s the %zu bytes at %p (%s; "
+                "%p is not the rank's memory%s). The rank gave Portals (or MPI, whose library passes its buffers to "
+                "Portals) a buffer that does not hold this data: check the buffers and counts of its calls (an "
+                "uninitialized pointer, MPI_IN_PLACE given by chance, a count larger than the buffer).\n",
+                site.rank, signal_name, now, site.writes ? "write" : "read", site.bytes, site.address, site.what, fault,
+                site.writes ? ", or not writable" : "");
+}
+
 } // namespace bxisim::runtime

@@ -5,12 +5,15 @@
 #include "ExitCodes.hpp"
 #include "OutputRouter.hpp"
 #include "Rank.hpp"
+#include "portals/core/NicMemoryAccess.hpp"
 #include "runtime/os/SimulatorCall.hpp"
+#include "runtime/os/ThreadInterposition.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/config.hpp>
 
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -74,9 +77,38 @@ size_t overflowed_stack_kib(const Rank& rank, int signal_number, const siginfo_t
   return fault + kNear >= end && fault < end + kNear ? rank_stack_bytes / 1024 : 0;
 }
 
+/** The rank whose memory the NIC was copying when `fault` happened, if it lies in that memory. */
+NicAccessSite nic_access_at(int signal_number, const siginfo_t* info)
+{
+  const portals::NicMemoryAccess* access = portals::nic_memory_access_under_way();
+  if (access == nullptr || info == nullptr || (signal_number != SIGSEGV && signal_number != SIGBUS))
+    return {};
+  auto fault  = reinterpret_cast<uintptr_t>(info->si_addr);
+  auto inside = [access, fault](const portals::ProcessMemory& memory) {
+    auto first = reinterpret_cast<uintptr_t>(memory.address);
+    return memory.known && (memory.scattered || (fault >= first && fault - first < access->bytes));
+  };
+  for (bool writes : {true, false}) {
+    const portals::ProcessMemory& memory = writes ? access->written : access->read;
+    if (inside(memory))
+      return NicAccessSite{static_cast<int>(memory.process), writes, memory.address, access->bytes, access->what};
+  }
+  return {};
+}
+
+std::atomic<bool> simulation_over{false};
+struct sigaction crash_action {
+};
+
 void on_crash(int signal_number, siginfo_t* info, void*)
 {
-  Rank* rank = os::running_rank();
+  const Rank* library_thread_of = os::creator_of_this_thread(); // a real thread that a library of this rank made
+  if (library_thread_of != nullptr && simulation_over.load()) {
+    sigaction(signal_number, &crash_action, nullptr); // SA_RESETHAND: the simulator's own faults stay reported
+    for (;;)
+      pause();
+  }
+  const Rank* rank = library_thread_of != nullptr ? library_thread_of : os::running_rank();
   os::set_running_rank(nullptr); // what follows must reach the real libc
   OutputRouter::drain_after_crash();
   int fd = OutputRouter::original_stderr_fd();
@@ -87,8 +119,13 @@ void on_crash(int signal_number, siginfo_t* info, void*)
                ? CrashSite{of->index(), of->node_name().c_str(), overflowed_stack_kib(*of, signal_number, info)}
                : CrashSite{};
   };
-  crash_headline(line, sizeof(line), strsignal(signal_number), simgrid::s4u::Engine::get_clock(), site(rank),
-                 site(rank != nullptr ? nullptr : rank_of_running_actor()), site(os::last_rank_in_code()));
+  NicAccessSite nic_access = nic_access_at(signal_number, info);
+  if (nic_access.rank >= 0)
+    nic_access_headline(line, sizeof(line), strsignal(signal_number), simgrid::s4u::Engine::get_clock(), info->si_addr,
+                        nic_access);
+  else
+    crash_headline(line, sizeof(line), strsignal(signal_number), simgrid::s4u::Engine::get_clock(), site(rank),
+                   site(rank != nullptr ? nullptr : rank_of_running_actor()), site(os::last_rank_in_code()));
   print(fd, line);
   print(fd, "Backtrace (innermost first):\n");
   void* frames[64];
@@ -108,6 +145,11 @@ void abort_unsupported(const char* message)
   print(fd, message);
   remove_folder_or_say_kept(fd);
   _exit(kUnsupportedExitCode);
+}
+
+void note_simulation_over()
+{
+  simulation_over.store(true);
 }
 
 void note_rank_actor(long pid, Rank& rank)
@@ -134,14 +176,12 @@ void install_crash_report(const RunFolder& folder)
   stack.ss_size = alternate_stack.size();
   sigaltstack(&stack, nullptr);
 
-  struct sigaction action {
-  };
-  rank_stack_bytes    = static_cast<size_t>(simgrid::config::get_value<int>("contexts/stack-size")) * 1024;
-  action.sa_sigaction = on_crash;
-  action.sa_flags     = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
-  sigemptyset(&action.sa_mask);
+  rank_stack_bytes          = static_cast<size_t>(simgrid::config::get_value<int>("contexts/stack-size")) * 1024;
+  crash_action.sa_sigaction = on_crash;
+  crash_action.sa_flags     = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+  sigemptyset(&crash_action.sa_mask);
   for (int signal_number : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
-    sigaction(signal_number, &action, nullptr);
+    sigaction(signal_number, &crash_action, nullptr);
 }
 
 } // namespace bxisim::runtime

@@ -18,6 +18,11 @@ class Rank;
  * calls to the simulator names the rank. */
 void note_rank_actor(long pid, Rank& rank);
 
+/** From the run's verdict on (its end, or a deadlock): a thread of a library (an OpenMP team's) that still runs a
+ * rank's code may fault as the ranks' memory goes away. That is not a crash of the run, whose verdict is given: such a
+ * thread stops where it faulted, and the process exits with the verdict's code. */
+void note_simulation_over();
+
 /** Ends the run at once, from any thread (one that SimGrid does not know included): prints `message`
  * with the ranks' output so far, removes the temporary folder, exits with kUnsupportedExitCode. */
 [[noreturn]] void abort_unsupported(const char* message);

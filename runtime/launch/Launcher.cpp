@@ -50,6 +50,9 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <sys/syscall.h>
+#include <thread>
+#include <unistd.h>
 
 XBT_LOG_EXTERNAL_CATEGORY(bxisim_runtime);
 XBT_LOG_NEW_DEFAULT_SUBCATEGORY(bxisim_launch, bxisim_runtime, "bxisim run: placing, starting and ending ranks");
@@ -280,8 +283,48 @@ void report_deadlock(const std::vector<std::unique_ptr<Rank>>& ranks, const std:
         what += ", inside " + call;
       fmt::print(out, "bxisim:   rank {} waits for {}\n", rank->index(), what.empty() ? "a simulator operation" : what);
     }
+  std::vector<int> with_library_threads;
+  for (const auto& rank : ranks)
+    if (rank->state() == RankState::Running && rank->has_library_threads())
+      with_library_threads.push_back(rank->index());
+  if (not with_library_threads.empty())
+    fmt::print(out,
+               "bxisim: {} {} threads that a library created (an OpenMP team): they run outside the simulation, so a "
+               "rank waiting for what they do (memory they write, an MPI call they would make) waits for ever. Make "
+               "such waits and calls from the rank's main thread or from threads the program creates "
+               "(docs/running.md, \"Threads\").\n",
+               rank_ranges(with_library_threads), with_library_threads.size() == 1 ? "has" : "have");
   fmt::print(out, "bxisim: (SimGrid lists every actor, NIC actors included, with --log=ker_engine.thres:info)\n");
   std::fflush(out);
+}
+
+/** Whether a thread of this process other than the calling one is running (not waiting): /proc's state R. */
+bool another_thread_runs()
+{
+  std::error_code error;
+  std::string self = std::to_string(syscall(SYS_gettid));
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", error)) {
+    if (task.path().filename() == self)
+      continue;
+    std::ifstream stat(task.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    auto end_of_name = line.rfind(')'); // the name, in parentheses, may hold spaces
+    if (end_of_name != std::string::npos && end_of_name + 2 < line.size() && line[end_of_name + 2] == 'R')
+      return true;
+  }
+  return false;
+}
+
+/** At a deadlock, threads of a library (an OpenMP team) may still run a rank's code: in real time, outside the
+ * simulation, about to make a call that bxisim refuses with a message that says more than the deadlock (an MPI call,
+ * which the rank's main thread then waits for). They get up to a second of real time while any of them runs. */
+void let_library_threads_run(const std::vector<std::unique_ptr<Rank>>& ranks)
+{
+  if (std::none_of(ranks.begin(), ranks.end(), [](const auto& rank) { return rank->has_library_threads(); }))
+    return;
+  for (int step = 0; step < 100 && another_thread_runs(); ++step)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }
 
 /** At --sim-time-limit: says where each rank was and ends them all. */
@@ -554,6 +597,8 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   bool limit_reached = false;
   simgrid::s4u::Engine::on_deadlock_cb([&ranks, &deadlock, &mpi_call] {
     deadlock = true;
+    let_library_threads_run(ranks);
+    note_simulation_over();
     os::note_every_actor_killed(); // the engine kills them next: their unwinding may call std::terminate
     report_deadlock(ranks, mpi_call);
   });
@@ -600,6 +645,7 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
       progress.emplace(recorder, options.ranks, OutputRouter::original_stderr());
     os::install_killed_rank_termination(); // after SimGrid's own handler, which it calls for any other
     engine->run();
+    note_simulation_over();
     os::note_every_actor_killed(); // those still there are ended with the engine
   }
   XBT_VERB("simulation ended at %.9f s; loading the ranks' copies took %.3f s of CPU (%.1f us per rank)",

@@ -78,6 +78,27 @@ TEST(Ends, ACrashNamesTheRankPrintsABacktraceAndLeavesNoFiles)
   EXPECT_EQ(entry_count(tmpdir), 0);
 }
 
+// A buffer that is not the rank's memory faults in its NIC's copy, which runs in the simulator's code: the report
+// names the rank whose buffer it is and what to check (it blamed the simulator, "outside any rank's call", when
+// PRK's AMR kernel gave MPI_Alltoallv an uninitialized pointer that OpenMPI passed on to a Get).
+TEST(Ends, ABufferThatIsNotTheRanksMemoryIsNamedWithItsRank)
+{
+  for (const char* level : {"message", "cycle"})
+    for (int ppn : {1, 2})
+      for (auto [mode, rank] : {std::pair{"get", 0}, std::pair{"put", 1}}) {
+        auto result = run_command(fmt::format("'{}' run -n 2 --ppn {} --level {} {} {}", BXISIM_BINARY, ppn, level,
+                                              test_program("nic_bad_buffer"), mode));
+        SCOPED_TRACE(fmt::format("{} at {}, ppn {}", mode, level, ppn));
+        EXPECT_EQ(result.exit_code, kCrash) << result.output;
+        EXPECT_THAT(result.output,
+                    HasSubstr(fmt::format("rank {} crashed (Segmentation fault) at simulated time", rank)));
+        EXPECT_THAT(result.output, HasSubstr("its NIC could not write the 4096 bytes at"));
+        EXPECT_THAT(result.output, HasSubstr(mode == std::string("get") ? "the reply of a Get" : "the data of a Put"));
+        EXPECT_THAT(result.output, Not(HasSubstr("the simulator crashed")));
+        EXPECT_THAT(result.output, Not(HasSubstr("event="))) << "no ACK or REPLY: the rank crashed first";
+      }
+}
+
 TEST(Ends, AStackOverflowIsNamedWithTheSettingThatGivesMore)
 {
   auto result = run_ends(2, "deep 1 12"); // 12 MiB of frames on rank 1's stack (SimGrid's default: 8 MiB)

@@ -154,6 +154,30 @@ TEST_P(Threads, APortalsCallFromALibrarysThreadIsRefusedClearly)
   EXPECT_THAT(result.output, HasSubstr("the threads the program creates (pthread_create, std::thread"));
 }
 
+// The same call made late, in real time, while the rank's main thread waits for what it would bring: the simulation
+// has deadlocked by then (PRK's MPI+OpenMP pipeline: an OpenMP thread's MPI_Send, which the neighbour waits for). The
+// deadlock was reported, then the thread faulted as the run ended ("the simulator crashed", exit code 4); now the
+// library's running threads get their time, and the refusal is what the run says.
+TEST_P(Threads, ALateCallFromALibrarysThreadIsRefusedRatherThanADeadlock)
+{
+  auto result = run("library_thread", "late");
+  EXPECT_EQ(result.exit_code, 6) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("called a Portals function from thread "));
+  EXPECT_THAT(result.output, Not(HasSubstr("deadlock at simulated time")));
+  EXPECT_THAT(result.output, Not(HasSubstr("crashed")));
+}
+
+// A library's thread that spins for ever on the rank's memory while the rank waits: a deadlock (exit code 3) that
+// names the ranks with such threads, and no crash report when the thread faults as the ranks' memory goes.
+TEST_P(Threads, ADeadlockWithALibrarysThreadStillRunningNamesItAndIsNoCrash)
+{
+  auto result = run("library_thread", "spin");
+  EXPECT_EQ(result.exit_code, 3) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("deadlock at simulated time"));
+  EXPECT_THAT(result.output, HasSubstr("bxisim: ranks 0-1 have threads that a library created (an OpenMP team)"));
+  EXPECT_THAT(result.output, Not(HasSubstr("crashed")));
+}
+
 // std::thread starts its threads from libstdc++, not from the program's code: they were real threads outside the
 // simulation (a Portals call ended the run). They are simulated threads now, with the times of pthread_create's.
 TEST_P(Threads, CppThreadsAreSimulatedThreadsWithTheTimesOfPthreads)
