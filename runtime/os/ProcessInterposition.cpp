@@ -10,6 +10,7 @@
 #include "runtime/launch/Rank.hpp"
 
 #include <fmt/format.h>
+#include <simgrid/Exception.hpp>
 #include <xbt/log.h>
 
 #include <cerrno>
@@ -28,6 +29,21 @@ namespace
 {
 using bxisim::os::running_rank;
 using bxisim::runtime::Rank;
+
+/**
+ * Simulates the rank's last CPU burst; true when the job ended meanwhile (another rank's MPI_Abort killed this one
+ * while its burst ran: two ranks aborting at the same simulated time). The kill cannot leave through exit(), which
+ * is noexcept: the rank's actor throws it again once back where it called main (RankActor.cpp).
+ */
+bool killed_in_last_burst(Rank& rank)
+{
+  try {
+    rank.simulate_burst(rank.end_burst());
+  } catch (const simgrid::ForcefulKillException&) {
+    return true;
+  }
+  return false;
+}
 
 /**
  * Ends the calling rank: its last CPU burst is simulated and its exit code recorded, then control
@@ -51,7 +67,7 @@ void end_rank(int status, bool run_exit_handlers)
     rank->process_state().run_exit_handlers();
   bxisim::os::set_running_rank(nullptr);
   rank->process_state().save_globals();
-  rank->simulate_burst(rank->end_burst());
+  rank->killed_in_libc = killed_in_last_burst(*rank);
   rank->mark_ended(status & 0xff);
   rank->exit_jump_armed = false;
   std::longjmp(rank->exit_jump, 1);
@@ -79,7 +95,7 @@ void bxisim::os::end_rank_by_signal(Rank& rank, int signal_number)
     return;
   set_running_rank(nullptr);
   rank.process_state().save_globals();
-  rank.simulate_burst(rank.end_burst());
+  rank.killed_in_libc = killed_in_last_burst(rank);
   rank.mark_killed_by(signal_number);
   rank.exit_jump_armed = false;
   std::longjmp(rank.exit_jump, 1);

@@ -325,6 +325,21 @@ TEST_P(PerLevel, MpiAbortEndsTheJobWithItsCodeAndOneReport)
   }
 }
 
+// A rank that aborts while the others simulate the last burst of their exit(): their kill cannot leave through
+// exit(), which is noexcept; it aborted the simulator ("the simulator crashed", exit code 4), seen at smpi with PRK's
+// MPISHM kernels, whose ranks all abort at once when a node holds fewer ranks than their shared-memory domain asks.
+// With CPU simulation on: the 20 ms burst is simulated as the rank exits.
+TEST_P(PerLevel, AnAbortWhileOtherRanksExitEndsTheJobWithItsCode)
+{
+  for (int ppn : {1, 2}) {
+    auto result = run_command("'" BXISIM_BINARY "' run --level " + level() + " -n 4 --ppn " + std::to_string(ppn) +
+                              " " + kPrograms + "/mpi_bad abort_while_exiting 2>&1");
+    EXPECT_EQ(result.exit_code, 42) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("rank 0 ended the job with code 42")) << result.output;
+    EXPECT_THAT(result.output, testing::Not(HasSubstr("crashed"))) << result.output;
+  }
+}
+
 TEST_P(PerLevel, ACrashInsideAnMpiCallNamesTheRank)
 {
   for (int ppn : {1, 2}) {

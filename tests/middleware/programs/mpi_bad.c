@@ -3,7 +3,9 @@
 #include <mpi.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int main(int argc, char** argv)
 {
@@ -72,6 +74,18 @@ int main(int argc, char** argv)
       MPI_Recv(&value, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Finalize();
     return 0;
+  }
+  if (!strcmp(mode, "abort_while_exiting")) { /* rank 0 aborts as the others exit after 20 ms of computation */
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+      MPI_Abort(MPI_COMM_WORLD, 42);
+    struct timespec start, now;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start); /* a CPU clock: it advances, simulated time does not */
+    do
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    while ((now.tv_sec - start.tv_sec) * 1e9 + (now.tv_nsec - start.tv_nsec) < 20e6);
+    printf("passed_the_abort=1\n");
+    exit(0); /* its last burst of 20 ms is simulated as it ends: rank 0's abort stops it there */
   }
   if (!strcmp(mode, "abort")) { /* the last rank aborts after a barrier, the others wait for its message */
     int size = 0, value = 0;
