@@ -40,17 +40,33 @@ bool SmpiRank::composite_done(MPI_Request request)
   return true;
 }
 
+void SmpiRank::composite_status(const CompositeRequest& composite, MPI_Status* status, bool single)
+{
+  if (composite.receive)
+    from_bridge_status(composite.remote_in_bridge, composite.status, status, single);
+  else if (composite.proc_null) // as OpenMPI and MPICH say it, for a send too
+    set_empty_status(status, MPI_PROC_NULL);
+  else
+    set_empty_status(status); // a nonblocking collective's (MPI-3.1 5.12)
+}
+
 void SmpiRank::composite_ended(MPI_Request* request, MPI_Status* status, bool single)
 {
   auto ended = composites_.find(*request);
   if (ended->second->at_completion)
     ended->second->at_completion();
-  if (ended->second->receive)
-    from_bridge_status(ended->second->remote_in_bridge, ended->second->status, status, single);
-  else
-    set_empty_status(status); // a nonblocking collective's (MPI-3.1 5.12)
+  composite_status(*ended->second, status, single);
   composites_.erase(ended);
   *request = MPI_REQUEST_NULL;
+}
+
+int SmpiRank::proc_null_request(MPI_Request* request)
+{
+  if (request == nullptr)
+    return raised(MPI_COMM_WORLD, MPI_ERR_REQUEST);
+  *request                            = composite_request({});
+  composites_.at(*request)->proc_null = true;
+  return MPI_SUCCESS;
 }
 
 int SmpiRank::composite_wait(MPI_Request* request, MPI_Status* status)
@@ -81,12 +97,13 @@ int SmpiRank::composite_waitall(int count, MPI_Request* requests, MPI_Status* st
   for (int i = 0; i < count; ++i) {
     if (is_composite(requests[i])) {
       MPI_Status status{};
-      bool receive = composites_.at(requests[i])->receive;
-      int result   = composite_wait(&requests[i], &status);
+      const CompositeRequest& composite = *composites_.at(requests[i]);
+      bool own_status                   = composite.receive || composite.proc_null;
+      int result                        = composite_wait(&requests[i], &status);
       if (result != MPI_SUCCESS)
         return result;
       status.MPI_ERROR = MPI_SUCCESS;
-      if (receive)
+      if (own_status)
         ended.emplace_back(i, status);
     }
   }
@@ -113,7 +130,7 @@ int SmpiRank::composite_testall(int count, MPI_Request* requests, int* flag, MPI
   if (result == MPI_SUCCESS && *flag) {
     for (int i = 0; i < count; ++i)
       if (is_composite(requests[i]))
-        composites_.erase(requests[i]);
+        composite_ended(&requests[i], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i], false);
     std::copy(plain.begin(), plain.end(), requests);
   }
   return result;
@@ -212,18 +229,55 @@ int SmpiRank::composite_testsome(int count, MPI_Request* requests, int* outcount
       ++found;
     }
   }
-  int more   = 0;
-  int result = Testsome(count, plain.data(), &more, indices + found,
-                        statuses != MPI_STATUSES_IGNORE ? statuses + found : MPI_STATUSES_IGNORE);
+  // Into arrays of its own: the conversion of the back end's statuses writes all `count` of them, past the
+  // program's array once composites filled its first entries.
+  int more = 0;
+  std::vector<int> more_indices(static_cast<size_t>(count));
+  std::vector<MPI_Status> more_statuses(statuses != MPI_STATUSES_IGNORE ? static_cast<size_t>(count) : 0);
+  int result = Testsome(count, plain.data(), &more, more_indices.data(),
+                        statuses != MPI_STATUSES_IGNORE ? more_statuses.data() : MPI_STATUSES_IGNORE);
   if (result != MPI_SUCCESS)
     return result;
   if (more == MPI_UNDEFINED)
     more = 0;
-  for (int k = found; k < found + more; ++k)
-    requests[indices[k]] = plain[static_cast<size_t>(indices[k])];
+  for (size_t k = 0; k < static_cast<size_t>(more); ++k) {
+    indices[found + static_cast<int>(k)] = more_indices[k];
+    if (statuses != MPI_STATUSES_IGNORE)
+      statuses[found + static_cast<int>(k)] = more_statuses[k];
+    requests[more_indices[k]] = plain[static_cast<size_t>(more_indices[k])];
+  }
   *outcount = found + more;
   if (*outcount == 0 && not any_composite) // every request inactive
     *outcount = MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+
+// SMPI 3.32's MPI_Testany takes a request that completed without a transfer under way (an eager send already
+// delivered) for an inactive one: with no other request pending it answers flag true and MPI_UNDEFINED, as for an
+// array of inactive requests, and the Graph 500 reference code then indexed its array of requests with it. MPI_Test
+// knows such a request complete: asked of each request in turn after such an answer, the first complete one is the
+// answer. A persistent request stays (not null) after MPI_Test: inactive, it is passed over.
+int SmpiRank::testany_one_by_one(int count, MPI_Request* requests, int* index, int* flag, MPI_Status* status)
+{
+  for (int i = 0; i < count; ++i) {
+    if (requests[i] == MPI_REQUEST_NULL)
+      continue;
+    int done      = 0;
+    MPI_Status at = {};
+    int result    = Test(&requests[i], &done, &at);
+    if (result != MPI_SUCCESS)
+      return result;
+    if (done && requests[i] == MPI_REQUEST_NULL) {
+      *index = i;
+      *flag  = 1;
+      if (status != MPI_STATUS_IGNORE)
+        *status = at;
+      return MPI_SUCCESS;
+    }
+  }
+  *index = MPI_UNDEFINED; // every request null or inactive: SMPI's answer was right
+  *flag  = 1;
+  set_empty_status(status);
   return MPI_SUCCESS;
 }
 
@@ -252,12 +306,9 @@ int SmpiRank::composite_waitsome(int count, MPI_Request* requests, int* outcount
 
 int SmpiRank::composite_get_status(MPI_Request request, int* flag, MPI_Status* status)
 {
-  *flag                             = composite_done(request) ? 1 : 0;
-  const CompositeRequest& composite = *composites_.at(request);
-  if (*flag && composite.receive)
-    from_bridge_status(composite.remote_in_bridge, composite.status, status, true);
-  else if (*flag)
-    set_empty_status(status); // a nonblocking collective's (MPI-3.1 5.12)
+  *flag = composite_done(request) ? 1 : 0;
+  if (*flag)
+    composite_status(*composites_.at(request), status, true);
   return MPI_SUCCESS;
 }
 
@@ -266,7 +317,7 @@ int SmpiRank::composite_cancel(MPI_Request* request)
   CompositeRequest& composite = *composites_.at(*request);
   if (composite.receive && not composite.parts.empty()) // a receive on an inter-communicator: SMPI's cancel
     return from_be_errcode(fn_.Cancel(&composite.parts[0]));
-  if (composite.receive)
+  if (composite.receive || composite.proc_null) // complete: the cancel has no effect
     return MPI_SUCCESS;
   std::fprintf(stderr, "bxisim: MPI_Cancel of the request of a nonblocking collective or of MPI_Comm_idup, which "
                        "MPI does not allow (MPI-3.1 5.12): MPI_ERR_REQUEST. Wait for it instead.\n");

@@ -214,6 +214,20 @@ SMPI_COMPOSITE_FIRST = {
     "Error_class": "  if (answered_added_error(errorcode, errorclass, nullptr, nullptr))\n    return MPI_SUCCESS;\n",
     "Error_string": "  if (answered_added_error(errorcode, nullptr, string, resultlen))\n    return MPI_SUCCESS;\n",
 }
+# Point-to-point requests with MPI_PROC_NULL at smpi: SMPI 3.32's handle is taken for an inactive request by
+# MPI_Testany (MPI_UNDEFINED: the Graph 500 reference code then indexed its request array with it) and crashes its
+# MPI_Waitsome; MPI says such a request is active and completes at once (MPI-3.1 3.11). bxisim hands out a composite
+# request with no part instead.
+SMPI_PROC_NULL_FIRST = {
+    **{name: "  if (dest == MPI_PROC_NULL)\n    return proc_null_request(request);\n"
+       for name in ("Isend", "Issend", "Ibsend", "Irsend")},
+    "Irecv": "  if (source == MPI_PROC_NULL)\n    return proc_null_request(request);\n",
+    # and its MPI_Start of a persistent send to MPI_PROC_NULL aborts the simulator ("Actor pid=-666 is gone??"): a
+    # persistent receive from MPI_PROC_NULL, which writes nothing, behaves as MPI says the send does
+    **{name: "  if (dest == MPI_PROC_NULL)\n"
+             "    return Recv_init(const_cast<void*>(buf), count, datatype, MPI_PROC_NULL, tag, comm, request);\n"
+       for name in ("Send_init", "Bsend_init", "Ssend_init", "Rsend_init")},
+}
 BACKENDS = {
     "OpenMpiRank": {"conversions": "OpenMpiAbi", "prefix": "PMPI_", "absent": set(),
                     "custom": {"Comm_get_attr", "Attr_get", "Init_thread", "Type_get_contents"},
@@ -228,6 +242,7 @@ BACKENDS = {
     "SmpiRank": {"conversions": "SmpiAbi", "prefix": "MPI_", "absent": SMPI_ABSENT, "null_file_checked": True,
                  "intercomms": True,
                  "accumulate_targets": True,
+                 "before_intercomm_check": SMPI_PROC_NULL_FIRST,
                  "custom": {"Init", "Init_thread", "Query_thread", "Abort", "Is_thread_main", "Win_create", "Win_allocate",
                             "Win_allocate_shared", "Win_create_dynamic", "Type_create_struct", "Type_get_envelope",
                             "Type_free", "File_open", "Comm_call_errhandler", "Win_call_errhandler", "Comm_get_attr",
@@ -246,6 +261,8 @@ BACKENDS = {
                  # SMPI 3.32's MPI_Pack and MPI_Unpack divide by the type's size: a type without data crashed them
                  # Cartesian communicators are SMPI's; bxisim lists their neighbours (SmpiTopologies.cpp)
                  "after_success": {
+                     "Testany": "  if (be_ok(result_) && *flag && *index == MPI_UNDEFINED)\n"
+                                "    return testany_one_by_one(count, array_of_requests, index, flag, status);\n",
                      "Cart_create": "  if (be_ok(result_) && v_comm_cart != nullptr)\n    neighbourhoods_[v_comm_cart].kind = MPI_CART;\n",
                      "Cart_sub": "  if (be_ok(result_) && v_new_comm != nullptr)\n    neighbourhoods_[v_new_comm].kind = MPI_CART;\n"},
                  "answered_first": {
@@ -291,6 +308,9 @@ BACKENDS = {
                              "int composite_testsome(int count, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses);",
                              "int composite_get_status(MPI_Request request, int* flag, MPI_Status* status);",
                              "int composite_cancel(MPI_Request* request);",
+                             "/** The status a completed composite request gives (a receive's, or the empty one). */\n  void composite_status(const CompositeRequest& composite, MPI_Status* status, bool single);",
+                             "/** A send to or a receive from MPI_PROC_NULL: a request that completes at once. */\n  int proc_null_request(MPI_Request* request);",
+                             "/** MPI_Testany by MPI_Test of each request (SmpiCompositeRequests.cpp says why). */\n  int testany_one_by_one(int count, MPI_Request* requests, int* index, int* flag, MPI_Status* status);",
                              "/** Copies a matched message into the program's buffer: bxisim's error code. */\n  int delivered(const MatchedMessage& matched, void* buf, int count, MPI_Datatype datatype);",
                              "/** The matched message of `message` (MPI_MESSAGE_NULL after), nullptr when unknown (said). */\n  std::shared_ptr<MatchedMessage> taken_message(MPI_Message* message, const char* function);",
                              "LayoutCalls layout_calls() const { return {fn_.Type_get_extent, fn_.Type_create_struct, fn_.Type_free, fn_.Type_commit}; }"]},
@@ -708,6 +728,7 @@ def backend_source(functions, cls, conversions, backend):
                     null = f"{a.name} == MPI_FILE_NULL" if a.direction == "in" else \
                         f"{a.name} == nullptr || *{a.name} == MPI_FILE_NULL"
                     out.append(f"  if ({null})\n    return MPI_ERR_FILE;\n")
+        out.append(backend.get("before_intercomm_check", {}).get(f.name, ""))
         out.append(intercomm_check(f, backend))
         out.append(ANSWERED_FIRST.get(f.name, ""))
         out.append(backend.get("answered_first", {}).get(f.name, ""))
