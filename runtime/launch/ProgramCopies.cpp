@@ -1,6 +1,7 @@
 #include "ProgramCopies.hpp"
 
 #include "ElfNeeded.hpp"
+#include "UniqueSymbols.hpp"
 #include "config/ConfigError.hpp"
 
 #include <boost/algorithm/string.hpp>
@@ -10,6 +11,7 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <sys/wait.h>
 
 namespace bxisim::runtime
@@ -110,11 +112,17 @@ PrivatizedLibrary find_privatized_library(const std::string& name, const std::st
 std::string make_rank_copies(RunFolder& folder, int rank, const std::string& program,
                              const std::vector<PrivatizedLibrary>& libraries)
 {
+  // What each file needs rebound, found once per run (the same for every rank's copy).
+  static std::map<std::string, std::vector<SymbolRebinding>> unique_symbols;
   std::string rank_folder = folder.rank_folder(rank);
   auto copy               = [&](const std::string& original) {
     std::string destination = (fs::path(rank_folder) / fs::path(original).filename()).string();
     RunFolder::copy_file(original, destination);
     folder.add_file(destination);
+    auto known = unique_symbols.find(original);
+    if (known == unique_symbols.end())
+      known = unique_symbols.emplace(original, unique_symbols_rebound_global(original)).first;
+    rebind_symbols(destination, known->second);
     return destination;
   };
   std::string program_copy = copy(program);

@@ -51,6 +51,19 @@ TEST(Launch, GlobalsArePrivateAcross64RanksOfACxxProgram)
   expect_private_globals(test_program("private_globals_cpp"), 64);
 }
 
+// The compiler binds these statics STB_GNU_UNIQUE, and the loader gave every rank's copy the first copy's: the ranks
+// shared them (miniVite's ranks drew their graph from one random generator, and built another graph than natively).
+TEST(Launch, TheStaticsCxxMakesUniqueArePrivateToo)
+{
+  auto result = run_bxisim("run -n 4 --no-cpu-simulation " + test_program("unique_statics"));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 4U) << result.output;
+  for (auto& [rank, values] : fields)
+    for (const char* name : {"inline_static", "template_member", "thread_local_static"})
+      EXPECT_EQ(number(values, name), rank + 1) << name << " of rank " << rank << "\n" << result.output;
+}
+
 // Each rank loads a copy of the program (globals of its own), and the kernel kept each copy's pages apart: N copies of
 // the code in memory and in the caches. The code is mapped from the program itself now, as OpenMPI's copies' code is
 // from the original library; the data pages stay each copy's own.

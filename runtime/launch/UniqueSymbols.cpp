@@ -1,0 +1,62 @@
+#include "UniqueSymbols.hpp"
+
+#include "ElfNeeded.hpp"
+#include "config/ConfigError.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+#include <elf.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace bxisim::runtime
+{
+
+std::vector<SymbolRebinding> unique_symbols_rebound_global(const std::string& path)
+{
+  std::vector<SymbolRebinding> rebindings;
+  std::string image = read_file(path);
+  Elf64_Ehdr header{};
+  if (not read_at(image, 0, header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
+      header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_shentsize != sizeof(Elf64_Shdr))
+    return rebindings;
+  for (uint64_t i = 0; i < header.e_shnum; ++i) {
+    Elf64_Shdr section{};
+    if (not read_at(image, header.e_shoff + i * sizeof(Elf64_Shdr), section))
+      return rebindings;
+    if (section.sh_type != SHT_DYNSYM || section.sh_entsize != sizeof(Elf64_Sym))
+      continue;
+    for (uint64_t at = section.sh_offset; at + sizeof(Elf64_Sym) <= section.sh_offset + section.sh_size;
+         at += sizeof(Elf64_Sym)) {
+      Elf64_Sym symbol{};
+      if (not read_at(image, at, symbol))
+        return rebindings;
+      if (ELF64_ST_BIND(symbol.st_info) == STB_GNU_UNIQUE && symbol.st_shndx != SHN_UNDEF)
+        rebindings.push_back({at + offsetof(Elf64_Sym, st_info),
+                              static_cast<unsigned char>(ELF64_ST_INFO(STB_GLOBAL, ELF64_ST_TYPE(symbol.st_info)))});
+    }
+  }
+  return rebindings;
+}
+
+void rebind_symbols(const std::string& copy, const std::vector<SymbolRebinding>& rebindings)
+{
+  if (rebindings.empty())
+    return;
+  int descriptor = ::open(copy.c_str(), O_WRONLY | O_CLOEXEC);
+  bool written   = descriptor >= 0;
+  for (const auto& rebinding : rebindings)
+    written = written && ::pwrite(descriptor, &rebinding.info, 1, static_cast<off_t>(rebinding.offset)) == 1;
+  int error = errno;
+  if (descriptor >= 0)
+    ::close(descriptor);
+  if (not written)
+    throw config::ConfigError(fmt::format("cannot give {} its own C++ static locals (writing the copy: {}); check "
+                                          "that the temporary folder (TMPDIR) is writable and has space.",
+                                          copy, std::strerror(error)));
+}
+
+} // namespace bxisim::runtime
