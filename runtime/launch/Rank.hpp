@@ -187,6 +187,8 @@ class Rank
   std::jmp_buf exit_jump;
   bool exit_jump_armed = false;
   bool killed_in_libc  = false; // SimGrid killed it in a noexcept libc function: os::leave_killed_rank
+  long main_actor_pid  = -1;    // the actor that runs main
+  bool ended_by_thread = false; // a thread it created called exit(): its main actor was killed, the rank ended
   /** Where its actor's stack is, for ASan's shadow of abandoned frames (hw/actors/StackShadow.hpp). */
   hw::ActorStack stack;
 

@@ -106,7 +106,8 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
               const std::function<bool(Rank&)>& load_first, const std::function<int(Rank&, int)>& after_main,
               int program_descriptor)
 {
-  rank.stack = hw::actor_stack_from(__builtin_frame_address(0));
+  rank.stack          = hw::actor_stack_from(__builtin_frame_address(0));
+  rank.main_actor_pid = simgrid::s4u::this_actor::get_pid();
   hw::forget_all_frames_at_exit(rank.stack);
   rank.mark_running();
   rank.process_state().set_own_folder(std::filesystem::path(program_copy).parent_path().string());
@@ -179,7 +180,8 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
     hw::forget_frames_below_caller(rank.stack);
     os::set_running_rank(nullptr);
     rank.exit_jump_armed = false;
-    rank.mark_killed();
+    if (not rank.ended_by_thread) // else a thread's exit() ended the process, with its code
+      rank.mark_killed();
     throw;
   } catch (...) { // an uncaught exception, of any type: std::terminate would abort the process, a crash
     hw::forget_frames_below_caller(rank.stack);

@@ -56,15 +56,9 @@ void end_rank(int status, bool run_exit_handlers)
   Rank* rank = running_rank();
   if (rank == nullptr || not rank->exit_jump_armed)
     return;
-  if (bxisim::os::rank_of_simulated_thread() != nullptr)
-    bxisim::runtime::abort_unsupported(
-        fmt::format("bxisim: rank {} called exit() (or _exit) from a thread it created. bxisim ends a rank's process "
-                    "from its main thread only: return from the thread's function (or call pthread_exit) and let main "
-                    "exit.\n",
-                    rank->index())
-            .c_str());
   if (run_exit_handlers) // the rank's own code: it may print, or call the simulator
     rank->process_state().run_exit_handlers();
+  bxisim::os::end_process_from_thread(*rank, status & 0xff); // from a thread it created: does not return
   bxisim::os::set_running_rank(nullptr);
   rank->process_state().save_globals();
   rank->killed_in_libc = killed_in_last_burst(*rank);

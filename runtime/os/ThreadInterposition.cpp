@@ -280,20 +280,47 @@ bool has_simulated_threads(const runtime::Rank& rank)
 
 void end_simulated_threads(runtime::Rank& rank)
 {
+  SimulatedThread* self = running_thread(); // a thread that called exit(): it ends by itself
   std::vector<simgrid::s4u::ActorPtr> running;
   for (SimulatedThread* thread : threads)
-    if (thread->rank == &rank && not thread->ended) {
+    if (thread->rank == &rank && not thread->ended && thread != self) {
       thread->kill_sent = true;
       running.push_back(thread->actor);
     }
   for (auto& actor : running)
     actor->kill();
   for (auto it = threads.begin(); it != threads.end();) // no one is left to join them
-    if ((*it)->rank == &rank && (*it)->ended) {
+    if ((*it)->rank == &rank && (*it)->ended && *it != self) {
       delete *it;
       it = threads.erase(it);
     } else
       ++it;
+}
+
+void end_process_from_thread(runtime::Rank& rank, int code)
+{
+  SimulatedThread* thread = running_thread();
+  if (thread == nullptr)
+    return;
+  run_thread_local_destructors(thread); // glibc's exit() runs the calling thread's
+  set_running_rank(nullptr);
+  rank.process_state().save_globals();
+  bool killed = false;
+  try {
+    rank.simulate_burst(rank.end_burst());
+  } catch (const simgrid::ForcefulKillException&) { // the job ended meanwhile (another rank's MPI_Abort)
+    killed = true;
+  }
+  if (not killed) {
+    rank.mark_ended(code);
+    rank.ended_by_thread = true;
+    thread->detached     = true; // no one is left to join it: forgotten as it ends
+    end_simulated_threads(rank);
+    if (auto main_actor = simgrid::s4u::Actor::by_pid(rank.main_actor_pid))
+      main_actor->kill(); // it unwinds where it waits; RankActor.cpp keeps the rank's end
+  }
+  thread->killed = killed;
+  std::longjmp(thread->leave, 1);
 }
 
 void leave_killed_thread()

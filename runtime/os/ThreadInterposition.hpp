@@ -61,6 +61,13 @@ bool has_simulated_threads(const runtime::Rank& rank);
 /** The rank's process ends (main returned or exit()): its simulated threads still running are killed. */
 void end_simulated_threads(runtime::Rank& rank);
 
+/**
+ * exit() from a simulated thread of `rank` (its exit handlers have run): the rank ends with `code` as a process
+ * does, its last burst simulated, its other threads and its main thread killed; the calling thread then leaves
+ * through its own start. Returns only when the running actor is not a simulated thread.
+ */
+void end_process_from_thread(runtime::Rank& rank, int code);
+
 /** Whether the running actor is a simulated thread that end_simulated_threads has killed (it is unwinding). */
 bool running_thread_killed();
 

@@ -128,14 +128,6 @@ TEST_P(Threads, ReadWriteLocksInSimulatedTime)
   }
 }
 
-TEST_P(Threads, ExitFromAThreadEndsTheRunWithAMessage)
-{
-  auto result = run("threads", "exit");
-  EXPECT_EQ(result.exit_code, 6) << result.output;
-  EXPECT_THAT(result.output, HasSubstr("rank 0 called exit() (or _exit) from a thread it created"));
-  EXPECT_THAT(result.output, HasSubstr("return from the thread's function"));
-}
-
 TEST_P(Threads, AnExceptionLeavingAThreadIsARankCrash)
 {
   auto result = run("thread_throws", "");
@@ -143,6 +135,25 @@ TEST_P(Threads, AnExceptionLeavingAThreadIsARankCrash)
   EXPECT_THAT(result.output, HasSubstr("bxisim: rank 0 crashed (an uncaught C++ exception, nobody catches this, left "
                                        "a thread it created)"));
   EXPECT_THAT(result.output, HasSubstr("Catch it in the thread's function"));
+}
+
+// exit() from a thread the rank created ended the run with exit code 6 ("bxisim ends a rank's process from its main
+// thread only"); it ends the rank as a process: exit handlers, the thread's code, main and the other threads stopped.
+TEST_P(Threads, ExitFromAThreadEndsTheRankWithItsCode)
+{
+  for (const char* main_waits : {"join", "sleep"}) {
+    auto result = run("thread_exit", main_waits);
+    SCOPED_TRACE(main_waits);
+    EXPECT_EQ(result.exit_code, 1) << result.output; // ranks that exited non-zero
+    EXPECT_THAT(result.output, HasSubstr("rank 0: exit code 3 at 0.000010000 s; rank 1: exit code 4 at 0.000010000 s"));
+    auto ranks = fields_by_rank(result.output);
+    for (int rank : {0, 1}) {
+      EXPECT_EQ(number(ranks[rank], "exit_handler_at"), 10e-6) << result.output;
+      EXPECT_EQ(ranks[rank].count("main_went_on"), 0U) << result.output;
+      EXPECT_EQ(ranks[rank].count("other_thread_woke"), 0U) << result.output;
+    }
+    EXPECT_THAT(result.output, Not(HasSubstr("crashed")));
+  }
 }
 
 TEST_P(Threads, APortalsCallFromALibrarysThreadIsRefusedClearly)

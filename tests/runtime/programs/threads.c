@@ -10,7 +10,6 @@
  *   writer waiting for both readers, a try that finds it taken, a timed wait that expires, a writer asking again;
  * - "timedjoin": a try to join a running thread, a timed join that expires, one on the monotonic clock that sees
  *   the thread end at 50 us; a semaphore's wait on the monotonic clock that expires;
- * - "exit": a thread calls exit().
  * Prints key=value lines, simulated times in ns since the scenario started. */
 #define _GNU_SOURCE /* pthread_tryjoin_np, pthread_timedjoin_np, pthread_clockjoin_np, sem_clockwait */
 #include "deadline.h"
@@ -314,14 +313,6 @@ static void meet(void)
          left_at[0] - start, left_at[1] - start, left_at[2] - start, serial, empty, posted_after, timed_out, waited);
 }
 
-/* --- exit --------------------------------------------------------------------------------------- */
-
-static void* call_exit(void* argument)
-{
-  (void)argument;
-  exit(3);
-}
-
 /* --- rwlock ------------------------------------------------------------------------------------- */
 
 static pthread_rwlock_t table = PTHREAD_RWLOCK_INITIALIZER;
@@ -434,10 +425,5 @@ int main(int argc, char** argv)
     rwlock_threads();
   else if (strcmp(argv[1], "timedjoin") == 0)
     timed_joins();
-  else if (strcmp(argv[1], "exit") == 0 && rank == 0) {
-    pthread_t thread;
-    pthread_create(&thread, NULL, call_exit, NULL);
-    pthread_join(thread, NULL);
-  }
   return 0;
 }
