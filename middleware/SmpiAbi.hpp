@@ -268,6 +268,8 @@ class SmpiAbi : public BackEndCallbacks
     be_status status{};
     std::vector<int> remote_in_bridge;
     bool proc_null = false; // a send to or a receive from MPI_PROC_NULL: no part (MPI-3.1 3.11)
+    // Persistent (MPI_Send_init to MPI_PROC_NULL, say): kept when complete, inactive until MPI_Start again.
+    bool persistent = false, active = true;
   };
   std::unordered_map<MPI_Request, std::unique_ptr<CompositeRequest>> composites_;
   /** An inter-communicator (SmpiIntercomms.cpp; SMPI 3.32 has none). The program's handle is `bridge`, an SMPI

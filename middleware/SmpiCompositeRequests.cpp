@@ -53,11 +53,64 @@ void SmpiRank::composite_status(const CompositeRequest& composite, MPI_Status* s
 void SmpiRank::composite_ended(MPI_Request* request, MPI_Status* status, bool single)
 {
   auto ended = composites_.find(*request);
+  if (ended->second->persistent) { // stays, inactive: an inactive one's status is the empty one
+    if (ended->second->active)
+      composite_status(*ended->second, status, single);
+    else
+      set_empty_status(status);
+    ended->second->active = false;
+    return;
+  }
   if (ended->second->at_completion)
     ended->second->at_completion();
   composite_status(*ended->second, status, single);
   composites_.erase(ended);
   *request = MPI_REQUEST_NULL;
+}
+
+bool SmpiRank::inactive_composite(MPI_Request request) const
+{
+  auto found = composites_.find(request);
+  return found != composites_.end() && found->second->persistent && not found->second->active;
+}
+
+int SmpiRank::proc_null_persistent(MPI_Request* request)
+{
+  int result = proc_null_request(request);
+  if (result == MPI_SUCCESS) {
+    CompositeRequest& made = *composites_.at(*request);
+    made.persistent        = true;
+    made.active            = false;
+  }
+  return result;
+}
+
+int SmpiRank::composite_start(MPI_Request* request)
+{
+  CompositeRequest& composite = *composites_.at(*request);
+  if (not composite.persistent || composite.active)
+    return raised(MPI_COMM_WORLD, MPI_ERR_REQUEST); // not persistent, or started and not complete (MPI-3.1 3.9)
+  composite.active = true;
+  return MPI_SUCCESS;
+}
+
+int SmpiRank::composite_startall(int count, MPI_Request* requests)
+{
+  for (int i = 0; i < count; ++i) {
+    int result = Start(&requests[i]);
+    if (result != MPI_SUCCESS)
+      return result;
+  }
+  return MPI_SUCCESS;
+}
+
+int SmpiRank::composite_free(MPI_Request* request)
+{
+  if (not composites_.at(*request)->persistent)
+    return Wait(request, MPI_STATUS_IGNORE);
+  composites_.erase(*request);
+  *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
 }
 
 int SmpiRank::proc_null_request(MPI_Request* request)
@@ -71,6 +124,10 @@ int SmpiRank::proc_null_request(MPI_Request* request)
 
 int SmpiRank::composite_wait(MPI_Request* request, MPI_Status* status)
 {
+  if (inactive_composite(*request)) {
+    set_empty_status(status);
+    return MPI_SUCCESS;
+  }
   CompositeRequest& composite = *composites_.at(*request);
   int result                  = kSmpiSuccess;
   std::vector<be_status> statuses(composite.parts.size());
@@ -85,7 +142,7 @@ int SmpiRank::composite_wait(MPI_Request* request, MPI_Status* status)
 
 int SmpiRank::composite_test(MPI_Request* request, int* flag, MPI_Status* status)
 {
-  *flag = composite_done(*request) ? 1 : 0;
+  *flag = inactive_composite(*request) || composite_done(*request) ? 1 : 0;
   if (*flag)
     composite_ended(request, status, true);
   return MPI_SUCCESS;
@@ -107,7 +164,14 @@ int SmpiRank::composite_waitall(int count, MPI_Request* requests, MPI_Status* st
         ended.emplace_back(i, status);
     }
   }
-  int result = Waitall(count, requests, statuses); // the composites are null now: the empty status
+  std::vector<MPI_Request> plain(requests, requests + count); // the composites as null: the empty status
+  for (auto& request : plain)
+    if (is_composite(request))
+      request = MPI_REQUEST_NULL;
+  int result = Waitall(count, plain.data(), statuses);
+  for (int i = 0; i < count; ++i)
+    if (not is_composite(requests[i]))
+      requests[i] = plain[static_cast<size_t>(i)];
   if (statuses != MPI_STATUSES_IGNORE)
     for (auto& [i, status] : ended)
       statuses[i] = status;
@@ -142,7 +206,7 @@ int SmpiRank::composite_waitany(int count, MPI_Request* requests, int* index, MP
     std::vector<be_request> pending;           // the program's plain requests, then the composites' parts
     std::vector<std::pair<int, size_t>> owner; // (index in the program's array, part or SIZE_MAX for a plain one)
     for (int i = 0; i < count; ++i) {
-      if (requests[i] == MPI_REQUEST_NULL)
+      if (requests[i] == MPI_REQUEST_NULL || inactive_composite(requests[i]))
         continue;
       if (not is_composite(requests[i])) {
         pending.push_back(to_be_request(requests[i]));
@@ -191,7 +255,7 @@ int SmpiRank::composite_testany(int count, MPI_Request* requests, int* index, in
 {
   bool pending_composite = false;
   for (int i = 0; i < count; ++i) {
-    if (not is_composite(requests[i]))
+    if (not is_composite(requests[i]) || inactive_composite(requests[i]))
       continue;
     if (composite_done(requests[i])) {
       *index = i;
@@ -221,8 +285,10 @@ int SmpiRank::composite_testsome(int count, MPI_Request* requests, int* outcount
   for (int i = 0; i < count; ++i) {
     if (not is_composite(requests[i]))
       continue;
-    any_composite                 = true;
     plain[static_cast<size_t>(i)] = MPI_REQUEST_NULL;
+    if (inactive_composite(requests[i]))
+      continue;
+    any_composite = true;
     if (composite_done(requests[i])) {
       indices[found] = i;
       composite_ended(&requests[i], statuses != MPI_STATUSES_IGNORE ? &statuses[found] : MPI_STATUS_IGNORE, false);
@@ -306,6 +372,11 @@ int SmpiRank::composite_waitsome(int count, MPI_Request* requests, int* outcount
 
 int SmpiRank::composite_get_status(MPI_Request request, int* flag, MPI_Status* status)
 {
+  if (inactive_composite(request)) {
+    *flag = 1;
+    set_empty_status(status);
+    return MPI_SUCCESS;
+  }
   *flag = composite_done(request) ? 1 : 0;
   if (*flag)
     composite_status(*composites_.at(request), status, true);

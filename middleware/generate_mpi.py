@@ -207,8 +207,12 @@ SMPI_COMPOSITE_FIRST = {
     "Request_get_status": "  if (is_composite(request))\n    return composite_get_status(request, flag, status);\n",
     "Cancel": "  if (is_composite(*request))\n    return composite_cancel(request);\n",
     # the receive of a matched message (MPI_Imrecv) still copies into the program's buffer
-    "Request_free": "  if (is_composite(*request) || completion_actions_.count(*request) != 0)\n"
+    "Request_free": "  if (is_composite(*request))\n    return composite_free(request);\n"
+                    "  if (completion_actions_.count(*request) != 0)\n"
                     "    return Wait(request, MPI_STATUS_IGNORE);\n",
+    # a persistent request to or from MPI_PROC_NULL (proc_null_persistent)
+    "Start": "  if (is_composite(*request))\n    return composite_start(request);\n",
+    "Startall": "  if (holds_composite(count, array_of_requests))\n    return composite_startall(count, array_of_requests);\n",
     "Comm_free": "  if (comm != nullptr)\n    forget_topology(*comm);\n",
     # error codes and classes the program added (SmpiErrorCodes.cpp)
     "Error_class": "  if (answered_added_error(errorcode, errorclass, nullptr, nullptr))\n    return MPI_SUCCESS;\n",
@@ -222,11 +226,12 @@ SMPI_PROC_NULL_FIRST = {
     **{name: "  if (dest == MPI_PROC_NULL)\n    return proc_null_request(request);\n"
        for name in ("Isend", "Issend", "Ibsend", "Irsend")},
     "Irecv": "  if (source == MPI_PROC_NULL)\n    return proc_null_request(request);\n",
-    # and its MPI_Start of a persistent send to MPI_PROC_NULL aborts the simulator ("Actor pid=-666 is gone??"): a
-    # persistent receive from MPI_PROC_NULL, which writes nothing, behaves as MPI says the send does
-    **{name: "  if (dest == MPI_PROC_NULL)\n"
-             "    return Recv_init(const_cast<void*>(buf), count, datatype, MPI_PROC_NULL, tag, comm, request);\n"
+    # its MPI_Start of a persistent send to MPI_PROC_NULL aborts the simulator ("Actor pid=-666 is gone??"), and its
+    # MPI_Waitany, MPI_Testany and MPI_Waitsome take an active persistent receive from it for an inactive request: a
+    # persistent composite request without parts, which MPI_Start activates
+    **{name: "  if (dest == MPI_PROC_NULL)\n    return proc_null_persistent(request);\n"
        for name in ("Send_init", "Bsend_init", "Ssend_init", "Rsend_init")},
+    "Recv_init": "  if (source == MPI_PROC_NULL)\n    return proc_null_persistent(request);\n",
 }
 BACKENDS = {
     "OpenMpiRank": {"conversions": "OpenMpiAbi", "prefix": "PMPI_", "absent": set(),
@@ -311,6 +316,11 @@ BACKENDS = {
                              "/** The status a completed composite request gives (a receive's, or the empty one). */\n  void composite_status(const CompositeRequest& composite, MPI_Status* status, bool single);",
                              "/** A send to or a receive from MPI_PROC_NULL: a request that completes at once. */\n  int proc_null_request(MPI_Request* request);",
                              "/** MPI_Testany by MPI_Test of each request (SmpiCompositeRequests.cpp says why). */\n  int testany_one_by_one(int count, MPI_Request* requests, int* index, int* flag, MPI_Status* status);",
+                             "/** A persistent request to or from MPI_PROC_NULL: inactive until MPI_Start, then complete at once. */\n  int proc_null_persistent(MPI_Request* request);",
+                             "/** A persistent composite request started, freed; whether a request is one not started. */\n  int composite_start(MPI_Request* request);",
+                             "int composite_startall(int count, MPI_Request* requests);",
+                             "int composite_free(MPI_Request* request);",
+                             "bool inactive_composite(MPI_Request request) const;",
                              "/** Copies a matched message into the program's buffer: bxisim's error code. */\n  int delivered(const MatchedMessage& matched, void* buf, int count, MPI_Datatype datatype);",
                              "/** The matched message of `message` (MPI_MESSAGE_NULL after), nullptr when unknown (said). */\n  std::shared_ptr<MatchedMessage> taken_message(MPI_Message* message, const char* function);",
                              "LayoutCalls layout_calls() const { return {fn_.Type_get_extent, fn_.Type_create_struct, fn_.Type_free, fn_.Type_commit}; }"]},
