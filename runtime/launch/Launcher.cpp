@@ -283,6 +283,16 @@ void report_deadlock(const std::vector<std::unique_ptr<Rank>>& ranks, const std:
         what += ", inside " + call;
       fmt::print(out, "bxisim:   rank {} waits for {}\n", rank->index(), what.empty() ? "a simulator operation" : what);
     }
+  std::vector<int> ended; // a message or a collective of a rank that left the job never comes
+  for (const auto& rank : ranks)
+    if (rank->state() == RankState::Ended)
+      ended.push_back(rank->index());
+  if (not ended.empty())
+    fmt::print(out,
+               "bxisim: {} had already ended (the summary gives how): a rank that waits for a message from a rank "
+               "that ended, or for it in a collective, waits for ever (mpirun would have stopped the job when it "
+               "ended).\n",
+               rank_ranges(ended));
   std::vector<int> with_library_threads;
   for (const auto& rank : ranks)
     if (rank->state() == RankState::Running && rank->has_library_threads())

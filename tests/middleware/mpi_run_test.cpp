@@ -312,6 +312,18 @@ TEST_P(PerLevel, ARankThatNeverCallsMpiFinalize)
   }
 }
 
+// A rank that exits while another waits for its message: the deadlock report says the awaited rank had ended.
+TEST_P(PerLevel, ADeadlockReportNamesTheRanksThatHadEnded)
+{
+  for (int ppn : {1, 2}) {
+    auto result = run_mpi(level(), "mpi_bad", 2, ppn, "exit_while_awaited");
+    EXPECT_EQ(result.exit_code, 3) << result.output; // the deadlock's
+    EXPECT_THAT(result.output, HasSubstr("rank 0 waits for the end of MPI_Recv")) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("bxisim: rank 1 had already ended (the summary gives how)")) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("rank 1 (exit code 3)")) << result.output;
+  }
+}
+
 TEST_P(PerLevel, MpiAbortEndsTheJobWithItsCodeAndOneReport)
 {
   for (int ppn : {1, 2}) {

@@ -75,6 +75,14 @@ int main(int argc, char** argv)
     MPI_Finalize();
     return 0;
   }
+  if (!strcmp(mode, "exit_while_awaited")) { /* rank 1 exits with code 3; rank 0 waits for its message */
+    int value = 0;
+    if (rank == 1)
+      exit(3);
+    MPI_Recv(&value, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Finalize();
+    return 0;
+  }
   if (!strcmp(mode, "abort_while_exiting")) { /* rank 0 aborts as the others exit after 20 ms of computation */
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
