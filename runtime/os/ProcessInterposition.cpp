@@ -1,5 +1,5 @@
 // What a rank sees of its process: its own pid, its node's hostname, exit() ending only itself (after
-// running its exit handlers), and no way to create processes.
+// running its exit handlers), no fork or exec, and host commands (system, popen, posix_spawn).
 
 #include "ProcessState.hpp"
 #include "RankEnd.hpp"
@@ -67,14 +67,34 @@ void end_rank(int status, bool run_exit_handlers)
   std::longjmp(rank->exit_jump, 1);
 }
 
-/** A rank may not create processes: the child would be a second copy of the whole simulator. */
+/** A rank may not fork or exec: the child would be a second copy of the whole simulator, or replace it. */
 int refuse_process_creation(Rank& rank, const char* call, const char* what)
 {
-  XBT_ERROR("rank %d called %s%s: ranks of bxisim cannot create processes (the child would be a copy of the whole "
-            "simulator, not a process of the simulated machine); the call fails with ENOSYS.",
+  XBT_ERROR("rank %d called %s%s: ranks of bxisim cannot fork or exec (the child would be a copy of the whole "
+            "simulator, not a process of the simulated machine; exec would replace the simulator); the call fails "
+            "with ENOSYS. system, popen and posix_spawn run their command on the host.",
             rank.index(), call, what);
   errno = ENOSYS;
   return -1;
+}
+
+/**
+ * system, popen and posix_spawn start a new program at once (glibc spawns it with vfork semantics: no copy of the
+ * simulator runs): a rank's command runs on the host, outside the simulated machine, as under mpirun or smpirun
+ * (`mkdir -p` of an output folder, say), while the simulation waits; it takes no simulated time. Said once per run.
+ */
+template <typename Call>
+auto run_on_host(Rank& rank, const char* call, const char* what, Call real_call) -> decltype(real_call())
+{
+  static bool said = false;
+  if (not said) {
+    said = true;
+    XBT_INFO("rank %d called %s%s: the command runs on the host, outside the simulation, and takes no simulated "
+             "time (said once for each of these calls).",
+             rank.index(), call, what);
+  }
+  bxisim::os::SimulatorCall outside; // the rank's code does not run meanwhile: its wait is not its computation
+  return real_call();
 }
 
 std::string quoted(const char* text)
@@ -181,9 +201,7 @@ int system(const char* command)
   Rank* rank = running_rank();
   if (rank == nullptr)
     return BXISIM_REAL(system)(command);
-  if (command == nullptr)
-    return 0; // "no shell available"
-  return refuse_process_creation(*rank, "system", quoted(command).c_str());
+  return run_on_host(*rank, "system", quoted(command).c_str(), [&] { return BXISIM_REAL(system)(command); });
 }
 
 FILE* popen(const char* command, const char* mode)
@@ -191,8 +209,7 @@ FILE* popen(const char* command, const char* mode)
   Rank* rank = running_rank();
   if (rank == nullptr)
     return BXISIM_REAL(popen)(command, mode);
-  refuse_process_creation(*rank, "popen", quoted(command).c_str());
-  return nullptr;
+  return run_on_host(*rank, "popen", quoted(command).c_str(), [&] { return BXISIM_REAL(popen)(command, mode); });
 }
 
 int execve(const char* path, char* const* argv, char* const* envp) noexcept
@@ -279,21 +296,19 @@ int execle(const char* path, const char* argument, ...) noexcept
 int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
                 const posix_spawnattr_t* attributes, char* const* argv, char* const* envp)
 {
-  if (Rank* rank = running_rank()) {
-    refuse_process_creation(*rank, "posix_spawn", quoted(path).c_str());
-    return ENOSYS;
-  }
-  return BXISIM_REAL(posix_spawn)(pid, path, actions, attributes, argv, envp);
+  auto spawn = [&] { return BXISIM_REAL(posix_spawn)(pid, path, actions, attributes, argv, envp); };
+  if (Rank* rank = running_rank())
+    return run_on_host(*rank, "posix_spawn", quoted(path).c_str(), spawn);
+  return spawn();
 }
 
 int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
                  const posix_spawnattr_t* attributes, char* const* argv, char* const* envp)
 {
-  if (Rank* rank = running_rank()) {
-    refuse_process_creation(*rank, "posix_spawnp", quoted(file).c_str());
-    return ENOSYS;
-  }
-  return BXISIM_REAL(posix_spawnp)(pid, file, actions, attributes, argv, envp);
+  auto spawn = [&] { return BXISIM_REAL(posix_spawnp)(pid, file, actions, attributes, argv, envp); };
+  if (Rank* rank = running_rank())
+    return run_on_host(*rank, "posix_spawnp", quoted(file).c_str(), spawn);
+  return spawn();
 }
 
 } // extern "C"
