@@ -64,6 +64,24 @@ TEST(Launch, TheStaticsCxxMakesUniqueArePrivateToo)
       EXPECT_EQ(number(values, name), rank + 1) << name << " of rank " << rank << "\n" << result.output;
 }
 
+// mpirun gives each process its rank and its node's share in the environment, which programs read before MPI_Init
+// (a GPU per local rank); the ranks share bxisim's environment, where none is set.
+TEST(Launch, EachRankReadsItsOwnLauncherVariables)
+{
+  auto result = run_bxisim("run -n 4 --ppn 2 --no-cpu-simulation " + test_program("launcher_variables"));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 4U) << result.output;
+  for (auto& [rank, values] : fields) {
+    EXPECT_EQ(number(values, "rank"), rank);
+    EXPECT_EQ(number(values, "pmix_rank"), rank);
+    EXPECT_EQ(number(values, "size"), 4);
+    EXPECT_EQ(number(values, "local_rank"), rank % 2);
+    EXPECT_EQ(number(values, "node_rank"), rank % 2);
+    EXPECT_EQ(number(values, "local_size"), 2);
+  }
+}
+
 // Each rank loads a copy of the program (globals of its own), and the kernel kept each copy's pages apart: N copies of
 // the code in memory and in the caches. The code is mapped from the program itself now, as OpenMPI's copies' code is
 // from the original library; the data pages stay each copy's own.
