@@ -31,21 +31,6 @@ using bxisim::os::running_rank;
 using bxisim::runtime::Rank;
 
 /**
- * Simulates the rank's last CPU burst; true when the job ended meanwhile (another rank's MPI_Abort killed this one
- * while its burst ran: two ranks aborting at the same simulated time). The kill cannot leave through exit(), which
- * is noexcept: the rank's actor throws it again once back where it called main (RankActor.cpp).
- */
-bool killed_in_last_burst(Rank& rank)
-{
-  try {
-    rank.simulate_burst(rank.end_burst());
-  } catch (const simgrid::ForcefulKillException&) {
-    return true;
-  }
-  return false;
-}
-
-/**
  * Ends the calling rank: its last CPU burst is simulated and its exit code recorded, then control
  * jumps back to where the rank actor called main (RankActor.cpp), skipping the rank's frames as
  * exit() would. A jump rather than an exception: exit() is noexcept and its callers may be C.
@@ -61,7 +46,7 @@ void end_rank(int status, bool run_exit_handlers)
   bxisim::os::end_process_from_thread(*rank, status & 0xff); // from a thread it created: does not return
   bxisim::os::set_running_rank(nullptr);
   rank->process_state().save_globals();
-  rank->killed_in_libc = killed_in_last_burst(*rank);
+  rank->killed_in_libc = bxisim::os::killed_in_last_burst(*rank);
   rank->mark_ended(status & 0xff);
   rank->exit_jump_armed = false;
   std::longjmp(rank->exit_jump, 1);
@@ -102,6 +87,16 @@ std::string quoted(const char* text)
   return text != nullptr ? std::string("(\"") + text + "\")" : std::string("()");
 }
 } // namespace
+
+bool bxisim::os::killed_in_last_burst(Rank& rank)
+{
+  try {
+    rank.simulate_burst(rank.end_burst());
+  } catch (const simgrid::ForcefulKillException&) {
+    return true;
+  }
+  return false;
+}
 
 void bxisim::os::end_rank_by_signal(Rank& rank, int signal_number)
 {

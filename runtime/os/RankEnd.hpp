@@ -22,6 +22,13 @@ namespace bxisim::os
 void end_rank_by_signal(runtime::Rank& rank, int signal_number);
 
 /**
+ * Simulates the ending rank's last CPU burst; true when the job ended meanwhile (another rank's MPI_Abort killed it
+ * while the burst ran: two ranks aborting at the same simulated time). The kill cannot leave through exit(), which is
+ * noexcept: the caller leaves through the rank's (or the thread's) exit jump, where the kill is thrown again.
+ */
+bool killed_in_last_burst(runtime::Rank& rank);
+
+/**
  * For the libc functions glibc declares noexcept (clock_gettime, gettimeofday, time, sched_yield):
  * SimGrid kills a rank (the job ends: MPI_Abort, a crash, a limit) by throwing in its actor, and an
  * exception leaving a noexcept function calls std::terminate, which aborted the whole simulator when

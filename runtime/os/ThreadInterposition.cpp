@@ -305,12 +305,7 @@ void end_process_from_thread(runtime::Rank& rank, int code)
   run_thread_local_destructors(thread); // glibc's exit() runs the calling thread's
   set_running_rank(nullptr);
   rank.process_state().save_globals();
-  bool killed = false;
-  try {
-    rank.simulate_burst(rank.end_burst());
-  } catch (const simgrid::ForcefulKillException&) { // the job ended meanwhile (another rank's MPI_Abort)
-    killed = true;
-  }
+  bool killed = killed_in_last_burst(rank);
   if (not killed) {
     rank.mark_ended(code);
     rank.ended_by_thread = true;
