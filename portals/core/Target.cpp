@@ -195,12 +195,11 @@ void Core::deliver_request(Message& msg)
   const MemoryRegion& r = e->region;
   ProcessMemory entry{true, ni->owner, r.address_at(p.offset), r.scattered()};
   ProcessMemory payload{msg.payload_borrowed(), msg.source_process, msg.payload(), false};
-  NicMemoryAccess access{"", mlen, entry, payload};
-  if (msg.kind == OpKind::get)
-    access = NicMemoryAccess{"the data of a Get, read at its target", mlen, ProcessMemory{}, entry};
-  else
-    access.what = msg.kind == OpKind::put ? "the data of a Put, written at its target"
-                                          : "the operand of an atomic operation, applied at its target";
+  bool get = msg.kind == OpKind::get;
+  NicMemoryAccess access{get                       ? "the data of a Get, read at its target"
+                         : msg.kind == OpKind::put ? "the data of a Put, written at its target"
+                                                   : "the operand of an atomic operation, applied at its target",
+                         mlen, get ? ProcessMemory{} : entry, get ? entry : payload};
   NicMemoryAccessScope copying(access);
   switch (msg.kind) {
   case OpKind::put:

@@ -66,7 +66,8 @@ int refuse_process_creation(Rank& rank, const char* call, const char* what)
 /**
  * system, popen and posix_spawn start a new program at once (glibc spawns it with vfork semantics: no copy of the
  * simulator runs): a rank's command runs on the host, outside the simulated machine, as under mpirun or smpirun
- * (`mkdir -p` of an output folder, say), while the simulation waits; it takes no simulated time. Said once per run.
+ * (`mkdir -p` of an output folder, say), while the simulation waits; it takes no simulated time. Said once for each of
+ * these calls (one `said` per instantiation).
  */
 template <typename Call>
 auto run_on_host(Rank& rank, const char* call, const char* what, Call real_call) -> decltype(real_call())
