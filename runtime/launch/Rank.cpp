@@ -37,26 +37,38 @@ double wall_seconds()
  * some virtual machines, above cpu.threshold). The smallest of many back-to-back measures estimates it.
  */
 struct ReadCosts {
-  double wall = 0; // start_burst's wall read to end_burst's
-  double cpu  = 0; // start_burst's CPU read to end_burst's, through both wall reads
+  double wall     = 0; // start_burst's wall read to end_burst's
+  double cpu      = 0; // start_burst's CPU read to end_burst's, through both wall reads
+  double cpu_read = 0; // one CPU read to the next, back to back: the end of a read and the start of the next
 };
 
 const ReadCosts& read_costs()
 {
   static const ReadCosts costs = [] {
-    ReadCosts smallest{1.0, 1.0};
+    ReadCosts smallest{1.0, 1.0, 1.0};
     for (int i = 0; i < 200; ++i) {
       double cpu_start  = thread_cpu_seconds();
       double wall_start = wall_seconds();
       double wall_end   = wall_seconds();
       double cpu_end    = thread_cpu_seconds();
+      double cpu_next   = thread_cpu_seconds();
       smallest.wall     = std::min(smallest.wall, wall_end - wall_start);
       smallest.cpu      = std::min(smallest.cpu, cpu_end - cpu_start);
+      smallest.cpu_read = std::min(smallest.cpu_read, cpu_next - cpu_end);
     }
     return smallest;
   }();
   return costs;
 }
+
+/**
+ * A stretch of the program's or of the library's code inside a burst at least this long gets its own CPU reading as it
+ * ends: the burst's CPU time is otherwise shared between them in proportion of their wall times, which gives the
+ * library's computation to the program when the program's stretch was preempted (a loaded host: 3 ms of MPI_SUM
+ * charged to a program whose own code took 1 us). Shorter stretches cannot carry more than their length into the
+ * other share, and need no system call (a ping-pong's program code between two calls takes well under this).
+ */
+constexpr double kStretchReadFrom = 10e-6;
 } // namespace
 
 Rank::Rank(const RankPlacement& placement, int size, simgrid::s4u::Host* host, std::string node_name)
@@ -71,29 +83,40 @@ Rank::Rank(const RankPlacement& placement, int size, simgrid::s4u::Host* host, s
 // first timed on the wall clock, read without a system call: a burst shorter than cpu.threshold on that clock is
 // shorter on the CPU clock too (one thread), and the CPU clock is read again only for the others. So the variable cost
 // of a system call (and the interrupts that land during it) stays out of the short bursts between two calls, which the
-// threshold then drops; the CPU clock leaves out the time the thread was not running in the long ones.
+// threshold then drops; the CPU clock leaves out the time the thread was not running in the long ones. Inside an MPI
+// call, a stretch of the program's or the library's code longer than kStretchReadFrom is read as it ends too.
 void Rank::start_burst()
 {
   if (not settings.simulate || not settings.measure)
     return;
   in_library_   = running_thread_in_library(); // the thread that resumes may not be the one that stopped
   library_wall_ = 0.0;
+  program_cpu_  = 0.0;
+  library_cpu_  = 0.0;
   // Inside the library, whose share is not simulated, the CPU clock is read only if the program's code runs
   // (leave_library): a blocking MPI call polls many times, each poll a burst of the library alone.
   cpu_started_ = not in_library_ || settings.mpi_library;
   if (cpu_started_)
-    burst_cpu_start_ = thread_cpu_seconds();
-  burst_wall_start_ = wall_seconds(); // last: the burst starts as the simulator returns to the rank
-  library_start_    = burst_wall_start_;
-  cpu_wall_start_   = burst_wall_start_;
+    cpu_mark_ = thread_cpu_seconds();
+  burst_wall_start_     = wall_seconds(); // last: the burst starts as the simulator returns to the rank
+  library_start_        = burst_wall_start_;
+  program_start_        = burst_wall_start_;
+  wall_mark_            = burst_wall_start_;
+  library_wall_at_mark_ = 0.0;
 }
 
 bool Rank::enter_library()
 {
   if (not settings.simulate || not settings.measure || in_library_)
     return true;
+  double now = wall_seconds();
+  if (cpu_started_ && now - program_start_ >= kStretchReadFrom) {
+    // The read's start goes to the library's share, where the wall clock puts it.
+    double cpu = thread_cpu_seconds() - read_costs().cpu_read / 2;
+    mark_cpu(cpu, now);
+  }
   in_library_    = true;
-  library_start_ = wall_seconds();
+  library_start_ = now;
   return false;
 }
 
@@ -101,15 +124,46 @@ void Rank::leave_library()
 {
   if (not settings.simulate || not settings.measure || not in_library_)
     return;
-  in_library_ = false;
+  double now = wall_seconds();
   if (not cpu_started_) { // the reads count in the library's share, which is not simulated
-    cpu_started_     = true;
-    burst_cpu_start_ = thread_cpu_seconds();
-    cpu_wall_start_  = wall_seconds();
-    library_wall_ += cpu_wall_start_ - library_start_;
-    return;
+    cpu_started_ = true;
+    cpu_mark_    = thread_cpu_seconds();
+    now          = wall_seconds();
+    wall_mark_   = now;
+  } else if (now - library_start_ >= kStretchReadFrom) { // the read's end goes to the library, as on the wall clock
+    double cpu = thread_cpu_seconds() + read_costs().cpu_read / 2;
+    now        = wall_seconds();
+    mark_cpu(cpu, now);
   }
-  library_wall_ += wall_seconds() - library_start_;
+  library_wall_ += now - library_start_;
+  in_library_    = false;
+  program_start_ = now;
+  if (wall_mark_ == now)
+    library_wall_at_mark_ = library_wall_;
+}
+
+double Rank::library_wall_until(double now) const
+{
+  return library_wall_ + (in_library_ ? now - library_start_ : 0.0);
+}
+
+std::pair<double, double> Rank::cpu_since_mark(double cpu, double now) const
+{
+  double used    = std::max(0.0, cpu - cpu_mark_);
+  double span    = now - wall_mark_;
+  double library = library_wall_until(now) - library_wall_at_mark_;
+  double share   = span > 0 ? std::clamp(library / span, 0.0, 1.0) : 0.0;
+  return {used * (1.0 - share), used * share};
+}
+
+void Rank::mark_cpu(double cpu, double now)
+{
+  auto [program, library] = cpu_since_mark(cpu, now);
+  program_cpu_ += program;
+  library_cpu_ += library;
+  cpu_mark_             = cpu;
+  wall_mark_            = now;
+  library_wall_at_mark_ = library_wall_until(now);
 }
 
 bool Rank::running_thread_in_library() const
@@ -138,20 +192,19 @@ double Rank::end_burst()
   double wall = wall_end - burst_wall_start_ - costs.wall;
   if (wall < settings.threshold)
     return std::max(0.0, wall);
-  // The library's share and the program's are kept or dropped by their own rules; what is kept is the CPU time of
-  // the burst in the proportion of the wall time kept.
-  double library    = std::min(wall, library_wall_ + (in_library_ ? wall_end - library_start_ : 0.0));
+  // The library's share and the program's are kept or dropped by their wall times; what is kept is their CPU time.
+  double library    = std::min(wall, library_wall_until(wall_end));
   double program    = wall - library;
+  bool program_kept = program >= settings.threshold;
   bool library_kept = settings.mpi_library && library >= std::max(settings.threshold, settings.mpi_threshold);
-  double kept       = (program >= settings.threshold ? program : 0.0) + (library_kept ? library : 0.0);
+  double kept       = (program_kept ? program : 0.0) + (library_kept ? library : 0.0);
   if (kept <= 0.0)
     return 0.0;
   if (not cpu_started_) // cannot be: what is kept ran after the CPU clock was read
     return kept;
-  // What is kept ran while the CPU clock counted (from the burst's start, or from the program's code on).
-  double counted_wall = wall_end - cpu_wall_start_ - costs.wall;
-  double cpu          = thread_cpu_seconds() - burst_cpu_start_ - costs.cpu;
-  return std::max(0.0, std::min(kept, cpu * (kept / std::max(counted_wall, kept))));
+  auto [program_cpu, library_cpu] = cpu_since_mark(thread_cpu_seconds() - costs.cpu, wall_end - costs.wall);
+  double cpu = (program_kept ? program_cpu_ + program_cpu : 0.0) + (library_kept ? library_cpu_ + library_cpu : 0.0);
+  return std::max(0.0, std::min(kept, cpu));
 }
 
 double Rank::burst_so_far()

@@ -202,22 +202,32 @@ class Rank
   int size_;
   simgrid::s4u::Host* host_;
   std::string node_name_;
-  RankState state_         = RankState::NotStarted;
-  int exit_code_           = 0;
-  int end_signal_          = 0;
-  double last_call_time_   = 0.0;
-  bool crashed_            = false;
-  bool load_failed_        = false;
-  double edge_burst_       = 0.0;
-  bool at_edge_            = false;
-  bool start_deferred_     = false;
-  double burst_cpu_start_  = 0.0;   // thread CPU clock at start_burst(), or as the program's code started
-  bool cpu_started_        = false; // whether burst_cpu_start_ was read in this burst
-  double cpu_wall_start_   = 0.0;   // monotonic clock as burst_cpu_start_ was read
-  double burst_wall_start_ = 0.0;   // monotonic clock at start_burst()
-  bool in_library_         = false;
-  double library_start_    = 0.0; // monotonic clock as the running thread entered the library
-  double library_wall_     = 0.0; // wall time of the current burst spent in the library before library_start_
+  RankState state_             = RankState::NotStarted;
+  int exit_code_               = 0;
+  int end_signal_              = 0;
+  double last_call_time_       = 0.0;
+  bool crashed_                = false;
+  bool load_failed_            = false;
+  double edge_burst_           = 0.0;
+  bool at_edge_                = false;
+  bool start_deferred_         = false;
+  bool cpu_started_            = false; // whether the thread CPU clock was read in this burst
+  double cpu_mark_             = 0.0;   // its last reading
+  double wall_mark_            = 0.0;   // the monotonic clock as it was read
+  double library_wall_at_mark_ = 0.0;   // library_wall_until(wall_mark_)
+  double program_cpu_          = 0.0;   // CPU time of the program's share of the burst, until the mark
+  double library_cpu_          = 0.0;   // and of the library's
+  double burst_wall_start_     = 0.0;   // monotonic clock at start_burst()
+  bool in_library_             = false;
+  double library_start_        = 0.0; // monotonic clock as the running thread entered the library
+  double program_start_        = 0.0; // and as the program's code last started running
+  double library_wall_         = 0.0; // wall time of the current burst spent in the library before library_start_
+  /** The burst's wall time in the library until `now`. */
+  double library_wall_until(double now) const;
+  /** The CPU time from the mark to `cpu` (read at `now`), shared as (program, library) by their wall times. */
+  std::pair<double, double> cpu_since_mark(double cpu, double now) const;
+  /** Moves the mark to `cpu`, read at `now`, giving each share its CPU time since the last. */
+  void mark_cpu(double cpu, double now);
   // The rank's threads (nullptr: its main thread) inside the library as their last burst ended: the thread whose burst
   // starts may not be the one whose burst ended.
   std::vector<const void*> threads_in_library_;

@@ -6,13 +6,17 @@
  * (half a round trip, simulated microseconds; the median over rounds).
  *   mpi_cpu_fidelity sum <doubles>        MPI_Reduce_local with MPI_SUM: the library's computation
  *   mpi_cpu_fidelity user_op <us>         MPI_Reduce_local with a user operation computing <us> of CPU time
+ *   mpi_cpu_fidelity paused_sum <doubles> the sum, its call made after the thread is off the CPU for 20 ms of real
+ *                                         time, as on a loaded host (a system call bxisim does not see)
  * Each rank prints "reduce_local rank=<r> simulated_us=<us>": the simulated time the call took. */
 #include <mpi.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 static int by_value(const void* a, const void* b)
 {
@@ -45,7 +49,8 @@ static int reduce_local(const char* mode, double amount)
 {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  long count  = strcmp(mode, "sum") == 0 ? (long)amount : 1;
+  int paused  = strcmp(mode, "paused_sum") == 0;
+  long count  = strcmp(mode, "sum") == 0 || paused ? (long)amount : 1;
   double* in  = malloc(sizeof(double) * (size_t)count);
   double* out = malloc(sizeof(double) * (size_t)count);
   for (long i = 0; i < count; ++i)
@@ -56,6 +61,10 @@ static int reduce_local(const char* mode, double amount)
     MPI_Op_create(computing_sum, 1, &op);
   }
   double start = MPI_Wtime();
+  if (paused) {
+    struct timespec pause = {0, 20000000};
+    syscall(SYS_nanosleep, &pause, NULL);
+  }
   MPI_Reduce_local(in, out, (int)count, MPI_DOUBLE, op);
   double took = MPI_Wtime() - start;
   if (out[count - 1] != 2.0 * (double)(count - 1))
@@ -72,7 +81,8 @@ static int reduce_local(const char* mode, double amount)
 int main(int argc, char** argv)
 {
   MPI_Init(&argc, &argv);
-  if (argc > 2 && (strcmp(argv[1], "sum") == 0 || strcmp(argv[1], "user_op") == 0))
+  if (argc > 2 &&
+      (strcmp(argv[1], "sum") == 0 || strcmp(argv[1], "paused_sum") == 0 || strcmp(argv[1], "user_op") == 0))
     return reduce_local(argv[1], atof(argv[2]));
   int bytes  = argc > 1 ? atoi(argv[1]) : 8;
   int rounds = argc > 2 ? atoi(argv[2]) : 200;
