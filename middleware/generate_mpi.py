@@ -207,7 +207,8 @@ SMPI_COMPOSITE_FIRST = {
     "Request_get_status": "  if (is_composite(request))\n    return composite_get_status(request, flag, status);\n",
     "Cancel": "  if (is_composite(*request))\n    return composite_cancel(request);\n",
     # the receive of a matched message (MPI_Imrecv) still copies into the program's buffer
-    "Request_free": "  if (is_composite(*request))\n    return composite_free(request);\n"
+    "Request_free": "  if (request != nullptr)\n    unstarted_persistent_.erase(*request);\n"
+                    "  if (is_composite(*request))\n    return composite_free(request);\n"
                     "  if (completion_actions_.count(*request) != 0)\n"
                     "    return Wait(request, MPI_STATUS_IGNORE);\n",
     # a persistent request to or from MPI_PROC_NULL (proc_null_persistent)
@@ -268,12 +269,20 @@ BACKENDS = {
                  "after_success": {
                      "Testany": "  if (be_ok(result_) && *flag && *index == MPI_UNDEFINED)\n"
                                 "    return testany_one_by_one(count, array_of_requests, index, flag, status);\n",
+                     # persistent requests never started, which testany_one_by_one passes over
+                     **{name: "  if (be_ok(result_))\n    unstarted_persistent_.insert(*request);\n"
+                        for name in ("Send_init", "Bsend_init", "Ssend_init", "Rsend_init", "Recv_init")},
+                     "Start": "  if (be_ok(result_))\n    unstarted_persistent_.erase(*request);\n",
+                     "Startall": "  if (be_ok(result_) && not unstarted_persistent_.empty())\n"
+                                 "    for (int i = 0; i < count; ++i)\n"
+                                 "      unstarted_persistent_.erase(array_of_requests[i]);\n",
                      "Cart_create": "  if (be_ok(result_) && v_comm_cart != nullptr)\n    neighbourhoods_[v_comm_cart].kind = MPI_CART;\n",
                      "Cart_sub": "  if (be_ok(result_) && v_new_comm != nullptr)\n    neighbourhoods_[v_new_comm].kind = MPI_CART;\n"},
                  "answered_first": {
                      "Pack": "  if (holds_no_data(datatype))\n    return MPI_SUCCESS;\n",
                      "Unpack": "  if (holds_no_data(datatype))\n    return MPI_SUCCESS;\n", **SMPI_COMPOSITE_FIRST},
-                 "members": ["MPI_Aint smpi_extent(MPI_Datatype type);", "bool holds_no_data(MPI_Datatype type);",
+                 "members": ["MPI_Aint smpi_extent(MPI_Datatype type);",
+                             "std::unordered_set<MPI_Request> unstarted_persistent_; // made by MPI_*_init, never started", "bool holds_no_data(MPI_Datatype type);",
                              "/** Calls `comm`'s error handler with `code` and returns it. */\n  int raised(MPI_Comm comm, int code);",
                              "int matched_probe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status);",
                              "// SmpiTopologies.cpp: the neighbours of `comm` (its exchange communicator made), nullptr without a topology",

@@ -20,7 +20,8 @@
  *   alltoall <bytes>  MPI_Alltoall of <bytes> per pair, 8 times; prints alltoall_time=<seconds> (rank 0: the
  *                 slowest rank's mean)
  *   completions   requests to and from MPI_PROC_NULL (nonblocking and persistent) completed by every MPI_Wait* and
- *                 MPI_Test*, and MPI_Testany of eager sends already delivered (an even number of ranks)
+ *                 MPI_Test*, and MPI_Testany of eager sends already delivered, persistent ones too (an even number
+ *                 of ranks)
  *   wrap          MPI_SUM of 8- and 16-bit integers whose sums wrap around (modulo 2^8, 2^16), on 1 to 4096
  *                 elements (vectorised reductions take the longer ones)
  */
@@ -632,6 +633,29 @@ static void completions(void)
   } else
     for (int k = 0; k < 20; ++k)
       MPI_Recv(&received[0], 1, MPI_INT, partner, 100 + k, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  /* MPI_Testany of a persistent send already delivered, beside one never started and one that ran: the delivered one
+   * is the answer, then none is active */
+  MPI_Request persistent[3];
+  MPI_Send_init(&buffer[0], 1, MPI_INT, partner, 200, MPI_COMM_WORLD, &persistent[0]);
+  MPI_Send_init(&buffer[1], 1, MPI_INT, partner, 201, MPI_COMM_WORLD, &persistent[1]);
+  MPI_Send_init(&buffer[2], 1, MPI_INT, partner, 202, MPI_COMM_WORLD, &persistent[2]);
+  MPI_Start(&persistent[2]);
+  MPI_Wait(&persistent[2], MPI_STATUS_IGNORE);
+  MPI_Recv(&received[0], 1, MPI_INT, partner, 202, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  for (int round = 0; round < 2; ++round) {
+    MPI_Start(&persistent[1]);
+    MPI_Recv(&received[1], 1, MPI_INT, partner, 201, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Barrier(MPI_COMM_WORLD);
+    index = -7, flag = 0;
+    for (int polls = 0; !flag && polls < 1000; ++polls)
+      MPI_Testany(3, persistent, &index, &flag, MPI_STATUS_IGNORE);
+    CHECK("persistent_delivered_testany", flag && index == 1 && persistent[1] != MPI_REQUEST_NULL);
+    index = -7, flag = 0;
+    MPI_Testany(3, persistent, &index, &flag, MPI_STATUS_IGNORE);
+    CHECK("persistent_inactive_testany", flag && index == MPI_UNDEFINED);
+  }
+  for (int i = 0; i < 3; ++i)
+    MPI_Request_free(&persistent[i]);
 }
 
 int main(int argc, char** argv)
