@@ -361,12 +361,10 @@ int join_simulated(SimulatedThread* thread, void** result, double timeout)
 }
 } // namespace
 
-extern "C" {
-
-int pthread_create(pthread_t* thread, const pthread_attr_t* attributes, void* (*routine)(void*), void* argument)
+int bxisim::os::create_thread_called_from(const void* caller, pthread_t* thread, const pthread_attr_t* attributes,
+                                          void* (*routine)(void*), void* argument)
 {
-  Rank* rank   = bxisim::os::running_rank();
-  void* caller = __builtin_return_address(0);
+  Rank* rank = bxisim::os::running_rank();
   // Not while the program loads: its constructors run under the dynamic loader's lock, where no other rank may run
   // (a global object's std::thread is a real thread, as a library's).
   if (rank != nullptr && (rank->runs_own_code_at(reinterpret_cast<uintptr_t>(caller)) ||
@@ -384,6 +382,13 @@ int pthread_create(pthread_t* thread, const pthread_attr_t* attributes, void* (*
     delete launch;
   }
   return code;
+}
+
+extern "C" {
+
+int pthread_create(pthread_t* thread, const pthread_attr_t* attributes, void* (*routine)(void*), void* argument)
+{
+  return bxisim::os::create_thread_called_from(__builtin_return_address(0), thread, attributes, routine, argument);
 }
 
 int pthread_join(pthread_t id, void** result)

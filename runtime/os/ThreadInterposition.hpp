@@ -13,6 +13,8 @@
 // remembers which rank created each, to name it when such a thread calls what only a rank's threads may
 // (runtime/launch/LibraryThreadCall.hpp).
 
+#include <pthread.h>
+
 namespace bxisim::runtime
 {
 class Rank;
@@ -20,6 +22,14 @@ class Rank;
 
 namespace bxisim::os
 {
+
+/**
+ * pthread_create as called from the code at `caller`: a simulated thread of the running rank when that is the rank's
+ * own code (or libstdc++ starting a std::thread), else a real thread remembered as the rank's. For the C library's
+ * other ways to create a thread (C11's thrd_create), which do not go through the pthread_create others see.
+ */
+int create_thread_called_from(const void* caller, pthread_t* thread, const pthread_attr_t* attributes,
+                              void* (*routine)(void*), void* argument);
 
 /** The rank whose code created the calling real thread, or nullptr (a rank's thread, the simulator's
  * threads, threads created by no rank). */

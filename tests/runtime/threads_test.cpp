@@ -85,6 +85,37 @@ TEST_P(Threads, MutexesConditionsAndThreadIdentitiesInSimulatedTime)
   }
 }
 
+// C11's threads act as POSIX ones (the C library builds them on its own pthread functions, which bxisim did not see:
+// they were real threads, their sleeps real, their Portals calls refused, their tss values the simulator's thread's).
+TEST_P(Threads, C11ThreadsMutexesConditionsAndStorageInSimulatedTime)
+{
+  auto result = run("c11_threads", "");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto ranks = fields_by_rank(result.output);
+  for (int rank : {0, 1}) {
+    EXPECT_EQ(number(ranks[rank], "busy"), 1);
+    double locked = number(ranks[rank], "locked_at");
+    EXPECT_GE(locked, 100000);                                    // the holder slept 100 us with it
+    EXPECT_LT(locked, 101000);                                    // polled as a spinning CPU would: at most 1 us late
+    EXPECT_NEAR(number(ranks[rank], "woken_after"), 500000, 100); // main slept 500 us, then signalled
+    EXPECT_EQ(number(ranks[rank], "timed_out"), 1);
+    EXPECT_EQ(number(ranks[rank], "timed_out_after"), 200000);
+    EXPECT_EQ(number(ranks[rank], "exit_value"), 42);
+    EXPECT_EQ(number(ranks[rank], "own_values"), 2); // none at its start, then its own
+    EXPECT_EQ(number(ranks[rank], "main_value_kept"), 1);
+    EXPECT_EQ(number(ranks[rank], "destructor_calls"), 1);
+    EXPECT_EQ(number(ranks[rank], "distinct"), 1);
+    EXPECT_EQ(number(ranks[rank], "detached_done"), 1);
+    EXPECT_EQ(number(ranks[rank], "received"), 101 - rank);
+    EXPECT_EQ(number(ranks[rank], "results"), 78);
+    double received = number(ranks[rank], "received_after"), acknowledged = number(ranks[rank], "acknowledged_after");
+    EXPECT_GT(received, 0);
+    EXPECT_GT(acknowledged, 0);
+    EXPECT_EQ(number(ranks[rank], "joined_after"), std::max(received, acknowledged));
+  }
+  EXPECT_EQ(fields_by_rank(run("c11_threads", "").output), ranks); // the same run twice: the same times
+}
+
 // A barrier lets its threads go when the last arrives; a semaphore's wait ends when it is posted, its timed
 // wait at the simulated deadline.
 TEST_P(Threads, BarriersAndSemaphoresInSimulatedTime)
