@@ -69,24 +69,9 @@ static void portals(void)
   bxisim_kv_get(key, &peer, sizeof peer, NULL);
   CHECK(PtlCTAlloc(ni, &arrived));
   CHECK(PtlCTAlloc(ni, &acknowledged));
-  ptl_pt_index_t pt;
-  CHECK(PtlPTAlloc(ni, 0, eq, 0, &pt));
-  ptl_me_t entry = {.start       = &inbox,
-                    .length      = sizeof inbox,
-                    .ct_handle   = arrived,
-                    .uid         = PTL_UID_ANY,
-                    .options     = PTL_ME_OP_PUT | PTL_ME_EVENT_CT_COMM,
-                    .match_id    = {.phys = {.nid = PTL_NID_ANY, .pid = PTL_PID_ANY}},
-                    .ignore_bits = ~0ull};
-  ptl_handle_me_t me_handle;
-  CHECK(PtlMEAppend(ni, pt, &entry, PTL_PRIORITY_LIST, NULL, &me_handle));
-  outbox          = 100 + rank;
-  ptl_md_t buffer = {.start     = &outbox,
-                     .length    = sizeof outbox,
-                     .options   = PTL_MD_EVENT_CT_ACK,
-                     .eq_handle = eq,
-                     .ct_handle = acknowledged};
-  CHECK(PtlMDBind(ni, &buffer, &md));
+  expose_counted_to_anyone(ni, eq, &inbox, sizeof inbox, PTL_ME_OP_PUT | PTL_ME_EVENT_CT_COMM, arrived);
+  outbox = 100 + rank;
+  md     = bind_counted(ni, eq, &outbox, sizeof outbox, PTL_MD_EVENT_CT_ACK, acknowledged);
   bxisim_barrier();
   long long started = now_ns();
   thrd_t waiter, sender;
