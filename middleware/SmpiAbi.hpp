@@ -102,6 +102,8 @@ class SmpiAbi : public BackEndCallbacks
       return;
     if (not in_place_copies_.empty())
       in_place_copies_.erase(request);
+    if (not eager_sends_.empty())
+      eager_sends_.erase(request);
     if (not completion_actions_.empty())
       run_completion_action(request);
   }
@@ -232,6 +234,13 @@ class SmpiAbi : public BackEndCallbacks
    * request until a completion call ends it.
    */
   std::unordered_map<MPI_Request, std::vector<unsigned char>> in_place_copies_;
+  /**
+   * Nonblocking sends SMPI 3.32 made detached (eager or buffered): complete as they are posted, without an activity,
+   * so that its MPI_Testany passes over them (SmpiCompositeRequests.cpp, testany_eager_sends). Until a completion call
+   * ends them; an entry that outlives its request (freed by a path that does not say) costs a test, never a wrong
+   * answer: the test is what says complete.
+   */
+  std::unordered_set<MPI_Request> eager_sends_;
   /** What to do when a completion call ends a request (a matched message's copy into the program's buffer). */
   std::unordered_map<MPI_Request, std::function<void()>> completion_actions_;
   void run_completion_action(MPI_Request request);

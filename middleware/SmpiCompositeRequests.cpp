@@ -9,6 +9,8 @@
 #include "EmptyStatus.hpp"
 #include "SmpiRank.hpp"
 
+#include <xbt/config.hpp>
+
 #include <cstdio>
 
 namespace bxisim::mw
@@ -348,6 +350,41 @@ int SmpiRank::testany_one_by_one(int count, MPI_Request* requests, int* index, i
   *flag  = 1;
   set_empty_status(status);
   return MPI_SUCCESS;
+}
+
+// SMPI 3.32 makes a standard or ready send shorter than smpi/send-is-detached-thresh detached, and every buffered
+// send: complete as it is posted, with no activity, so that its MPI_Testany passes over it and answers flag false
+// while another request of the array is pending. MPI says the answer is one of the complete requests: a program that
+// polls MPI_Testany over its sends and receives waited for its receive (for ever, if the peer waits for what comes
+// after the send). After SMPI's flag false, the first eager send of the array that MPI_Test finds complete is the
+// answer.
+void SmpiRank::note_eager_send(MPI_Request request, int count, MPI_Datatype type)
+{
+  static const long threshold = simgrid::config::get_value<int>("smpi/send-is-detached-thresh");
+  int size                    = 0;
+  if (Type_size(type, &size) == MPI_SUCCESS && static_cast<long>(count) * size < threshold)
+    eager_sends_.insert(request);
+}
+
+int SmpiRank::testany_eager_sends(int count, MPI_Request* requests, int* index, int* flag, MPI_Status* status)
+{
+  for (int i = 0; i < count; ++i) {
+    if (requests[i] == MPI_REQUEST_NULL || eager_sends_.count(requests[i]) == 0)
+      continue;
+    int done      = 0;
+    MPI_Status at = {};
+    int result    = Test(&requests[i], &done, status != MPI_STATUS_IGNORE ? &at : MPI_STATUS_IGNORE);
+    if (result != MPI_SUCCESS)
+      return result;
+    if (done) {
+      *index = i;
+      *flag  = 1;
+      if (status != MPI_STATUS_IGNORE)
+        *status = at;
+      return MPI_SUCCESS;
+    }
+  }
+  return MPI_SUCCESS; // SMPI's answer stands: nothing complete
 }
 
 int SmpiRank::composite_waitsome(int count, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses)

@@ -268,7 +268,13 @@ BACKENDS = {
                  # Cartesian communicators are SMPI's; bxisim lists their neighbours (SmpiTopologies.cpp)
                  "after_success": {
                      "Testany": "  if (be_ok(result_) && *flag && *index == MPI_UNDEFINED)\n"
-                                "    return testany_one_by_one(count, array_of_requests, index, flag, status);\n",
+                                "    return testany_one_by_one(count, array_of_requests, index, flag, status);\n"
+                                "  if (be_ok(result_) && not *flag && not eager_sends_.empty())\n"
+                                "    return testany_eager_sends(count, array_of_requests, index, flag, status);\n",
+                     # sends SMPI makes detached, which its MPI_Testany passes over (testany_eager_sends)
+                     **{name: "  if (be_ok(result_))\n    note_eager_send(*request, count, datatype);\n"
+                        for name in ("Isend", "Irsend")},
+                     "Ibsend": "  if (be_ok(result_))\n    eager_sends_.insert(*request);\n",
                      # persistent requests never started, which testany_one_by_one passes over
                      **{name: "  if (be_ok(result_))\n    unstarted_persistent_.insert(*request);\n"
                         for name in ("Send_init", "Bsend_init", "Ssend_init", "Rsend_init", "Recv_init")},
@@ -324,7 +330,9 @@ BACKENDS = {
                              "int composite_cancel(MPI_Request* request);",
                              "/** The status a completed composite request gives (a receive's, or the empty one). */\n  void composite_status(const CompositeRequest& composite, MPI_Status* status, bool single);",
                              "/** A send to or a receive from MPI_PROC_NULL: a request that completes at once. */\n  int proc_null_request(MPI_Request* request);",
-                             "/** MPI_Testany by MPI_Test of each request (SmpiCompositeRequests.cpp says why). */\n  int testany_one_by_one(int count, MPI_Request* requests, int* index, int* flag, MPI_Status* status);",
+                             "/** MPI_Testany by MPI_Testsome of each request (SmpiCompositeRequests.cpp says why). */\n  int testany_one_by_one(int count, MPI_Request* requests, int* index, int* flag, MPI_Status* status);",
+                             "/** MPI_Testany of the eager sends among `requests`, which SMPI's passes over (SmpiCompositeRequests.cpp). */\n  int testany_eager_sends(int count, MPI_Request* requests, int* index, int* flag, MPI_Status* status);",
+                             "/** Remembers a nonblocking standard or ready send that SMPI makes detached. */\n  void note_eager_send(MPI_Request request, int count, MPI_Datatype type);",
                              "/** A persistent request to or from MPI_PROC_NULL: inactive until MPI_Start, then complete at once. */\n  int proc_null_persistent(MPI_Request* request);",
                              "/** A persistent composite request started, freed; whether a request is one not started. */\n  int composite_start(MPI_Request* request);",
                              "int composite_startall(int count, MPI_Request* requests);",

@@ -20,8 +20,8 @@
  *   alltoall <bytes>  MPI_Alltoall of <bytes> per pair, 8 times; prints alltoall_time=<seconds> (rank 0: the
  *                 slowest rank's mean)
  *   completions   requests to and from MPI_PROC_NULL (nonblocking and persistent) completed by every MPI_Wait* and
- *                 MPI_Test*, and MPI_Testany of eager sends already delivered, persistent ones too (an even number
- *                 of ranks)
+ *                 MPI_Test*, and MPI_Testany of eager sends already delivered, persistent ones too, or beside a
+ *                 pending receive (an even number of ranks)
  *   wrap          MPI_SUM of 8- and 16-bit integers whose sums wrap around (modulo 2^8, 2^16), on 1 to 4096
  *                 elements (vectorised reductions take the longer ones)
  */
@@ -656,6 +656,22 @@ static void completions(void)
   }
   for (int i = 0; i < 3; ++i)
     MPI_Request_free(&persistent[i]);
+  /* MPI_Testany over an eager send and a receive its peer answers only after a message that follows the send's
+   * completion: the send is the answer (SMPI's passed over it while the receive was pending, for ever) */
+  if (rank % 2 == 0) {
+    MPI_Isend(&buffer[0], 1, MPI_INT, partner, 300, MPI_COMM_WORLD, &r[0]);
+    MPI_Irecv(&received[0], 1, MPI_INT, partner, 301, MPI_COMM_WORLD, &r[1]);
+    index = -7, flag = 0;
+    for (int polls = 0; !flag && polls < 1000; ++polls)
+      MPI_Testany(2, r, &index, &flag, MPI_STATUS_IGNORE);
+    CHECK("eager_send_beside_pending_receive_testany", flag && index == 0);
+    MPI_Send(&buffer[1], 1, MPI_INT, partner, 302, MPI_COMM_WORLD);
+    MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+  } else {
+    MPI_Recv(&received[0], 1, MPI_INT, partner, 300, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Recv(&received[1], 1, MPI_INT, partner, 302, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(&buffer[2], 1, MPI_INT, partner, 301, MPI_COMM_WORLD);
+  }
 }
 
 int main(int argc, char** argv)
