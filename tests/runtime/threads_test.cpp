@@ -85,6 +85,24 @@ TEST_P(Threads, MutexesConditionsAndThreadIdentitiesInSimulatedTime)
   }
 }
 
+// A pthread_once whose init routine sleeps: the callers that find it under way wait for it in simulated time (the
+// C library's waiter slept in the kernel, the simulator's one thread with it: the run hung); one that calls it again
+// from its own init routine is told, not hung.
+TEST_P(Threads, PthreadOnceWaitsInSimulatedTime)
+{
+  auto ranks = fields("once");
+  for (int rank : {0, 1}) {
+    EXPECT_EQ(number(ranks[rank], "inits"), 1);
+    for (const char* caller : {"main_returned_at", "first_returned_at", "second_returned_at"}) {
+      EXPECT_GE(number(ranks[rank], caller), 100000) << caller; // the init slept 100 us
+      EXPECT_LT(number(ranks[rank], caller), 101000) << caller; // polled: at most 1 us late
+    }
+  }
+  auto again = run("threads", "once_again");
+  EXPECT_EQ(again.exit_code, 6) << again.output;
+  EXPECT_THAT(again.output, HasSubstr("has waited a simulated second in pthread_once")) << again.output;
+}
+
 // C11's threads act as POSIX ones (the C library builds them on its own pthread functions, which bxisim did not see:
 // they were real threads, their sleeps real, their Portals calls refused, their tss values the simulator's thread's).
 TEST_P(Threads, C11ThreadsMutexesConditionsAndStorageInSimulatedTime)

@@ -10,6 +10,8 @@
  *   writer waiting for both readers, a try that finds it taken, a timed wait that expires, a writer asking again;
  * - "timedjoin": a try to join a running thread, a timed join that expires, one on the monotonic clock that sees
  *   the thread end at 50 us; a semaphore's wait on the monotonic clock that expires;
+ * - "once": main and two threads call pthread_once, whose init routine sleeps 100 us; "once_again": the init
+ *   routine calls pthread_once on its own control (a deadlock);
  * Prints key=value lines, simulated times in ns since the scenario started. */
 #define _GNU_SOURCE /* pthread_tryjoin_np, pthread_timedjoin_np, pthread_clockjoin_np, sem_clockwait */
 #include "deadline.h"
@@ -390,6 +392,46 @@ static void timed_joins(void)
   sem_destroy(&empty);
 }
 
+/* --- once -------------------------------------------------------------------------------------- */
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int inits;
+static long long returned_at[3];
+
+static void slow_init(void)
+{
+  usleep(100);
+  ++inits;
+}
+
+static void* call_once_at(void* slot)
+{
+  pthread_once(&once, slow_init);
+  returned_at[(intptr_t)slot] = now_ns();
+  return NULL;
+}
+
+static void init_again(void)
+{
+  pthread_once(&once, init_again);
+}
+
+static void once_threads(int again)
+{
+  if (again) {
+    pthread_once(&once, init_again);
+    return;
+  }
+  pthread_t first, second;
+  pthread_create(&first, NULL, call_once_at, (void*)1);
+  pthread_create(&second, NULL, call_once_at, (void*)2);
+  call_once_at((void*)0);
+  pthread_join(first, NULL);
+  pthread_join(second, NULL);
+  printf("inits=%d main_returned_at=%lld first_returned_at=%lld second_returned_at=%lld\n", inits, returned_at[0],
+         returned_at[1], returned_at[2]);
+}
+
 int main(int argc, char** argv)
 {
   rank     = bxisim_rank();
@@ -409,5 +451,7 @@ int main(int argc, char** argv)
     rwlock_threads();
   else if (strcmp(argv[1], "timedjoin") == 0)
     timed_joins();
+  else if (strcmp(argv[1], "once") == 0 || strcmp(argv[1], "once_again") == 0)
+    once_threads(strcmp(argv[1], "once_again") == 0);
   return 0;
 }
