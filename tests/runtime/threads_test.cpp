@@ -103,6 +103,21 @@ TEST_P(Threads, PthreadOnceWaitsInSimulatedTime)
   EXPECT_THAT(again.output, HasSubstr("has waited a simulated second in pthread_once")) << again.output;
 }
 
+// A spin lock held across a sleep is waited for in simulated time (the C library spun in its own code, where bxisim
+// never pauses a rank: the holder never ran again, the run hung); locking it twice is told, not hung.
+TEST_P(Threads, SpinLocksWaitInSimulatedTime)
+{
+  auto ranks = fields("spin");
+  for (int rank : {0, 1}) {
+    EXPECT_EQ(number(ranks[rank], "spin_busy"), 1);
+    EXPECT_GE(number(ranks[rank], "spin_locked_at"), 100000); // the holder slept 100 us with it
+    EXPECT_LT(number(ranks[rank], "spin_locked_at"), 101000); // polled: at most 1 us late
+  }
+  auto again = run("threads", "spin_again");
+  EXPECT_EQ(again.exit_code, 6) << again.output;
+  EXPECT_THAT(again.output, HasSubstr("has waited a simulated second for a spin lock")) << again.output;
+}
+
 // C11's threads act as POSIX ones (the C library builds them on its own pthread functions, which bxisim did not see:
 // they were real threads, their sleeps real, their Portals calls refused, their tss values the simulator's thread's).
 TEST_P(Threads, C11ThreadsMutexesConditionsAndStorageInSimulatedTime)

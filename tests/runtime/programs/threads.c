@@ -12,6 +12,8 @@
  *   the thread end at 50 us; a semaphore's wait on the monotonic clock that expires;
  * - "once": main and two threads call pthread_once, whose init routine sleeps 100 us; "once_again": the init
  *   routine calls pthread_once on its own control (a deadlock);
+ * - "spin": a spin lock held across a 100 us sleep by a thread, which main waits for; "spin_again": main locks it
+ *   twice (a deadlock);
  * Prints key=value lines, simulated times in ns since the scenario started. */
 #define _GNU_SOURCE /* pthread_tryjoin_np, pthread_timedjoin_np, pthread_clockjoin_np, sem_clockwait */
 #include "deadline.h"
@@ -432,6 +434,39 @@ static void once_threads(int again)
          returned_at[1], returned_at[2]);
 }
 
+/* --- spin --------------------------------------------------------------------------------------- */
+
+static pthread_spinlock_t spin;
+
+static void* hold_spin(void* argument)
+{
+  (void)argument;
+  pthread_spin_lock(&spin);
+  usleep(100);
+  pthread_spin_unlock(&spin);
+  return NULL;
+}
+
+static void spin_threads(int again)
+{
+  pthread_spin_init(&spin, PTHREAD_PROCESS_PRIVATE);
+  if (again) {
+    pthread_spin_lock(&spin);
+    pthread_spin_lock(&spin);
+    return;
+  }
+  pthread_t holder;
+  pthread_create(&holder, NULL, hold_spin, NULL);
+  usleep(1); /* the holder takes the lock */
+  int busy = pthread_spin_trylock(&spin) == EBUSY;
+  pthread_spin_lock(&spin);
+  long long locked_at = now_ns();
+  pthread_spin_unlock(&spin);
+  pthread_join(holder, NULL);
+  printf("spin_busy=%d spin_locked_at=%lld\n", busy, locked_at);
+  pthread_spin_destroy(&spin);
+}
+
 int main(int argc, char** argv)
 {
   rank     = bxisim_rank();
@@ -453,5 +488,7 @@ int main(int argc, char** argv)
     timed_joins();
   else if (strcmp(argv[1], "once") == 0 || strcmp(argv[1], "once_again") == 0)
     once_threads(strcmp(argv[1], "once_again") == 0);
+  else if (strcmp(argv[1], "spin") == 0 || strcmp(argv[1], "spin_again") == 0)
+    spin_threads(strcmp(argv[1], "spin_again") == 0);
   return 0;
 }
