@@ -15,11 +15,39 @@
 
 #include <CLI/CLI.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
+#include <string_view>
 
 namespace
 {
+
+bool is_regular_file(int descriptor)
+{
+  struct stat status {
+  };
+  return fstat(descriptor, &status) == 0 && S_ISREG(status.st_mode);
+}
+
+// libgfortran, which bxisim links for the Fortran bindings, decides as it loads (before main) to buffer the Fortran
+// units preconnected to stdout and stderr when those are regular files; what ranks printed then left its buffer only at
+// exit, after bxisim had given the descriptors back: unprefixed, after the summary, and never in --output-dir's files.
+// Unbuffered, a Fortran record goes out as it is written, to the rank that wrote it (as when bxisim's stdout is a
+// terminal or a pipe). libgfortran reads GFORTRAN_UNBUFFERED_PRECONNECTED as it loads, and the C library's own start
+// resets the environment after the executable's earliest code (its preinit array): a run whose output goes to a file
+// starts bxisim again with it set. A value the user set stands.
+void unbuffer_fortran_output(int argc, char** argv)
+{
+  if (argc < 2 || std::string_view(argv[1]) != "run" || std::getenv("GFORTRAN_UNBUFFERED_PRECONNECTED") != nullptr ||
+      not(is_regular_file(STDOUT_FILENO) || is_regular_file(STDERR_FILENO)))
+    return;
+  setenv("GFORTRAN_UNBUFFERED_PRECONNECTED", "y", 1);
+  execv("/proc/self/exe", argv); // returns only if it failed: the run goes on, Fortran output buffered
+}
 
 std::string version_text()
 {
@@ -49,6 +77,7 @@ int report_bad_command_line(const CLI::App& app, const CLI::ParseError& error, i
 
 int main(int argc, char** argv)
 {
+  unbuffer_fortran_output(argc, argv);
   bxisim::os::prepare_descriptors_for_ranks(); // the ranks' descriptors are numbered from 3 in every run
   CLI::App app{"bxisim: multi-level co-design simulator of the BXI interconnect", "bxisim"};
   app.set_version_flag("--version", version_text());

@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <tuple>
 
@@ -138,6 +140,26 @@ TEST_P(Fortran, InfoStringsFollowFortransRules)
 // ranks: the simulator's own SimGrid uses it) while it waits for the others, which wait for the lock in
 // simulated time. Separate processes would not; the run ends after a simulated second, saying why and what
 // to do, instead of running for ever.
+// Fortran output into a file (bxisim's stdout redirected): libgfortran buffers units on regular files, so the ranks'
+// lines came out at exit, unprefixed, after the summary (and never in --output-dir's files).
+TEST_P(Fortran, OutputIntoAFileIsEachRanksAsItIsWritten)
+{
+  std::string file = testing::TempDir() + "fortran_output_" + level() + std::to_string(ppn()) + ".txt";
+  auto result =
+      run_command("'" BXISIM_BINARY "' run --level " + level() + " --no-cpu-simulation -n " + std::to_string(kRanks) +
+                  " --ppn " + std::to_string(ppn()) + " " + kPrograms + "/fortran_suite p2p 8 > '" + file + "' 2>&1");
+  ASSERT_EQ(result.exit_code, 0);
+  std::ifstream in(file);
+  std::string output((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t summary = output.find("bxisim: summary");
+  ASSERT_NE(summary, std::string::npos) << output;
+  for (int rank = 0; rank < kRanks; ++rank) {
+    size_t line = output.find("[rank " + std::to_string(rank) + "] ");
+    EXPECT_LT(line, summary) << output;
+  }
+  EXPECT_EQ(fields_by_rank(output).size(), static_cast<size_t>(kRanks)) << output;
+}
+
 TEST_P(Fortran, ACollectiveInsideAPrintEndsWithTheReason)
 {
   auto result = run("fortran_suite", "print_sum");
