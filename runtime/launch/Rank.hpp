@@ -94,6 +94,8 @@ class Rank
    */
   bool enter_library(); // whether the thread was in the library already
   void leave_library();
+  /** Whether the running thread is inside the library's code now (its share of the burst is being counted). */
+  bool in_library() const { return in_library_; }
   /** Whether the exit edge starts the next burst (the SimulatorCall taken at the entry edge has ended). */
   void defer_burst_start() { start_deferred_ = true; }
   bool take_deferred_start()

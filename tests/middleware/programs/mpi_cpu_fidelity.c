@@ -8,9 +8,13 @@
  *   mpi_cpu_fidelity user_op <us>         MPI_Reduce_local with a user operation computing <us> of CPU time
  *   mpi_cpu_fidelity paused_sum <doubles> the sum, its call made after the thread is off the CPU for 20 ms of real
  *                                         time, as on a loaded host (a system call bxisim does not see)
- * Each rank prints "reduce_local rank=<r> simulated_us=<us>": the simulated time the call took. */
+ * Each rank prints "reduce_local rank=<r> simulated_us=<us>": the simulated time the call took.
+ *   mpi_cpu_fidelity file_write <MiB> <folder>  each rank writes <MiB> MiB into a file of its own in <folder> with
+ *                                         pwrite, then as much with MPI_File_write_at; prints
+ *                                         "file_write rank=<r> pwrite_us=<us> mpiio_us=<us>" */
 #include <mpi.h>
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,12 +82,48 @@ static int reduce_local(const char* mode, double amount)
   return 0;
 }
 
+static int file_write(int mebibytes, const char* folder)
+{
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  size_t bytes = (size_t)mebibytes << 20;
+  char* data   = malloc(bytes);
+  memset(data, rank + 1, bytes);
+  char path[4096];
+  snprintf(path, sizeof path, "%s/posix-%d", folder, rank);
+  int descriptor = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+  double start   = MPI_Wtime();
+  ssize_t wrote  = pwrite(descriptor, data, bytes, 0);
+  double posix   = MPI_Wtime() - start;
+  close(descriptor);
+  snprintf(path, sizeof path, "%s/mpiio-%d", folder, rank);
+  MPI_File file;
+  MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &file);
+  MPI_Datatype mebibyte;
+  MPI_Type_contiguous(1 << 20, MPI_BYTE, &mebibyte);
+  MPI_Type_commit(&mebibyte);
+  MPI_Status status;
+  start = MPI_Wtime();
+  MPI_File_write_at(file, 0, data, mebibytes, mebibyte, &status);
+  double mpiio = MPI_Wtime() - start;
+  MPI_File_close(&file);
+  MPI_Type_free(&mebibyte);
+  if (wrote != (ssize_t)bytes)
+    printf("bad_pwrite=1\n");
+  printf("file_write rank=%d pwrite_us=%.3f mpiio_us=%.3f\n", rank, posix * 1e6, mpiio * 1e6);
+  free(data);
+  MPI_Finalize();
+  return 0;
+}
+
 int main(int argc, char** argv)
 {
   MPI_Init(&argc, &argv);
   if (argc > 2 &&
       (strcmp(argv[1], "sum") == 0 || strcmp(argv[1], "paused_sum") == 0 || strcmp(argv[1], "user_op") == 0))
     return reduce_local(argv[1], atof(argv[2]));
+  if (argc > 3 && strcmp(argv[1], "file_write") == 0)
+    return file_write(atoi(argv[2]), argv[3]);
   int bytes  = argc > 1 ? atoi(argv[1]) : 8;
   int rounds = argc > 2 ? atoi(argv[2]) : 200;
   int warmup = argc > 3 ? atoi(argv[3]) : 20;

@@ -1,0 +1,89 @@
+// The file reads and writes the MPI library makes for the program (MPI-IO: OMPIO's pwrite, preadv, fsync...) are the
+// program's computation, as its own read and write calls are.
+//
+// By default the library's share of a burst is not simulated (Rank::enter_library, docs/running.md "Computation"):
+// its network path runs cold here and would be charged many times its cost on a node. Its file system calls are
+// another matter: the kernel's work on the file is what storage costs, and nothing else models it, so MPI_File_write_at
+// of 16 MiB took 4 us against 3 to 4 ms for the same pwrite from the program. Inside the library, each of these calls
+// counts in the program's share.
+
+#include "RealFunctions.hpp"
+#include "SimulatorCall.hpp"
+#include "runtime/launch/Rank.hpp"
+
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace
+{
+/** `call` (a file system call) in the program's share of the burst when the running thread is inside the library. */
+template <class Call>
+auto as_program_code(Call call)
+{
+  bxisim::runtime::Rank* rank = bxisim::os::running_rank();
+  if (rank == nullptr || not rank->in_library())
+    return call();
+  rank->leave_library();
+  auto result = call();
+  int error   = errno;
+  rank->enter_library();
+  errno = error;
+  return result;
+}
+} // namespace
+
+extern "C" {
+
+ssize_t read(int descriptor, void* buffer, size_t count)
+{
+  return as_program_code([&] { return BXISIM_REAL(read)(descriptor, buffer, count); });
+}
+
+ssize_t write(int descriptor, const void* buffer, size_t count)
+{
+  return as_program_code([&] { return BXISIM_REAL(write)(descriptor, buffer, count); });
+}
+
+ssize_t pread(int descriptor, void* buffer, size_t count, off_t offset)
+{
+  return as_program_code([&] { return BXISIM_REAL(pread)(descriptor, buffer, count, offset); });
+}
+
+ssize_t pwrite(int descriptor, const void* buffer, size_t count, off_t offset)
+{
+  return as_program_code([&] { return BXISIM_REAL(pwrite)(descriptor, buffer, count, offset); });
+}
+
+ssize_t readv(int descriptor, const struct iovec* vector, int count)
+{
+  return as_program_code([&] { return BXISIM_REAL(readv)(descriptor, vector, count); });
+}
+
+ssize_t writev(int descriptor, const struct iovec* vector, int count)
+{
+  return as_program_code([&] { return BXISIM_REAL(writev)(descriptor, vector, count); });
+}
+
+ssize_t preadv(int descriptor, const struct iovec* vector, int count, off_t offset)
+{
+  return as_program_code([&] { return BXISIM_REAL(preadv)(descriptor, vector, count, offset); });
+}
+
+ssize_t pwritev(int descriptor, const struct iovec* vector, int count, off_t offset)
+{
+  return as_program_code([&] { return BXISIM_REAL(pwritev)(descriptor, vector, count, offset); });
+}
+
+int fsync(int descriptor)
+{
+  return as_program_code([&] { return BXISIM_REAL(fsync)(descriptor); });
+}
+
+int fdatasync(int descriptor)
+{
+  return as_program_code([&] { return BXISIM_REAL(fdatasync)(descriptor); });
+}
+
+} // extern "C"
