@@ -26,6 +26,8 @@ const char* name_of(MpiFunction function)
   return kMpiFunctionFacts[static_cast<int>(function)].name;
 }
 
+FILE* (*the_message_stream)() = nullptr;
+
 [[noreturn]] void end_rank(const char* what)
 {
   std::fprintf(stderr, "bxisim: %s\n", what);
@@ -184,7 +186,8 @@ int refuse(MpiFunction function, const char* reason)
   std::snprintf(message, sizeof message, "rank %d called %s: %s", rank != nullptr ? rank->rank() : -1,
                 name_of(function), reason);
   if (rank != nullptr && rank->initialized() && not rank->finalized()) {
-    std::fprintf(stderr, "bxisim: %s\n", message);
+    std::fprintf(message_stream(), "bxisim: %s\n", message);
+    std::fflush(message_stream());
     static_cast<MpiInterface*>(rank)->Abort(MPI_COMM_WORLD, 1); // ends the whole job
   }
   end_rank(message);
@@ -199,6 +202,16 @@ int unavailable(MpiFunction function, int error_class)
                  "return an error\n",
                  name_of(function));
   return error_class;
+}
+
+void set_message_stream(FILE* (*stream)())
+{
+  the_message_stream = stream;
+}
+
+FILE* message_stream()
+{
+  return the_message_stream != nullptr ? the_message_stream() : stderr;
 }
 
 } // namespace bxisim::mw

@@ -12,6 +12,7 @@
 // installs the provider.
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <string>
@@ -196,6 +197,14 @@ struct CallObserver {
 };
 void set_call_observer(const CallObserver* observer);
 const CallObserver* call_observer();
+
+/**
+ * Where bxisim's own messages about the job go (a rank called MPI_Abort, a call refused): the runtime's stderr, not the
+ * rank's, whose lines the runtime gives to the rank it last resumed (another rank, in the middle of an SMPI call).
+ * nullptr: stderr.
+ */
+void set_message_stream(FILE* (*stream)());
+FILE* message_stream();
 
 /**
  * MPI_Wtime: the runtime's simulated clock of the calling rank, as a double (the libc clocks give

@@ -69,8 +69,9 @@ int SmpiRank::Is_thread_main(int* flag)
 
 int SmpiRank::Abort(MPI_Comm, int errorcode)
 {
-  std::fprintf(stderr, "bxisim: rank %d called MPI_Abort with error code %d; the job ends.\n", rank(), errorcode);
-  std::fflush(stderr);
+  FILE* out = message_stream();
+  std::fprintf(out, "bxisim: rank %d called MPI_Abort with error code %d; the job ends.\n", rank(), errorcode);
+  std::fflush(out);
   abort_job(rank(), errorcode);
   exit_rank(errorcode);
 }

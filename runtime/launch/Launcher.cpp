@@ -597,6 +597,7 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
           recorder.nic_counter(node, counter, time, value);
         });
   mw::set_wtime_function(&os::rank_clock);
+  mw::set_message_stream(&OutputRouter::original_stderr);
   prepare_rank_services();
   prepare_pmi(ranks, parameters.real("pmi.barrier_latency"));
   install_crash_report(folder);
