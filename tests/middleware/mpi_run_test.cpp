@@ -324,6 +324,17 @@ TEST_P(PerLevel, ADeadlockReportNamesTheRanksThatHadEnded)
   }
 }
 
+// An error that concerns no communicator is raised on MPI_COMM_WORLD (MPI-3.1 8.3), whose default handler ends the job
+// with it: SMPI 3.32's MPI_Error_string returned MPI_ERR_ARG without a word.
+TEST_P(PerLevel, AnErrorOfNoCommunicatorEndsTheJobThroughTheWorldsHandler)
+{
+  for (int ppn : {1, 2}) {
+    auto result = run_mpi(level(), "mpi_bad", 2, ppn, "error_string");
+    EXPECT_EQ(result.exit_code, 13) << result.output; // MPI_ERR_ARG, the code of the error
+    EXPECT_THAT(result.output, testing::Not(HasSubstr("[rank 1] passed_the_error"))) << result.output;
+  }
+}
+
 TEST_P(PerLevel, MpiAbortEndsTheJobWithItsCodeAndOneReport)
 {
   for (int ppn : {1, 2}) {

@@ -1,5 +1,5 @@
 /* Bad MPI programs, one per argument: before_init, no_finalize, mismatch, abort,
-   bad_pointer, cancel_matched, recv_never. */
+   bad_pointer, cancel_matched, recv_never, error_string, ... */
 #include <mpi.h>
 
 #include <stdio.h>
@@ -72,6 +72,15 @@ int main(int argc, char** argv)
     int value = 0;
     if (rank == 0)
       MPI_Recv(&value, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Finalize();
+    return 0;
+  }
+  if (!strcmp(mode, "error_string")) { /* an error code no MPI library knows, under MPI_ERRORS_ARE_FATAL */
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    if (rank == 1)
+      MPI_Error_string(-12345, text, &length);
+    printf("passed_the_error=1\n");
     MPI_Finalize();
     return 0;
   }
