@@ -465,18 +465,6 @@ BXISIM_FORTRAN_ATTRIBUTE_PROCEDURES(win)
 void mpi_conversion_fn_null_() {}
 
 // ---- Initialization: Fortran passes no argc/argv ----
-#define BXISIM_FORTRAN_BOTH(name, parameters, ...)                                                                     \
-  void mpi_##name##_ parameters                                                                                        \
-  {                                                                                                                    \
-    [[maybe_unused]] constexpr bool profiled = false;                                                                  \
-    __VA_ARGS__                                                                                                        \
-  }                                                                                                                    \
-  void pmpi_##name##_ parameters                                                                                       \
-  {                                                                                                                    \
-    [[maybe_unused]] constexpr bool profiled = true;                                                                   \
-    __VA_ARGS__                                                                                                        \
-  }
-
 BXISIM_FORTRAN_BOTH(init, (MPI_Fint * ierror),
                     { *ierror = profiled ? PMPI_Init(nullptr, nullptr) : MPI_Init(nullptr, nullptr); })
 BXISIM_FORTRAN_BOTH(init_thread, (const MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierror), {

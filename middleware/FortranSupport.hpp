@@ -146,3 +146,16 @@ int in_degree(MPI_Comm comm);
 int out_degree(MPI_Comm comm);
 
 } // namespace bxisim::mw::fortran
+
+/** A Fortran binding written by hand, as mpi_NAME_ and as pmpi_NAME_ (`profiled` true): the same body. */
+#define BXISIM_FORTRAN_BOTH(name, parameters, ...)                                                                     \
+  void mpi_##name##_ parameters                                                                                        \
+  {                                                                                                                    \
+    [[maybe_unused]] constexpr bool profiled = false;                                                                  \
+    __VA_ARGS__                                                                                                        \
+  }                                                                                                                    \
+  void pmpi_##name##_ parameters                                                                                       \
+  {                                                                                                                    \
+    [[maybe_unused]] constexpr bool profiled = true;                                                                   \
+    __VA_ARGS__                                                                                                        \
+  }

@@ -119,10 +119,6 @@ namespace
 /** What to do about one undefined Fortran binding of `function` (MPI_X, from the symbol mpi_x_ or pmpi_x_), or "". */
 std::string fortran_advice(const std::string& function)
 {
-  for (const auto& [removed, replacement] : kRemovedInMpi3)
-    if (function == fortran_mpi_name(std::string(removed) + "_"))
-      return function + " was removed from MPI in MPI-3.0 (OpenMPI 4.1 leaves it out too); use " +
-             fortran_mpi_name(std::string(replacement) + "_") + " instead";
   if (function == "MPI_SIZEOF")
     return "MPI_SIZEOF is a generic procedure of the module mpi: 'use mpi' instead of include 'mpif.h'";
   return ""; // not an MPI-3.1 binding: said once for all of them (unoffered_advice)

@@ -108,17 +108,6 @@ TEST(ProgramCheck, BxisimRunRefusesAProgramBuiltAgainstAnotherMpi)
   }
 }
 
-// SMPI's Fortran bindings (libsimgrid, in the simulator's process) still define MPI-1's: a Fortran program
-// calling one would reach SMPI's internals whatever the level.
-TEST(ProgramCheck, BxisimRunNamesAFortranMpi1FunctionRemovedByMpi3)
-{
-  auto result = run_bxisim("run -n 2 " + kPrograms + "/removed_mpi1_fortran 2>&1");
-  EXPECT_EQ(result.exit_code, 2) << result.output;
-  EXPECT_THAT(result.output, HasSubstr("calls MPI_TYPE_STRUCT (mpi_type_struct_), which bxisim's Fortran bindings do "
-                                       "not offer: MPI_TYPE_STRUCT was removed from MPI in MPI-3.0"));
-  EXPECT_THAT(result.output, HasSubstr("use MPI_TYPE_CREATE_STRUCT instead"));
-}
-
 // A routine of the program's own library named like a binding (mpi_my_helper_) is the program's business.
 TEST(ProgramCheck, AFortranProgramsOwnRoutineNamedLikeMpiRuns)
 {

@@ -1,0 +1,134 @@
+// MPI-1's Fortran routines that MPI-3.0 removed (MPI-3.1's "Removed Interfaces"): legacy Fortran programs still call
+// them, and OpenMPI 4.1's mpif.h still offers them (its C header does not declare them, so C programs are told to use
+// the replacements: ProgramCheck.cpp). Each is its replacement, whose binding it calls (the profiled one from pmpi_),
+// with MPI-1's INTEGER addresses and displacements: an address or extent that does not fit in one is MPI_ERR_ARG,
+// raised on MPI_COMM_WORLD, as OpenMPI does (on 64-bit machines, most addresses MPI_ADDRESS is asked for).
+
+#include "FortranSupport.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <vector>
+
+using ErrhandlerFunction = void (*)(MPI_Fint* object, MPI_Fint* code);
+
+// NOLINTBEGIN: gfortran's names and calling convention
+extern "C" {
+
+// The replacements' bindings (FortranBindings.cpp, FortranSupport.cpp).
+void mpi_comm_create_errhandler_(ErrhandlerFunction function, MPI_Fint* errhandler, MPI_Fint* ierror);
+void pmpi_comm_create_errhandler_(ErrhandlerFunction function, MPI_Fint* errhandler, MPI_Fint* ierror);
+void mpi_comm_set_errhandler_(const MPI_Fint* comm, const MPI_Fint* errhandler, MPI_Fint* ierror);
+void pmpi_comm_set_errhandler_(const MPI_Fint* comm, const MPI_Fint* errhandler, MPI_Fint* ierror);
+void mpi_comm_get_errhandler_(const MPI_Fint* comm, MPI_Fint* errhandler, MPI_Fint* ierror);
+void pmpi_comm_get_errhandler_(const MPI_Fint* comm, MPI_Fint* errhandler, MPI_Fint* ierror);
+void mpi_get_address_(const void* location, MPI_Aint* address, MPI_Fint* ierror);
+void pmpi_get_address_(const void* location, MPI_Aint* address, MPI_Fint* ierror);
+void mpi_type_get_extent_(const MPI_Fint* type, MPI_Aint* lb, MPI_Aint* extent, MPI_Fint* ierror);
+void pmpi_type_get_extent_(const MPI_Fint* type, MPI_Aint* lb, MPI_Aint* extent, MPI_Fint* ierror);
+void mpi_type_create_hvector_(const int* count, const int* blocklength, const MPI_Aint* stride, const MPI_Fint* oldtype,
+                              MPI_Fint* newtype, MPI_Fint* ierror);
+void pmpi_type_create_hvector_(const int* count, const int* blocklength, const MPI_Aint* stride,
+                               const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror);
+void mpi_type_create_hindexed_(const int* count, const int* blocklengths, const MPI_Aint* displacements,
+                               const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror);
+void pmpi_type_create_hindexed_(const int* count, const int* blocklengths, const MPI_Aint* displacements,
+                                const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror);
+void mpi_type_create_struct_(const int* count, const int* blocklengths, const MPI_Aint* displacements,
+                             const MPI_Fint* types, MPI_Fint* newtype, MPI_Fint* ierror);
+void pmpi_type_create_struct_(const int* count, const int* blocklengths, const MPI_Aint* displacements,
+                              const MPI_Fint* types, MPI_Fint* newtype, MPI_Fint* ierror);
+
+} // extern "C"
+
+namespace
+{
+/** `value` into an INTEGER, or MPI_ERR_ARG raised on MPI_COMM_WORLD when it does not fit. */
+void to_integer(MPI_Aint value, MPI_Fint* integer, MPI_Fint* ierror)
+{
+  *integer = static_cast<MPI_Fint>(value);
+  if (static_cast<MPI_Aint>(*integer) == value)
+    return;
+  MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG); // returns under MPI_ERRORS_RETURN
+  *ierror = MPI_ERR_ARG;
+}
+
+std::vector<MPI_Aint> widened(const MPI_Fint* integers, const int* count)
+{
+  return std::vector<MPI_Aint>(integers, integers + std::max(0, *count));
+}
+} // namespace
+
+extern "C" {
+
+BXISIM_FORTRAN_BOTH(errhandler_create, (ErrhandlerFunction function, MPI_Fint* errhandler, MPI_Fint* ierror), {
+  profiled ? pmpi_comm_create_errhandler_(function, errhandler, ierror)
+           : mpi_comm_create_errhandler_(function, errhandler, ierror);
+})
+
+BXISIM_FORTRAN_BOTH(errhandler_set, (const MPI_Fint* comm, const MPI_Fint* errhandler, MPI_Fint* ierror), {
+  profiled ? pmpi_comm_set_errhandler_(comm, errhandler, ierror) : mpi_comm_set_errhandler_(comm, errhandler, ierror);
+})
+
+BXISIM_FORTRAN_BOTH(errhandler_get, (const MPI_Fint* comm, MPI_Fint* errhandler, MPI_Fint* ierror), {
+  profiled ? pmpi_comm_get_errhandler_(comm, errhandler, ierror) : mpi_comm_get_errhandler_(comm, errhandler, ierror);
+})
+
+BXISIM_FORTRAN_BOTH(address, (const void* location, MPI_Fint* address, MPI_Fint* ierror), {
+  MPI_Aint wide = 0;
+  profiled ? pmpi_get_address_(location, &wide, ierror) : mpi_get_address_(location, &wide, ierror);
+  if (*ierror == MPI_SUCCESS)
+    to_integer(wide, address, ierror);
+})
+
+BXISIM_FORTRAN_BOTH(type_extent, (const MPI_Fint* type, MPI_Fint* extent, MPI_Fint* ierror), {
+  MPI_Aint lb = 0, wide = 0;
+  profiled ? pmpi_type_get_extent_(type, &lb, &wide, ierror) : mpi_type_get_extent_(type, &lb, &wide, ierror);
+  if (*ierror == MPI_SUCCESS)
+    to_integer(wide, extent, ierror);
+})
+
+BXISIM_FORTRAN_BOTH(type_lb, (const MPI_Fint* type, MPI_Fint* lb, MPI_Fint* ierror), {
+  MPI_Aint wide = 0, extent = 0;
+  profiled ? pmpi_type_get_extent_(type, &wide, &extent, ierror) : mpi_type_get_extent_(type, &wide, &extent, ierror);
+  if (*ierror == MPI_SUCCESS)
+    to_integer(wide, lb, ierror);
+})
+
+BXISIM_FORTRAN_BOTH(type_ub, (const MPI_Fint* type, MPI_Fint* ub, MPI_Fint* ierror), {
+  MPI_Aint lb = 0, extent = 0;
+  profiled ? pmpi_type_get_extent_(type, &lb, &extent, ierror) : mpi_type_get_extent_(type, &lb, &extent, ierror);
+  if (*ierror == MPI_SUCCESS)
+    to_integer(lb + extent, ub, ierror);
+})
+
+BXISIM_FORTRAN_BOTH(type_hvector,
+                    (const int* count, const int* blocklength, const MPI_Fint* stride, const MPI_Fint* oldtype,
+                     MPI_Fint* newtype, MPI_Fint* ierror),
+                    {
+                      MPI_Aint wide = *stride;
+                      profiled ? pmpi_type_create_hvector_(count, blocklength, &wide, oldtype, newtype, ierror)
+                               : mpi_type_create_hvector_(count, blocklength, &wide, oldtype, newtype, ierror);
+                    })
+
+BXISIM_FORTRAN_BOTH(type_hindexed,
+                    (const int* count, const int* blocklengths, const MPI_Fint* displacements, const MPI_Fint* oldtype,
+                     MPI_Fint* newtype, MPI_Fint* ierror),
+                    {
+                      auto wide = widened(displacements, count);
+                      profiled ? pmpi_type_create_hindexed_(count, blocklengths, wide.data(), oldtype, newtype, ierror)
+                               : mpi_type_create_hindexed_(count, blocklengths, wide.data(), oldtype, newtype, ierror);
+                    })
+
+BXISIM_FORTRAN_BOTH(type_struct,
+                    (const int* count, const int* blocklengths, const MPI_Fint* displacements, const MPI_Fint* types,
+                     MPI_Fint* newtype, MPI_Fint* ierror),
+                    {
+                      auto wide = widened(displacements, count);
+                      profiled ? pmpi_type_create_struct_(count, blocklengths, wide.data(), types, newtype, ierror)
+                               : mpi_type_create_struct_(count, blocklengths, wide.data(), types, newtype, ierror);
+                    })
+
+} // extern "C"
+// NOLINTEND
