@@ -75,6 +75,7 @@ Rank::Rank(const RankPlacement& placement, int size, simgrid::s4u::Host* host, s
     : placement_(placement), size_(size), host_(host), node_name_(std::move(node_name)),
       heap_(os::rank_heap(placement.rank))
 {
+  process_state_.reads_stdin = placement.rank == 0; // as under mpirun
 }
 
 // Without CPU simulation (or when SMPI measures CPU time itself) nothing uses the bursts: no clock is

@@ -5,7 +5,8 @@
 // its network path runs cold here and would be charged many times its cost on a node. Its file system calls are
 // another matter: the kernel's work on the file is what storage costs, and nothing else models it, so MPI_File_write_at
 // of 16 MiB took 4 us against 3 to 4 ms for the same pwrite from the program. Inside the library, each of these calls
-// counts in the program's share.
+// counts in the program's share. And read() of descriptor 0 by a rank other than 0 is end-of-file: the standard input
+// is rank 0's (StandardInput.hpp).
 
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
@@ -38,6 +39,9 @@ extern "C" {
 
 ssize_t read(int descriptor, void* buffer, size_t count)
 {
+  bxisim::runtime::Rank* rank = bxisim::os::running_rank();
+  if (descriptor == STDIN_FILENO && rank != nullptr && not rank->process_state().reads_stdin)
+    return 0; // the standard input is rank 0's (StandardInput.hpp)
   return as_program_code([&] { return BXISIM_REAL(read)(descriptor, buffer, count); });
 }
 

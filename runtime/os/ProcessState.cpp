@@ -1,4 +1,5 @@
 #include "ProcessState.hpp"
+#include "StandardInput.hpp"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -51,6 +52,7 @@ void ProcessState::restore_globals() const
   ::optopt = getopt_globals.optopt;
   ::optarg = getopt_globals.optarg;
   write_exception_state(exceptions);
+  show_stdin(reads_stdin);
 }
 
 void ProcessState::save_globals()

@@ -79,6 +79,9 @@ class ProcessState
    *  Portals change (OMPIO posts a file request's pieces in batches, one batch per progress round). */
   unsigned long aio_requests = 0;
 
+  /** Whether the rank reads the real standard input (rank 0, as under mpirun): the others read end-of-file. */
+  bool reads_stdin = false;
+
   /** Handlers registered by atexit() and static destructors of the rank's own copies, in order. */
   std::vector<ExitHandler> exit_handlers;
   /** The folder of the rank's copies of the program and libraries: what is loaded from there is the rank's. */

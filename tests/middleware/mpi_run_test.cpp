@@ -92,6 +92,22 @@ TEST_P(PerPlacement, RequestsWithProcNullAndDeliveredSendsComplete)
   check_all_ok(run_mpi(level(), "mpi_suite", 4, ppn(), "completions"), 4);
 }
 
+// The standard input is rank 0's, as under mpirun: the other ranks read end-of-file (they took rank 0's lines: ranks
+// share the C library's stdin and descriptor 0), by stdio and by read(), before and between rank 0's reads.
+TEST_P(PerPlacement, TheStandardInputIsRankZerosAsUnderMpirun)
+{
+  auto result = run_command("printf 'one\\ntwo three\\n' | '" BXISIM_BINARY "' run --level " + level() +
+                            " --no-cpu-simulation -n 4 --ppn " + std::to_string(ppn()) + " " + kPrograms +
+                            "/mpi_suite stdin 2>&1");
+  auto fields = check_all_ok(result, 4);
+  EXPECT_EQ(fields[0]["first_line"], "one") << result.output;
+  EXPECT_EQ(fields[0]["next_word"], "two") << result.output;
+  for (int rank : {1, 2, 3}) {
+    EXPECT_EQ(fields[rank]["first_line"], "eof") << result.output;
+    EXPECT_EQ(fields[rank]["raw"], "eof") << result.output;
+  }
+}
+
 TEST_P(PerPlacement, CommunicatorsGroupsDatatypesOneSided)
 {
   for (const char* mode : {"comms", "datatypes", "rma"}) {

@@ -24,12 +24,14 @@
  *                 pending receive (an even number of ranks)
  *   wrap          MPI_SUM of 8- and 16-bit integers whose sums wrap around (modulo 2^8, 2^16), on 1 to 4096
  *                 elements (vectorised reductions take the longer ones)
+ *   stdin         the ranks read the standard input, which is rank 0's (prints first_line=, raw=, next_word=)
  */
 #include <mpi.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int rank, size, bad;
 
@@ -674,6 +676,31 @@ static void completions(void)
   }
 }
 
+/* The standard input is rank 0's: every rank reads a line with fgets, the last rank first, then one with read() of
+ * descriptor 0 (the others' reads in between), then rank 0 a third with std input's scanf; each prints what it got. */
+static void standard_input(void)
+{
+  char line[64] = "eof";
+  for (int turn = size - 1; turn >= 0; --turn) {
+    if (rank == turn && fgets(line, sizeof line, stdin) == NULL)
+      strcpy(line, "eof");
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  line[strcspn(line, "\n")] = '\0';
+  char raw[8]               = "eof";
+  ssize_t got               = rank == 0 ? 0 : read(0, raw, sizeof raw - 1);
+  if (got > 0)
+    raw[got] = '\0';
+  MPI_Barrier(MPI_COMM_WORLD);
+  char word[64] = "eof";
+  if (rank == 0 && scanf("%63s", word) != 1)
+    strcpy(word, "eof");
+  printf("first_line=%s raw=%s", line, raw);
+  if (rank == 0)
+    printf(" next_word=%s", word);
+  printf("\n");
+}
+
 int main(int argc, char** argv)
 {
   int provided = -1;
@@ -705,6 +732,8 @@ int main(int argc, char** argv)
     completions();
   else if (!strcmp(mode, "wrap"))
     wrap();
+  else if (!strcmp(mode, "stdin"))
+    standard_input();
   else if (!strcmp(mode, "window"))
     window(argc > 2 ? atol(argv[2]) : 32768);
   else if (!strcmp(mode, "alltoall"))
