@@ -54,6 +54,13 @@ void to_integer(MPI_Aint value, MPI_Fint* integer, MPI_Fint* ierror)
   *ierror = MPI_ERR_ARG;
 }
 
+/** MPI_TYPE_GET_EXTENT of `type` (its profiled binding if `profiled`); whether it succeeded. */
+bool type_bounds(bool profiled, const MPI_Fint* type, MPI_Aint* lb, MPI_Aint* extent, MPI_Fint* ierror)
+{
+  profiled ? pmpi_type_get_extent_(type, lb, extent, ierror) : mpi_type_get_extent_(type, lb, extent, ierror);
+  return *ierror == MPI_SUCCESS;
+}
+
 std::vector<MPI_Aint> widened(const MPI_Fint* integers, const int* count)
 {
   return std::vector<MPI_Aint>(integers, integers + std::max(0, *count));
@@ -84,22 +91,19 @@ BXISIM_FORTRAN_BOTH(address, (const void* location, MPI_Fint* address, MPI_Fint*
 
 BXISIM_FORTRAN_BOTH(type_extent, (const MPI_Fint* type, MPI_Fint* extent, MPI_Fint* ierror), {
   MPI_Aint lb = 0, wide = 0;
-  profiled ? pmpi_type_get_extent_(type, &lb, &wide, ierror) : mpi_type_get_extent_(type, &lb, &wide, ierror);
-  if (*ierror == MPI_SUCCESS)
+  if (type_bounds(profiled, type, &lb, &wide, ierror))
     to_integer(wide, extent, ierror);
 })
 
 BXISIM_FORTRAN_BOTH(type_lb, (const MPI_Fint* type, MPI_Fint* lb, MPI_Fint* ierror), {
   MPI_Aint wide = 0, extent = 0;
-  profiled ? pmpi_type_get_extent_(type, &wide, &extent, ierror) : mpi_type_get_extent_(type, &wide, &extent, ierror);
-  if (*ierror == MPI_SUCCESS)
+  if (type_bounds(profiled, type, &wide, &extent, ierror))
     to_integer(wide, lb, ierror);
 })
 
 BXISIM_FORTRAN_BOTH(type_ub, (const MPI_Fint* type, MPI_Fint* ub, MPI_Fint* ierror), {
   MPI_Aint lb = 0, extent = 0;
-  profiled ? pmpi_type_get_extent_(type, &lb, &extent, ierror) : mpi_type_get_extent_(type, &lb, &extent, ierror);
-  if (*ierror == MPI_SUCCESS)
+  if (type_bounds(profiled, type, &lb, &extent, ierror))
     to_integer(lb + extent, ub, ierror);
 })
 

@@ -6,6 +6,7 @@
  *   the mutex taken, thrd_current, thrd_exit's value, a detached thread, a thread's own tss value and its destructor.
  * Prints key=value lines, simulated times in ns since the program started. */
 #include "deadline.h"
+#include "elapsed.h"
 #include "portals_check.h"
 
 #include <bxisim/rank.h>
@@ -15,14 +16,6 @@
 #include <time.h>
 
 static int rank;
-static long long start_ns;
-
-static long long now_ns(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec - start_ns;
-}
 
 static void sleep_us(long microseconds)
 {
@@ -201,9 +194,8 @@ int main(int argc, char** argv)
 {
   (void)argc;
   (void)argv;
-  rank     = bxisim_rank();
-  start_ns = 0;
-  start_ns = now_ns();
+  rank = bxisim_rank();
+  start_elapsed();
   sync_threads();
   portals();
   return 0;

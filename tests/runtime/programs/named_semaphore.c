@@ -2,6 +2,8 @@
  * it at 0 and waits on it; rank 1 opens it after 30 us of sleep and posts it, then rank 0's timed wait expires 20 us
  * later. Prints key=value lines, simulated times in ns. Two ranks. */
 #include "deadline.h"
+#include "elapsed.h"
+
 #include <bxisim/rank.h>
 
 #include <errno.h>
@@ -10,13 +12,6 @@
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
-
-static long long now_ns(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
 
 int main(int argc, char** argv)
 {

@@ -17,6 +17,7 @@
  * Prints key=value lines, simulated times in ns since the scenario started. */
 #define _GNU_SOURCE /* pthread_tryjoin_np, pthread_timedjoin_np, pthread_clockjoin_np, sem_clockwait */
 #include "deadline.h"
+#include "elapsed.h"
 #include "portals_check.h"
 
 #include <bxisim/rank.h>
@@ -33,14 +34,6 @@ static int rank;
 static ptl_handle_ni_t ni;
 static ptl_handle_eq_t eq;
 static ptl_process_t peer;
-static long long start_ns;
-
-static long long now_ns(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec - start_ns;
-}
 
 static void set_up(void)
 {
@@ -469,9 +462,8 @@ static void spin_threads(int again)
 
 int main(int argc, char** argv)
 {
-  rank     = bxisim_rank();
-  start_ns = 0;
-  start_ns = now_ns();
+  rank = bxisim_rank();
+  start_elapsed();
   if (argc < 2)
     return 2;
   if (strcmp(argv[1], "portals") == 0)
