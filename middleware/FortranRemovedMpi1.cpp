@@ -2,13 +2,15 @@
 // them, and OpenMPI 4.1's mpif.h still offers them (its C header does not declare them, so C programs are told to use
 // the replacements: ProgramCheck.cpp). Each is its replacement, whose binding it calls (the profiled one from pmpi_),
 // with MPI-1's INTEGER addresses and displacements: an address or extent that does not fit in one is MPI_ERR_ARG,
-// raised on MPI_COMM_WORLD, as OpenMPI does (on 64-bit machines, most addresses MPI_ADDRESS is asked for).
+// raised on MPI_COMM_WORLD, as OpenMPI does (on 64-bit machines, most addresses MPI_ADDRESS is asked for). mpif.h's
+// MPI_LB and MPI_UB mark MPI_TYPE_STRUCT's bounds, as in MPI-1.
 
 #include "FortranSupport.hpp"
 
 #include <mpi.h>
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 using ErrhandlerFunction = void (*)(MPI_Fint* object, MPI_Fint* code);
@@ -39,6 +41,12 @@ void mpi_type_create_struct_(const int* count, const int* blocklengths, const MP
                              const MPI_Fint* types, MPI_Fint* newtype, MPI_Fint* ierror);
 void pmpi_type_create_struct_(const int* count, const int* blocklengths, const MPI_Aint* displacements,
                               const MPI_Fint* types, MPI_Fint* newtype, MPI_Fint* ierror);
+void mpi_type_create_resized_(const MPI_Fint* oldtype, const MPI_Aint* lb, const MPI_Aint* extent, MPI_Fint* newtype,
+                              MPI_Fint* ierror);
+void pmpi_type_create_resized_(const MPI_Fint* oldtype, const MPI_Aint* lb, const MPI_Aint* extent, MPI_Fint* newtype,
+                               MPI_Fint* ierror);
+void mpi_type_free_(MPI_Fint* type, MPI_Fint* ierror);
+void pmpi_type_free_(MPI_Fint* type, MPI_Fint* ierror);
 
 } // extern "C"
 
@@ -59,6 +67,32 @@ bool type_bounds(bool profiled, const MPI_Fint* type, MPI_Aint* lb, MPI_Aint* ex
 {
   profiled ? pmpi_type_get_extent_(type, lb, extent, ierror) : mpi_type_get_extent_(type, lb, extent, ierror);
   return *ierror == MPI_SUCCESS;
+}
+
+/** MPI_TYPE_STRUCT's entries but its bound markers, and the bounds they set. */
+struct Struct {
+  std::vector<int> lengths;
+  std::vector<MPI_Aint> displacements;
+  std::vector<MPI_Fint> types;
+  std::optional<MPI_Aint> lb, ub;
+};
+
+Struct without_bound_markers(const int* count, const int* lengths, const MPI_Fint* displacements, const MPI_Fint* types)
+{
+  Struct entries;
+  for (int i = 0; i < *count; ++i) {
+    MPI_Aint at = displacements[i];
+    if (types[i] == bxisim::mw::fortran::kLowerBoundMarker)
+      entries.lb = std::min(entries.lb.value_or(at), at);
+    else if (types[i] == bxisim::mw::fortran::kUpperBoundMarker)
+      entries.ub = std::max(entries.ub.value_or(at), at);
+    else {
+      entries.lengths.push_back(lengths[i]);
+      entries.displacements.push_back(at);
+      entries.types.push_back(types[i]);
+    }
+  }
+  return entries;
 }
 
 std::vector<MPI_Aint> widened(const MPI_Fint* integers, const int* count)
@@ -125,13 +159,29 @@ BXISIM_FORTRAN_BOTH(type_hindexed,
                                : mpi_type_create_hindexed_(count, blocklengths, wide.data(), oldtype, newtype, ierror);
                     })
 
+// MPI-1's MPI_LB and MPI_UB entries set the type's bounds: the lowest MPI_LB displacement, the highest MPI_UB one (the
+// natural bound where there is none); the other entries make the struct, resized to those bounds.
 BXISIM_FORTRAN_BOTH(type_struct,
                     (const int* count, const int* blocklengths, const MPI_Fint* displacements, const MPI_Fint* types,
                      MPI_Fint* newtype, MPI_Fint* ierror),
                     {
-                      auto wide = widened(displacements, count);
-                      profiled ? pmpi_type_create_struct_(count, blocklengths, wide.data(), types, newtype, ierror)
-                               : mpi_type_create_struct_(count, blocklengths, wide.data(), types, newtype, ierror);
+                      Struct entries = without_bound_markers(count, blocklengths, displacements, types);
+                      int kept       = static_cast<int>(entries.types.size());
+                      profiled ? pmpi_type_create_struct_(&kept, entries.lengths.data(), entries.displacements.data(),
+                                                                entries.types.data(), newtype, ierror)
+                                     : mpi_type_create_struct_(&kept, entries.lengths.data(), entries.displacements.data(),
+                                                               entries.types.data(), newtype, ierror);
+                      if (*ierror != MPI_SUCCESS || not(entries.lb || entries.ub))
+                        return;
+                      MPI_Aint lb = 0, extent = 0;
+                      if (not type_bounds(profiled, newtype, &lb, &extent, ierror))
+                        return;
+                      MPI_Aint low = entries.lb.value_or(lb), width = entries.ub.value_or(lb + extent) - low;
+                      MPI_Fint unbounded = *newtype;
+                      profiled ? pmpi_type_create_resized_(&unbounded, &low, &width, newtype, ierror)
+                               : mpi_type_create_resized_(&unbounded, &low, &width, newtype, ierror);
+                      MPI_Fint freed = MPI_SUCCESS;
+                      profiled ? pmpi_type_free_(&unbounded, &freed) : mpi_type_free_(&unbounded, &freed);
                     })
 
 } // extern "C"

@@ -18,6 +18,10 @@ namespace bxisim::mw::fortran
 
 /** Standard ABI values of predefined handles are below this; the table's handles start here. */
 constexpr MPI_Fint kFirstTableHandle = 0x400;
+/** mpif.h's MPI_LB and MPI_UB, MPI-1's bound markers of MPI_TYPE_STRUCT (FortranRemovedMpi1.cpp): values the standard
+ *  ABI leaves unused among the datatypes, as OpenMPI 4.1's mpif.h still has them. generate_fortran.py writes them. */
+constexpr MPI_Fint kLowerBoundMarker = 0x204;
+constexpr MPI_Fint kUpperBoundMarker = 0x205;
 
 MPI_Fint handle_to_fortran(uintptr_t handle);
 /** The C handle of a Fortran one; `null` for a value that names no handle (the call then reports it). */

@@ -253,7 +253,9 @@ def write_mpif(mpi_h, out):
              "! special addresses are COMMON blocks the library recognizes. Fixed and free form alike."]
     constants = mpi_h_constants(mpi_h)
     extra = [("MPI_STATUS_SIZE", 8), ("MPI_SOURCE", 1), ("MPI_TAG", 2), ("MPI_ERROR", 3),
-             ("MPI_ADDRESS_KIND", 8), ("MPI_OFFSET_KIND", 8), ("MPI_COUNT_KIND", 8), ("MPI_INTEGER_KIND", 4)]
+             ("MPI_ADDRESS_KIND", 8), ("MPI_OFFSET_KIND", 8), ("MPI_COUNT_KIND", 8), ("MPI_INTEGER_KIND", 4),
+             # MPI-1's bound markers for MPI_TYPE_STRUCT (fortran::kLowerBoundMarker, kUpperBoundMarker)
+             ("MPI_LB", 0x204), ("MPI_UB", 0x205)]
     names = set()
     for name, value in extra + constants:
         if name in names or name.startswith("MPI_T_") or name.startswith("MPI_F_"):

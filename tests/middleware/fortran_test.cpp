@@ -173,11 +173,15 @@ TEST_P(Fortran, RoutinesMpi3RemovedStillRunAsOpenMpisDo)
     EXPECT_EQ(ranks[rank]["ub"], "16") << result.output;
     EXPECT_EQ(ranks[rank]["hvector_extent"], "20") << result.output;
     EXPECT_EQ(ranks[rank]["hindexed_ub"], "16") << result.output;
+    EXPECT_EQ(ranks[rank]["bounded_extent"], "32") << result.output; // MPI_LB at 0, MPI_UB at 32
+    EXPECT_EQ(ranks[rank]["bounded_lb"], "0") << result.output;
     EXPECT_EQ(ranks[rank]["errors_return"], "T") << result.output;
     EXPECT_EQ(ranks[rank]["address_answered"], "T") << result.output;
   }
   EXPECT_EQ(ranks[1]["hvector_first"], "42") << result.output;
   EXPECT_EQ(ranks[1]["hvector_second"], "7") << result.output;
+  EXPECT_EQ(ranks[1]["bounded_first"], "11") << result.output; // an INTEGER at 4 in each of two 32-byte elements
+  EXPECT_EQ(ranks[1]["bounded_second"], "13") << result.output;
 }
 
 TEST_P(Fortran, ACollectiveInsideAPrintEndsWithTheReason)
