@@ -48,7 +48,7 @@ IN_PLACE_BUFFERS = {"sendbuf", "recvbuf"}
 # between ABIs: converted by to_be_bottom. Only the point-to-point and one-sided calls, where SMPI itself turns
 # its MPI_BOTTOM back into a null pointer (its requests); elsewhere a null pointer stays one, as programs pass
 # NULL for buffers a call does not use (a non-root's receive buffer).
-BOTTOM_BUFFERS = {"buf", "sendbuf", "recvbuf", "origin_addr", "result_addr", "compare_addr"}
+BOTTOM_BUFFERS = {"buf", "buffer", "sendbuf", "recvbuf", "origin_addr", "result_addr", "compare_addr"}
 # A file view's displacement, which may be MPI_DISPLACEMENT_CURRENT, whose value differs between ABIs (bxisim's -1,
 # OpenMPI's -54278278): converted by to_be_file_disp and from_be_file_disp.
 FILE_DISPLACEMENTS = {("File_set_view", "disp"), ("File_get_view", "disp")}
@@ -132,7 +132,7 @@ for _name, _class, _precision, _range in (("integer", "INTEGER", "MPI_UNDEFINED"
 BOTTOM_FUNCTIONS = set("""
 Send Recv Bsend Ssend Rsend Isend Ibsend Issend Irsend Irecv Send_init Bsend_init Ssend_init Rsend_init Recv_init
 Sendrecv Sendrecv_replace Mrecv Imrecv Put Get Accumulate Get_accumulate Fetch_and_op Compare_and_swap Rput Rget
-Raccumulate Rget_accumulate
+Raccumulate Rget_accumulate Bcast Ibcast
 """.split())
 
 # The back ends: the conversion class, the prefix of the back end's functions (OpenMPI: PMPI_x, so that

@@ -536,8 +536,8 @@ static void many_keyvals(void)
 }
 
 /* MPI_BOTTOM as the buffer, the datatype holding absolute addresses (MPICH rma/put_bottom, pt2pt/bottom): by
- * MPI_Send/MPI_Recv, MPI_Isend/MPI_Irecv and MPI_Put/MPI_Get (fence epochs) between ranks 0 and 1; a null buffer
- * with a count of 0 stays valid. */
+ * MPI_Send/MPI_Recv, MPI_Isend/MPI_Irecv and MPI_Put/MPI_Get (fence epochs) between ranks 0 and 1, MPI_Bcast and
+ * MPI_Ibcast; a null buffer with a count of 0 stays valid. */
 static void bottom(int rank)
 {
   int values[3] = {0, 0, 0};
@@ -596,6 +596,17 @@ static void bottom(int rank)
     transfers += values[0] == 41 && values[2] == 43;
   }
   MPI_Win_free(&win);
+  /* collectives: MPI_Bcast and MPI_Ibcast of MPI_BOTTOM (Boost.MPI's broadcast of a skeleton's content) */
+  values[0] = rank == 0 ? 51 : 0, values[1] = rank == 0 ? 52 : 0, values[2] = rank == 0 ? 53 : 0;
+  CHECK(MPI_Bcast(MPI_BOTTOM, 1, absolute, 0, MPI_COMM_WORLD) == MPI_SUCCESS, "bottom_bcast");
+  CHECK(values[0] == 51 && values[1] == 52 && values[2] == 53, "bottom_bcast_data");
+  transfers += rank != 0 && values[0] == 51 && values[2] == 53;
+  values[0] = rank == 0 ? 61 : 0, values[1] = rank == 0 ? 62 : 0, values[2] = rank == 0 ? 63 : 0;
+  MPI_Request broadcast;
+  CHECK(MPI_Ibcast(MPI_BOTTOM, 1, absolute, 0, MPI_COMM_WORLD, &broadcast) == MPI_SUCCESS, "bottom_ibcast");
+  MPI_Wait(&broadcast, MPI_STATUS_IGNORE);
+  CHECK(values[0] == 61 && values[1] == 62 && values[2] == 63, "bottom_ibcast_data");
+  transfers += rank != 0 && values[0] == 61 && values[2] == 63;
   MPI_Type_free(&absolute);
   printf("bottom_transfers=%d\n", transfers);
 }
