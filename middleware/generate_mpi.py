@@ -289,10 +289,15 @@ BACKENDS = {
                      "Cart_create": "  if (be_ok(result_) && v_comm_cart != nullptr)\n    neighbourhoods_[v_comm_cart].kind = MPI_CART;\n",
                      "Cart_sub": "  if (be_ok(result_) && v_new_comm != nullptr)\n    neighbourhoods_[v_new_comm].kind = MPI_CART;\n"},
                  "answered_first": {
+                     # SMPI 3.32 applies an operation that does not commute to nothing (SmpiOrderedScan.cpp)
+                     "Scan": "  if (not op_commutes(op))\n    return ordered_scan(sendbuf, recvbuf, count, datatype, op, comm, false);\n",
+                     "Exscan": "  if (not op_commutes(op))\n    return ordered_scan(sendbuf, recvbuf, count, datatype, op, comm, true);\n",
                      "Pack": "  if (holds_no_data(datatype))\n    return MPI_SUCCESS;\n",
                      "Unpack": "  if (holds_no_data(datatype))\n    return MPI_SUCCESS;\n", **SMPI_COMPOSITE_FIRST},
                  "members": ["MPI_Aint smpi_extent(MPI_Datatype type);",
-                             "std::unordered_set<MPI_Request> unstarted_persistent_; // made by MPI_*_init, never started", "bool holds_no_data(MPI_Datatype type);",
+                             "std::unordered_set<MPI_Request> unstarted_persistent_; // made by MPI_*_init, never started",
+                             "/** Whether `op` commutes (predefined operations do). */\n  bool op_commutes(MPI_Op op);",
+                             "/** MPI_Scan (MPI_Exscan if `exclusive`) as a chain in rank order (SmpiOrderedScan.cpp). */\n  int ordered_scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, bool exclusive);", "bool holds_no_data(MPI_Datatype type);",
                              "/** Calls `comm`'s error handler with `code` and returns it. */\n  int raised(MPI_Comm comm, int code);",
                              "int matched_probe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status);",
                              "// SmpiTopologies.cpp: the neighbours of `comm` (its exchange communicator made), nullptr without a topology",

@@ -475,6 +475,14 @@ TEST_P(Conformance, NoncontiguousMessagesOverTheEagerLimitArrive)
     EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
 }
 
+// Boost.MPI's scan_test: SMPI 3.32's MPI_Scan and MPI_Exscan applied an operation that does not commute to nothing
+// (each rank got its own value); the products of 2x2 matrices in rank order.
+TEST_P(Conformance, ScansOfAnOperationThatDoesNotCommuteFollowRankOrder)
+{
+  auto fields = expect_passed(run(4, "ordered_scans"), 4);
+  EXPECT_EQ(fields[3]["scan_corner"], "43"); // [[1,1],[1,0]] [[2,1],[1,0]] [[3,1],[1,0]] [[4,1],[1,0]]
+}
+
 // MPICH rma/put_bottom (and pt2pt/bottom): MPI_BOTTOM is a null pointer in bxisim's ABI and (void*)-111 in SMPI
 // 3.32; passed as it was, SMPI refused the buffer (MPI_ERR_BUFFER under MPI_ERRORS_ARE_FATAL: the job ended).
 TEST_P(Conformance, MpiBottomWithAbsoluteAddressesIsABuffer)

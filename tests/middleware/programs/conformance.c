@@ -535,6 +535,54 @@ static void many_keyvals(void)
   printf("keyvals=%d clashes=%d\n", kCount, clashes);
 }
 
+/* MPI_Scan and MPI_Exscan with an operation that does not commute, 2x2 integer matrices multiplied in rank order (rank
+ * r contributes [[r+1, 1], [1, 0]]), also in place: each rank checks its product against its own computation. */
+static void multiply_matrices(void* in, void* inout, int* count, MPI_Datatype* type)
+{
+  (void)type;
+  long* a = in;
+  long* b = inout;
+  for (int i = 0; i < *count; ++i, a += 4, b += 4) {
+    long product[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2],
+                       a[2] * b[1] + a[3] * b[3]};
+    memcpy(b, product, sizeof product);
+  }
+}
+
+static void ordered_scans(int rank)
+{
+  MPI_Op multiply;
+  MPI_Op_create(multiply_matrices, 0, &multiply);
+  MPI_Datatype matrix;
+  MPI_Type_contiguous(4, MPI_LONG, &matrix);
+  MPI_Type_commit(&matrix);
+  long mine[4] = {rank + 1, 1, 1, 0}, expected[4] = {1, 0, 0, 1}, before[4] = {1, 0, 0, 1};
+  for (int r = 0; r <= rank; ++r) {
+    long factor[4] = {r + 1, 1, 1, 0};
+    int one        = 1;
+    if (r == rank)
+      memcpy(before, expected, sizeof before);
+    multiply_matrices(expected, factor, &one, NULL);
+    memcpy(expected, factor, sizeof expected);
+  }
+  long result[4] = {0};
+  MPI_Scan(mine, result, 1, matrix, multiply, MPI_COMM_WORLD);
+  CHECK(memcmp(result, expected, sizeof result) == 0, "noncommutative_scan");
+  long in_place[4] = {rank + 1, 1, 1, 0};
+  MPI_Scan(MPI_IN_PLACE, in_place, 1, matrix, multiply, MPI_COMM_WORLD);
+  CHECK(memcmp(in_place, expected, sizeof in_place) == 0, "noncommutative_scan_in_place");
+  long exclusive[4] = {0};
+  MPI_Exscan(mine, exclusive, 1, matrix, multiply, MPI_COMM_WORLD);
+  CHECK(rank == 0 || memcmp(exclusive, before, sizeof exclusive) == 0, "noncommutative_exscan");
+  long exclusive_in_place[4] = {rank + 1, 1, 1, 0};
+  MPI_Exscan(MPI_IN_PLACE, exclusive_in_place, 1, matrix, multiply, MPI_COMM_WORLD);
+  CHECK(rank == 0 || memcmp(exclusive_in_place, before, sizeof exclusive_in_place) == 0,
+        "noncommutative_exscan_in_place");
+  printf("scan_corner=%ld\n", result[0]);
+  MPI_Type_free(&matrix);
+  MPI_Op_free(&multiply);
+}
+
 /* MPI_BOTTOM as the buffer, the datatype holding absolute addresses (MPICH rma/put_bottom, pt2pt/bottom): by
  * MPI_Send/MPI_Recv, MPI_Isend/MPI_Irecv and MPI_Put/MPI_Get (fence epochs) between ranks 0 and 1, MPI_Bcast and
  * MPI_Ibcast; a null buffer with a count of 0 stays valid. */
@@ -1470,6 +1518,8 @@ int main(int argc, char** argv)
     window_test_and_sync(rank);
   else if (strcmp(mode, "bottom") == 0)
     bottom(rank);
+  else if (strcmp(mode, "ordered_scans") == 0)
+    ordered_scans(rank);
   else if (strcmp(mode, "errhandler_return") == 0)
     errhandler_return();
   else if (strcmp(mode, "errhandler_fatal") == 0)
