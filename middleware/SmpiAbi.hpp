@@ -35,6 +35,10 @@
 namespace bxisim::mw
 {
 
+/** The kinds of persistent point-to-point requests (MPI_Send_init, _Bsend_init, _Ssend_init, _Rsend_init,
+ * MPI_Recv_init). */
+enum class PersistentKind { send, buffered, synchronous, ready, receive };
+
 class SmpiAbi : public BackEndCallbacks
 {
  public:
@@ -279,6 +283,10 @@ class SmpiAbi : public BackEndCallbacks
     bool proc_null = false; // a send to or a receive from MPI_PROC_NULL: no part (MPI-3.1 3.11)
     // Persistent (MPI_Send_init to MPI_PROC_NULL, say): kept when complete, inactive until MPI_Start again.
     bool persistent = false, active = true;
+    // A persistent point-to-point request (SmpiPersistentRequests.cpp): MPI_Start posts its part, a new nonblocking
+    // request of SMPI's; at_free runs as it is freed (its duplicate of the program's datatype goes).
+    std::function<int(be_request* part)> start;
+    std::function<void()> at_free;
   };
   std::unordered_map<MPI_Request, std::unique_ptr<CompositeRequest>> composites_;
   /** An inter-communicator (SmpiIntercomms.cpp; SMPI 3.32 has none). The program's handle is `bridge`, an SMPI

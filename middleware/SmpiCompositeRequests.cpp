@@ -92,6 +92,13 @@ int SmpiRank::composite_start(MPI_Request* request)
   CompositeRequest& composite = *composites_.at(*request);
   if (not composite.persistent || composite.active)
     return raised(MPI_COMM_WORLD, MPI_ERR_REQUEST); // not persistent, or started and not complete (MPI-3.1 3.9)
+  if (composite.start) {
+    be_request part = nullptr;
+    int result      = composite.start(&part); // SMPI's MPI_I*: its errors went through the error handler
+    if (not be_ok(result))
+      return from_be_errcode(result);
+    composite.parts = {part};
+  }
   composite.active = true;
   return MPI_SUCCESS;
 }
@@ -108,8 +115,13 @@ int SmpiRank::composite_startall(int count, MPI_Request* requests)
 
 int SmpiRank::composite_free(MPI_Request* request)
 {
-  if (not composites_.at(*request)->persistent)
+  CompositeRequest& composite = *composites_.at(*request);
+  if (not composite.persistent)
     return Wait(request, MPI_STATUS_IGNORE);
+  for (be_request& part : composite.parts) // started: the transfer goes on without it (MPI-3.1 3.7.3)
+    fn_.Request_free(&part);
+  if (composite.at_free)
+    composite.at_free();
   composites_.erase(*request);
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
@@ -323,14 +335,12 @@ int SmpiRank::composite_testsome(int count, MPI_Request* requests, int* outcount
 // SMPI 3.32's MPI_Testany takes a request that completed without a transfer under way (an eager send already
 // delivered) for an inactive one: with no other request pending it answers flag true and MPI_UNDEFINED, as for an
 // array of inactive requests, and the Graph 500 reference code then indexed its array of requests with it. Its
-// MPI_Testsome of that one request knows it complete, and passes over an inactive persistent request that ran (MPI_Test
-// cannot tell the two apart: both answer flag true and stay) but not one never started, which it takes for complete:
-// those are bxisim's to pass over. Asked of each request in turn after such an answer, the first complete one is the
-// answer.
+// MPI_Testsome of that one request knows it complete: asked of each request in turn after such an answer, the first
+// complete one is the answer. (Persistent requests are bxisim's, SmpiPersistentRequests.cpp.)
 int SmpiRank::testany_one_by_one(int count, MPI_Request* requests, int* index, int* flag, MPI_Status* status)
 {
   for (int i = 0; i < count; ++i) {
-    if (requests[i] == MPI_REQUEST_NULL || unstarted_persistent_.count(requests[i]) != 0)
+    if (requests[i] == MPI_REQUEST_NULL)
       continue;
     int done         = 0;
     int which        = 0;
@@ -426,8 +436,10 @@ int SmpiRank::composite_get_status(MPI_Request request, int* flag, MPI_Status* s
 int SmpiRank::composite_cancel(MPI_Request* request)
 {
   CompositeRequest& composite = *composites_.at(*request);
-  if (composite.receive && not composite.parts.empty()) // a receive on an inter-communicator: SMPI's cancel
+  if ((composite.receive || composite.start) && not composite.parts.empty()) // its one part: SMPI's cancel
     return from_be_errcode(fn_.Cancel(&composite.parts[0]));
+  if (composite.persistent) // inactive: nothing to cancel
+    return MPI_SUCCESS;
   if (composite.receive || composite.proc_null) // complete: the cancel has no effect
     return MPI_SUCCESS;
   std::fprintf(stderr, "bxisim: MPI_Cancel of the request of a nonblocking collective or of MPI_Comm_idup, which "

@@ -475,6 +475,16 @@ TEST_P(Conformance, NoncontiguousMessagesOverTheEagerLimitArrive)
     EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
 }
 
+// MPICH's pt2pt/multi_psend_derived: SMPI 3.32 lost messages of a persistent request started again at once (the
+// receiver of 16 got fewer and waited for ever, under smpirun too), and the datatype freed after MPI_Send_init.
+TEST_P(Conformance, PersistentRequestsStartedAgainAtOnceDeliverEveryMessage)
+{
+  auto fields = expect_passed(run(2, "persistent_restarts"), 2);
+  EXPECT_EQ(fields[1]["persistent_received"], "16");
+  EXPECT_EQ(fields[0]["persistent_exchanged"], "16");
+  EXPECT_EQ(fields[1]["persistent_exchanged"], "16");
+}
+
 // Boost.MPI's scan_test: SMPI 3.32's MPI_Scan and MPI_Exscan applied an operation that does not commute to nothing
 // (each rank got its own value); the products of 2x2 matrices in rank order.
 TEST_P(Conformance, ScansOfAnOperationThatDoesNotCommuteFollowRankOrder)

@@ -535,6 +535,49 @@ static void many_keyvals(void)
   printf("keyvals=%d clashes=%d\n", kCount, clashes);
 }
 
+/* Persistent requests started again at once (MPICH's pt2pt/multi_psend_derived): rank 0's persistent send of a
+ * duplicated datatype, freed after MPI_Send_init as MPI allows, started and waited for 16 times against rank 1's
+ * receives; then both ranks exchange 16 times with MPI_Startall/MPI_Waitall over a persistent send and receive each. */
+static void persistent_restarts(int rank)
+{
+  int peer = 1 - rank, value = 0, received = 0, exchanged = 0;
+  if (rank == 0) {
+    MPI_Datatype duplicate;
+    MPI_Type_dup(MPI_INT, &duplicate);
+    MPI_Request send;
+    MPI_Send_init(&value, 1, duplicate, 1, 0, MPI_COMM_WORLD, &send);
+    MPI_Type_free(&duplicate);
+    for (int i = 0; i < 16; ++i) {
+      value = 100 + i;
+      MPI_Start(&send);
+      MPI_Wait(&send, MPI_STATUS_IGNORE);
+    }
+    MPI_Request_free(&send);
+  } else if (rank == 1) {
+    for (int i = 0; i < 16; ++i) {
+      MPI_Recv(&value, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      received += value == 100 + i;
+    }
+  }
+  if (rank <= 1) {
+    int out = 0, in = -1;
+    MPI_Request both[2];
+    MPI_Send_init(&out, 1, MPI_INT, peer, 1, MPI_COMM_WORLD, &both[0]);
+    MPI_Recv_init(&in, 1, MPI_INT, peer, 1, MPI_COMM_WORLD, &both[1]);
+    for (int i = 0; i < 16; ++i) {
+      out = rank * 1000 + i;
+      MPI_Startall(2, both);
+      MPI_Status statuses[2];
+      MPI_Waitall(2, both, statuses);
+      exchanged += in == peer * 1000 + i && statuses[1].MPI_SOURCE == peer && statuses[1].MPI_TAG == 1;
+    }
+    CHECK(both[0] != MPI_REQUEST_NULL && both[1] != MPI_REQUEST_NULL, "persistent_kept");
+    MPI_Request_free(&both[0]);
+    MPI_Request_free(&both[1]);
+  }
+  printf("persistent_received=%d persistent_exchanged=%d\n", received, exchanged);
+}
+
 /* MPI_Scan and MPI_Exscan with an operation that does not commute, 2x2 integer matrices multiplied in rank order (rank
  * r contributes [[r+1, 1], [1, 0]]), also in place: each rank checks its product against its own computation. */
 static void multiply_matrices(void* in, void* inout, int* count, MPI_Datatype* type)
@@ -1520,6 +1563,8 @@ int main(int argc, char** argv)
     bottom(rank);
   else if (strcmp(mode, "ordered_scans") == 0)
     ordered_scans(rank);
+  else if (strcmp(mode, "persistent_restarts") == 0)
+    persistent_restarts(rank);
   else if (strcmp(mode, "errhandler_return") == 0)
     errhandler_return();
   else if (strcmp(mode, "errhandler_fatal") == 0)
