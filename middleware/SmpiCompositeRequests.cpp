@@ -30,10 +30,10 @@ bool SmpiRank::composite_done(MPI_Request request)
   CompositeRequest& composite = *composites_.at(request);
   if (not composite.parts.empty()) {
     int flag = 0;
-    be_status status{}; // a receive's: its one part's
-    fn_.Testall(static_cast<int>(composite.parts.size()), composite.parts.data(), &flag,
-                composite.receive ? &status : nullptr);
-    if (flag && composite.receive)
+    be_status status{}; // a receive's, or a persistent request's: its one part's (a cancelled send's says so)
+    bool kept = composite.own_status();
+    fn_.Testall(static_cast<int>(composite.parts.size()), composite.parts.data(), &flag, kept ? &status : nullptr);
+    if (flag && kept)
       composite.status = status;
     if (not flag)
       return false;
@@ -44,7 +44,7 @@ bool SmpiRank::composite_done(MPI_Request request)
 
 void SmpiRank::composite_status(const CompositeRequest& composite, MPI_Status* status, bool single)
 {
-  if (composite.receive)
+  if (composite.own_status())
     from_bridge_status(composite.remote_in_bridge, composite.status, status, single);
   else if (composite.proc_null) // as OpenMPI and MPICH say it, for a send too
     set_empty_status(status, MPI_PROC_NULL);
@@ -145,9 +145,11 @@ int SmpiRank::composite_wait(MPI_Request* request, MPI_Status* status)
   CompositeRequest& composite = *composites_.at(*request);
   int result                  = kSmpiSuccess;
   std::vector<be_status> statuses(composite.parts.size());
-  if (not composite.parts.empty())
+  if (composite.parts.size() == 1) // SMPI's MPI_Waitall of a cancelled MPI_Issend loses the cancellation
+    result = fn_.Wait(composite.parts.data(), statuses.data());
+  else if (not composite.parts.empty())
     result = fn_.Waitall(static_cast<int>(composite.parts.size()), composite.parts.data(), statuses.data());
-  if (composite.receive && not statuses.empty())
+  if (composite.own_status() && not statuses.empty())
     composite.status = statuses[0];
   composite.parts.clear();
   composite_ended(request, status, true);
@@ -169,7 +171,7 @@ int SmpiRank::composite_waitall(int count, MPI_Request* requests, MPI_Status* st
     if (is_composite(requests[i])) {
       MPI_Status status{};
       const CompositeRequest& composite = *composites_.at(requests[i]);
-      bool own_status                   = composite.receive || composite.proc_null;
+      bool own_status                   = composite.own_status() || composite.proc_null;
       int result                        = composite_wait(&requests[i], &status);
       if (result != MPI_SUCCESS)
         return result;
@@ -259,7 +261,7 @@ int SmpiRank::composite_waitany(int count, MPI_Request* requests, int* index, MP
       return from_be_errcode(result);
     }
     CompositeRequest& composite = *composites_.at(requests[i]);
-    if (composite.receive)
+    if (composite.own_status())
       composite.status = got;
     composite.parts.erase(composite.parts.begin() + static_cast<std::ptrdiff_t>(part)); // ends with its last part
   }
@@ -436,7 +438,7 @@ int SmpiRank::composite_get_status(MPI_Request request, int* flag, MPI_Status* s
 int SmpiRank::composite_cancel(MPI_Request* request)
 {
   CompositeRequest& composite = *composites_.at(*request);
-  if ((composite.receive || composite.start) && not composite.parts.empty()) // its one part: SMPI's cancel
+  if (composite.own_status() && not composite.parts.empty()) // its one part: SMPI's cancel
     return from_be_errcode(fn_.Cancel(&composite.parts[0]));
   if (composite.persistent) // inactive: nothing to cancel
     return MPI_SUCCESS;

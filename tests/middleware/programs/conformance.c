@@ -537,7 +537,8 @@ static void many_keyvals(void)
 
 /* Persistent requests started again at once (MPICH's pt2pt/multi_psend_derived): rank 0's persistent send of a
  * duplicated datatype, freed after MPI_Send_init as MPI allows, started and waited for 16 times against rank 1's
- * receives; then both ranks exchange 16 times with MPI_Startall/MPI_Waitall over a persistent send and receive each. */
+ * receives; then both ranks exchange 16 times with MPI_Startall/MPI_Waitall over a persistent send and receive each;
+ * then a started persistent send cancelled. */
 static void persistent_restarts(int rank)
 {
   int peer = 1 - rank, value = 0, received = 0, exchanged = 0;
@@ -574,6 +575,29 @@ static void persistent_restarts(int rank)
     CHECK(both[0] != MPI_REQUEST_NULL && both[1] != MPI_REQUEST_NULL, "persistent_kept");
     MPI_Request_free(&both[0]);
     MPI_Request_free(&both[1]);
+    /* a started persistent send cancelled: cancelled (smpi) or delivered (OpenMPI's ob1 cannot cancel sends), as the
+     * sender's status says and then tells the receiver (MPICH's pscancel; a synchronous one would wait at message for
+     * the receive that this message must come before) */
+    int payload = 77, cancelled = -1;
+    if (rank == 0) {
+      MPI_Request send;
+      MPI_Send_init(&payload, 1, MPI_INT, 1, 2, MPI_COMM_WORLD, &send);
+      MPI_Start(&send);
+      MPI_Cancel(&send);
+      MPI_Status status;
+      MPI_Wait(&send, &status);
+      MPI_Test_cancelled(&status, &cancelled);
+      MPI_Request_free(&send);
+      MPI_Send(&cancelled, 1, MPI_INT, 1, 9, MPI_COMM_WORLD);
+    } else {
+      MPI_Recv(&cancelled, 1, MPI_INT, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (!cancelled) {
+        int got = 0;
+        MPI_Recv(&got, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        CHECK(got == 77, "persistent_cancel_delivered");
+      }
+    }
+    CHECK(cancelled == 0 || cancelled == 1, "persistent_cancel_answered");
   }
   printf("persistent_received=%d persistent_exchanged=%d\n", received, exchanged);
 }
