@@ -204,6 +204,16 @@ int unavailable(MpiFunction function, int error_class)
   return error_class;
 }
 
+int null_handle_pointer(MpiInterface* rank, const char* function, const char* argument)
+{
+  FILE* out = message_stream();
+  std::fprintf(out, "bxisim: rank %d called %s with a null pointer for its handle argument '%s': MPI_ERR_ARG.\n",
+               rank->rank(), function, argument);
+  std::fflush(out);
+  rank->Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG);
+  return MPI_ERR_ARG;
+}
+
 void set_message_stream(FILE* (*stream)())
 {
   the_message_stream = stream;

@@ -69,5 +69,10 @@ class ProgramCallback
 int refuse(MpiFunction function, const char* reason);
 /** A function whose interface bxisim does not provide (MPI_T): returns `error_class`, saying so once. */
 int unavailable(MpiFunction function, int error_class);
+/**
+ * A null pointer where a call writes or reads a handle (MPI_Type_commit(NULL)): MPI_ERR_ARG through MPI_COMM_WORLD's
+ * error handler (the default ends the job), before the dispatch would follow it and crash the simulator.
+ */
+int null_handle_pointer(MpiInterface* rank, const char* function, const char* argument);
 
 } // namespace bxisim::mw

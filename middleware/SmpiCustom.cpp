@@ -89,11 +89,12 @@ bool predefined_errhandler_called(int rank, MPI_Errhandler handler, const char* 
     return true;
   if (handler != MPI_ERRORS_ARE_FATAL && handler != MPI_ERRORS_ABORT)
     return false;
-  std::fprintf(stderr,
-               "bxisim: rank %d: %s called the error handler of a %s, MPI_ERRORS_ARE_FATAL, with error code %d; the "
+  FILE* out = message_stream();
+  std::fprintf(out,
+               "bxisim: rank %d: an error (code %d) went to the error handler of a %s (%s), MPI_ERRORS_ARE_FATAL; the "
                "job ends.\n",
-               rank, function, object, errorcode);
-  std::fflush(stderr);
+               rank, errorcode, object, function);
+  std::fflush(out);
   int exit_code = errorcode > 0 && errorcode < 256 ? errorcode : 1;
   abort_job(rank, exit_code);
   exit_rank(exit_code);

@@ -591,6 +591,10 @@ def write_entry_points(functions):
             else:
                 out.append(f"  auto* calling_rank_ = bxisim::mw::enter({fid});\n")
                 out.append(f'  bxisim::mw::CallScope scope_(calling_rank_, "MPI_{f.name}");\n')
+                for a in f.arguments:  # the handle a call writes or reads through a pointer: never a null one
+                    if a.kind in HANDLES and a.length is None and a.direction in ("out", "inout"):
+                        out.append(f"  if ({a.name} == nullptr)\n    return bxisim::mw::null_handle_pointer(calling_rank_, "
+                                   f'"MPI_{f.name}", "{a.name}");\n')
                 out.append(describe_call(f))
                 call = f"calling_rank_->{f.name}({f.argument_names()})"
                 if f.has("starts") or f.has("ends"):

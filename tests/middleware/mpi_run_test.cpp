@@ -351,6 +351,25 @@ TEST_P(PerLevel, AnErrorOfNoCommunicatorEndsTheJobThroughTheWorldsHandler)
   }
 }
 
+// A null pointer for a handle argument (MPI_Type_commit(NULL)) is MPI_ERR_ARG through the error handler: the dispatch
+// followed it and the simulator crashed (exit code 4).
+TEST_P(PerLevel, ANullHandlePointerIsAnArgumentError)
+{
+  for (int ppn : {1, 2}) {
+    auto result = run_mpi(level(), "mpi_bad", 2, ppn, "null_handle");
+    EXPECT_EQ(result.exit_code, 13) << result.output; // MPI_ERR_ARG, under MPI_ERRORS_ARE_FATAL
+    auto fields = fields_by_rank(result.output);
+    for (int rank : {0, 1}) {
+      EXPECT_EQ(fields[rank]["returned"], "13") << result.output;
+      EXPECT_EQ(fields[rank]["isend_returned"], "13") << result.output;
+    }
+    EXPECT_THAT(result.output, HasSubstr("bxisim: rank 1 called MPI_Op_free with a null pointer for its handle "
+                                         "argument 'op': MPI_ERR_ARG"))
+        << result.output;
+    EXPECT_THAT(result.output, testing::Not(HasSubstr("[rank 1] passed_the_error"))) << result.output;
+  }
+}
+
 TEST_P(PerLevel, MpiAbortEndsTheJobWithItsCodeAndOneReport)
 {
   for (int ppn : {1, 2}) {

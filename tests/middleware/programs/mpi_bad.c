@@ -75,6 +75,20 @@ int main(int argc, char** argv)
     MPI_Finalize();
     return 0;
   }
+  if (!strcmp(mode, "null_handle")) { /* a null pointer for a handle: returned under MPI_ERRORS_RETURN, fatal after */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int returned         = MPI_Type_commit(NULL);
+    MPI_Request* nowhere = NULL;
+    int value = 0, isend_returned = MPI_Isend(&value, 1, MPI_INT, 1 - rank, 0, MPI_COMM_WORLD, nowhere);
+    printf("returned=%d isend_returned=%d\n", returned, isend_returned);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 1)
+      MPI_Op_free(NULL);
+    printf("passed_the_error=1\n");
+    MPI_Finalize();
+    return 0;
+  }
   if (!strcmp(mode, "error_string")) { /* an error code no MPI library knows, under MPI_ERRORS_ARE_FATAL */
     char text[MPI_MAX_ERROR_STRING];
     int length = 0;
