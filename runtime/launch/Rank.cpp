@@ -125,13 +125,14 @@ void Rank::leave_library()
 {
   if (not settings.simulate || not settings.measure || not in_library_)
     return;
-  double now = wall_seconds();
+  double now  = wall_seconds();
+  bool marked = not cpu_started_ || now - library_start_ >= kStretchReadFrom;
   if (not cpu_started_) { // the reads count in the library's share, which is not simulated
     cpu_started_ = true;
     cpu_mark_    = thread_cpu_seconds();
     now          = wall_seconds();
     wall_mark_   = now;
-  } else if (now - library_start_ >= kStretchReadFrom) { // the read's end goes to the library, as on the wall clock
+  } else if (marked) { // the read's end goes to the library, as on the wall clock
     double cpu = thread_cpu_seconds() + read_costs().cpu_read / 2;
     now        = wall_seconds();
     mark_cpu(cpu, now);
@@ -139,7 +140,7 @@ void Rank::leave_library()
   library_wall_ += now - library_start_;
   in_library_    = false;
   program_start_ = now;
-  if (wall_mark_ == now)
+  if (marked)
     library_wall_at_mark_ = library_wall_;
 }
 
