@@ -5,6 +5,8 @@
 #include "middleware/RankMpi.hpp"
 #include "runtime/os/CodePages.hpp"
 #include "runtime/os/KilledRankTermination.hpp"
+#include "runtime/os/RankCpuClock.hpp"
+#include "runtime/os/RealFunctions.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include "runtime/os/ThreadInterposition.hpp"
 
@@ -91,10 +93,17 @@ double loading_cpu = 0;
 double process_cpu_seconds()
 {
   timespec now{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now); // a CPU-time clock: bxisim's interposer passes it through
+  BXISIM_REAL(clock_gettime)(CLOCK_THREAD_CPUTIME_ID, &now); // the real one, whoever calls
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
+/** The CPU-time clocks of the rank's main thread run while it lives (it ends with the process). */
+struct CpuClockOfMainThread {
+  explicit CpuClockOfMainThread(const Rank& rank) { os::start_cpu_clock(rank); }
+  ~CpuClockOfMainThread() { os::stop_cpu_clock(); }
+  CpuClockOfMainThread(const CpuClockOfMainThread&)            = delete;
+  CpuClockOfMainThread& operator=(const CpuClockOfMainThread&) = delete;
+};
 } // namespace
 
 double loading_cpu_seconds()
@@ -110,6 +119,7 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
   rank.main_actor_pid = simgrid::s4u::this_actor::get_pid();
   hw::forget_all_frames_at_exit(rank.stack);
   rank.mark_running();
+  CpuClockOfMainThread cpu_clock(rank);
   rank.process_state().set_own_folder(std::filesystem::path(program_copy).parent_path().string());
   std::vector<char*> pointers;
   for (auto& argument : argv)

@@ -6,6 +6,7 @@
 // glibc declares most of these noexcept: their simulator calls survive a kill of the rank (RankEnd.hpp).
 
 #include "InSimulatorHeap.hpp"
+#include "RankCpuClock.hpp"
 #include "RankEnd.hpp"
 #include "RankHeap.hpp"
 #include "RankTimedWork.hpp"
@@ -50,6 +51,7 @@ bool take(Semaphore& semaphore, double timeout)
     --semaphore.value;
     return false;
   }
+  bxisim::os::OffCpu blocked;
   return semaphore.waiting.wait(timeout);
 }
 /** sem_timedwait and sem_clockwait of a semaphore rank code made: 0, or -1 and ETIMEDOUT at `deadline` on `clock`. */
@@ -86,6 +88,7 @@ int pthread_barrier_wait(pthread_barrier_t* barrier)
     bxisim::os::SimulatorCall call;
     Barrier& meeting = barriers[barrier];
     if (meeting.arrived.waiting() + 1 < meeting.count) {
+      bxisim::os::OffCpu blocked;
       meeting.arrived.wait(std::numeric_limits<double>::infinity());
       return 0;
     }

@@ -5,6 +5,7 @@
 // time), then takes the mutex again (LockInterposition). Ranks without simulated threads, and real threads,
 // use the C library's as before.
 
+#include "RankCpuClock.hpp"
 #include "RankEnd.hpp"
 #include "RankTimedWork.hpp"
 #include "RealFunctions.hpp"
@@ -51,6 +52,7 @@ int wait_in_simulated_time(pthread_cond_t* condition, pthread_mutex_t* mutex, do
       bxisim::os::notify_sibling_wait(*call.rank());
     bxisim::hw::WaitQueue& waiters = conditions[condition];
     pthread_mutex_unlock(mutex); // nothing can signal between this and the wait: no other thread runs
+    bxisim::os::OffCpu blocked;
     timed_out = timeout <= 0 || waiters.wait(timeout);
   }
   pthread_mutex_lock(mutex); // as the rank's code: another of its threads may hold it

@@ -9,6 +9,7 @@
 // shared with them: a rank's wait also polls the word, and a rank's wake also goes to the kernel.
 
 #include "LockInterposition.hpp"
+#include "RankCpuClock.hpp"
 #include "RankEnd.hpp"
 #include "RankTimedWork.hpp"
 #include "RealFunctions.hpp"
@@ -119,6 +120,7 @@ long wait(bxisim::runtime::Rank& rank, const uint32_t* word, uint32_t expected, 
       return ETIMEDOUT;
     bxisim::os::notify_sibling_wait(rank); // a sibling's progress loop may have to carry on what this one posted
     rank.set_waiting_for([] { return std::string("a futex wait (std::future, std::atomic::wait, ...)"); });
+    bxisim::os::OffCpu blocked;
     int result = rank.has_library_threads() ? wait_for_any_wake(word, expected, bitset, timeout)
                                             : wait_for_rank_wake(word, bitset, timeout);
     rank.set_waiting_for(nullptr);

@@ -12,6 +12,7 @@
 
 #include "LockInterposition.hpp"
 #include "HeldLockTable.hpp"
+#include "RankCpuClock.hpp"
 #include "RankEnd.hpp"
 #include "RankTimedWork.hpp"
 #include "RealFunctions.hpp"
@@ -90,6 +91,7 @@ void bxisim::os::sleep_lock_poll(double& delay, double& waited)
     bxisim::os::SimulatorCall call;
     if (first && call.rank() != nullptr)
       bxisim::os::notify_sibling_wait(*call.rank()); // the holder may be another thread of it, blocked in a poll
+    bxisim::os::OffCpu blocked;
     bxisim::os::sleep_rank(delay);
   });
   delay = std::min(2 * delay, kLongestPoll);

@@ -2,6 +2,8 @@
 
 #include <simgrid/s4u/Actor.hpp>
 
+#include <cmath>
+
 namespace bxisim::os
 {
 namespace
@@ -27,6 +29,18 @@ void execute_rank(double flops)
 {
   Counted counted;
   simgrid::s4u::this_actor::execute(flops);
+}
+
+timespec to_timespec(double seconds)
+{
+  double whole     = std::floor(seconds);
+  auto nanoseconds = std::llround((seconds - whole) * 1e9);
+  timespec result{static_cast<time_t>(whole), static_cast<long>(nanoseconds)};
+  if (result.tv_nsec >= 1'000'000'000) {
+    result.tv_sec += 1;
+    result.tv_nsec -= 1'000'000'000;
+  }
+  return result;
 }
 
 double seconds_until(clockid_t clock, const timespec& deadline)

@@ -20,6 +20,9 @@ void execute_rank(double flops);
  * the timed waits that take an absolute time. */
 double seconds_until(clockid_t clock, const timespec& deadline);
 
+/** `seconds` as a timespec, rounded to the nanosecond. */
+timespec to_timespec(double seconds);
+
 /** How many ranks are in a sleep_rank or an execute_rank now. */
 unsigned ranks_in_timed_work();
 

@@ -3,6 +3,7 @@
 #include "ThreadInterposition.hpp"
 
 #include "KilledRankTermination.hpp"
+#include "RankCpuClock.hpp"
 #include "RankEnd.hpp"
 #include "RankTimedWork.hpp"
 #include "RealFunctions.hpp"
@@ -142,6 +143,7 @@ void run_thread(SimulatedThread* thread)
 {
   Rank& rank                                           = *thread->rank;
   thread_of_actor[simgrid::s4u::this_actor::get_pid()] = thread;
+  bxisim::os::start_cpu_clock(rank);
   if (setjmp(thread->leave) == 0) {
     try {
       bxisim::os::enter_rank_code(rank);
@@ -156,6 +158,7 @@ void run_thread(SimulatedThread* thread)
     }
   }
   thread_of_actor.erase(simgrid::s4u::this_actor::get_pid());
+  bxisim::os::stop_cpu_clock();
   bxisim::os::forget_thread_locals(rank, thread);
   thread->ended = true;
   bool killed   = thread->killed;
@@ -345,6 +348,7 @@ int join_simulated(SimulatedThread* thread, void** result, double timeout)
   if (not thread->ended) {
     if (rank != nullptr)
       rank->set_waiting_for([] { return std::string("pthread_join of a thread it created"); });
+    bxisim::os::OffCpu blocked;
     if (timeout == std::numeric_limits<double>::infinity())
       thread->actor->join();
     else

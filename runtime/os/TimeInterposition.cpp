@@ -4,6 +4,7 @@
 // land here. Calls from the simulator and from threads that are not ranks go on to libc.
 
 #include "Preemption.hpp"
+#include "RankCpuClock.hpp"
 #include "RankEnd.hpp"
 #include "RankTimedWork.hpp"
 #include "RealFunctions.hpp"
@@ -33,22 +34,12 @@ namespace
 using bxisim::os::running_rank;
 using bxisim::os::SimulatorCall;
 
-/** CPU-time clocks measure real work (SimGrid's and bxisim's own measures rely on them): never simulated. */
+using bxisim::os::to_timespec;
+
+/** CPU-time clocks: the rank's own (RankCpuClock.hpp) from its code, the real ones from the simulator. */
 bool is_cpu_time_clock(clockid_t clock)
 {
   return clock == CLOCK_PROCESS_CPUTIME_ID || clock == CLOCK_THREAD_CPUTIME_ID || clock < 0;
-}
-
-timespec to_timespec(double seconds)
-{
-  double whole     = std::floor(seconds);
-  auto nanoseconds = std::llround((seconds - whole) * 1e9);
-  timespec result{static_cast<time_t>(whole), static_cast<long>(nanoseconds)};
-  if (result.tv_nsec >= 1'000'000'000) {
-    result.tv_sec += 1;
-    result.tv_nsec -= 1'000'000'000;
-  }
-  return result;
 }
 
 double to_seconds(const timespec& time)
@@ -176,16 +167,24 @@ void simulated_yield()
 void simulated_sleep(double seconds)
 {
   SimulatorCall call;
-  if (const auto* hooks = bxisim::os::clock_hooks())
-    hooks->sleep(seconds);
-  else if (seconds > 0)
+  if (const auto* hooks = bxisim::os::clock_hooks()) {
+    hooks->sleep(seconds); // simulates the burst before first: only the sleep itself is off the CPU
+    bxisim::os::count_off_cpu(std::max(seconds, 0.0));
+  } else if (seconds > 0) {
+    bxisim::os::OffCpu asleep;
     bxisim::os::sleep_rank(seconds);
+  }
 }
 } // namespace
 
 double bxisim::os::rank_clock()
 {
   return simulated_now();
+}
+
+double bxisim::os::rank_clock_in_noexcept()
+{
+  return simulated_now_in_noexcept();
 }
 
 double bxisim::os::rank_clock_exact()
@@ -205,6 +204,8 @@ int clock_gettime(clockid_t clock, timespec* time) noexcept
   if (running_rank() == nullptr)
     return BXISIM_REAL(clock_gettime)(clock, time);
   if (is_cpu_time_clock(clock)) {
+    if (bxisim::os::read_cpu_time_clock(clock, time))
+      return 0;
     bxisim::os::pause_if_preempted_in_call(__builtin_return_address(0));
     return BXISIM_REAL(clock_gettime)(clock, time);
   }

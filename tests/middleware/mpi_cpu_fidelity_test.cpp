@@ -150,7 +150,8 @@ TEST_P(MpiCpuFidelity, TheLibrarysFileWritesAreTheProgramsComputation)
     double posix = number(fields, "pwrite_us"), mpiio = number(fields, "mpiio_us");
     EXPECT_GT(posix, 100.0) << "us for a pwrite of 8 MiB, rank " << rank; // the kernel's copy into the page cache
     EXPECT_GT(mpiio, 100.0) << "us for MPI_File_write_at of 8 MiB, rank " << rank;
-    EXPECT_GT(mpiio, 0.2 * posix) << "rank " << rank;
+    // Before: 4 us against 3 to 4 ms. The kernel's cost of either varies tenfold on a loaded host (20 ms, 2 ms).
+    EXPECT_GT(mpiio, 0.02 * posix) << "rank " << rank;
   }
   run_command("rm -rf '" + folder + "'");
 }

@@ -108,6 +108,31 @@ TEST_P(PerPlacement, TheStandardInputIsRankZerosAsUnderMpirun)
   }
 }
 
+// All ranks are one process: the host's CPU-time clocks summed every rank's work and the simulator's (LAMMPS printed
+// "1807% CPU use"). A rank's clocks count its computation and its MPI calls (OpenMPI polls), not its sleeps or its
+// blocking waits, in simulated time; a process's is the sum of its threads'.
+TEST_P(PerPlacement, TheCpuTimeClocksAreEachRanksInSimulatedTime)
+{
+  auto result = run_mpi(level(), "cpu_clocks", 4, ppn(), "");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 4U) << result.output;
+  constexpr double kCpu = 0.010 + 0.005 + 0.004; // computed, waited in the barrier or computed before it, the thread's
+  for (auto& [rank, clocks] : fields) {
+    double elapsed = number(clocks, "elapsed");
+    // The second's sleep is off the CPU; the barrier's latency and the reads' costs (smpi/wtime) are on it.
+    EXPECT_NEAR(number(clocks, "process"), elapsed - 1.0, 1e-6) << "rank " << rank << "\n" << result.output;
+    EXPECT_NEAR(number(clocks, "process"), kCpu, 1e-4) << "rank " << rank;
+    EXPECT_NEAR(number(clocks, "thread"), number(clocks, "process") - 0.004, 1e-9) << "rank " << rank;
+    EXPECT_NEAR(number(clocks, "worker"), 0.004, 1e-9) << "rank " << rank;
+    EXPECT_NEAR(number(clocks, "dynamic"), number(clocks, "process"), 1e-9) << "rank " << rank;
+    EXPECT_NEAR(number(clocks, "clock"), number(clocks, "process"), 2e-6) << "rank " << rank;
+    EXPECT_NEAR(number(clocks, "rusage"), number(clocks, "process"), 2e-6) << "rank " << rank;
+    EXPECT_NEAR(number(clocks, "rusage_thread"), number(clocks, "thread"), 2e-6) << "rank " << rank;
+    EXPECT_NEAR(number(clocks, "times"), number(clocks, "process"), 0.02) << "rank " << rank; // in clock ticks
+  }
+}
+
 TEST_P(PerPlacement, CommunicatorsGroupsDatatypesOneSided)
 {
   for (const char* mode : {"comms", "datatypes", "rma"}) {

@@ -8,14 +8,17 @@
 
 #include <omp.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 static volatile int never_set;
 
 static double wall_seconds(void)
 {
   struct timespec now;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now); /* a CPU clock: not simulated, it advances in real time */
+  syscall(SYS_clock_gettime, CLOCK_THREAD_CPUTIME_ID,
+          &now); /* the host's CPU clock (a system call): it advances in real time */
   return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
 }
 
