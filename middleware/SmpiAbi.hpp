@@ -287,8 +287,11 @@ class SmpiAbi : public BackEndCallbacks
     // request of SMPI's; at_free runs as it is freed (its duplicate of the program's datatype goes).
     std::function<int(be_request* part)> start;
     std::function<void()> at_free;
+    // An SMPI request SMPI completed while the program still holds it (SmpiEarlyCompletions.cpp): its status kept,
+    // the SMPI request alive until this ends (at_completion).
+    bool early = false;
     /** Whether its status is its one part's (a receive's source, a cancelled send's flag), kept at completion. */
-    bool own_status() const { return receive || static_cast<bool>(start); }
+    bool own_status() const { return receive || early || static_cast<bool>(start); }
   };
   std::unordered_map<MPI_Request, std::unique_ptr<CompositeRequest>> composites_;
   /** An inter-communicator (SmpiIntercomms.cpp; SMPI 3.32 has none). The program's handle is `bridge`, an SMPI

@@ -442,7 +442,7 @@ int SmpiRank::composite_cancel(MPI_Request* request)
     return from_be_errcode(fn_.Cancel(&composite.parts[0]));
   if (composite.persistent) // inactive: nothing to cancel
     return MPI_SUCCESS;
-  if (composite.receive || composite.proc_null) // complete: the cancel has no effect
+  if (composite.receive || composite.early || composite.proc_null) // complete: the cancel has no effect
     return MPI_SUCCESS;
   std::fprintf(stderr, "bxisim: MPI_Cancel of the request of a nonblocking collective or of MPI_Comm_idup, which "
                        "MPI does not allow (MPI-3.1 5.12): MPI_ERR_REQUEST. Wait for it instead.\n");

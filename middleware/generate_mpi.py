@@ -261,7 +261,7 @@ BACKENDS = {
                             "Type_create_hindexed", "Type_create_indexed_block", "Type_create_hindexed_block",
                             "Type_create_resized", "Type_create_subarray", "Type_get_contents",
                             "Type_get_true_extent", "Type_get_true_extent_x", "Mprobe", "Improbe", "Mrecv", "Imrecv", "Win_sync",
-                            "Win_test"} | SMPI_BY_BXISIM,
+                            "Win_test", "Testall", "Request_get_status"} | SMPI_BY_BXISIM,
                  # helpers of the hand-written parts that need the back end's functions (SmpiDatatypes.cpp)
                  # SMPI 3.32's MPI_Pack and MPI_Unpack divide by the type's size: a type without data crashed them
                  # Cartesian communicators are SMPI's; bxisim lists their neighbours (SmpiTopologies.cpp)
@@ -294,6 +294,7 @@ BACKENDS = {
                  "members": ["MPI_Aint smpi_extent(MPI_Datatype type);",
                              "/** A persistent point-to-point request of bxisim's (SmpiPersistentRequests.cpp says why). */\n  int persistent_request(PersistentKind kind, const void* buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm, MPI_Request* request);",
                              "/** Whether `op` commutes (predefined operations do). */\n  bool op_commutes(MPI_Op op);",
+                             "/** `request`, which SMPI completed while the program holds it, becomes a complete composite (SmpiEarlyCompletions.cpp). */\n  void keep_early_completion(MPI_Request request, be_request held, const be_status& status);",
                              "/** MPI_Scan (MPI_Exscan if `exclusive`) as a chain in rank order (SmpiOrderedScan.cpp). */\n  int ordered_scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, bool exclusive);", "bool holds_no_data(MPI_Datatype type);",
                              "/** Calls `comm`'s error handler with `code` and returns it. */\n  int raised(MPI_Comm comm, int code);",
                              "int matched_probe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status);",

@@ -475,6 +475,16 @@ TEST_P(Conformance, NoncontiguousMessagesOverTheEagerLimitArrive)
     EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
 }
 
+// Boost.MPI's test_all: SMPI 3.32's MPI_Testall answering false completed and freed the requests it found complete
+// (MPI: none is modified), and the program's copies of the handles then named freed requests (the simulator could
+// crash); its MPI_Request_get_status answered true for a receive whose message had not been sent.
+TEST_P(Conformance, TestallAnsweringFalseAndGetStatusLeaveTheRequestsToTheProgram)
+{
+  auto fields = expect_passed(run(2, "completion_queries"), 2);
+  EXPECT_EQ(fields[0]["completion_queries"], "1");
+  EXPECT_EQ(fields[1]["completion_queries"], "1");
+}
+
 // MPICH's pt2pt/multi_psend_derived: SMPI 3.32 lost messages of a persistent request started again at once (the
 // receiver of 16 got fewer and waited for ever, under smpirun too), and the datatype freed after MPI_Send_init.
 TEST_P(Conformance, PersistentRequestsStartedAgainAtOnceDeliverEveryMessage)

@@ -539,6 +539,66 @@ static void many_keyvals(void)
  * duplicated datatype, freed after MPI_Send_init as MPI allows, started and waited for 16 times against rank 1's
  * receives; then both ranks exchange 16 times with MPI_Startall/MPI_Waitall over a persistent send and receive each;
  * then a started persistent send cancelled. */
+/* Rank 0 receives three messages of rank 1, which sends the second only after rank 0 has answered "go", and the third
+ * after "go2". MPI_Testall answering false modifies no request (Boost.MPI's test_all keeps its own copies of the
+ * handles); MPI_Request_get_status answers false for a receive whose message is not there and frees nothing. */
+static void completion_queries(int rank)
+{
+  int peer = 1 - rank, go = 1;
+  if (rank == 1) {
+    int first = 11, second = 22, third = 33;
+    MPI_Send(&first, 1, MPI_INT, peer, 1, MPI_COMM_WORLD);
+    MPI_Recv(&go, 1, MPI_INT, peer, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(&second, 1, MPI_INT, peer, 2, MPI_COMM_WORLD);
+    MPI_Recv(&go, 1, MPI_INT, peer, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(&third, 1, MPI_INT, peer, 3, MPI_COMM_WORLD);
+    printf("completion_queries=1\n");
+    return;
+  }
+  int values[3] = {0, 0, 0};
+  MPI_Request requests[2], kept[2];
+  MPI_Irecv(&values[0], 1, MPI_INT, peer, 1, MPI_COMM_WORLD, &requests[0]);
+  MPI_Irecv(&values[1], 1, MPI_INT, peer, 2, MPI_COMM_WORLD, &requests[1]);
+  kept[0] = requests[0];
+  kept[1] = requests[1];
+  int flag = 1, polls = 0;
+  while (values[0] == 0 && polls < 100000) { /* the first message lands while the second cannot come */
+    MPI_Testall(2, requests, &flag, MPI_STATUSES_IGNORE);
+    CHECK(!flag, "testall_true_before_the_second_message");
+    CHECK(requests[0] == kept[0] && requests[1] == kept[1], "testall_false_modified_a_request");
+    ++polls;
+  }
+  CHECK(values[0] == 11, "first_message_not_delivered_while_testing");
+  MPI_Testall(2, requests, &flag, MPI_STATUSES_IGNORE); /* the first is complete, and still the program's */
+  CHECK(!flag && requests[0] == kept[0], "testall_false_after_the_first_completed");
+  MPI_Send(&go, 1, MPI_INT, peer, 9, MPI_COMM_WORLD);
+  MPI_Status statuses[2];
+  MPI_Waitall(2, requests, statuses);
+  CHECK(requests[0] == MPI_REQUEST_NULL && requests[1] == MPI_REQUEST_NULL, "waitall_left_a_request");
+  CHECK(statuses[0].MPI_SOURCE == peer && statuses[0].MPI_TAG == 1, "first_status");
+  CHECK(statuses[1].MPI_SOURCE == peer && statuses[1].MPI_TAG == 2 && values[1] == 22, "second_status");
+  int count = 0;
+  MPI_Get_count(&statuses[0], MPI_INT, &count);
+  CHECK(count == 1, "first_count");
+
+  MPI_Request third;
+  MPI_Irecv(&values[2], 1, MPI_INT, peer, 3, MPI_COMM_WORLD, &third);
+  MPI_Request kept_third = third;
+  MPI_Status status;
+  MPI_Request_get_status(third, &flag, &status);
+  CHECK(!flag, "get_status_true_before_the_message_was_sent");
+  MPI_Send(&go, 1, MPI_INT, peer, 9, MPI_COMM_WORLD);
+  for (polls = 0, flag = 0; !flag && polls < 100000; ++polls)
+    MPI_Request_get_status(third, &flag, &status);
+  CHECK(flag && third == kept_third, "get_status_never_true");
+  CHECK(status.MPI_SOURCE == peer && status.MPI_TAG == 3 && values[2] == 33, "get_status_status");
+  MPI_Request_get_status(third, &flag, &status); /* again: still complete, still the program's */
+  CHECK(flag && status.MPI_TAG == 3, "get_status_again");
+  MPI_Wait(&third, &status);
+  CHECK(third == MPI_REQUEST_NULL && status.MPI_TAG == 3, "wait_after_get_status");
+  printf("completion_queries=1 testall_polls=%d\n", polls);
+}
+
 static void persistent_restarts(int rank)
 {
   int peer = 1 - rank, value = 0, received = 0, exchanged = 0;
@@ -1587,6 +1647,8 @@ int main(int argc, char** argv)
     bottom(rank);
   else if (strcmp(mode, "ordered_scans") == 0)
     ordered_scans(rank);
+  else if (strcmp(mode, "completion_queries") == 0)
+    completion_queries(rank);
   else if (strcmp(mode, "persistent_restarts") == 0)
     persistent_restarts(rank);
   else if (strcmp(mode, "errhandler_return") == 0)
