@@ -18,6 +18,7 @@
 #include <xbt/log.h>
 
 #include <algorithm>
+#include <bits/types/struct_timeb.h> // not <sys/timeb.h>, which marks ftime deprecated: it is defined here
 #include <cerrno>
 #include <cmath>
 #include <ctime>
@@ -226,6 +227,33 @@ int gettimeofday(timeval* time, void* zone) noexcept
   if (zone != nullptr) // UTC, as on most clusters
     *static_cast<struct timezone*>(zone) = {0, 0};
   bxisim::os::leave_call_edge();
+  return 0;
+}
+
+// C11's calendar clock (and C++17's std::timespec_get): glibc reads the real clock inside, not through clock_gettime.
+int timespec_get(timespec* time, int base) noexcept
+{
+  if (running_rank() == nullptr || base != TIME_UTC)
+    return BXISIM_REAL(timespec_get)(time, base);
+  bxisim::os::enter_call_edge();
+  *time = to_timespec(simulated_now_in_noexcept());
+  bxisim::os::leave_call_edge();
+  return base;
+}
+
+// The obsolete ftime (old Fortran and C timing code): the same simulated calendar, in milliseconds.
+int ftime(struct timeb* time);
+int ftime(struct timeb* time)
+{
+  if (running_rank() == nullptr)
+    return BXISIM_REAL(ftime)(time);
+  bxisim::os::enter_call_edge();
+  timespec now = to_timespec(simulated_now_in_noexcept());
+  bxisim::os::leave_call_edge();
+  time->time     = now.tv_sec;
+  time->millitm  = static_cast<unsigned short>(now.tv_nsec / 1'000'000);
+  time->timezone = 0; // UTC, as gettimeofday's zone
+  time->dstflag  = 0;
   return 0;
 }
 

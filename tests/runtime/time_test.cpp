@@ -24,8 +24,10 @@ Fields sleep_and_read_clocks(const std::string& how, double seconds, const std::
 void expect_every_clock_advanced_by(const Fields& clocks, double seconds)
 {
   // Exactly: the simulated clock starts at 0 and nothing else takes simulated time.
-  for (const char* clock : {"monotonic", "realtime", "steady_clock", "system_clock", "bxisim_time"})
+  for (const char* clock : {"monotonic", "realtime", "steady_clock", "system_clock", "bxisim_time", "timespec_get"})
     EXPECT_EQ(number(clocks, clock), seconds) << clock;
+  EXPECT_NEAR(number(clocks, "ftime"), seconds, 1e-9); // in milliseconds
+  EXPECT_EQ(number(clocks, "calendar_start"), 0.0);
   EXPECT_EQ(number(clocks, "gettimeofday"), seconds);
   EXPECT_EQ(number(clocks, "time"), std::floor(seconds)); // time() counts whole seconds from 0
 }

@@ -9,8 +9,12 @@
 #include <ctime>
 #include <sched.h>
 #include <sys/time.h>
+#include <sys/timeb.h>
 #include <thread>
 #include <unistd.h>
+
+// ftime is obsolete, and still in programs: read here as they read it.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
 namespace
 {
@@ -57,7 +61,11 @@ int main(int argc, char** argv)
   clock_gettime(CLOCK_MONOTONIC, &monotonic0);
   clock_gettime(CLOCK_REALTIME, &realtime0);
   gettimeofday(&tv0, nullptr);
-  time_t t0    = time(nullptr);
+  time_t t0 = time(nullptr);
+  timespec calendar0;
+  timespec_get(&calendar0, TIME_UTC);
+  timeb ftime0;
+  ftime(&ftime0);
   auto steady0 = std::chrono::steady_clock::now();
   auto system0 = std::chrono::system_clock::now();
 
@@ -69,7 +77,11 @@ int main(int argc, char** argv)
   clock_gettime(CLOCK_MONOTONIC, &monotonic1);
   clock_gettime(CLOCK_REALTIME, &realtime1);
   gettimeofday(&tv1, nullptr);
-  time_t t1    = time(nullptr);
+  time_t t1 = time(nullptr);
+  timespec calendar1;
+  timespec_get(&calendar1, TIME_UTC);
+  timeb ftime1;
+  ftime(&ftime1);
   auto steady1 = std::chrono::steady_clock::now();
   auto system1 = std::chrono::system_clock::now();
 
@@ -78,6 +90,10 @@ int main(int argc, char** argv)
   std::printf("gettimeofday=%.6f\n",
               static_cast<double>(tv1.tv_sec - tv0.tv_sec) + static_cast<double>(tv1.tv_usec - tv0.tv_usec) * 1e-6);
   std::printf("time=%ld\n", static_cast<long>(t1 - t0));
+  std::printf("timespec_get=%.9f\n", seconds(calendar1) - seconds(calendar0));
+  std::printf("ftime=%.3f\n",
+              static_cast<double>(ftime1.time - ftime0.time) + (ftime1.millitm - ftime0.millitm) * 1e-3);
+  std::printf("calendar_start=%.9f\n", seconds(calendar0)); // the simulated calendar starts at the epoch, as time()
   std::printf("steady_clock=%.9f\n", std::chrono::duration<double>(steady1 - steady0).count());
   std::printf("system_clock=%.9f\n", std::chrono::duration<double>(system1 - system0).count());
   std::printf("bxisim_time=%.9f\n", bxisim_time());
