@@ -53,6 +53,27 @@ TEST(SimulatedTime, SleepAdvancesEveryClockByExactlyTheSleep)
   expect_every_clock_advanced_by(sleep_and_read_clocks("sleep", 2), 2);
 }
 
+// Old code sleeps with select or poll on no descriptor: they took wall time and no simulated time.
+TEST(SimulatedTime, SelectAndPollWithoutDescriptorsAreSleeps)
+{
+  for (const char* how : {"select", "pselect", "poll", "ppoll"})
+    expect_every_clock_advanced_by(sleep_and_read_clocks(how, 1.5), 1.5);
+}
+
+// With descriptors, the real call held the simulator (every rank) for its timeout: they are checked between sleeps of
+// simulated time until one is ready or the timeout has passed (here an empty pipe for 0.5 + 0.1 s, then a full one).
+TEST(SimulatedTime, SelectAndPollOnDescriptorsWaitInSimulatedTime)
+{
+  auto clocks = sleep_and_read_clocks("poll_pipe", 0.5);
+  EXPECT_EQ(clocks["empty_pipe_poll"], "0");
+  EXPECT_EQ(clocks["empty_pipe_select"], "0");
+  EXPECT_EQ(clocks["still_set"], "0"); // a select that timed out clears the sets
+  EXPECT_EQ(clocks["full_pipe_select"], "1");
+  EXPECT_EQ(clocks["set"], "1");
+  EXPECT_EQ(clocks["full_pipe_poll"], "1");
+  EXPECT_NEAR(number(clocks, "monotonic"), 0.6, 1e-9); // the timeouts, and no time for the ready descriptor
+}
+
 TEST(SimulatedTime, ALongSleepIsSimulatedNotWaited)
 {
   // An hour of simulated sleep: the test's own timeout (minutes) would catch a real one.

@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <poll.h>
 #include <sched.h>
+#include <sys/select.h>
 #include <sys/time.h>
 #include <sys/timeb.h>
 #include <thread>
@@ -37,6 +39,39 @@ void sleep_with(const char* how, double duration)
     sleep(static_cast<unsigned>(duration));
   } else if (std::strcmp(how, "chrono") == 0) {
     std::this_thread::sleep_for(std::chrono::duration<double>(duration));
+  } else if (std::strcmp(how, "select") == 0) { // without descriptors: old code's sleep
+    timeval timeout{static_cast<time_t>(duration),
+                    static_cast<suseconds_t>((duration - static_cast<time_t>(duration)) * 1e6)};
+    select(0, nullptr, nullptr, nullptr, &timeout);
+  } else if (std::strcmp(how, "pselect") == 0) {
+    timespec timeout{static_cast<time_t>(duration),
+                     static_cast<long>((duration - static_cast<time_t>(duration)) * 1e9)};
+    pselect(0, nullptr, nullptr, nullptr, &timeout, nullptr);
+  } else if (std::strcmp(how, "poll") == 0) {
+    poll(nullptr, 0, static_cast<int>(duration * 1e3));
+  } else if (std::strcmp(how, "ppoll") == 0) {
+    timespec timeout{static_cast<time_t>(duration),
+                     static_cast<long>((duration - static_cast<time_t>(duration)) * 1e9)};
+    ppoll(nullptr, 0, &timeout, nullptr);
+  } else if (std::strcmp(how, "poll_pipe") == 0) { // an empty pipe until the timeout, then a byte in it
+    int ends[2];
+    if (pipe(ends) != 0)
+      std::exit(3);
+    pollfd readable{ends[0], POLLIN, 0};
+    std::printf("empty_pipe_poll=%d\n", poll(&readable, 1, static_cast<int>(duration * 1e3)));
+    fd_set set;
+    FD_ZERO(&set);
+    FD_SET(ends[0], &set);
+    timeval none{0, 100000};
+    int empty = select(ends[0] + 1, &set, nullptr, nullptr, &none);
+    std::printf("empty_pipe_select=%d still_set=%d\n", empty, FD_ISSET(ends[0], &set) ? 1 : 0);
+    if (write(ends[1], "x", 1) != 1)
+      std::exit(3);
+    FD_SET(ends[0], &set);
+    timeval long_one{100, 0};
+    int full = select(ends[0] + 1, &set, nullptr, nullptr, &long_one);
+    std::printf("full_pipe_select=%d set=%d\n", full, FD_ISSET(ends[0], &set) ? 1 : 0);
+    std::printf("full_pipe_poll=%d\n", poll(&readable, 1, -1));
   } else if (std::strcmp(how, "spin") == 0) { // waits for time to pass by reading the clock, doing nothing else
     timespec start, now;
     clock_gettime(CLOCK_MONOTONIC, &start);
