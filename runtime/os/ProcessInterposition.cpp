@@ -13,12 +13,14 @@
 #include <simgrid/Exception.hpp>
 #include <xbt/log.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csetjmp>
 #include <cstdarg>
 #include <cstdlib>
 #include <cstring>
 #include <spawn.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 XBT_LOG_EXTERNAL_CATEGORY(bxisim_runtime);
@@ -142,6 +144,20 @@ int gethostname(char* name, size_t length) noexcept
     return -1;
   }
   std::memcpy(name, host.c_str(), host.size() + 1);
+  return 0;
+}
+
+// The node's name in uname's too: programs group ranks by node with either (hashing the name to split a communicator).
+int uname(struct utsname* names) noexcept
+{
+  int result = BXISIM_REAL(uname)(names);
+  Rank* rank = running_rank();
+  if (result != 0 || rank == nullptr)
+    return result;
+  const std::string& host = rank->node_name();
+  size_t length           = std::min(host.size(), sizeof(names->nodename) - 1);
+  std::memcpy(names->nodename, host.c_str(), length);
+  names->nodename[length] = '\0';
   return 0;
 }
 

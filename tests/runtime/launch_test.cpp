@@ -226,6 +226,7 @@ void expect_mapping(const Mapping& mapping)
     EXPECT_EQ(number(values, "local_rank"), expected_local[rank]) << "rank " << rank;
     EXPECT_EQ(number(values, "local_size"), per_node[node]) << "rank " << rank;
     EXPECT_EQ(values.at("host"), "node" + std::to_string(node)) << "rank " << rank;
+    EXPECT_EQ(values.at("uname"), values.at("host")) << "rank " << rank; // uname's node name too
     EXPECT_EQ(number(values, "pid"), kFirstSimulatedPid + rank);
   }
 }

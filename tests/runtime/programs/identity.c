@@ -4,6 +4,7 @@
 #include <bxisim/rank.h>
 
 #include <stdio.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 int main(void)
@@ -12,6 +13,8 @@ int main(void)
   int size = bxisim_size();
   char host[64];
   gethostname(host, sizeof(host));
+  struct utsname names;
+  uname(&names);
   char key[32];
   snprintf(key, sizeof(key), "pid-%d", rank);
   int pid   = (int)getpid();
@@ -31,9 +34,9 @@ int main(void)
   int truncated = bxisim_kv_get(key, small, sizeof(small), &full);
   bxisim_barrier();
 
-  printf("rank=%d size=%d node=%d local_rank=%d local_size=%d host=%s pid=%d left_pid=%d right_pid=%d put=%d "
+  printf("rank=%d size=%d node=%d local_rank=%d local_size=%d host=%s uname=%s pid=%d left_pid=%d right_pid=%d put=%d "
          "again=%d got=%d size_left=%zu truncated=%d full=%zu\n",
-         rank, size, bxisim_node_id(), bxisim_local_rank(), bxisim_local_size(), host, pid, left_pid, right_pid, put,
-         again, got_left, left_size, truncated, full);
+         rank, size, bxisim_node_id(), bxisim_local_rank(), bxisim_local_size(), host, names.nodename, pid, left_pid,
+         right_pid, put, again, got_left, left_size, truncated, full);
   return 0;
 }
