@@ -51,13 +51,24 @@ bool is_rank_code()
   return bxisim::os::running_rank() != nullptr && bxisim::os::has_cpu_clock();
 }
 
-/** The calling rank's CPU seconds on `clock` now; a clock read, so its burst so far is simulated first. */
-double read_now(CpuClock clock)
+/** The calling rank's simulated time; a clock read, so its burst so far is simulated first. */
+double read_clock()
 {
   bxisim::os::enter_call_edge();
   double now = bxisim::os::rank_clock_in_noexcept();
   bxisim::os::leave_call_edge();
+  return now;
+}
+
+/** The calling rank's CPU seconds on `clock` at simulated time `now`. */
+double cpu_at(CpuClock clock, double now)
+{
   return clock == CpuClock::Process ? bxisim::os::process_cpu_seconds(now) : bxisim::os::thread_cpu_seconds(now);
+}
+
+double read_now(CpuClock clock)
+{
+  return cpu_at(clock, read_clock());
 }
 
 timeval to_timeval(double seconds)
@@ -95,10 +106,10 @@ clock_t times(struct tms* buffer) noexcept
 {
   if (not is_rank_code())
     return BXISIM_REAL(times)(buffer);
-  double cpu = read_now(CpuClock::Process);
-  if (buffer != nullptr)
-    *buffer = tms{to_ticks(cpu), 0, 0, 0}; // no child processes; the system's share is in the computation
-  return to_ticks(bxisim::os::rank_clock_in_noexcept());
+  double now = read_clock();
+  if (buffer != nullptr) // no child processes; the system's share is in the computation
+    *buffer = tms{to_ticks(cpu_at(CpuClock::Process, now)), 0, 0, 0};
+  return to_ticks(now);
 }
 
 int getrusage(int who, struct rusage* usage) noexcept
@@ -130,8 +141,12 @@ int pthread_getcpuclockid(pthread_t thread, clockid_t* clock) noexcept
   if (not is_rank_code())
     return BXISIM_REAL(pthread_getcpuclockid)(thread, clock);
   if (pthread_equal(thread, pthread_self()) == 0) {
-    XBT_CWARN(bxisim_time, "pthread_getcpuclockid of another thread than the caller is not simulated: a rank reads the "
-                           "CPU time of its own thread (CLOCK_THREAD_CPUTIME_ID) or of its process only.");
+    static bool said = false;
+    if (not said)
+      XBT_CWARN(bxisim_time,
+                "pthread_getcpuclockid of another thread than the caller is not simulated: a rank reads "
+                "the CPU time of its own thread (CLOCK_THREAD_CPUTIME_ID) or of its process only (ENOENT).");
+    said = true;
     return ENOENT;
   }
   *clock = CLOCK_THREAD_CPUTIME_ID;
