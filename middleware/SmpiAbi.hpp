@@ -275,6 +275,9 @@ class SmpiAbi : public BackEndCallbacks
   struct CompositeRequest {
     std::vector<be_request> parts;
     std::function<void()> at_completion; // run once, when the parts are complete (MPI_Comm_idup's duplicate)
+    // A request of several steps, each waiting for the last (MPI_Iscan's chain, SmpiOrderedScan.cpp): run as the parts
+    // complete, it gives the next step's parts (none: the request is complete).
+    std::function<std::vector<be_request>()> next_step;
     // A receive on an inter-communicator: its one part's status, whose source is a rank of both groups (the
     // remote rank r is remote_in_bridge[r]).
     bool receive = false;

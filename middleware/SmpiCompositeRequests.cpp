@@ -25,10 +25,20 @@ MPI_Request SmpiRank::composite_request(std::vector<be_request> parts)
   return handle;
 }
 
+bool SmpiRank::next_composite_step(CompositeRequest& composite)
+{
+  while (composite.parts.empty() && composite.next_step) {
+    composite.parts = composite.next_step();
+    if (composite.parts.empty())
+      composite.next_step = nullptr;
+  }
+  return not composite.parts.empty();
+}
+
 bool SmpiRank::composite_done(MPI_Request request)
 {
   CompositeRequest& composite = *composites_.at(request);
-  if (not composite.parts.empty()) {
+  while (next_composite_step(composite)) {
     int flag = 0;
     be_status status{}; // a receive's, or a persistent request's: its one part's (a cancelled send's says so)
     bool kept = composite.own_status();
@@ -144,14 +154,16 @@ int SmpiRank::composite_wait(MPI_Request* request, MPI_Status* status)
   }
   CompositeRequest& composite = *composites_.at(*request);
   int result                  = kSmpiSuccess;
-  std::vector<be_status> statuses(composite.parts.size());
-  if (composite.parts.size() == 1) // SMPI's MPI_Waitall of a cancelled MPI_Issend loses the cancellation
-    result = fn_.Wait(composite.parts.data(), statuses.data());
-  else if (not composite.parts.empty())
-    result = fn_.Waitall(static_cast<int>(composite.parts.size()), composite.parts.data(), statuses.data());
-  if (composite.own_status() && not statuses.empty())
-    composite.status = statuses[0];
-  composite.parts.clear();
+  while (be_ok(result) && next_composite_step(composite)) {
+    std::vector<be_status> statuses(composite.parts.size());
+    if (composite.parts.size() == 1) // SMPI's MPI_Waitall of a cancelled MPI_Issend loses the cancellation
+      result = fn_.Wait(composite.parts.data(), statuses.data());
+    else
+      result = fn_.Waitall(static_cast<int>(composite.parts.size()), composite.parts.data(), statuses.data());
+    if (composite.own_status())
+      composite.status = statuses[0];
+    composite.parts.clear();
+  }
   composite_ended(request, status, true);
   return from_be_errcode(result);
 }
@@ -230,7 +242,7 @@ int SmpiRank::composite_waitany(int count, MPI_Request* requests, int* index, MP
         continue;
       }
       CompositeRequest& composite = *composites_.at(requests[i]);
-      if (composite.parts.empty()) {
+      if (not next_composite_step(composite)) {
         *index = i;
         composite_ended(&requests[i], status, true);
         return MPI_SUCCESS;

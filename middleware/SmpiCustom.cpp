@@ -253,6 +253,8 @@ int SmpiRank::Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
 {
   if (is_intercomm(comm))
     return intercomm_unsupported("MPI_Iscan");
+  if (not op_commutes(op))
+    return ordered_iscan(sendbuf, recvbuf, count, datatype, op, comm, false, request);
   return reduce_with_copy(*this, fn_.Iscan, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
@@ -261,6 +263,8 @@ int SmpiRank::Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatyp
 {
   if (is_intercomm(comm))
     return intercomm_unsupported("MPI_Iexscan");
+  if (not op_commutes(op))
+    return ordered_iscan(sendbuf, recvbuf, count, datatype, op, comm, true, request);
   return reduce_with_copy(*this, fn_.Iexscan, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 

@@ -294,6 +294,8 @@ BACKENDS = {
                  "members": ["MPI_Aint smpi_extent(MPI_Datatype type);",
                              "/** A persistent point-to-point request of bxisim's (SmpiPersistentRequests.cpp says why). */\n  int persistent_request(PersistentKind kind, const void* buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm, MPI_Request* request);",
                              "/** Whether `op` commutes (predefined operations do). */\n  bool op_commutes(MPI_Op op);",
+                             "/** MPI_Iscan (MPI_Iexscan if `exclusive`) as a chain of steps in rank order (SmpiOrderedScan.cpp). */\n  int ordered_iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, bool exclusive, MPI_Request* request);",
+                             "/** Runs a composite's next steps while its parts are done; whether it has parts. */\n  bool next_composite_step(CompositeRequest& composite);",
                              "/** `request`, which SMPI completed while the program holds it, becomes a complete composite (SmpiEarlyCompletions.cpp). */\n  void keep_early_completion(MPI_Request request, be_request held, const be_status& status);",
                              "/** MPI_Scan (MPI_Exscan if `exclusive`) as a chain in rank order (SmpiOrderedScan.cpp). */\n  int ordered_scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, bool exclusive);", "bool holds_no_data(MPI_Datatype type);",
                              "/** Calls `comm`'s error handler with `code` and returns it. */\n  int raised(MPI_Comm comm, int code);",

@@ -496,11 +496,12 @@ TEST_P(Conformance, PersistentRequestsStartedAgainAtOnceDeliverEveryMessage)
 }
 
 // Boost.MPI's scan_test: SMPI 3.32's MPI_Scan and MPI_Exscan applied an operation that does not commute to nothing
-// (each rank got its own value); the products of 2x2 matrices in rank order.
+// (each rank got its own value), and so do its MPI_Iscan and MPI_Iexscan; the products of 2x2 matrices in rank order.
 TEST_P(Conformance, ScansOfAnOperationThatDoesNotCommuteFollowRankOrder)
 {
   auto fields = expect_passed(run(4, "ordered_scans"), 4);
-  EXPECT_EQ(fields[3]["scan_corner"], "43"); // [[1,1],[1,0]] [[2,1],[1,0]] [[3,1],[1,0]] [[4,1],[1,0]]
+  EXPECT_EQ(fields[3]["scan_corner"], "43");  // [[1,1],[1,0]] [[2,1],[1,0]] [[3,1],[1,0]] [[4,1],[1,0]]
+  EXPECT_EQ(fields[3]["iscan_corner"], "43"); // MPI_Iscan's
 }
 
 // MPICH rma/put_bottom (and pt2pt/bottom): MPI_BOTTOM is a null pointer in bxisim's ABI and (void*)-111 in SMPI

@@ -559,8 +559,8 @@ static void completion_queries(int rank)
   MPI_Request requests[2], kept[2];
   MPI_Irecv(&values[0], 1, MPI_INT, peer, 1, MPI_COMM_WORLD, &requests[0]);
   MPI_Irecv(&values[1], 1, MPI_INT, peer, 2, MPI_COMM_WORLD, &requests[1]);
-  kept[0] = requests[0];
-  kept[1] = requests[1];
+  kept[0]  = requests[0];
+  kept[1]  = requests[1];
   int flag = 1, polls = 0;
   while (values[0] == 0 && polls < 100000) { /* the first message lands while the second cannot come */
     MPI_Testall(2, requests, &flag, MPI_STATUSES_IGNORE);
@@ -705,7 +705,31 @@ static void ordered_scans(int rank)
   MPI_Exscan(MPI_IN_PLACE, exclusive_in_place, 1, matrix, multiply, MPI_COMM_WORLD);
   CHECK(rank == 0 || memcmp(exclusive_in_place, before, sizeof exclusive_in_place) == 0,
         "noncommutative_exscan_in_place");
-  printf("scan_corner=%ld\n", result[0]);
+  /* The nonblocking forms: two at once (completed in the other order), one waited for by polling MPI_Test, one in
+   * place; the last rank computes before its calls, so the others' chains are under way when it enters */
+  if (rank == 3)
+    for (volatile long spin = 0; spin < 1000000; spin = spin + 1)
+      ;
+  long nonblocking[4] = {0}, nonblocking_exclusive[4] = {0};
+  MPI_Request requests[2];
+  MPI_Iscan(mine, nonblocking, 1, matrix, multiply, MPI_COMM_WORLD, &requests[0]);
+  MPI_Iexscan(mine, nonblocking_exclusive, 1, matrix, multiply, MPI_COMM_WORLD, &requests[1]);
+  MPI_Wait(&requests[1], MPI_STATUS_IGNORE);
+  MPI_Wait(&requests[0], MPI_STATUS_IGNORE);
+  CHECK(memcmp(nonblocking, expected, sizeof nonblocking) == 0, "noncommutative_iscan");
+  CHECK(rank == 0 || memcmp(nonblocking_exclusive, before, sizeof nonblocking_exclusive) == 0,
+        "noncommutative_iexscan");
+  long polled[4] = {rank + 1, 1, 1, 0};
+  MPI_Request request;
+  MPI_Iscan(MPI_IN_PLACE, polled, 1, matrix, multiply, MPI_COMM_WORLD, &request);
+  int done = 0, tests = 0;
+  while (!done && tests < 1000000) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    ++tests;
+  }
+  CHECK(done && request == MPI_REQUEST_NULL && memcmp(polled, expected, sizeof polled) == 0,
+        "noncommutative_iscan_polled_in_place");
+  printf("scan_corner=%ld iscan_corner=%ld\n", result[0], nonblocking[0]);
   MPI_Type_free(&matrix);
   MPI_Op_free(&multiply);
 }
