@@ -86,6 +86,7 @@ class ProcessState
   std::vector<ExitHandler> exit_handlers;
   /** The folder of the rank's copies of the program and libraries: what is loaded from there is the rank's. */
   void set_own_folder(std::string folder) { own_folder_ = std::move(folder); }
+  const std::string& own_folder() const { return own_folder_; }
   bool belongs_to_rank(const void* address) const;
 
   /** Runs (and forgets) the exit handlers, last registered first; a handler may register more. */

@@ -133,6 +133,21 @@ TEST_P(PerPlacement, TheCpuTimeClocksAreEachRanksInSimulatedTime)
   }
 }
 
+// Hybrid programs call MPI inside `omp single`: libgomp gave the block to the first thread to arrive, often one of
+// the team's real threads, whose MPI calls bxisim refuses (the run stopped). The master, the rank's thread, runs it.
+TEST_P(PerPlacement, MpiInsideOmpSingleRunsOnTheRanksThread)
+{
+  auto result = run_mpi(level(), "openmp_single", 4, ppn(), "");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 4U) << result.output;
+  for (auto& [rank, mine] : fields) {
+    EXPECT_EQ(mine["sum"], "52") << result.output; // 6, 10, 14, 18 (ranks 0..3 plus 4k), and 4
+    EXPECT_EQ(mine["by_master"], "5") << "rank " << rank;
+    EXPECT_EQ(mine["provided_ok"], "1") << "rank " << rank;
+  }
+}
+
 TEST_P(PerPlacement, CommunicatorsGroupsDatatypesOneSided)
 {
   for (const char* mode : {"comms", "datatypes", "rma"}) {
