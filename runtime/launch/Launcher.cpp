@@ -618,9 +618,11 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     if (options.rank_prefix || not options.output_dir.empty())
       router.emplace(options.ranks, options.output_dir);
     send_simulator_logs_to_original_stderr(simulator_options);
+    std::string program_path = std::filesystem::absolute(options.command.front()).lexically_normal().string();
     for (size_t i = 0; i < ranks.size(); ++i) {
       Rank* rank = ranks[i].get();
-      auto code  = [rank, copy = copies[i], argv = options.command, &load_first, &after_main, &portals, &recorder,
+      rank->process_state().set_program_path(program_path);
+      auto code = [rank, copy = copies[i], argv = options.command, &load_first, &after_main, &portals, &recorder,
                    &regions, program_descriptor] {
         auto ended = [rank, &recorder, &regions] {
           recorder.rank_ended(rank->index(), simgrid::s4u::Engine::get_clock());

@@ -225,6 +225,10 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
   // publishes ("Unable to extract peer ... nodeid from the modex" per rank, MPICH topo/distgraph1). topo/basic
   // keeps the ranks in order, as the smpi level does.
   set_mca_default("topo", "^treematch");
+  // btl/vader (--mca btl self,vader,portals4) names its segments by host, job id and local rank, the same in every
+  // run here (simulated node names, job 1): in /dev/shm two runs at once would share them, and no launcher removes
+  // them. In the run's own folder they are the run's, and go with it.
+  set_mca_default("btl_vader_backing_directory", folder.path());
   setenv("OPAL_PREFIX", prefix.c_str(), 0); // help texts and parameter files of the build
   // OpenMPI 4.1.4's btl/portals4 sends a fragment longer than its eager limit (32 KiB) as a "long" message,
   // which only its zero-length overflow entry matches: the data is dropped, yet the sender completes. ob1

@@ -87,6 +87,9 @@ class ProcessState
   /** The folder of the rank's copies of the program and libraries: what is loaded from there is the rank's. */
   void set_own_folder(std::string folder) { own_folder_ = std::move(folder); }
   const std::string& own_folder() const { return own_folder_; }
+  /** The program the rank runs, as an absolute path (what /proc/self/exe names for it). */
+  void set_program_path(std::string path) { program_path_ = std::move(path); }
+  const std::string& program_path() const { return program_path_; }
   bool belongs_to_rank(const void* address) const;
 
   /** Runs (and forgets) the exit handlers, last registered first; a handler may register more. */
@@ -94,6 +97,7 @@ class ProcessState
 
  private:
   std::string own_folder_;
+  std::string program_path_;
 };
 
 } // namespace bxisim::os

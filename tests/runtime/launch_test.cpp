@@ -227,6 +227,9 @@ void expect_mapping(const Mapping& mapping)
     EXPECT_EQ(number(values, "local_size"), per_node[node]) << "rank " << rank;
     EXPECT_EQ(values.at("host"), "node" + std::to_string(node)) << "rank " << rank;
     EXPECT_EQ(values.at("uname"), values.at("host")) << "rank " << rank; // uname's node name too
+    // getpid() is the rank's, and /proc/<it> the process's; /proc/self/exe names the program, not bxisim
+    EXPECT_EQ(values.at("proc_status"), "1") << "rank " << rank;
+    EXPECT_EQ(values.at("exe"), test_program("identity")) << "rank " << rank;
     EXPECT_EQ(number(values, "pid"), kFirstSimulatedPid + rank);
   }
 }

@@ -15,6 +15,14 @@ int main(void)
   gethostname(host, sizeof(host));
   struct utsname names;
   uname(&names);
+  char proc[64], exe[512] = {0};
+  snprintf(proc, sizeof proc, "/proc/%d/status", (int)getpid()); /* the process's own, as programs read it */
+  FILE* status    = fopen(proc, "r");
+  int proc_opened = status != NULL;
+  if (proc_opened)
+    fclose(status);
+  ssize_t exe_length                   = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[exe_length > 0 ? exe_length : 0] = '\0';
   char key[32];
   snprintf(key, sizeof(key), "pid-%d", rank);
   int pid   = (int)getpid();
@@ -35,8 +43,8 @@ int main(void)
   bxisim_barrier();
 
   printf("rank=%d size=%d node=%d local_rank=%d local_size=%d host=%s uname=%s pid=%d left_pid=%d right_pid=%d put=%d "
-         "again=%d got=%d size_left=%zu truncated=%d full=%zu\n",
+         "again=%d got=%d size_left=%zu truncated=%d full=%zu proc_status=%d exe=%s\n",
          rank, size, bxisim_node_id(), bxisim_local_rank(), bxisim_local_size(), host, names.nodename, pid, left_pid,
-         right_pid, put, again, got_left, left_size, truncated, full);
+         right_pid, put, again, got_left, left_size, truncated, full, proc_opened, exe);
   return 0;
 }

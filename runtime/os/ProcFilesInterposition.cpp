@@ -1,0 +1,109 @@
+// A rank's /proc/<pid> is the process's, and its /proc/self/exe its program. getpid() gives each rank a number of
+// its own (1000 + rank), so a program reading /proc/<getpid()>/status (its memory) opened nothing, and LLVM's OpenMP
+// runtime, which reads /proc/<getpid()>/maps, stopped the rank with an assertion; /proc/self/exe named bxisim, so
+// programs looking for files beside their executable looked beside bxisim. The paths are rewritten for the calls
+// that open files (open, openat, fopen and their 64-bit names) and for readlink.
+
+#include "RealFunctions.hpp"
+#include "SimulatorCall.hpp"
+#include "runtime/launch/Rank.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace
+{
+using bxisim::runtime::Rank;
+
+/** `path` with /proc/<a rank's pid> made /proc/self, from a rank's code; empty when there is nothing to change. */
+std::string own_proc_path(const char* path)
+{
+  if (path == nullptr || std::strncmp(path, "/proc/", 6) != 0)
+    return {};
+  Rank* rank = bxisim::os::running_rank();
+  if (rank == nullptr)
+    return {};
+  const char* digits = path + 6;
+  char* end          = nullptr;
+  long pid           = std::strtol(digits, &end, 10);
+  if (end == digits || (*end != '/' && *end != '\0'))
+    return {};
+  if (pid < Rank::kFirstSimulatedPid || pid >= Rank::kFirstSimulatedPid + rank->size())
+    return {};
+  return std::string("/proc/self") + end;
+}
+
+/** The mode argument of open and openat, present when a file may be created. */
+mode_t mode_of(int flags, va_list arguments)
+{
+  return (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(arguments, mode_t) : 0;
+}
+} // namespace
+
+extern "C" {
+
+int open(const char* path, int flags, ...)
+{
+  va_list arguments;
+  va_start(arguments, flags);
+  mode_t mode = mode_of(flags, arguments);
+  va_end(arguments);
+  std::string own = own_proc_path(path);
+  return BXISIM_REAL(open)(own.empty() ? path : own.c_str(), flags, mode);
+}
+
+int open64(const char* path, int flags, ...)
+{
+  va_list arguments;
+  va_start(arguments, flags);
+  mode_t mode = mode_of(flags, arguments);
+  va_end(arguments);
+  std::string own = own_proc_path(path);
+  return BXISIM_REAL(open64)(own.empty() ? path : own.c_str(), flags, mode);
+}
+
+int openat(int directory, const char* path, int flags, ...)
+{
+  va_list arguments;
+  va_start(arguments, flags);
+  mode_t mode = mode_of(flags, arguments);
+  va_end(arguments);
+  std::string own = own_proc_path(path);
+  return BXISIM_REAL(openat)(directory, own.empty() ? path : own.c_str(), flags, mode);
+}
+
+FILE* fopen(const char* path, const char* mode)
+{
+  std::string own = own_proc_path(path);
+  return BXISIM_REAL(fopen)(own.empty() ? path : own.c_str(), mode);
+}
+
+FILE* fopen64(const char* path, const char* mode)
+{
+  std::string own = own_proc_path(path);
+  return BXISIM_REAL(fopen64)(own.empty() ? path : own.c_str(), mode);
+}
+
+ssize_t readlink(const char* path, char* buffer, size_t size) noexcept
+{
+  std::string own     = own_proc_path(path);
+  const char* checked = own.empty() ? path : own.c_str();
+  Rank* rank          = bxisim::os::running_rank();
+  if (rank != nullptr && checked != nullptr && std::strcmp(checked, "/proc/self/exe") == 0 &&
+      not rank->process_state().program_path().empty()) {
+    const std::string& program = rank->process_state().program_path();
+    size_t length              = std::min(size, program.size()); // no terminating null, as readlink
+    std::memcpy(buffer, program.data(), length);
+    return static_cast<ssize_t>(length);
+  }
+  return BXISIM_REAL(readlink)(checked, buffer, size);
+}
+
+} // extern "C"
