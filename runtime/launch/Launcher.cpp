@@ -62,6 +62,19 @@ namespace bxisim::runtime
 
 namespace
 {
+/**
+ * glibc's error(), err(), warn() and assert() name the program by program_invocation_name: the ranks', as in their
+ * own processes ("./prog: file.c:12: main: Assertion ... failed"), not bxisim's. bxisim's own messages say "bxisim".
+ */
+void name_the_process_after(const std::string& program)
+{
+  static std::string name, short_name;
+  name                          = program;
+  short_name                    = std::filesystem::path(program).filename().string();
+  program_invocation_name       = name.data();
+  program_invocation_short_name = short_name.data();
+}
+
 /** Whether the ELF image exports a defined function `main` in its dynamic symbol table. */
 bool exports_main(const std::string& image, const Elf64_Ehdr& header, bool& truncated)
 {
@@ -619,6 +632,7 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
       router.emplace(options.ranks, options.output_dir);
     send_simulator_logs_to_original_stderr(simulator_options);
     std::string program_path = std::filesystem::absolute(options.command.front()).lexically_normal().string();
+    name_the_process_after(options.command.front());
     for (size_t i = 0; i < ranks.size(); ++i) {
       Rank* rank = ranks[i].get();
       rank->process_state().set_program_path(program_path);

@@ -230,6 +230,7 @@ void expect_mapping(const Mapping& mapping)
     // getpid() is the rank's, and /proc/<it> the process's; /proc/self/exe names the program, not bxisim
     EXPECT_EQ(values.at("proc_status"), "1") << "rank " << rank;
     EXPECT_EQ(values.at("exe"), test_program("identity")) << "rank " << rank;
+    EXPECT_EQ(values.at("invocation"), "identity") << "rank " << rank; // error(), err() and assert() print it
     EXPECT_EQ(number(values, "pid"), kFirstSimulatedPid + rank);
   }
 }

@@ -1,8 +1,10 @@
 /* Who and where each rank is, and the key/value store: each rank puts its pid under its rank's key,
  * then reads its right neighbour's after a barrier (and its left neighbour's before: that get blocks
  * until the neighbour puts it). */
+#define _GNU_SOURCE /* program_invocation_short_name */
 #include <bxisim/rank.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -43,8 +45,8 @@ int main(void)
   bxisim_barrier();
 
   printf("rank=%d size=%d node=%d local_rank=%d local_size=%d host=%s uname=%s pid=%d left_pid=%d right_pid=%d put=%d "
-         "again=%d got=%d size_left=%zu truncated=%d full=%zu proc_status=%d exe=%s\n",
+         "again=%d got=%d size_left=%zu truncated=%d full=%zu proc_status=%d exe=%s invocation=%s\n",
          rank, size, bxisim_node_id(), bxisim_local_rank(), bxisim_local_size(), host, names.nodename, pid, left_pid,
-         right_pid, put, again, got_left, left_size, truncated, full, proc_opened, exe);
+         right_pid, put, again, got_left, left_size, truncated, full, proc_opened, exe, program_invocation_short_name);
   return 0;
 }
