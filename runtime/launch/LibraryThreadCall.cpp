@@ -29,7 +29,9 @@ void refuse_library_thread_call(const char* interface)
       "bxisim: {} called {} from thread {}, a thread that a library created for it (an OpenMP runtime's team, a "
       "library's helper thread). Such threads run outside the simulation; bxisim carries out the Portals and MPI "
       "calls of a rank's main thread and of the threads the program creates (pthread_create, std::thread, "
-      "std::async: simulated threads, docs/running.md \"Threads\"). Make the call from one of those threads.\n",
+      "std::async: simulated threads, docs/running.md \"Threads\"). Make the call from one of those threads: in an "
+      "OpenMP region, the master's (#pragma omp master, or omp single in the outermost region, which bxisim gives "
+      "the master).\n",
       who, interface, static_cast<long>(syscall(SYS_gettid)));
   abort_unsupported(message.c_str());
 }
