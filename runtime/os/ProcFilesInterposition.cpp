@@ -2,7 +2,7 @@
 // its own (1000 + rank), so a program reading /proc/<getpid()>/status (its memory) opened nothing, and LLVM's OpenMP
 // runtime, which reads /proc/<getpid()>/maps, stopped the rank with an assertion; /proc/self/exe named bxisim, so
 // programs looking for files beside their executable looked beside bxisim. The paths are rewritten for the calls
-// that open files (open, openat, fopen and their 64-bit names) and for readlink.
+// that open files (open, openat, fopen, their 64-bit and fortified names) and for readlink.
 
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
@@ -77,6 +77,25 @@ int openat(int directory, const char* path, int flags, ...)
   va_end(arguments);
   std::string own = own_proc_path(path);
   return BXISIM_REAL(openat)(directory, own.empty() ? path : own.c_str(), flags, mode);
+}
+
+// The forms _FORTIFY_SOURCE makes of open calls without a mode (distributions build with it).
+int __open_2(const char* path, int flags)
+{
+  std::string own = own_proc_path(path);
+  return BXISIM_REAL(__open_2)(own.empty() ? path : own.c_str(), flags);
+}
+
+int __open64_2(const char* path, int flags)
+{
+  std::string own = own_proc_path(path);
+  return BXISIM_REAL(__open64_2)(own.empty() ? path : own.c_str(), flags);
+}
+
+int __openat_2(int directory, const char* path, int flags)
+{
+  std::string own = own_proc_path(path);
+  return BXISIM_REAL(__openat_2)(directory, own.empty() ? path : own.c_str(), flags);
 }
 
 FILE* fopen(const char* path, const char* mode)
