@@ -59,15 +59,8 @@ int open(const char* path, int flags, ...)
   return BXISIM_REAL(open)(own.empty() ? path : own.c_str(), flags, mode);
 }
 
-int open64(const char* path, int flags, ...)
-{
-  va_list arguments;
-  va_start(arguments, flags);
-  mode_t mode = mode_of(flags, arguments);
-  va_end(arguments);
-  std::string own = own_proc_path(path);
-  return BXISIM_REAL(open64)(own.empty() ? path : own.c_str(), flags, mode);
-}
+// On 64-bit Linux open64 is open (glibc makes one the other's alias, as here).
+int open64(const char* path, int flags, ...) __attribute__((alias("open")));
 
 int openat(int directory, const char* path, int flags, ...)
 {
