@@ -462,6 +462,10 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   // machine's cores from the rank that runs, and its regions would be measured that much slower.
   if (not openmp_runtimes.empty() && std::getenv("OMP_WAIT_POLICY") == nullptr)
     setenv("OMP_WAIT_POLICY", "passive", 1);
+  // LLVM's libomp registers itself by process id (getpid(): 1000 + rank, the same in every run) in /dev/shm and stops
+  // when it finds another copy of itself alive in the process: each rank has one here, by design.
+  if (not openmp_runtimes.empty())
+    setenv("KMP_DUPLICATE_LIB_OK", "TRUE", 0);
   for (const auto& runtime : openmp_runtimes)
     if (std::none_of(libraries.begin(), libraries.end(), [&](const auto& l) { return l.soname == runtime; })) {
       XBT_VERB("each rank gets its own copy of %s (OpenMP's runtime keeps its state per OS thread, which all "
