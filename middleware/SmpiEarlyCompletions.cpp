@@ -57,10 +57,12 @@ void hold(SmpiAbi::be_request request)
   references().ref(request);
 }
 
-void release(SmpiAbi::be_request request)
+/** Drops bxisim's reference; whether that freed the request (else SMPI keeps it: a persistent request). */
+bool release(SmpiAbi::be_request request)
 {
   void* handle = request;
   references().unref(&handle);
+  return handle == nullptr;
 }
 } // namespace
 
@@ -74,38 +76,55 @@ void SmpiRank::keep_early_completion(MPI_Request request, be_request held, const
   request_ended(request, nullptr); // its in-place copy, eager-send mark and completion action: done with it
 }
 
+// Each request is tested with SMPI's MPI_Test, as its MPI_Testall does one after the other (so are their costs):
+// the answer says whether it completed, which its handle does not while bxisim holds it (SMPI's nonblocking
+// collectives' requests are persistent ones, which SMPI's test leaves in place).
 int SmpiRank::Testall(int count, MPI_Request* array_of_requests, int* flag, MPI_Status* array_of_statuses)
 {
   if (holds_composite(count, array_of_requests))
     return composite_testall(count, array_of_requests, flag, array_of_statuses);
-  if (count <= 0 || array_of_requests == nullptr || flag == nullptr) // SMPI's answer (MPI_ERR_COUNT, ...)
+  if (count > 0 && array_of_requests == nullptr)
+    return raised(MPI_COMM_WORLD, MPI_ERR_ARG);
+  if (count <= 0 || flag == nullptr) // SMPI's answer (MPI_ERR_COUNT, ...)
     return from_be_errcode(fn_.Testall(count, nullptr, flag, be_statuses_ignore()));
-  std::vector<be_request> tested(static_cast<size_t>(count));
-  for (size_t i = 0; i < tested.size(); ++i) {
-    tested[i] = to_be_request(array_of_requests[i]);
-    if (tested[i] != nullptr)
-      hold(tested[i]);
+  std::vector<be_request> held(static_cast<size_t>(count));
+  std::vector<be_status> statuses(held.size()); // kept for the requests completed early, even if ignored
+  std::vector<int> done(held.size(), 1);
+  int result = kSmpiSuccess;
+  *flag      = 1;
+  for (size_t i = 0; i < held.size(); ++i) {
+    held[i] = to_be_request(array_of_requests[i]);
+    if (held[i] == nullptr)
+      continue;
+    hold(held[i]);
+    be_request tested = held[i];
+    int code          = fn_.Test(&tested, &done[i], &statuses[i]);
+    if (not be_ok(code))
+      result = code;
+    *flag = *flag && done[i];
   }
-  std::vector<be_status> statuses(
-      tested.size()); // kept for the requests completed early, even if the program ignores them
-  int result = fn_.Testall(count, tested.data(), flag, statuses.data());
-  for (size_t i = 0; i < tested.size(); ++i) {
-    be_request held = to_be_request(array_of_requests[i]);
-    if (held == nullptr)
+  for (size_t i = 0; i < held.size(); ++i) {
+    if (held[i] == nullptr)
       continue;
     if (*flag) {
-      request_ended(array_of_requests[i], tested[i]);
-      array_of_requests[i] = from_be_request(tested[i]);
-      release(held); // SMPI's own reference went as it completed it: the request goes now (a persistent one stays)
-    } else if (tested[i] == nullptr) {
-      keep_early_completion(array_of_requests[i], held, statuses[i]);
+      bool freed = release(held[i]); // SMPI's own reference went as it completed it
+      if (freed) {
+        request_ended(array_of_requests[i], nullptr);
+        array_of_requests[i] = MPI_REQUEST_NULL;
+      }
+    } else if (done[i]) {
+      keep_early_completion(array_of_requests[i], held[i], statuses[i]);
     } else {
-      release(held);
+      release(held[i]);
     }
   }
   if (*flag && array_of_statuses != MPI_STATUSES_IGNORE)
-    for (size_t i = 0; i < statuses.size(); ++i)
-      from_be_status(statuses[i], &array_of_statuses[i]);
+    for (size_t i = 0; i < statuses.size(); ++i) {
+      if (held[i] == nullptr)
+        set_empty_status(&array_of_statuses[i]);
+      else
+        from_be_status(statuses[i], &array_of_statuses[i]);
+    }
   return from_be_errcode(result);
 }
 
@@ -129,10 +148,7 @@ int SmpiRank::Request_get_status(MPI_Request request, int* flag, MPI_Status* sta
     release(held);
     return from_be_errcode(result);
   }
-  if (tested == nullptr) // complete and released by SMPI: the program still holds it
-    keep_early_completion(request, held, got);
-  else
-    release(held); // a persistent request (SMPI's), inactive now
+  keep_early_completion(request, held, got); // complete: the program still holds it, until its completion call
   if (status != MPI_STATUS_IGNORE)
     from_be_single_status(got, status);
   return MPI_SUCCESS;

@@ -552,6 +552,11 @@ static void completion_queries(int rank)
     MPI_Send(&second, 1, MPI_INT, peer, 2, MPI_COMM_WORLD);
     MPI_Recv(&go, 1, MPI_INT, peer, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Send(&third, 1, MPI_INT, peer, 3, MPI_COMM_WORLD);
+    MPI_Request barrier;
+    MPI_Ibarrier(MPI_COMM_WORLD, &barrier);
+    MPI_Recv(&go, 1, MPI_INT, peer, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(&third, 1, MPI_INT, peer, 4, MPI_COMM_WORLD);
+    MPI_Wait(&barrier, MPI_STATUS_IGNORE);
     printf("completion_queries=1\n");
     return;
   }
@@ -596,6 +601,22 @@ static void completion_queries(int rank)
   CHECK(flag && status.MPI_TAG == 3, "get_status_again");
   MPI_Wait(&third, &status);
   CHECK(third == MPI_REQUEST_NULL && status.MPI_TAG == 3, "wait_after_get_status");
+  /* a nonblocking collective's request (SMPI makes them persistent ones), complete beside a pending receive */
+  MPI_Request pair[2], kept_pair[2];
+  MPI_Ibarrier(MPI_COMM_WORLD, &pair[0]);
+  MPI_Irecv(&values[2], 1, MPI_INT, peer, 4, MPI_COMM_WORLD, &pair[1]);
+  kept_pair[0] = pair[0];
+  kept_pair[1] = pair[1];
+  for (polls = 0, flag = 0; !flag && polls < 100000; ++polls)
+    MPI_Request_get_status(pair[0], &flag, MPI_STATUS_IGNORE);
+  CHECK(flag && pair[0] == kept_pair[0], "ibarrier_get_status");
+  MPI_Testall(2, pair, &flag, MPI_STATUSES_IGNORE);
+  CHECK(!flag && pair[0] == kept_pair[0] && pair[1] == kept_pair[1], "testall_false_with_an_ibarrier");
+  MPI_Send(&go, 1, MPI_INT, peer, 9, MPI_COMM_WORLD);
+  for (polls = 0, flag = 0; !flag && polls < 100000; ++polls)
+    MPI_Testall(2, pair, &flag, MPI_STATUSES_IGNORE);
+  CHECK(flag && pair[0] == MPI_REQUEST_NULL && pair[1] == MPI_REQUEST_NULL && values[2] == 33,
+        "testall_true_with_an_ibarrier");
   printf("completion_queries=1 testall_polls=%d\n", polls);
 }
 
