@@ -18,6 +18,7 @@
 #include <cerrno>
 #include <ctime>
 #include <limits>
+#include <set>
 
 XBT_LOG_EXTERNAL_DEFAULT_CATEGORY(bxisim_process);
 
@@ -36,13 +37,19 @@ void sleep_simulated(double seconds)
   nanosleep(&duration, nullptr); // bxisim's: simulated, off the CPU
 }
 
-/** A wait without descriptor nor timeout: for a signal, which nothing sends in simulated time. Said; EINTR. */
+/**
+ * A wait without descriptor nor timeout: for a signal, which nothing sends in simulated time but another rank's
+ * kill(). A millisecond of simulated sleep lets the others run (a loop that calls it again does not spin at one date),
+ * then -1 and EINTR, as after a signal; said once per rank.
+ */
 int wait_for_a_signal(const char* function)
 {
-  if (auto* rank = bxisim::os::running_rank())
-    XBT_WARN("rank %d called %s without descriptors and without a timeout, to wait for a signal: none comes in "
-             "simulated time, so it returns -1 (EINTR) at once. Sleep with nanosleep instead.",
+  static std::set<int> said;
+  if (auto* rank = bxisim::os::running_rank(); rank != nullptr && said.insert(rank->index()).second)
+    XBT_WARN("rank %d called %s without descriptors and without a timeout, to wait for a signal: bxisim lets 1 ms of "
+             "simulated time pass, then it returns -1 (EINTR) as if one had come. Sleep with nanosleep instead.",
              rank->index(), function);
+  sleep_simulated(1e-3);
   errno = EINTR;
   return -1;
 }

@@ -5,73 +5,81 @@
 // MPI_THREAD_SERIALIZED, or FUNNELED as most MPI libraries let them): libgomp gives the block to the first thread to
 // arrive, often not the master, and the run stopped there. OpenMP lets any one thread of the team run it (OpenMP 5.2,
 // 11.1), so for a region at the first level, whose master is the thread that began it, GOMP_single_start answers
-// true on the master alone; nested regions keep libgomp's answer. The same for LLVM's libomp (`BXISIM_CC=clang`:
-// __kmpc_single). The functions are those of the calling rank's own copy of the runtime (ProgramCopies.hpp), or the
-// process's when the program has none (a library it links needs it).
+// true on the master alone; nested regions keep libgomp's answer. The same for LLVM's libomp (`BXISIM_CC=clang`) and
+// Intel's (__kmpc_single). The functions are those of the runtime the calling object was linked with: the rank's own
+// copy of it (ProgramCopies.hpp), or the process's for a library the program links.
 
-#include "SimulatorCall.hpp"
-#include "ThreadInterposition.hpp"
-#include "runtime/launch/Rank.hpp"
+#include "InSimulatorHeap.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <mutex>
-#include <string>
+
+extern "C" bool GOMP_single_start();
+extern "C" int32_t __kmpc_single(void* location, int32_t global_thread);
 
 namespace
 {
 struct RankOpenMp {
   bool (*single_start)()                 = nullptr; // libgomp's
-  int32_t (*kmpc_single)(void*, int32_t) = nullptr; // libomp's
+  int32_t (*kmpc_single)(void*, int32_t) = nullptr; // libomp's and Intel's
   int (*level)()                         = nullptr;
   int (*thread_num)()                    = nullptr;
 };
 
-/** The rank's copy of `runtime` (a soname), else the process's; nullptr when none is loaded. */
-void* loaded_runtime(const std::string& folder, const char* runtime)
+/**
+ * The OpenMP runtime functions of the object whose code is at `caller` (the program's copy or a library), looked up
+ * in its own dependencies: the runtime it was linked with, the rank's copy of it. Cached by object; the team's
+ * threads are real threads, so the cache is locked, and its nodes are the simulator's (not a rank's heap).
+ */
+const RankOpenMp& openmp_of(const void* caller)
 {
-  void* found = folder.empty() ? nullptr : dlopen((folder + "/" + runtime).c_str(), RTLD_LAZY | RTLD_NOLOAD);
-  return found != nullptr ? found : dlopen(runtime, RTLD_LAZY | RTLD_NOLOAD);
-}
-
-/** The libgomp functions of the rank whose thread calls (the master is the rank's, the others its runtime's). */
-const RankOpenMp& openmp_of_caller()
-{
-  static std::mutex lock; // the team's threads are real threads
-  static std::map<std::string, RankOpenMp> by_folder;
-  bxisim::runtime::Rank* rank = bxisim::os::running_rank();
-  if (rank == nullptr)
-    rank = bxisim::os::creator_of_this_thread();
-  std::string folder = rank != nullptr ? rank->process_state().own_folder() : std::string();
-  std::lock_guard<std::mutex> held(lock);
-  auto known = by_folder.find(folder);
-  if (known != by_folder.end())
-    return known->second;
-  void* runtime = loaded_runtime(folder, "libgomp.so.1");
-  for (const char* llvm : {"libomp.so.5", "libomp.so"})
-    if (runtime == nullptr)
-      runtime = loaded_runtime(folder, llvm);
-  if (runtime == nullptr) {
-    std::fprintf(stderr, "bxisim: an OpenMP single construct where no OpenMP runtime is loaded: report it, with the "
+  static std::mutex lock;
+  static std::map<const void*, RankOpenMp> by_object;
+  Dl_info info{};
+  link_map* object = nullptr;
+  if (dladdr1(caller, &info, reinterpret_cast<void**>(&object), RTLD_DL_LINKMAP) == 0 || object == nullptr) {
+    std::fprintf(stderr, "bxisim: an OpenMP single construct from code of no loaded object: report it, with the "
                          "program.\n");
     std::abort();
   }
+  std::lock_guard<std::mutex> held(lock);
+  auto known = by_object.find(object);
+  if (known != by_object.end())
+    return known->second;
+  void* handle = dlopen(object->l_name[0] != '\0' ? object->l_name : nullptr, RTLD_LAZY | RTLD_NOLOAD);
   RankOpenMp found;
-  found.single_start = reinterpret_cast<bool (*)()>(dlsym(runtime, "GOMP_single_start"));
-  found.kmpc_single  = reinterpret_cast<int32_t (*)(void*, int32_t)>(dlsym(runtime, "__kmpc_single"));
-  found.level        = reinterpret_cast<int (*)()>(dlsym(runtime, "omp_get_level"));
-  found.thread_num   = reinterpret_cast<int (*)()>(dlsym(runtime, "omp_get_thread_num"));
-  return by_folder.emplace(folder, found).first->second;
+  if (handle != nullptr) { // dlsym on a handle searches the object and its dependencies, not bxisim first
+    found.single_start = reinterpret_cast<bool (*)()>(dlsym(handle, "GOMP_single_start"));
+    found.kmpc_single  = reinterpret_cast<int32_t (*)(void*, int32_t)>(dlsym(handle, "__kmpc_single"));
+    found.level        = reinterpret_cast<int (*)()>(dlsym(handle, "omp_get_level"));
+    found.thread_num   = reinterpret_cast<int (*)()>(dlsym(handle, "omp_get_thread_num"));
+  }
+  if (found.single_start == &GOMP_single_start) // never ours: the search would come back here
+    found.single_start = nullptr;
+  if (found.kmpc_single == &__kmpc_single)
+    found.kmpc_single = nullptr;
+  if (found.level == nullptr || found.thread_num == nullptr ||
+      (found.single_start == nullptr && found.kmpc_single == nullptr)) {
+    std::fprintf(stderr,
+                 "bxisim: the OpenMP runtime of %s was not found for its single construct: report it, with "
+                 "the program.\n",
+                 object->l_name);
+    std::abort();
+  }
+  bxisim::os::InSimulatorHeap simulator_heap;
+  return by_object.emplace(object, found).first->second;
 }
 } // namespace
 
 extern "C" bool GOMP_single_start()
 {
-  const RankOpenMp& openmp = openmp_of_caller();
+  const RankOpenMp& openmp = openmp_of(__builtin_return_address(0));
   if (openmp.level() == 1)
     return openmp.thread_num() == 0;
   return openmp.single_start();
@@ -81,7 +89,7 @@ extern "C" bool GOMP_single_start()
 // are left alone, as libgomp's: only this function reads them).
 extern "C" int32_t __kmpc_single(void* location, int32_t global_thread)
 {
-  const RankOpenMp& openmp = openmp_of_caller();
+  const RankOpenMp& openmp = openmp_of(__builtin_return_address(0));
   if (openmp.level() == 1)
     return openmp.thread_num() == 0 ? 1 : 0;
   return openmp.kmpc_single(location, global_thread);

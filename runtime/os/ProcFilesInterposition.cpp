@@ -91,6 +91,14 @@ int __openat_2(int directory, const char* path, int flags)
   return BXISIM_REAL(__openat_2)(directory, own.empty() ? path : own.c_str(), flags);
 }
 
+int openat64(int directory, const char* path, int flags, ...) __attribute__((alias("openat")));
+
+int __openat64_2(int directory, const char* path, int flags)
+{
+  std::string own = own_proc_path(path);
+  return BXISIM_REAL(__openat64_2)(directory, own.empty() ? path : own.c_str(), flags);
+}
+
 FILE* fopen(const char* path, const char* mode)
 {
   std::string own = own_proc_path(path);
