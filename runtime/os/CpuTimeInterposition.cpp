@@ -7,6 +7,7 @@
 #include "RankTimedWork.hpp"
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
+#include "runtime/launch/Rank.hpp"
 
 #include <xbt/log.h>
 
@@ -130,8 +131,16 @@ int getrusage(int who, struct rusage* usage) noexcept
 // Ranks have simulated process ids (ProcessInterposition.cpp): the C library would make a clock of another process.
 int clock_getcpuclockid(pid_t pid, clockid_t* clock) noexcept
 {
-  if (not is_rank_code() || (pid != 0 && pid != getpid()))
+  if (not is_rank_code())
     return BXISIM_REAL(clock_getcpuclockid)(pid, clock);
+  auto* rank = bxisim::os::running_rank();
+  if (pid != 0 && pid != getpid()) {
+    // another rank's pid would be a host process's to the C library: its CPU time is not simulated
+    if (pid >= bxisim::runtime::Rank::kFirstSimulatedPid &&
+        pid < bxisim::runtime::Rank::kFirstSimulatedPid + rank->size())
+      return EPERM;
+    return BXISIM_REAL(clock_getcpuclockid)(pid, clock);
+  }
   *clock = CLOCK_PROCESS_CPUTIME_ID;
   return 0;
 }

@@ -130,6 +130,7 @@ TEST_P(PerPlacement, TheCpuTimeClocksAreEachRanksInSimulatedTime)
     EXPECT_NEAR(number(clocks, "rusage"), number(clocks, "process"), 2e-6) << "rank " << rank;
     EXPECT_NEAR(number(clocks, "rusage_thread"), number(clocks, "thread"), 2e-6) << "rank " << rank;
     EXPECT_NEAR(number(clocks, "times"), number(clocks, "process"), 0.02) << "rank " << rank; // in clock ticks
+    EXPECT_EQ(clocks["other_rank_clock"], "EPERM") << "rank " << rank;
   }
 }
 

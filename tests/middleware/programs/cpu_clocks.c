@@ -10,6 +10,7 @@
 #include <bxisim/rank.h>
 #include <mpi.h>
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/resource.h>
@@ -85,12 +86,14 @@ int main(int argc, char** argv)
   pthread_join(thread, NULL);
 
   struct Readings after = read_clocks();
+  clockid_t other       = 0; /* another rank's process: its pid would be a host process's to the C library */
+  int other_answer      = clock_getcpuclockid(getpid() - rank + (rank + 1) % size, &other);
   double elapsed        = MPI_Wtime() - start;
   printf("cpu_clocks rank=%d elapsed=%.9f process=%.9f thread=%.9f clock=%.9f rusage=%.9f rusage_thread=%.9f "
-         "times=%.9f dynamic=%.9f worker=%.9f\n",
+         "times=%.9f dynamic=%.9f worker=%.9f other_rank_clock=%s\n",
          rank, elapsed, after.process - before.process, after.thread - before.thread, after.clock - before.clock,
          after.rusage - before.rusage, after.rusage_thread - before.rusage_thread, after.times - before.times,
-         after.dynamic - before.dynamic, worker_cpu);
+         after.dynamic - before.dynamic, worker_cpu, other_answer == EPERM ? "EPERM" : "other");
   MPI_Finalize();
   return 0;
 }
