@@ -52,15 +52,6 @@ bool is_rank_code()
   return bxisim::os::running_rank() != nullptr && bxisim::os::has_cpu_clock();
 }
 
-/** The calling rank's simulated time; a clock read, so its burst so far is simulated first. */
-double read_clock()
-{
-  bxisim::os::enter_call_edge();
-  double now = bxisim::os::rank_clock_in_noexcept();
-  bxisim::os::leave_call_edge();
-  return now;
-}
-
 /** The calling rank's CPU seconds on `clock` at simulated time `now`. */
 double cpu_at(CpuClock clock, double now)
 {
@@ -69,7 +60,7 @@ double cpu_at(CpuClock clock, double now)
 
 double read_now(CpuClock clock)
 {
-  return cpu_at(clock, read_clock());
+  return cpu_at(clock, bxisim::os::rank_clock_at_call_edges());
 }
 
 timeval to_timeval(double seconds)
@@ -107,7 +98,7 @@ clock_t times(struct tms* buffer) noexcept
 {
   if (not is_rank_code())
     return BXISIM_REAL(times)(buffer);
-  double now = read_clock();
+  double now = bxisim::os::rank_clock_at_call_edges();
   if (buffer != nullptr) // no child processes; the system's share is in the computation
     *buffer = tms{to_ticks(cpu_at(CpuClock::Process, now)), 0, 0, 0};
   return to_ticks(now);

@@ -54,6 +54,15 @@ int wait_for_a_signal(const char* function)
   return -1;
 }
 
+/** poll and ppoll of no descriptor: a sleep of `seconds` (infinity: a wait for a signal). */
+int sleep_without_descriptors(const char* function, double seconds)
+{
+  if (seconds == kForever)
+    return wait_for_a_signal(function);
+  sleep_simulated(seconds);
+  return 0;
+}
+
 /**
  * Waits `timeout` simulated seconds at most (infinity: no limit) for `check` (a non-blocking call: its result, > 0
  * when a descriptor is ready, < 0 on an error) to find something; returns its last result (0: the timeout passed).
@@ -168,12 +177,8 @@ int poll(struct pollfd* descriptors, nfds_t count, int timeout)
   if (bxisim::os::running_rank() == nullptr || timeout == 0)
     return BXISIM_REAL(poll)(descriptors, count, timeout);
   double seconds = timeout < 0 ? kForever : timeout * 1e-3;
-  if (count == 0) {
-    if (seconds == kForever)
-      return wait_for_a_signal("poll");
-    sleep_simulated(seconds);
-    return 0;
-  }
+  if (count == 0)
+    return sleep_without_descriptors("poll", seconds);
   return wait_checking("poll", seconds, [&] { return BXISIM_REAL(poll)(descriptors, count, 0); });
 }
 
@@ -182,12 +187,8 @@ int ppoll(struct pollfd* descriptors, nfds_t count, const struct timespec* timeo
   if (bxisim::os::running_rank() == nullptr || zero(seconds_of(timeout)))
     return BXISIM_REAL(ppoll)(descriptors, count, timeout, mask);
   double seconds = seconds_of(timeout);
-  if (count == 0) {
-    if (seconds == kForever)
-      return wait_for_a_signal("ppoll");
-    sleep_simulated(seconds);
-    return 0;
-  }
+  if (count == 0)
+    return sleep_without_descriptors("ppoll", seconds);
   timespec now{0, 0};
   return wait_checking("ppoll", seconds, [&] { return BXISIM_REAL(ppoll)(descriptors, count, &now, mask); });
 }

@@ -54,8 +54,9 @@ struct ClockHooks {
 void set_clock_hooks(const ClockHooks* hooks);
 /** The calling rank's simulated time in seconds, as the interposed clocks read it but not rounded (MPI_Wtime). */
 double rank_clock();
-/** The same from a noexcept function (a clock read): a kill of the rank there is survived (RankEnd.hpp). */
-double rank_clock_in_noexcept();
+/** The same read as the interposed clocks read it, from a noexcept function: the rank's burst ends at the read (call
+ * edges), and a kill of the rank there is survived (RankEnd.hpp). */
+double rank_clock_at_call_edges();
 /** The calling rank's simulated time for bxisim's own accounts (regions): its CPU time so far counted, no read cost. */
 double rank_clock_exact();
 const ClockHooks* clock_hooks();

@@ -153,6 +153,15 @@ double simulated_now_in_noexcept()
   return bxisim::os::surviving_kill("killed while reading the clock", simulated_now);
 }
 
+/** A clock read from a rank's code: its burst ends at the read and the next starts as it returns (call edges). */
+double read_at_call_edges()
+{
+  bxisim::os::enter_call_edge();
+  double now = simulated_now_in_noexcept();
+  bxisim::os::leave_call_edge();
+  return now;
+}
+
 /** sched_yield of a rank: the others run; a kill leaves as in simulated_now_in_noexcept. */
 void simulated_yield()
 {
@@ -183,9 +192,9 @@ double bxisim::os::rank_clock()
   return simulated_now();
 }
 
-double bxisim::os::rank_clock_in_noexcept()
+double bxisim::os::rank_clock_at_call_edges()
 {
-  return simulated_now_in_noexcept();
+  return read_at_call_edges();
 }
 
 double bxisim::os::rank_clock_exact()
@@ -210,9 +219,7 @@ int clock_gettime(clockid_t clock, timespec* time) noexcept
     bxisim::os::pause_if_preempted_in_call(__builtin_return_address(0));
     return BXISIM_REAL(clock_gettime)(clock, time);
   }
-  bxisim::os::enter_call_edge();
-  *time = to_timespec(simulated_now_in_noexcept());
-  bxisim::os::leave_call_edge();
+  *time = to_timespec(read_at_call_edges());
   return 0;
 }
 
@@ -220,8 +227,7 @@ int gettimeofday(timeval* time, void* zone) noexcept
 {
   if (running_rank() == nullptr)
     return BXISIM_REAL(gettimeofday)(time, zone);
-  bxisim::os::enter_call_edge();
-  timespec now  = to_timespec(simulated_now_in_noexcept());
+  timespec now  = to_timespec(read_at_call_edges());
   time->tv_sec  = now.tv_sec;
   time->tv_usec = static_cast<suseconds_t>(now.tv_nsec / 1000);
   if (zone != nullptr) // UTC, as on most clusters
@@ -235,9 +241,7 @@ int timespec_get(timespec* time, int base) noexcept
 {
   if (running_rank() == nullptr || base != TIME_UTC)
     return BXISIM_REAL(timespec_get)(time, base);
-  bxisim::os::enter_call_edge();
-  *time = to_timespec(simulated_now_in_noexcept());
-  bxisim::os::leave_call_edge();
+  *time = to_timespec(read_at_call_edges());
   return base;
 }
 
@@ -247,9 +251,7 @@ int ftime(struct timeb* time)
 {
   if (running_rank() == nullptr)
     return BXISIM_REAL(ftime)(time);
-  bxisim::os::enter_call_edge();
-  timespec now = to_timespec(simulated_now_in_noexcept());
-  bxisim::os::leave_call_edge();
+  timespec now   = to_timespec(read_at_call_edges());
   time->time     = now.tv_sec;
   time->millitm  = static_cast<unsigned short>(now.tv_nsec / 1'000'000);
   time->timezone = 0; // UTC, as gettimeofday's zone
@@ -279,9 +281,7 @@ time_t time(time_t* result) noexcept
   }
   double seconds = 0;
   if (++reads.count >= kTimeReadsWithoutSwitch) {
-    bxisim::os::enter_call_edge();
-    seconds = simulated_now_in_noexcept();
-    bxisim::os::leave_call_edge();
+    seconds = read_at_call_edges();
   } else {
     seconds = simgrid::s4u::Engine::get_clock() + rank->burst_so_far();
     if (double cost = spin_cost(rank, seconds); cost > 0) {
