@@ -793,12 +793,9 @@ def backend_source(functions, cls, conversions, backend):
 def write_pretend_library(functions):
     """The library configure scripts link against (BXISIM_PRETEND_CC=1): a test such as autoconf's
     AC_CHECK_FUNC([MPI_Init]) declares the function itself and links, so every name a program may
-    reference must be defined; the signatures do not matter to the linker."""
-    out = [HEADER_NOTE, "#include <stdio.h>\n#include <stdlib.h>\n\n",
-           "static void bxisim_pretend_called(const char* name)\n{\n",
-           "  fprintf(stderr,\n          \"bxisim: %s called in a program built with BXISIM_PRETEND_CC=1 (for configure \"\n",
-           "          \"scripts only): rebuild it with bxicc/bxicxx without BXISIM_PRETEND_CC and run it with \"\n",
-           "          \"`bxisim run -n N ./program`\\n\",\n          name);\n  exit(1);\n}\n\n"]
+    reference must be defined; the signatures do not matter to the linker. The message a call prints is
+    runtime/wrappers/PretendCalled.c's, shared with the Portals 4, PMI and bxisim functions of the library."""
+    out = [HEADER_NOTE, '__attribute__((visibility("hidden"), noreturn)) void bxisim_pretend_called(const char* name);\n\n']
     for f in functions:
         for prefix in ("MPI_", "PMPI_", "bxisim_MPI_", "bxisim_PMPI_"):
             name = prefix + f.name

@@ -165,21 +165,36 @@ std::string function_check_source(const std::string& function)
                       "char " + function + " (void);\nint main (void) { return " + function + " (); }\n");
 }
 
-TEST(Wrappers, PretendCcLinksTheMpiFunctionsOfMpiHAndOnlyThose)
+TEST(Wrappers, PretendCcLinksTheFunctionsBxisimOffersAndOnlyThose)
 {
-  for (const std::string function : {"MPI_Init", "PMPI_Accumulate", "MPI_Get_accumulate", "MPI_Ineighbor_alltoallw"}) {
+  for (const std::string function : {"MPI_Init", "PMPI_Accumulate", "MPI_Get_accumulate", "MPI_Ineighbor_alltoallw",
+                                     "PtlLEAppend", "PtlTriggeredCTInc", "PMI_KVS_Get_my_name", "bxisim_rank"}) {
     std::string program = temporary_path("check-" + function);
     auto build =
         run_command("BXISIM_PRETEND_CC=1 " + kBxicc + " " + function_check_source(function) + " -o " + program);
     EXPECT_EQ(build.exit_code, 0) << function << ": " << build.output;
   }
   // Functions mpi.h does not declare stay undefined, so configure scripts see what bxisim offers.
-  for (const std::string function : {"MPI_Session_init", "shmem_barrier_all", "upc_memput"}) {
+  for (const std::string function : {"MPI_Session_init", "shmem_barrier_all", "upc_memput", "PtlNIStatusBogus",
+                                     "PMI2_Init", "bxisim_started_directly", "bxisim_pretend_called"}) {
     auto build = run_command("BXISIM_PRETEND_CC=1 " + kBxicc + " " + function_check_source(function) + " -o " +
                              temporary_path("check-" + function));
     EXPECT_NE(build.exit_code, 0) << function;
     EXPECT_THAT(build.output, HasSubstr(function)) << function;
   }
+}
+
+// What autoconf's AC_CHECK_LIB([portals], [PtlLEAppend]) links (SOS, Sandia's OpenSHMEM, checks it so):
+// bxicc drops -lportals and -lpmi, the pretend library has the functions.
+TEST(Wrappers, PretendCcFindsPortalsAndPmiInTheirLibraries)
+{
+  std::string program = temporary_path("check-lib-portals");
+  auto build          = run_command("BXISIM_PRETEND_CC=1 " + kBxicc + " " + function_check_source("PtlLEAppend") +
+                                    " -lportals -lpmi -o " + program);
+  ASSERT_EQ(build.exit_code, 0) << build.output;
+  auto run = run_command(program);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.output, HasSubstr("PtlLEAppend called in a program built with BXISIM_PRETEND_CC=1"));
 }
 
 TEST(Wrappers, PretendCcProgramThatCallsMpiSaysHowToRunIt)
