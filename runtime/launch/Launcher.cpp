@@ -50,6 +50,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <sys/syscall.h>
 #include <thread>
 #include <unistd.h>
@@ -75,7 +76,10 @@ void name_the_process_after(const std::string& program)
   program_invocation_short_name = short_name.data();
 }
 
-/** Whether the ELF image exports a defined function `main` in its dynamic symbol table. */
+/**
+ * Whether the ELF image exports a defined function `main` in its dynamic symbol table, or the wrappers' way into a
+ * hidden main (runtime/wrappers/program_main.c).
+ */
 bool exports_main(const std::string& image, const Elf64_Ehdr& header, bool& truncated)
 {
   for (int i = 0; i < header.e_shnum; ++i) {
@@ -95,8 +99,10 @@ bool exports_main(const std::string& image, const Elf64_Ehdr& header, bool& trun
       if (symbol.st_name >= strings.sh_size || symbol.st_shndx == SHN_UNDEF ||
           ELF64_ST_TYPE(symbol.st_info) != STT_FUNC)
         continue;
-      const char* name = image.data() + strings.sh_offset + symbol.st_name;
-      if (std::strncmp(name, "main", static_cast<size_t>(strings.sh_size - symbol.st_name)) == 0)
+      std::string_view name(image.data() + strings.sh_offset + symbol.st_name,
+                            strnlen(image.data() + strings.sh_offset + symbol.st_name,
+                                    static_cast<size_t>(strings.sh_size - symbol.st_name)));
+      if (name == "main" || name == kProgramMainEntry)
         return true;
     }
   }

@@ -158,6 +158,8 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
         os::release_file_ranges(program_copy, shared);
     }
     auto main_function = reinterpret_cast<MainFunction>(dlsym(handle, "main"));
+    if (main_function == nullptr) // main compiled hidden (-fvisibility=hidden): the wrappers' exported way in
+      main_function = reinterpret_cast<MainFunction>(dlsym(handle, kProgramMainEntry));
     if (main_function == nullptr) {
       XBT_ERROR("rank %d: %s has no exported main function. Build it with bxicc or bxicxx (they keep main exported).",
                 rank.index(), argv.front().c_str());

@@ -10,6 +10,10 @@
 namespace bxisim::runtime
 {
 
+/** The exported function through which a program built by the wrappers reaches its main when main is hidden
+ * (compiled with -fvisibility=hidden): runtime/wrappers/program_main.c. */
+inline constexpr const char* kProgramMainEntry = "bxisim_program_main";
+
 /**
  * Runs `main(argv)` of the rank's copy of the program, as `rank`, until it returns or calls exit();
  * records the exit code. `argv` starts with the program's name as the user gave it. `load_first`,

@@ -125,6 +125,23 @@ TEST(Wrappers, CompileOnlyThenLinkSeparately)
   EXPECT_THAT(run.output, HasSubstr("[rank 0] value=7"));
 }
 
+// Sandia OpenSHMEM's build compiles everything, its tests' mains included, with -fvisibility=hidden: a hidden main is
+// not exported, and bxisim refused the programs ("exports no main function").
+TEST(Wrappers, AMainCompiledHiddenRunsAsRanks)
+{
+  for (const auto& [wrapper, source] :
+       {std::pair{kBxicc, std::string("hidden.c")}, {kBxicxx, std::string("hidden.cpp")}}) {
+    std::string program = temporary_path("hidden-main-" + source);
+    auto build = run_command(wrapper + " -fvisibility=hidden -DVALUE=11 " + write_source(source, kValueProgram) +
+                             " -o " + program + " && nm -D --defined-only " + program);
+    ASSERT_EQ(build.exit_code, 0) << build.output;
+    EXPECT_THAT(build.output, Not(HasSubstr(" main\n"))) << "main is hidden here";
+    auto run = run_bxisim("run -n 2 " + program);
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_THAT(run.output, HasSubstr("[rank 1] value=11"));
+  }
+}
+
 // HPCC links `bxicc ... -o hpcc libhpl.a`, its main inside the archive: a shared object's link takes nothing
 // from an archive that nothing refers to, and the program was built empty (no main; bxisim refused it).
 TEST(Wrappers, AMainInAnArchiveIsLinkedIn)
