@@ -64,6 +64,19 @@ TEST(Launch, TheStaticsCxxMakesUniqueArePrivateToo)
       EXPECT_EQ(number(values, name), rank + 1) << name << " of rank " << rank << "\n" << result.output;
 }
 
+// Sandia OpenSHMEM over Portals 4 exposes [&__data_start, &_end) as the program's symmetric data and maps its heap
+// at a hint above it, telling heap from data by the side of the heap's start: __data_start was the simulator's (a
+// shared object has none), and the hint, taken by another rank's heap, gave a heap below the data (wrong offsets).
+TEST(Launch, EachRankHasTheLayoutOpenShmemLibrariesAssume)
+{
+  auto result = run_bxisim("run -n 8 --no-cpu-simulation " + test_program("openshmem_layout"));
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  for (int rank = 0; rank < 8; ++rank)
+    EXPECT_THAT(result.output,
+                HasSubstr("[rank " + std::to_string(rank) + "] rank " + std::to_string(rank) +
+                          ": data bracketed yes, heap above data yes, last byte " + std::to_string(rank)));
+}
+
 // mpirun gives each process its rank and its node's share in the environment, which programs read before MPI_Init
 // (a GPU per local rank); the ranks share bxisim's environment, where none is set.
 TEST(Launch, EachRankReadsItsOwnLauncherVariables)
