@@ -274,8 +274,10 @@ class Core
   // Events and counters (Events.cpp)
   void post_event(ptl_handle_eq_t eq, const ptl_event_t& ev);
   void post_target_event(const NetworkInterface& ni, const ListEntry& e, const ptl_event_t& ev);
-  /* `md` by value: posting the event before may have let the program release it. */
-  void count_initiator(MemoryDescriptor md, unsigned ct_option, ptl_size_t bytes, ptl_ni_fail_t fail);
+  /* `md` by value: posting the event before may have let the program release it. `operations_only`: an operation
+   * completed acknowledgment counts 1 even where the MD counts bytes. */
+  void count_initiator(MemoryDescriptor md, unsigned ct_option, ptl_size_t bytes, ptl_ni_fail_t fail,
+                       bool operations_only = false);
   void ct_changed(ptl_handle_ct_t ct);
   void drain_ct_work();
   /* Registers `action` on counter `trig` (of `ni`) at `threshold`, once `ps` has posted the registration's command

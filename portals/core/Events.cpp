@@ -92,7 +92,8 @@ void Core::post_target_event(const NetworkInterface& ni, const ListEntry& e, con
   }
 }
 
-void Core::count_initiator(MemoryDescriptor md, unsigned ct_option, ptl_size_t bytes, ptl_ni_fail_t fail)
+void Core::count_initiator(MemoryDescriptor md, unsigned ct_option, ptl_size_t bytes, ptl_ni_fail_t fail,
+                           bool operations_only)
 {
   if (!(md.options & ct_option) || md.ct == PTL_CT_NONE)
     return;
@@ -100,7 +101,7 @@ void Core::count_initiator(MemoryDescriptor md, unsigned ct_option, ptl_size_t b
   if (ct == nullptr)
     return;
   if (fail == PTL_NI_OK)
-    ct->add({(md.options & PTL_MD_EVENT_CT_BYTES) ? bytes : 1, 0});
+    ct->add({(md.options & PTL_MD_EVENT_CT_BYTES) && !operations_only ? bytes : 1, 0});
   else
     ct->add({0, 1});
   ct_changed(md.ct);

@@ -271,7 +271,7 @@ bool Core::ack_reaches_put_md(const Message& msg)
   const MemoryDescriptor* md = mds_.find(msg.put_md);
   if (md == nullptr)
     return false;
-  bool full_ack = msg.ack_req == PTL_ACK_REQ || msg.ack_req == PTL_OC_ACK_REQ;
+  bool full_ack = msg.ack_req == PTL_ACK_REQ; // PTL_CT_ACK_REQ and PTL_OC_ACK_REQ are counting acknowledgments
   return (full_ack && md->eq != PTL_EQ_NONE) || (md->ct != PTL_CT_NONE && (md->options & PTL_MD_EVENT_CT_ACK));
 }
 
@@ -379,8 +379,12 @@ void Core::complete_response(Message& msg)
       NicMemoryAccessScope copying(access);
       md->region.write(msg.local_get_offset, msg.reply_data.data(), msg.reply_data.size());
     }
-    bool ok       = msg.fail_type == PTL_NI_OK;
-    bool full_ack = !reply && (msg.ack_req == PTL_ACK_REQ || msg.ack_req == PTL_OC_ACK_REQ);
+    bool ok = msg.fail_type == PTL_NI_OK;
+    // Only PTL_ACK_REQ gives a full ACK event. An operation completed acknowledgment (PTL_OC_ACK_REQ) is "a
+    // counting type of acknowledgment, but it can only count operations" (Portals 4 specification, ptl_ack_req_t),
+    // as a simple counting one (PTL_CT_ACK_REQ) is: the reference implementation and BXI's own software Portals post
+    // no full event for either (Sandia OpenSHMEM sized its event queue for SEND events only, and it overflowed).
+    bool full_ack = !reply && msg.ack_req == PTL_ACK_REQ;
     if ((reply || full_ack) && !(ok && (md->options & PTL_MD_EVENT_SUCCESS_DISABLE))) {
       ptl_event_t ev{};
       ev.type             = reply ? PTL_EVENT_REPLY : PTL_EVENT_ACK;
@@ -398,7 +402,9 @@ void Core::complete_response(Message& msg)
         ev.start = md->region.address_at(msg.local_get_offset);
       post_event(md->eq, ev);
     }
-    count_initiator(*md, reply ? PTL_MD_EVENT_CT_REPLY : PTL_MD_EVENT_CT_ACK, msg.mlength, msg.fail_type);
+    bool operations_only = !reply && msg.ack_req == PTL_OC_ACK_REQ;
+    count_initiator(*md, reply ? PTL_MD_EVENT_CT_REPLY : PTL_MD_EVENT_CT_ACK, msg.mlength, msg.fail_type,
+                    operations_only);
   }
   finish_if_done(msg);
 }

@@ -167,6 +167,28 @@ TEST_F(EventsTest, CtWaitCountsBytesOrOperations)
   EXPECT_EQ(evs[1].type, PTL_EVENT_SEND);
 }
 
+// The specification: an operation completed acknowledgment "is a counting type of acknowledgment, but it can only
+// count operations". It gave a full ACK event: Sandia OpenSHMEM, whose event queue has room for its SEND events only,
+// got PTL_EQ_DROPPED.
+TEST_F(EventsTest, AnOperationCompletedAckIsCountedOnceNeverAFullEvent)
+{
+  as(3);
+  ptl_handle_ct_t ct = alloc_ct(ni0);
+  ptl_handle_eq_t eq = alloc_eq(ni0);
+  ptl_handle_md_t md = bind_md(ni0, data, 100, eq, ct, PTL_MD_EVENT_CT_ACK | PTL_MD_EVENT_CT_BYTES);
+  for (int i = 0; i < 2; ++i)
+    ASSERT_EQ(PtlPut(md, 0, 30, PTL_OC_ACK_REQ, phys(1), pt, 0, 0, nullptr, 0), PTL_OK);
+  ptl_ct_event_t v;
+  ASSERT_EQ(PtlCTWait(ct, 2, &v), PTL_OK);
+  EXPECT_EQ(v.success, 2u); // operations, not the 60 bytes a counting ack of this MD counts
+  EXPECT_EQ(v.failure, 0u);
+  auto evs = drain(eq);
+  ASSERT_EQ(evs.size(), 2u);
+  EXPECT_EQ(evs[0].type, PTL_EVENT_SEND);
+  EXPECT_EQ(evs[1].type, PTL_EVENT_SEND);
+  EXPECT_EQ(PtlMDRelease(md), PTL_OK);
+}
+
 TEST_F(EventsTest, MdOptionsAndReleaseWhileInFlight)
 {
   as(3);
