@@ -74,9 +74,14 @@ int issue_triggered_inside(Core& core, OperationRequest request, ptl_handle_ct_t
   return core.issue_triggered(request, core.global_handle(trigger), threshold);
 }
 
-/** What a timeline shows of a data movement: its size and its target. */
-Core::CallArguments describe(ptl_size_t length, ptl_process_t target)
+/** What a timeline shows of a data movement: its size and its target, a rank for an MD of a logical NI (whose
+ * ptl_process_t holds no pid), a nid and pid otherwise. Which one is found now: the MD may be gone when it is shown. */
+Core::CallArguments describe(ptl_size_t length, ptl_process_t target, ptl_handle_md_t md)
 {
+  if (Core::instance().targets_ranks(md))
+    return [length, target] {
+      return "length=" + std::to_string(length) + ", target=rank " + std::to_string(target.rank);
+    };
   return [length, target] {
     return "length=" + std::to_string(length) + ", target=nid " + std::to_string(target.phys.nid) + " pid " +
            std::to_string(target.phys.pid);
@@ -91,7 +96,7 @@ int PtlPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length
            ptl_process_t target_id, ptl_pt_index_t pt_index, ptl_match_bits_t match_bits, ptl_size_t remote_offset,
            void* user_ptr, ptl_hdr_data_t hdr_data)
 {
-  return guarded("PtlPut", describe(length, target_id), [&](Core& c) {
+  return guarded("PtlPut", describe(length, target_id, md_handle), [&](Core& c) {
     return issue_inside(c, put_request(OpKind::put, md_handle, local_offset, length, ack_req, target_id, pt_index,
                                        match_bits, remote_offset, user_ptr, hdr_data));
   });
@@ -100,7 +105,7 @@ int PtlPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length
 int PtlGet(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length, ptl_process_t target_id,
            ptl_pt_index_t pt_index, ptl_match_bits_t match_bits, ptl_size_t remote_offset, void* user_ptr)
 {
-  return guarded("PtlGet", describe(length, target_id), [&](Core& c) {
+  return guarded("PtlGet", describe(length, target_id, md_handle), [&](Core& c) {
     return issue_inside(
         c, get_request(md_handle, local_offset, length, target_id, pt_index, match_bits, remote_offset, user_ptr));
   });
@@ -110,7 +115,7 @@ int PtlAtomic(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t len
               ptl_process_t target_id, ptl_pt_index_t pt_index, ptl_match_bits_t match_bits, ptl_size_t remote_offset,
               void* user_ptr, ptl_hdr_data_t hdr_data, ptl_op_t operation, ptl_datatype_t datatype)
 {
-  return guarded("PtlAtomic", describe(length, target_id), [&](Core& c) {
+  return guarded("PtlAtomic", describe(length, target_id, md_handle), [&](Core& c) {
     OperationRequest r = put_request(OpKind::atomic, md_handle, local_offset, length, ack_req, target_id, pt_index,
                                      match_bits, remote_offset, user_ptr, hdr_data);
     r.atomic_op        = operation;
@@ -124,7 +129,7 @@ int PtlFetchAtomic(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset, p
                    ptl_match_bits_t match_bits, ptl_size_t remote_offset, void* user_ptr, ptl_hdr_data_t hdr_data,
                    ptl_op_t operation, ptl_datatype_t datatype)
 {
-  return guarded("PtlFetchAtomic", describe(length, target_id), [&](Core& c) {
+  return guarded("PtlFetchAtomic", describe(length, target_id, get_md_handle), [&](Core& c) {
     return issue_inside(c, fetch_request(OpKind::fetch_atomic, get_md_handle, local_get_offset, put_md_handle,
                                          local_put_offset, length, target_id, pt_index, match_bits, remote_offset,
                                          user_ptr, hdr_data, nullptr, operation, datatype));
@@ -136,7 +141,7 @@ int PtlSwap(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset, ptl_hand
             ptl_match_bits_t match_bits, ptl_size_t remote_offset, void* user_ptr, ptl_hdr_data_t hdr_data,
             const void* operand, ptl_op_t operation, ptl_datatype_t datatype)
 {
-  return guarded("PtlSwap", describe(length, target_id), [&](Core& c) {
+  return guarded("PtlSwap", describe(length, target_id, get_md_handle), [&](Core& c) {
     return issue_inside(c, fetch_request(OpKind::swap, get_md_handle, local_get_offset, put_md_handle, local_put_offset,
                                          length, target_id, pt_index, match_bits, remote_offset, user_ptr, hdr_data,
                                          operand, operation, datatype));

@@ -200,6 +200,8 @@ class Core
   // ---- Introspection (tests, traces) ----
   /* For tests, with the calling process's handle (as the API returned it). */
   const NetworkInterface* find_ni(ptl_handle_ni_t h) { return nis_.find(global_handle(h)); }
+  /* Whether an operation from this MD (the calling process's handle) names its target by rank: its NI is logical. */
+  bool targets_ranks(ptl_handle_md_t md_handle);
   size_t unexpected_count(ptl_handle_ni_t ni, ptl_pt_index_t pt);
 
  private:

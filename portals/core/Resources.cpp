@@ -265,4 +265,11 @@ int Core::ct_inc(ptl_handle_ct_t h, ptl_ct_event_t inc)
   return PTL_OK;
 }
 
+bool Core::targets_ranks(ptl_handle_md_t md_handle)
+{
+  const MemoryDescriptor* md = mds_.find(global_handle(md_handle));
+  const NetworkInterface* ni = md != nullptr ? nis_.find(md->ni) : nullptr;
+  return ni != nullptr && ni->logical();
+}
+
 } // namespace bxisim::portals

@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <utility>
 
@@ -25,9 +27,16 @@ constexpr int kRanks = 4;
 /** The ring over PMI: every rank received its predecessor's number; `clique_of` gives each rank's clique. */
 void expect_ring(int ranks_per_node, const std::function<std::string(int)>& clique_of)
 {
-  auto result = run_bxisim(fmt::format("run -n {} --ppn {} --no-cpu-simulation --quiet {}", kRanks, ranks_per_node,
-                                       test_program("pmi_ring")));
+  std::string trace = temporary_path("pmi-ring-trace");
+  auto result       = run_bxisim(fmt::format("run -n {} --ppn {} --no-cpu-simulation --quiet --trace {} {}", kRanks,
+                                             ranks_per_node, trace, test_program("pmi_ring")));
   ASSERT_EQ(result.exit_code, 0) << result.output;
+  // The Puts go through a logical NI: the timeline names their targets by rank (it showed "nid 1 pid 0", the
+  // ptl_process_t read as a physical id).
+  std::ifstream file(trace + "/trace.json");
+  std::string timeline((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  for (int rank = 0; rank < kRanks; ++rank)
+    EXPECT_THAT(timeline, HasSubstr(fmt::format("\"arguments\":\"length=4, target=rank {}\"", rank)));
   for (int rank = 0; rank < kRanks; ++rank)
     EXPECT_THAT(result.output,
                 HasSubstr(fmt::format("[rank {0}] pmi rank {0} of {1} (bxisim rank {0}), spawned 0, clique {2}, "
