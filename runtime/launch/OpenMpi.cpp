@@ -229,6 +229,11 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
   // run here (simulated node names, job 1): in /dev/shm two runs at once would share them, and no launcher removes
   // them. In the run's own folder they are the run's, and go with it.
   set_mca_default("btl_vader_backing_directory", folder.path());
+  // osc/sm (and osc/rdma) name a window's segment by node, job id, rank and communicator id in the same way: two runs
+  // at once mapped the same /dev/shm file for their windows (OSHMPI's symmetric heaps corrupted each other's
+  // allocator: a crash in one of two tests run by `make -j2 check`).
+  set_mca_default("osc_sm_backing_directory", folder.path());
+  set_mca_default("osc_rdma_backing_directory", folder.path());
   setenv("OPAL_PREFIX", prefix.c_str(), 0); // help texts and parameter files of the build
   // OpenMPI 4.1.4's btl/portals4 sends a fragment longer than its eager limit (32 KiB) as a "long" message,
   // which only its zero-length overflow entry matches: the data is dropped, yet the sender completes. ob1

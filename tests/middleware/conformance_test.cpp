@@ -299,6 +299,19 @@ TEST_P(Conformance, IprobeLoopsThatFindNothingEnd)
 // replied to a compare-and-swap with a blocking send while holding the window's accumulate lock; that send's
 // progress processed the next compare-and-swap, which spun for the lock for ever (rank 0 blocked in PtlEQGet, the
 // others polling: simulated time ran on). The limit of 50 ms of simulated time is far above a passing run's.
+// osc/sm (a window of ranks of one node) named its segment in /dev/shm by node, job id and communicator id, the same
+// in every run: two runs at once shared their windows (OSHMPI's tests under `make -j2 check` crashed). It is the
+// run's own file now, which goes with the run.
+TEST_P(Conformance, AWindowsSharedSegmentIsTheRunsOwn)
+{
+  for (auto& [rank, mine] : expect_passed(run(2, "window_segment"), 2)) {
+    EXPECT_EQ(mine["segment"].rfind("/dev/shm", 0), std::string::npos) << "rank " << rank << ": " << mine["segment"];
+    if (level() != "smpi" && ppn() == 2) { // osc/sm: both ranks on one node
+      EXPECT_THAT(mine["segment"], HasSubstr("/osc_sm.")) << "rank " << rank;
+    }
+  }
+}
+
 TEST_P(Conformance, ConcurrentCompareAndSwapsOnOneWindowEnd)
 {
   auto result = run(4, "concurrent_cas", "--sim-time-limit 0.05");

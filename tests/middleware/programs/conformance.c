@@ -928,6 +928,33 @@ static void concurrent_cas(int rank, int size)
   MPI_Win_free(&win);
 }
 
+/* Where a window's memory comes from: the file mapped at its base in /proc/self/maps ("anonymous" when none).
+ * osc/sm maps a file named by node, job id and communicator id, the same in every run: it must be the run's. */
+static void window_segment(void)
+{
+  char* base = NULL;
+  MPI_Win win;
+  MPI_Win_allocate(4096, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+  char line[4096], where[4096] = "anonymous";
+  unsigned long start = 0, end = 0;
+  FILE* maps = fopen("/proc/self/maps", "r");
+  while (maps != NULL && fgets(line, sizeof line, maps) != NULL)
+    if (sscanf(line, "%lx-%lx", &start, &end) == 2 && (unsigned long)base >= start && (unsigned long)base < end) {
+      char* path = strchr(line, '/');
+      if (path != NULL) {
+        path[strcspn(path, " \n")] = '\0'; /* " (deleted)" once unlinked */
+        snprintf(where, sizeof where, "%s", path);
+      }
+      break;
+    }
+  if (maps != NULL)
+    fclose(maps);
+  CHECK(maps != NULL, "maps_opened");
+  MPI_Barrier(MPI_COMM_WORLD);
+  printf("segment=%s\n", where);
+  MPI_Win_free(&win);
+}
+
 /* MPICH f90/datatype/typecntsf90 and createf90types: MPI_Type_get_contents with maxima above the type's
  * envelope (MPI allows it) crashed inside OpenMPI 4.1.4 (open-mpi/ompi#14051). */
 static void contents_with_large_maxima(void)
@@ -1714,6 +1741,8 @@ int main(int argc, char** argv)
     communicator_times(rank);
   else if (strcmp(mode, "iprobe_loop") == 0)
     iprobe_loop();
+  else if (strcmp(mode, "window_segment") == 0)
+    window_segment();
   else if (strcmp(mode, "concurrent_cas") == 0) {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
