@@ -3,6 +3,7 @@
 
 using bxisim::portals::Core;
 using bxisim::portals::guarded;
+using bxisim::portals::guarded_described;
 using bxisim::portals::OperationRequest;
 using bxisim::portals::OpKind;
 
@@ -76,9 +77,9 @@ int issue_triggered_inside(Core& core, OperationRequest request, ptl_handle_ct_t
 
 /** What a timeline shows of a data movement: its size and its target, a rank for an MD of a logical NI (whose
  * ptl_process_t holds no pid), a nid and pid otherwise. Which one is found now: the MD may be gone when it is shown. */
-Core::CallArguments describe(ptl_size_t length, ptl_process_t target, ptl_handle_md_t md)
+Core::CallArguments describe(Core& core, ptl_size_t length, ptl_process_t target, ptl_handle_md_t md)
 {
-  if (Core::instance().targets_ranks(md))
+  if (core.targets_ranks(md))
     return [length, target] {
       return "length=" + std::to_string(length) + ", target=rank " + std::to_string(target.rank);
     };
@@ -86,6 +87,12 @@ Core::CallArguments describe(ptl_size_t length, ptl_process_t target, ptl_handle
     return "length=" + std::to_string(length) + ", target=nid " + std::to_string(target.phys.nid) + " pid " +
            std::to_string(target.phys.pid);
   };
+}
+
+/** The description of a data movement, made inside the call's guard. */
+auto described(ptl_size_t length, ptl_process_t target, ptl_handle_md_t md)
+{
+  return [=](Core& core) { return describe(core, length, target, md); };
 }
 
 } // namespace
@@ -96,7 +103,7 @@ int PtlPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length
            ptl_process_t target_id, ptl_pt_index_t pt_index, ptl_match_bits_t match_bits, ptl_size_t remote_offset,
            void* user_ptr, ptl_hdr_data_t hdr_data)
 {
-  return guarded("PtlPut", describe(length, target_id, md_handle), [&](Core& c) {
+  return guarded_described("PtlPut", described(length, target_id, md_handle), [&](Core& c) {
     return issue_inside(c, put_request(OpKind::put, md_handle, local_offset, length, ack_req, target_id, pt_index,
                                        match_bits, remote_offset, user_ptr, hdr_data));
   });
@@ -105,7 +112,7 @@ int PtlPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length
 int PtlGet(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length, ptl_process_t target_id,
            ptl_pt_index_t pt_index, ptl_match_bits_t match_bits, ptl_size_t remote_offset, void* user_ptr)
 {
-  return guarded("PtlGet", describe(length, target_id, md_handle), [&](Core& c) {
+  return guarded_described("PtlGet", described(length, target_id, md_handle), [&](Core& c) {
     return issue_inside(
         c, get_request(md_handle, local_offset, length, target_id, pt_index, match_bits, remote_offset, user_ptr));
   });
@@ -115,7 +122,7 @@ int PtlAtomic(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t len
               ptl_process_t target_id, ptl_pt_index_t pt_index, ptl_match_bits_t match_bits, ptl_size_t remote_offset,
               void* user_ptr, ptl_hdr_data_t hdr_data, ptl_op_t operation, ptl_datatype_t datatype)
 {
-  return guarded("PtlAtomic", describe(length, target_id, md_handle), [&](Core& c) {
+  return guarded_described("PtlAtomic", described(length, target_id, md_handle), [&](Core& c) {
     OperationRequest r = put_request(OpKind::atomic, md_handle, local_offset, length, ack_req, target_id, pt_index,
                                      match_bits, remote_offset, user_ptr, hdr_data);
     r.atomic_op        = operation;
@@ -129,7 +136,7 @@ int PtlFetchAtomic(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset, p
                    ptl_match_bits_t match_bits, ptl_size_t remote_offset, void* user_ptr, ptl_hdr_data_t hdr_data,
                    ptl_op_t operation, ptl_datatype_t datatype)
 {
-  return guarded("PtlFetchAtomic", describe(length, target_id, get_md_handle), [&](Core& c) {
+  return guarded_described("PtlFetchAtomic", described(length, target_id, get_md_handle), [&](Core& c) {
     return issue_inside(c, fetch_request(OpKind::fetch_atomic, get_md_handle, local_get_offset, put_md_handle,
                                          local_put_offset, length, target_id, pt_index, match_bits, remote_offset,
                                          user_ptr, hdr_data, nullptr, operation, datatype));
@@ -141,7 +148,7 @@ int PtlSwap(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset, ptl_hand
             ptl_match_bits_t match_bits, ptl_size_t remote_offset, void* user_ptr, ptl_hdr_data_t hdr_data,
             const void* operand, ptl_op_t operation, ptl_datatype_t datatype)
 {
-  return guarded("PtlSwap", describe(length, target_id, get_md_handle), [&](Core& c) {
+  return guarded_described("PtlSwap", described(length, target_id, get_md_handle), [&](Core& c) {
     return issue_inside(c, fetch_request(OpKind::swap, get_md_handle, local_get_offset, put_md_handle, local_put_offset,
                                          length, target_id, pt_index, match_bits, remote_offset, user_ptr, hdr_data,
                                          operand, operation, datatype));

@@ -45,13 +45,15 @@ inline int returning_handle(Core& core, int rc, ptl_handle_any_t* handle)
   return rc;
 }
 
-template <typename F>
-int guarded(const char* function, const Core::CallArguments& arguments, F&& body)
+/* `describe(core)` gives the call's arguments (Core::CallArguments); it runs inside the guard, as the body does. */
+template <typename D, typename F>
+int guarded_described(const char* function, D&& describe, F&& body)
 {
   CallEdge edge;
   try {
-    auto scope = Core::instance().open_call_scope(function, arguments);
-    return body(Core::instance());
+    Core& core = Core::instance();
+    auto scope = core.open_call_scope(function, describe(core));
+    return body(core);
   } catch (const simgrid::ForcefulKillException&) {
     throw;
   } catch (const std::exception& e) {
@@ -60,6 +62,13 @@ int guarded(const char* function, const Core::CallArguments& arguments, F&& body
     log_api_failure(function, "unknown exception");
   }
   return PTL_FAIL;
+}
+
+template <typename F>
+int guarded(const char* function, const Core::CallArguments& arguments, F&& body)
+{
+  return guarded_described(
+      function, [&arguments](Core&) { return arguments; }, std::forward<F>(body));
 }
 
 template <typename F>

@@ -78,10 +78,12 @@ void name_the_process_after(const std::string& program)
 
 /**
  * Whether the ELF image exports a defined function `main` in its dynamic symbol table, or the wrappers' way into a
- * hidden main (runtime/wrappers/program_main.c).
+ * hidden main (runtime/wrappers/program_main.c) while main itself is not left undefined: a program without main would
+ * reach the simulator's own through it.
  */
 bool exports_main(const std::string& image, const Elf64_Ehdr& header, bool& truncated)
 {
+  bool main_entry = false;
   for (int i = 0; i < header.e_shnum; ++i) {
     Elf64_Shdr section{};
     if (not read_at(image, header.e_shoff + static_cast<uint64_t>(i) * header.e_shentsize, section))
@@ -96,17 +98,21 @@ bool exports_main(const std::string& image, const Elf64_Ehdr& header, bool& trun
     for (uint64_t at = 0; at + sizeof(Elf64_Sym) <= section.sh_size; at += section.sh_entsize) {
       Elf64_Sym symbol{};
       read_at(image, section.sh_offset + at, symbol);
-      if (symbol.st_name >= strings.sh_size || symbol.st_shndx == SHN_UNDEF ||
-          ELF64_ST_TYPE(symbol.st_info) != STT_FUNC)
+      if (symbol.st_name >= strings.sh_size)
         continue;
       std::string_view name(image.data() + strings.sh_offset + symbol.st_name,
                             strnlen(image.data() + strings.sh_offset + symbol.st_name,
                                     static_cast<size_t>(strings.sh_size - symbol.st_name)));
-      if (name == "main" || name == kProgramMainEntry)
+      if (name == "main" && symbol.st_shndx == SHN_UNDEF)
+        return false;
+      if (symbol.st_shndx == SHN_UNDEF || ELF64_ST_TYPE(symbol.st_info) != STT_FUNC)
+        continue;
+      if (name == "main")
         return true;
+      main_entry = main_entry || name == kProgramMainEntry;
     }
   }
-  return false;
+  return main_entry;
 }
 
 /**

@@ -3,17 +3,20 @@
 // at the data's end + 2 GiB and then tells heap addresses from data addresses by which side of the heap's
 // start they lie. Here every rank's copy of the program is in one address space, a hint can fall on another
 // rank's mapping, and the kernel then maps top-down, below all the copies. A hint refused for a rank is
-// retried at the first free range above it, as the free space above a program would give. Mappings without a
-// hint, with MAP_FIXED, or outside ranks are the kernel's.
+// retried at the first free range above it, as the free space above a program would give, but never in the
+// room the main thread's stack may grow into (the simulator runs there). Mappings without a hint, with MAP_FIXED
+// or MAP_32BIT (the kernel's low placement is what was asked), or outside ranks are the kernel's.
 
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 namespace
 {
@@ -22,7 +25,21 @@ uintptr_t round_up(uintptr_t value, uintptr_t alignment)
   return (value + alignment - 1) / alignment * alignment;
 }
 
-/** The lowest page-aligned address at or above `from` where `length` bytes are unmapped, or 0. */
+/** What the main thread's stack may take below its lowest page: its limit (at most 1 GiB) and the kernel's guard gap.
+ */
+uintptr_t stack_reserve()
+{
+  constexpr uintptr_t kGuardGap = 1UL << 20; // the kernel's default stack_guard_gap: 256 pages
+  constexpr uintptr_t kMost     = 1UL << 30;
+  rlimit limit{};
+  uintptr_t growth = getrlimit(RLIMIT_STACK, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < kMost
+                         ? static_cast<uintptr_t>(limit.rlim_cur)
+                         : kMost;
+  return growth + kGuardGap;
+}
+
+/** The lowest page-aligned address at or above `from` where `length` bytes are unmapped and clear of the main
+ * thread's stack, or 0. */
 uintptr_t first_free_range_above(uintptr_t from, size_t length)
 {
   FILE* maps = std::fopen("/proc/self/maps", "re");
@@ -31,7 +48,15 @@ uintptr_t first_free_range_above(uintptr_t from, size_t length)
   uintptr_t page      = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   uintptr_t candidate = round_up(from, page);
   unsigned long start = 0, end = 0;
-  while (std::fscanf(maps, "%lx-%lx%*[^\n]", &start, &end) == 2) { // the kernel lists mappings by address
+  char name[32] = {};
+  // The kernel lists mappings by address: "start-end perms offset device inode [name]".
+  while (std::fscanf(maps, "%lx-%lx %*s %*s %*s %*s%*[ ]%31[^\n]%*[^\n]", &start, &end, name) >= 2) {
+    bool stack = std::strncmp(name, "[stack]", 7) == 0;
+    name[0]    = '\0';
+    if (stack && (start < stack_reserve() || candidate + length > start - stack_reserve())) {
+      candidate = 0;
+      break;
+    }
     if (end <= candidate)
       continue;
     if (start >= candidate + length)
@@ -62,8 +87,8 @@ extern "C" {
 void* mmap(void* hint, size_t length, int protection, int flags, int fd, off_t offset) noexcept
 {
   void* mapped = BXISIM_REAL(mmap)(hint, length, protection, flags, fd, offset);
-  if (hint == nullptr || mapped == MAP_FAILED || mapped >= hint || (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) != 0 ||
-      bxisim::os::running_rank() == nullptr)
+  if (hint == nullptr || mapped == MAP_FAILED || mapped >= hint ||
+      (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE | MAP_32BIT)) != 0 || bxisim::os::running_rank() == nullptr)
     return mapped;
   void* above = map_with_hint_above(hint, length, protection, flags, fd, offset);
   if (above == MAP_FAILED)

@@ -72,9 +72,9 @@ TEST(Launch, EachRankHasTheLayoutOpenShmemLibrariesAssume)
   auto result = run_bxisim("run -n 8 --no-cpu-simulation " + test_program("openshmem_layout"));
   EXPECT_EQ(result.exit_code, 0) << result.output;
   for (int rank = 0; rank < 8; ++rank)
-    EXPECT_THAT(result.output,
-                HasSubstr("[rank " + std::to_string(rank) + "] rank " + std::to_string(rank) +
-                          ": data bracketed yes, heap above data yes, last byte " + std::to_string(rank)));
+    EXPECT_THAT(result.output, HasSubstr("[rank " + std::to_string(rank) + "] rank " + std::to_string(rank) +
+                                         ": data bracketed yes, heap above data yes, last byte " +
+                                         std::to_string(rank) + ", map32 low yes, stack room left yes"));
 }
 
 // mpirun gives each process its rank and its node's share in the environment, which programs read before MPI_Init

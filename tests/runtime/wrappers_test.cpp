@@ -142,6 +142,19 @@ TEST(Wrappers, AMainCompiledHiddenRunsAsRanks)
   }
 }
 
+// The way into a hidden main refers to main: in a link without one, main stays undefined, and would have bound to the
+// simulator's own main (the ranks printed bxisim's usage).
+TEST(Wrappers, AProgramWithoutMainIsRefused)
+{
+  std::string program = temporary_path("no-main-program");
+  auto build =
+      run_command(kBxicc + " " + write_source("no-main.c", "int helper(void) { return 1; }\n") + " -o " + program);
+  ASSERT_EQ(build.exit_code, 0) << build.output;
+  auto run = run_bxisim("run -n 2 " + program);
+  EXPECT_NE(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("exports no main function")) << run.output;
+}
+
 // HPCC links `bxicc ... -o hpcc libhpl.a`, its main inside the archive: a shared object's link takes nothing
 // from an archive that nothing refers to, and the program was built empty (no main; bxisim refused it).
 TEST(Wrappers, AMainInAnArchiveIsLinkedIn)

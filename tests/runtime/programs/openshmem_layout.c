@@ -3,10 +3,12 @@
  * data (its symmetric heap, at _end + 2 GiB rounded to 1 GiB) lands above the data. Each rank prints what it
  * found; a second mapping with the same hint must land above too (the first took the hint). */
 
+#define _GNU_SOURCE /* MAP_32BIT */
 #include <bxisim/rank.h>
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #pragma weak __data_start
@@ -31,8 +33,27 @@ int main(void)
   /* the mapping is usable and the rank's own */
   if (heap != MAP_FAILED)
     heap[length - 1] = (char)bxisim_rank();
+  /* What bxisim's retry above a refused hint must leave to the kernel: MAP_32BIT asks for the low 2 GiB, and the room
+   * below the main thread's stack (the simulator's) is the stack's to grow into. */
+  char* low       = mmap(hint, 4096, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE | MAP_32BIT, -1, 0);
+  int low_ok      = low != MAP_FAILED && (uintptr_t)low < (1UL << 32);
+  uintptr_t stack = 0, start, stop;
+  char line[512];
+  FILE* maps = fopen("/proc/self/maps", "r");
+  while (maps != NULL && fgets(line, sizeof line, maps) != NULL)
+    if (strstr(line, "[stack]") != NULL && sscanf(line, "%lx-%lx", &start, &stop) == 2)
+      stack = start;
+  if (maps != NULL)
+    fclose(maps);
+  const uintptr_t guard = 512 * 1024; /* inside the kernel's guard gap: it refuses the hint */
+  char* near_stack      = stack > guard ? mmap((void*)(stack - guard), 256 * 1024, PROT_READ | PROT_WRITE,
+                                               MAP_ANONYMOUS | MAP_PRIVATE, -1, 0)
+                                        : MAP_FAILED;
+  int stack_left        = stack > guard && near_stack != MAP_FAILED &&
+                   ((uintptr_t)near_stack + 256 * 1024 <= stack - 64 * 1024 * 1024 || (uintptr_t)near_stack > stack);
   bxisim_barrier();
-  printf("rank %d: data bracketed %s, heap above data %s, last byte %d\n", bxisim_rank(), brackets ? "yes" : "no",
-         heap_above ? "yes" : "no", heap != MAP_FAILED ? heap[length - 1] : -1);
-  return brackets && heap_above ? 0 : 1;
+  printf("rank %d: data bracketed %s, heap above data %s, last byte %d, map32 low %s, stack room left %s\n",
+         bxisim_rank(), brackets ? "yes" : "no", heap_above ? "yes" : "no", heap != MAP_FAILED ? heap[length - 1] : -1,
+         low_ok ? "yes" : "no", stack_left ? "yes" : "no");
+  return brackets && heap_above && low_ok && stack_left ? 0 : 1;
 }
