@@ -51,8 +51,9 @@ int guarded_described(const char* function, D&& describe, F&& body)
 {
   CallEdge edge;
   try {
-    Core& core = Core::instance();
-    auto scope = core.open_call_scope(function, describe(core));
+    Core& core                    = Core::instance();
+    Core::CallArguments arguments = describe(core); // the scope refers to it until the call returns
+    auto scope                    = core.open_call_scope(function, arguments);
     return body(core);
   } catch (const simgrid::ForcefulKillException&) {
     throw;
