@@ -90,6 +90,7 @@ void* mmap(void* hint, size_t length, int protection, int flags, int fd, off_t o
   if (hint == nullptr || mapped == MAP_FAILED || mapped >= hint ||
       (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE | MAP_32BIT)) != 0 || bxisim::os::running_rank() == nullptr)
     return mapped;
+  bxisim::os::SimulatorCall call; // reading /proc/self/maps is the simulator's work, not the rank's computation
   void* above = map_with_hint_above(hint, length, protection, flags, fd, offset);
   if (above == MAP_FAILED)
     return mapped;
