@@ -79,13 +79,10 @@ int issue_triggered_inside(Core& core, OperationRequest request, ptl_handle_ct_t
  * ptl_process_t holds no pid), a nid and pid otherwise. Which one is found now: the MD may be gone when it is shown. */
 Core::CallArguments describe(Core& core, ptl_size_t length, ptl_process_t target, ptl_handle_md_t md)
 {
-  if (core.targets_ranks(md))
-    return [length, target] {
-      return "length=" + std::to_string(length) + ", target=rank " + std::to_string(target.rank);
-    };
-  return [length, target] {
-    return "length=" + std::to_string(length) + ", target=nid " + std::to_string(target.phys.nid) + " pid " +
-           std::to_string(target.phys.pid);
+  return [length, target, by_rank = core.targets_ranks(md)] {
+    return "length=" + std::to_string(length) +
+           (by_rank ? ", target=rank " + std::to_string(target.rank)
+                    : ", target=nid " + std::to_string(target.phys.nid) + " pid " + std::to_string(target.phys.pid));
   };
 }
 

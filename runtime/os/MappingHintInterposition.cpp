@@ -10,6 +10,8 @@
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
 
+#include <boost/align/align_up.hpp>
+
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -20,10 +22,7 @@
 
 namespace
 {
-uintptr_t round_up(uintptr_t value, uintptr_t alignment)
-{
-  return (value + alignment - 1) / alignment * alignment;
-}
+using boost::alignment::align_up;
 
 /** What the main thread's stack may take below its lowest page: its limit (at most 1 GiB) and the kernel's guard gap.
  */
@@ -46,14 +45,15 @@ uintptr_t first_free_range_above(uintptr_t from, size_t length)
   if (maps == nullptr)
     return 0;
   uintptr_t page      = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  uintptr_t candidate = round_up(from, page);
+  uintptr_t candidate = align_up(from, page);
+  uintptr_t reserve   = stack_reserve();
   unsigned long start = 0, end = 0;
   char name[32] = {};
   // The kernel lists mappings by address: "start-end perms offset device inode [name]".
   while (std::fscanf(maps, "%lx-%lx %*s %*s %*s %*s%*[ ]%31[^\n]%*[^\n]", &start, &end, name) >= 2) {
     bool stack = std::strncmp(name, "[stack]", 7) == 0;
     name[0]    = '\0';
-    if (stack && (start < stack_reserve() || candidate + length > start - stack_reserve())) {
+    if (stack && (start < reserve || candidate + length > start - reserve)) {
       candidate = 0;
       break;
     }
@@ -61,7 +61,7 @@ uintptr_t first_free_range_above(uintptr_t from, size_t length)
       continue;
     if (start >= candidate + length)
       break;
-    candidate = round_up(end, page);
+    candidate = align_up(end, page);
   }
   std::fclose(maps);
   return candidate;
