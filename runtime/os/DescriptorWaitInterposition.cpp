@@ -193,4 +193,21 @@ int ppoll(struct pollfd* descriptors, nfds_t count, const struct timespec* timeo
   return wait_checking("ppoll", seconds, [&] { return BXISIM_REAL(ppoll)(descriptors, count, &now, mask); });
 }
 
+// The forms -D_FORTIFY_SOURCE makes of poll and ppoll on an array of known size with a count that is not a constant.
+
+int __poll_chk(struct pollfd* descriptors, nfds_t count, int timeout, size_t descriptors_size)
+{
+  if (descriptors_size / sizeof(*descriptors) < count)
+    __chk_fail();
+  return poll(descriptors, count, timeout);
+}
+
+int __ppoll_chk(struct pollfd* descriptors, nfds_t count, const struct timespec* timeout, const sigset_t* mask,
+                size_t descriptors_size)
+{
+  if (descriptors_size / sizeof(*descriptors) < count)
+    __chk_fail();
+  return ppoll(descriptors, count, timeout, mask);
+}
+
 } // extern "C"

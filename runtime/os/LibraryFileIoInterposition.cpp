@@ -90,4 +90,31 @@ int fdatasync(int descriptor)
   return as_program_code([&] { return BXISIM_REAL(fdatasync)(descriptor); });
 }
 
+// Programs built with -D_FILE_OFFSET_BITS=64 call the 64-bit names, the same functions on 64-bit Linux (glibc makes
+// them aliases, as here).
+ssize_t pread64(int descriptor, void* buffer, size_t count, off_t offset) __attribute__((alias("pread")));
+ssize_t pwrite64(int descriptor, const void* buffer, size_t count, off_t offset) __attribute__((alias("pwrite")));
+ssize_t preadv64(int descriptor, const struct iovec* vector, int count, off_t offset) __attribute__((alias("preadv")));
+ssize_t pwritev64(int descriptor, const struct iovec* vector, int count, off_t offset)
+    __attribute__((alias("pwritev")));
+
+// The forms -D_FORTIFY_SOURCE makes of reads into a buffer of known size with a count that is not a constant.
+
+ssize_t __read_chk(int descriptor, void* buffer, size_t count, size_t buffer_size)
+{
+  if (count > buffer_size)
+    __chk_fail();
+  return read(descriptor, buffer, count);
+}
+
+ssize_t __pread_chk(int descriptor, void* buffer, size_t count, off_t offset, size_t buffer_size)
+{
+  if (count > buffer_size)
+    __chk_fail();
+  return pread(descriptor, buffer, count, offset);
+}
+
+ssize_t __pread64_chk(int descriptor, void* buffer, size_t count, off_t offset, size_t buffer_size)
+    __attribute__((alias("__pread_chk")));
+
 } // extern "C"

@@ -2,13 +2,16 @@
 // its own (1000 + rank), so a program reading /proc/<getpid()>/status (its memory) opened nothing, and LLVM's OpenMP
 // runtime, which reads /proc/<getpid()>/maps, stopped the rank with an assertion; /proc/self/exe named bxisim, so
 // programs looking for files beside their executable looked beside bxisim. The paths are rewritten for the calls
-// that open files (open, openat, fopen, their 64-bit and fortified names) and for readlink.
+// that open files (open, openat, fopen, their 64-bit and fortified names), and /proc/self/exe is the program for the
+// calls that resolve links (readlink, readlinkat, realpath, canonicalize_file_name, and the fortified names that
+// -D_FORTIFY_SOURCE makes of them when the length is not a constant).
 
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
 #include "runtime/launch/Rank.hpp"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -38,6 +41,16 @@ std::string own_proc_path(const char* path)
   if (pid < Rank::kFirstSimulatedPid || pid >= Rank::kFirstSimulatedPid + rank->size())
     return {};
   return std::string("/proc/self") + end;
+}
+
+/** The rank's program when `path` (made /proc/self by own_proc_path) is the link /proc/self/exe of a rank's code. */
+const std::string* program_of_link(const char* path)
+{
+  Rank* rank = bxisim::os::running_rank();
+  if (rank == nullptr || path == nullptr || std::strcmp(path, "/proc/self/exe") != 0 ||
+      rank->process_state().program_path().empty())
+    return nullptr;
+  return &rank->process_state().program_path();
 }
 
 /** The mode argument of open and openat, present when a file may be created. */
@@ -115,15 +128,54 @@ ssize_t readlink(const char* path, char* buffer, size_t size) noexcept
 {
   std::string own     = own_proc_path(path);
   const char* checked = own.empty() ? path : own.c_str();
-  Rank* rank          = bxisim::os::running_rank();
-  if (rank != nullptr && checked != nullptr && std::strcmp(checked, "/proc/self/exe") == 0 &&
-      not rank->process_state().program_path().empty()) {
-    const std::string& program = rank->process_state().program_path();
-    size_t length              = std::min(size, program.size()); // no terminating null, as readlink
-    std::memcpy(buffer, program.data(), length);
+  if (const std::string* program = program_of_link(checked)) {
+    size_t length = std::min(size, program->size()); // no terminating null, as readlink
+    std::memcpy(buffer, program->data(), length);
     return static_cast<ssize_t>(length);
   }
   return BXISIM_REAL(readlink)(checked, buffer, size);
+}
+
+ssize_t readlinkat(int directory, const char* path, char* buffer, size_t size) noexcept
+{
+  if (path[0] == '/') // an absolute path names the same file whatever the directory
+    return readlink(path, buffer, size);
+  return BXISIM_REAL(readlinkat)(directory, path, buffer, size);
+}
+
+ssize_t __readlink_chk(const char* path, char* buffer, size_t size, size_t buffer_size) noexcept
+{
+  if (size > buffer_size)
+    __chk_fail();
+  return readlink(path, buffer, size);
+}
+
+ssize_t __readlinkat_chk(int directory, const char* path, char* buffer, size_t size, size_t buffer_size) noexcept
+{
+  if (size > buffer_size)
+    __chk_fail();
+  return readlinkat(directory, path, buffer, size);
+}
+
+char* realpath(const char* path, char* resolved) noexcept
+{
+  std::string own     = own_proc_path(path);
+  const char* checked = own.empty() ? path : own.c_str();
+  if (const std::string* program = program_of_link(checked))
+    return BXISIM_REAL(realpath)(program->c_str(), resolved); // the program's path may hold links itself
+  return BXISIM_REAL(realpath)(checked, resolved);
+}
+
+char* __realpath_chk(const char* path, char* resolved, size_t resolved_size) noexcept
+{
+  if (resolved_size < PATH_MAX)
+    __chk_fail();
+  return realpath(path, resolved);
+}
+
+char* canonicalize_file_name(const char* path) noexcept
+{
+  return realpath(path, nullptr);
 }
 
 } // extern "C"

@@ -147,6 +147,15 @@ int gethostname(char* name, size_t length) noexcept
   return 0;
 }
 
+// The form -D_FORTIFY_SOURCE makes of gethostname into an array of known size with a length that is not a constant.
+
+int __gethostname_chk(char* name, size_t length, size_t name_size) noexcept
+{
+  if (length > name_size)
+    __chk_fail();
+  return gethostname(name, length);
+}
+
 // The node's name in uname's too: programs group ranks by node with either (hashing the name to split a communicator).
 int uname(struct utsname* names) noexcept
 {

@@ -23,6 +23,10 @@ inline void* next_definition(const char* name)
 
 } // namespace bxisim::os
 
+/** The C library's end of a failed check of its fortified functions ("buffer overflow detected", then abort), for
+ * the checking forms (`__read_chk`...) that -D_FORTIFY_SOURCE makes of the functions bxisim interposes. */
+extern "C" [[noreturn]] void __chk_fail() noexcept;
+
 /** The libc function `name`, resolved once. */
 #define BXISIM_REAL(name)                                                                                              \
   ([]() {                                                                                                              \

@@ -269,6 +269,29 @@ TEST(Launch, DefaultIsOneRankPerCoreOfEachNode)
   EXPECT_EQ(number(fields[2], "local_size"), 1);
 }
 
+// Programs built with -D_FORTIFY_SOURCE=2 (as distributions build) call the C library's checking forms when a length is
+// not a constant: __gethostname_chk, __readlink_chk, __read_chk, __poll_chk... They named the host and bxisim, read
+// rank 0's input in rank 1 and waited in real time, none of it simulated.
+TEST(Launch, FortifiedCallsSeeTheRanksNodeProgramInputAndTime)
+{
+  for (int per_node : {1, 2}) {
+    auto result = run_command("echo hello | '" BXISIM_BINARY "' run --no-cpu-simulation -n 2 --ppn " +
+                              std::to_string(per_node) + " " + test_program("fortified") + " 2>&1");
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    auto fields = fields_by_rank(result.output);
+    ASSERT_EQ(fields.size(), 2u) << result.output;
+    for (const auto& [rank, values] : fields) {
+      EXPECT_EQ(values.at("host"), "node" + std::to_string(rank / per_node)) << result.output;
+      for (const char* link : {"exe", "exe_at", "exe_real", "canonical"})
+        EXPECT_EQ(values.at(link), test_program("fortified")) << link << " of rank " << rank;
+      EXPECT_EQ(values.at("input"), rank == 0 ? "hello" : "(eof)") << result.output;
+      EXPECT_EQ(values.at("polled"), "0");
+      EXPECT_EQ(values.at("ppolled"), "0");
+      EXPECT_EQ(number(values, "waited"), 0.75) << "the two timeouts in simulated time, rank " << rank;
+    }
+  }
+}
+
 TEST(Launch, KeyValueStoreAndBarrier)
 {
   constexpr int kRanks = 5;
