@@ -33,9 +33,9 @@ std::vector<std::string_view> all_names()
   return names;
 }
 
-std::string example_of(ParameterType type)
+std::string example_of(const ParameterSpec& spec)
 {
-  switch (type) {
+  switch (spec.type) {
   case ParameterType::Integer:
     return "an integer such as 4";
   case ParameterType::Real:
@@ -50,16 +50,18 @@ std::string example_of(ParameterType type)
     return "a size such as 64KiB";
   case ParameterType::Boolean:
     return "true or false";
+  case ParameterType::Choice:
+    return fmt::format("one of {}", fmt::join(spec.choices, ", "));
   default:
     return "a text";
   }
 }
 
 [[noreturn]] void bad_value(const ParameterSpec& spec, std::string_view text, std::string_view origin,
-                            const std::string& why)
+                            const std::string& why, const std::string& suggestion = "")
 {
-  throw ConfigError(fmt::format("{}: bad value '{}' for parameter '{}': {}. Expected {}.", origin, text, spec.name, why,
-                                example_of(spec.type)));
+  throw ConfigError(fmt::format("{}: bad value '{}' for parameter '{}': {}. Expected {}.{}", origin, text, spec.name,
+                                why, example_of(spec), suggestion));
 }
 
 double parse_quantity(const ParameterSpec& spec, std::string_view text, std::string_view origin)
@@ -140,8 +142,7 @@ ParameterValue parse_parameter_value(const ParameterSpec& spec, std::string_view
     for (auto choice : spec.choices)
       if (choice == text)
         return std::string(text);
-    bad_value(spec, text, origin,
-              fmt::format("allowed values are {}.{}", fmt::join(spec.choices, ", "), did_you_mean(text, spec.choices)));
+    bad_value(spec, text, origin, "not one of its values", did_you_mean(text, spec.choices));
   case ParameterType::Text:
   case ParameterType::Path:
     return std::string(text);

@@ -140,11 +140,16 @@ TEST(BadInput, XmlPlatformWithoutRoutes)
   EXPECT_THAT(result.output, HasSubstr("the platform has no route from a to b"));
 }
 
+// --platform takes a topology or a SimGrid XML file: a value that is neither says both.
 TEST(BadInput, UnknownTopologyListsTheChoices)
 {
   auto result = run_bxisim("--platform dragonfly platform show");
   EXPECT_EQ(result.exit_code, kUsage);
-  EXPECT_THAT(result.output, HasSubstr("fat-tree, single-switch, two-switches, xml"));
+  EXPECT_THAT(result.output, HasSubstr("--platform dragonfly: neither a topology (fat-tree, single-switch, "
+                                       "two-switches) nor a SimGrid XML platform file (no such file)."));
+  result = run_bxisim("--platform fat-tre platform show");
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr("Did you mean 'fat-tree'?"));
 }
 
 TEST(BadInput, UnknownSubCommand)

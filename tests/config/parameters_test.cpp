@@ -7,6 +7,7 @@
 using bxisim::config::ConfigError;
 using bxisim::config::Parameters;
 using testing::HasSubstr;
+using testing::Not;
 
 namespace
 {
@@ -90,8 +91,10 @@ TEST(Parameters, ChoiceListsTheAllowedValues)
 {
   Parameters parameters = Parameters::defaults();
   auto message          = error_of([&] { parameters.apply_assignment("platform.topology=fat-tre"); });
-  EXPECT_THAT(message, HasSubstr("fat-tree, single-switch, two-switches, xml"));
-  EXPECT_THAT(message, HasSubstr("Did you mean 'fat-tree'?"));
+  EXPECT_THAT(message,
+              HasSubstr("Expected one of fat-tree, single-switch, two-switches, xml. Did you mean 'fat-tree'?"));
+  EXPECT_THAT(message, Not(HasSubstr("a text"))); // a choice is not any text
+  EXPECT_THAT(message, Not(HasSubstr("..")));
 }
 
 TEST(Parameters, BadUnitIsNamed)
