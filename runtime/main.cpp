@@ -19,9 +19,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <string_view>
+#include <system_error>
 
 namespace
 {
@@ -93,8 +96,8 @@ int main(int argc, char** argv)
   bxisim::runtime::add_trace_command(app, exit_code);
   bxisim::runtime::add_plot_command(app, exit_code);
 
-  bxisim::runtime::accept_mpirun_spellings(app, argc, argv);
   try {
+    bxisim::runtime::accept_mpirun_spellings(app, argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
     if (error.get_exit_code() == 0) // --help, --version
@@ -103,6 +106,11 @@ int main(int argc, char** argv)
   } catch (const bxisim::config::ConfigError& error) {
     std::cerr << "bxisim: " << error.what() << "\n";
     return bxisim::config::kUsageExitCode;
+  } catch (const std::system_error& error) {
+    // fmt's writes throw when bxisim's output is closed (`bxisim run ... 2>&1 | head` closes it before the summary)
+    if (error.code().value() != EPIPE)
+      throw;
+    return 128 + SIGPIPE; // as when the signal stops a run (docs/running.md, exit codes)
   }
   return exit_code;
 }

@@ -1,7 +1,8 @@
 #include "RunCommand.hpp"
 
-#include "platforms/WireFaults.hpp"
 #include "config/ConfigError.hpp"
+#include "config/Spelling.hpp"
+#include "platforms/WireFaults.hpp"
 #include "runtime/launch/Launcher.hpp"
 
 #include <fmt/format.h>
@@ -9,7 +10,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <memory>
+#include <regex>
 
 namespace bxisim::runtime
 {
@@ -32,11 +35,11 @@ struct RunCommandOptions {
  * What to say when the word where the program should be is an option: options of mpirun and smpirun
  * a user may try, with bxisim's way of doing the same.
  */
-std::string unknown_option_message(const std::string& word)
+std::string unknown_option_message(const std::string& word, const CLI::App& run)
 {
   std::string name = word.substr(0, word.find('='));
   std::string hint;
-  if (name == "-N" || name == "--npernode" || name == "-npernode" || name == "--map-by" || name == "-ppn")
+  if (name == "-ppn")
     hint = " For the number of ranks per node, give --ppn P (and --map-by core|node for the order).";
   else if (name == "-x")
     hint = " The ranks share bxisim's environment: set the variable before bxisim run (VAR=VALUE bxisim run ...).";
@@ -50,6 +53,13 @@ std::string unknown_option_message(const std::string& word)
            name == "--use-hwthread-cpus" || name == "-c")
     hint = name == "-c" ? " The number of ranks is -n N."
                         : " Leave it out: nothing to bind, every rank has its own simulated core.";
+  else if (name.compare(0, 2, "--") == 0) {
+    std::vector<std::string> names;
+    for (const CLI::Option* option : run.get_options())
+      for (const std::string& long_name : option->get_lnames())
+        names.push_back("--" + long_name);
+    hint = config::did_you_mean(name, std::vector<std::string_view>(names.begin(), names.end()));
+  }
   return fmt::format("{}: not an option of bxisim run; its options come before the program (bxisim run --help lists "
                      "them).{}",
                      word, hint);
@@ -80,9 +90,11 @@ void note_options_after_the_program(const CLI::App& run, const std::vector<std::
 
 void accept_mpirun_spellings(const CLI::App& app, int argc, char** argv)
 {
-  static char kRanks[] = "-n";
-  const CLI::App* run  = nullptr;
-  int i                = 1;
+  static char kRanks[]        = "-n";
+  static char kRanksPerNode[] = "--ppn";
+  static std::deque<std::string> rewritten; // argv points into it for the rest of the run
+  const CLI::App* run = nullptr;
+  int i               = 1;
   for (; i < argc && run == nullptr; ++i)
     if (std::string(argv[i]) == "run")
       run = app.get_subcommand("run");
@@ -91,17 +103,48 @@ void accept_mpirun_spellings(const CLI::App& app, int argc, char** argv)
   // Walk run's options up to the program: each option takes its values with it.
   while (i < argc) {
     std::string word = argv[i];
-    if (word == "-np") {
-      argv[i] = kRanks;
-      i += 2;
-      continue;
+    std::string name = word.substr(0, word.find('='));
+    bool attached    = name.size() < word.size();
+    if (name == "-np" || name == "--np" || name == "--n") // mpirun's and smpirun's spellings of -n
+      argv[i] = attached ? rewritten.emplace_back("-n" + word.substr(name.size() + 1)).data() : kRanks;
+    else if (name == "-N" || name == "--npernode" || name == "-npernode") // mpirun's ranks per node
+      argv[i] = attached ? rewritten.emplace_back("--ppn" + word.substr(name.size())).data() : kRanksPerNode;
+    else if (std::regex_match(word, std::regex("-N[0-9]+")))
+      argv[i] = rewritten.emplace_back("--ppn=" + word.substr(2)).data();
+    else if ((name == "--map-by" || name == "-map-by") && (attached || i + 1 < argc)) {
+      // mpirun's ppr:N:node is N ranks per node, filled in order; its slot is bxisim's core
+      std::string mapping = attached ? word.substr(name.size() + 1) : argv[i + 1];
+      std::string option  = "--map-by";
+      std::smatch per_node;
+      if (std::regex_match(mapping, per_node, std::regex("ppr:([0-9]+):node")))
+        std::tie(option, mapping) = std::pair<std::string, std::string>("--ppn", per_node[1].str());
+      else if (mapping == "slot")
+        mapping = "core";
+      else if (mapping != "core" && mapping != "node")
+        throw config::ConfigError(fmt::format("--map-by {}: bxisim maps ranks by core (fill a node, then the next; "
+                                              "mpirun's slot) or by node (round-robin). For P ranks per node give "
+                                              "--ppn P (mpirun's ppr:P:node).",
+                                              mapping));
+      if (attached) {
+        argv[i] = rewritten.emplace_back(option + "=" + mapping).data();
+      } else {
+        argv[i]     = rewritten.emplace_back(option).data();
+        argv[i + 1] = rewritten.emplace_back(mapping).data();
+      }
     }
+    word = argv[i];
     if (word.size() < 2 || word[0] != '-')
       return; // the program
-    const CLI::Option* option = run->get_option_no_throw(word.substr(0, word.find('=')));
+    name                      = word.substr(0, word.find('='));
+    const CLI::Option* option = run->get_option_no_throw(name);
     if (option == nullptr)
-      return; // unknown: CLI11 or the launcher will say so
-    if (word.find('=') != std::string::npos)
+      option = app.get_option_no_throw(name); // bxisim's common options (--platform, --set...), accepted after run
+    if (option == nullptr && name.size() > 2 && name[1] != '-' &&
+        run->get_option_no_throw(name.substr(0, 2)) != nullptr)
+      attached = true;          // -n4: a short option and its value
+    else if (option == nullptr) // before -n too (CLI11 would only say that -n is missing)
+      throw config::ConfigError(unknown_option_message(word, *run));
+    if (attached || name.size() < word.size() || option->get_expected_max() == 0) // a flag takes no word
       i += 1;
     else
       i += 1 + std::max(0, option->get_type_size_max());
@@ -226,7 +269,7 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
     options->launch.command = command->remaining();
     if (not options->launch.command.empty() && options->launch.command.front().size() > 1 &&
         options->launch.command.front()[0] == '-')
-      throw config::ConfigError(unknown_option_message(options->launch.command.front()));
+      throw config::ConfigError(unknown_option_message(options->launch.command.front(), *command));
     note_options_after_the_program(*command, options->launch.command);
     // --level, else BXISIM_LEVEL from the environment, else message.
     const char* level_variable = std::getenv("BXISIM_LEVEL");

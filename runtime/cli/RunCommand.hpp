@@ -11,8 +11,11 @@ namespace bxisim::runtime
 void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code);
 
 /**
- * mpirun's and smpirun's `-np N` among `run`'s options (before the program) becomes `-n N`: CLI11
- * would read it as `-n p`. The program's own arguments are left alone. Call before parsing.
+ * mpirun's and smpirun's spellings among `run`'s options (before the program) become bxisim's: `-np N` (which CLI11
+ * would read as `-n p`), `--np`, `--n` are `-n N`; `-N P`, `--npernode P`, `--map-by ppr:P:node` are `--ppn P`;
+ * `--map-by slot` is `--map-by core`. An option that is neither (`--hostfile`) is refused there, with bxisim's way of
+ * doing the same, even before `-n`. The program's own arguments are left alone. Call before parsing, inside its
+ * handling of config::ConfigError.
  */
 void accept_mpirun_spellings(const CLI::App& app, int argc, char** argv);
 

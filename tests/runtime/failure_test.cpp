@@ -217,6 +217,21 @@ TEST(RunCommandLine, AcceptsMpirunsNpBeforeTheProgramOnly)
     EXPECT_EQ(values.at("sizes"), "-np") << "rank " << rank;
 }
 
+// mpirun's spellings of the rank count and of ranks per node, after flags too (a flag took -np's value before).
+TEST(RunCommandLine, AcceptsMpirunsRanksPerNodeSpellings)
+{
+  for (const char* spelling :
+       {"-q -np 4 -N 2", "--n=4 --npernode 2", "-n4 -N2", "-np 4 -npernode=2", "-n 4 --map-by ppr:2:node",
+        "-n 4 --map-by=ppr:2:node", "--np 4 --ppn 2 --map-by slot"}) {
+    auto result = run_bxisim(std::string("run --no-cpu-simulation ") + spelling + " " + test_program("identity"));
+    ASSERT_EQ(result.exit_code, 0) << spelling << "\n" << result.output;
+    auto fields = fields_by_rank(result.output);
+    ASSERT_EQ(fields.size(), 4U) << spelling << "\n" << result.output;
+    for (const auto& [rank, values] : fields)
+      EXPECT_EQ(values.at("host"), "node" + std::to_string(rank / 2)) << spelling << ", rank " << rank;
+  }
+}
+
 // HDF5's helper put --set after the program once: the run went on with the defaults. As with mpirun the word is the
 // program's (it still gets it), and bxisim says it looks like its own option.
 TEST(RunCommandLine, AnOptionOfBxisimAfterTheProgramIsNotedAndLeftToTheProgram)
@@ -236,12 +251,11 @@ TEST(BadRunCommandLine, AnMpirunOptionIsNamedWithBxisimsWay)
     std::string option;
     std::string hint;
   };
-  for (const auto& [option, hint] : std::vector<Case>{{"-N 1", "--ppn P"},
-                                                      {"--npernode 1", "--ppn P"},
-                                                      {"-x FOO=1", "VAR=VALUE bxisim run"},
+  for (const auto& [option, hint] : std::vector<Case>{{"-x FOO=1", "VAR=VALUE bxisim run"},
                                                       {"--hostfile hosts", "--platform"},
                                                       {"--oversubscribe", "node.cores"},
-                                                      {"--bind-to core", "Leave it out"}}) {
+                                                      {"--bind-to core", "Leave it out"},
+                                                      {"--levl cycle", "Did you mean '--level'?"}}) {
     auto result = run_bxisim("run -n 2 " + option + " " + test_program("ends") + " return all 0");
     EXPECT_EQ(result.exit_code, kUsage) << result.output;
     std::string name = option.substr(0, option.find(' '));
@@ -249,6 +263,19 @@ TEST(BadRunCommandLine, AnMpirunOptionIsNamedWithBxisimsWay)
     EXPECT_THAT(result.output, HasSubstr(hint)) << option;
     EXPECT_THAT(result.output, Not(HasSubstr("no such program")));
   }
+}
+
+// Before -n too: CLI11 said only that -n was missing.
+TEST(BadRunCommandLine, AnUnknownOptionBeforeTheRankCountIsNamed)
+{
+  auto result = run_bxisim("run --hostfile hosts -n 2 " + test_program("ends") + " return all 0");
+  EXPECT_EQ(result.exit_code, kUsage) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("--hostfile: not an option of bxisim run"));
+  EXPECT_THAT(result.output, Not(HasSubstr("--ranks is required")));
+  result = run_bxisim("run -n 2 --map-by ppr:2:socket " + test_program("ends") + " return all 0");
+  EXPECT_EQ(result.exit_code, kUsage) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("--map-by ppr:2:socket: bxisim maps ranks by core"));
+  EXPECT_THAT(result.output, HasSubstr("give --ppn P (mpirun's ppr:P:node)"));
 }
 
 TEST(BadRunCommandLine, MissingProgramFile)

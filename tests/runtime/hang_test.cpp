@@ -228,3 +228,13 @@ TEST(Interrupt, AClosedOutputStopsTheRunWith141)
   EXPECT_THAT(result.output, HasSubstr("141\n")) << result.output;
   EXPECT_THAT(result.output, HasSubstr("bxisim: stopped (SIGPIPE: the output of bxisim is closed)"));
 }
+
+// The same when the output is closed after the ranks ended, before bxisim's summary (`2>&1 | head -n 1`): that write
+// failed with an exception and bxisim reported a crash of its own (exit code 4).
+TEST(Interrupt, AnOutputClosedBeforeTheSummaryEndsWith141NotACrash)
+{
+  std::string status = temporary_path("summary-pipe-status");
+  auto result        = run_command(fmt::format("{{ ( {} 2>&1; echo $? > {} ) | head -n 1; cat {}; }}",
+                                               hang("-n 2 --no-cpu-simulation", "print", "all"), status, status));
+  EXPECT_THAT(result.output, HasSubstr("141\n")) << result.output;
+}
