@@ -264,3 +264,41 @@ TEST(Wrappers, InstalledWrappersUseTheInstalledHeaders)
   EXPECT_EQ(run.exit_code, 0) << run.output;
   EXPECT_THAT(run.output, HasSubstr("[rank 1] rank=1 size=2"));
 }
+
+// CMake projects configured with the wrappers as their compilers find MPI in them (find_package(MPI), CMake's
+// FindMPI: MPI_C_WORKS with no flag of its own) and build programs `bxisim run` runs, C and Fortran.
+TEST(Wrappers, CmakeFindMpiFindsTheWrappersMpi)
+{
+  std::string project = temporary_path("findmpi");
+  std::filesystem::create_directories(project);
+  std::ofstream(project + "/CMakeLists.txt")
+      << "cmake_minimum_required(VERSION 3.16)\nproject(findmpi C Fortran)\nfind_package(MPI 3.0 REQUIRED)\n"
+         "add_executable(sum sum.c)\ntarget_link_libraries(sum MPI::MPI_C)\n"
+         "add_executable(rank rank.f90)\ntarget_link_libraries(rank MPI::MPI_Fortran)\n";
+  std::ofstream(project + "/sum.c")
+      << "#include <mpi.h>\n#include <stdio.h>\nint main(int argc, char** argv) {\n  MPI_Init(&argc, &argv);\n"
+         "  int rank, sum;\n  MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
+         "  MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);\n  printf(\"sum=%d\\n\", sum);\n"
+         "  return MPI_Finalize();\n}\n";
+  std::ofstream(project + "/rank.f90")
+      << "program rank\n  use mpi\n  integer :: ierr, me\n  call MPI_Init(ierr)\n"
+         "  call MPI_Comm_rank(MPI_COMM_WORLD, me, ierr)\n  print '(a,i0)', 'me=', me\n"
+         "  call MPI_Finalize(ierr)\nend program\n";
+  auto configure = run_command("cd " + project + " && CC=" + kBxicc + " FC=" + kBxif90 +
+                               " cmake -S . -B build > configure.log 2>&1; status=$?; cat configure.log; exit $status");
+  ASSERT_EQ(configure.exit_code, 0) << configure.output;
+  EXPECT_THAT(configure.output, HasSubstr("Found MPI_C: " + kBxicc + " (found suitable version \"3.1\""));
+  EXPECT_THAT(configure.output, Not(HasSubstr("warning"))); // bxif90 gave gfortran a Fortran flag for CMake's C check
+  auto build = run_command("cmake --build " + project + "/build 2>&1");
+  ASSERT_EQ(build.exit_code, 0) << build.output;
+  for (int ppn : {1, 2}) {
+    auto sum =
+        run_bxisim("run -q --no-cpu-simulation -n 2 --ppn " + std::to_string(ppn) + " " + project + "/build/sum");
+    EXPECT_EQ(sum.exit_code, 0) << sum.output;
+    EXPECT_THAT(sum.output, HasSubstr("[rank 1] sum=1"));
+    auto rank =
+        run_bxisim("run -q --no-cpu-simulation -n 2 --ppn " + std::to_string(ppn) + " " + project + "/build/rank");
+    EXPECT_EQ(rank.exit_code, 0) << rank.output;
+    EXPECT_THAT(rank.output, HasSubstr("[rank 1] me=1"));
+  }
+}
