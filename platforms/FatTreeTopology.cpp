@@ -30,7 +30,13 @@ Machine build_fat_tree(const PlatformConfig& config)
       ->seal();
   std::string description =
       fmt::format("fat-tree {} (D-mod-K), {} nodes of {} cores", shape.notation(), nodes.size(), config.node.cores);
-  return Machine(std::move(description), std::move(nodes), true);
+  return Machine(std::move(description), std::move(nodes), true, [shape](int wanted) {
+    FatTreeShape larger = shape; // the top level's children multiplied until the leaves are enough
+    unsigned below      = shape.leaf_count() / shape.down.back();
+    larger.down.back()  = (static_cast<unsigned>(wanted) + below - 1) / below;
+    return fmt::format("--set 'platform.fat_tree={}', or --platform single-switch --set platform.nodes={}",
+                       larger.notation(), wanted);
+  });
 }
 
 } // namespace bxisim::platform

@@ -5,8 +5,10 @@
 namespace bxisim::platform
 {
 
-Machine::Machine(std::string description, std::vector<SimulatedNode> nodes, bool node_model)
-    : description_(std::move(description)), nodes_(std::move(nodes)), node_model_(node_model)
+Machine::Machine(std::string description, std::vector<SimulatedNode> nodes, bool node_model,
+                 std::function<std::string(int nodes)> growth)
+    : description_(std::move(description)), nodes_(std::move(nodes)), node_model_(node_model),
+      growth_(std::move(growth))
 {
 }
 

@@ -3,6 +3,7 @@
 
 #include <simgrid/s4u/Host.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,18 +20,23 @@ struct SimulatedNode {
 class Machine
 {
  public:
-  Machine(std::string description, std::vector<SimulatedNode> nodes, bool node_model);
+  /** `growth`: the options that make this kind of platform hold a given number of nodes, for messages. */
+  Machine(std::string description, std::vector<SimulatedNode> nodes, bool node_model,
+          std::function<std::string(int nodes)> growth);
 
   const std::string& description() const { return description_; }
   const std::vector<SimulatedNode>& nodes() const { return nodes_; }
   bool has_node_model() const { return node_model_; }
   simgrid::s4u::Host* core(int node, int core) const;
   size_t core_count() const;
+  /** How to get a platform of this kind with `nodes` nodes ("--set platform.nodes=12"). */
+  std::string options_for(int nodes) const { return growth_(nodes); }
 
  private:
   std::string description_;
   std::vector<SimulatedNode> nodes_;
   bool node_model_;
+  std::function<std::string(int nodes)> growth_;
 };
 
 } // namespace bxisim::platform

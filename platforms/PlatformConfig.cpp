@@ -21,6 +21,37 @@ Topology topology_named(const std::string& name)
   return Topology::Xml; // the table only lets these four names through
 }
 
+/**
+ * A size that another topology reads, set for this one (`--set platform.nodes=2` on the fat-tree): it would change
+ * nothing, and the user expects it to. Refused with the key that sizes the platform chosen.
+ */
+void refuse_another_topologys_size(const config::Parameters& parameters, Topology topology)
+{
+  struct Size {
+    const char* key;
+    Topology topology;
+    const char* topology_name;
+  };
+  static const Size kSizes[] = {{"platform.nodes", Topology::SingleSwitch, "single-switch"},
+                                {"platform.nodes_per_switch", Topology::TwoSwitches, "two-switches"},
+                                {"platform.fat_tree", Topology::FatTree, "fat-tree"}};
+  const Size* own            = nullptr;
+  for (const Size& size : kSizes)
+    if (size.topology == topology)
+      own = &size;
+  for (const Size& size : kSizes) {
+    if (size.topology == topology || parameters.origin(size.key) == "default")
+      continue;
+    std::string chosen = parameters.text("platform.topology");
+    throw config::ConfigError(fmt::format(
+        "{}: {} sizes the {} topology, but the platform is {}, which it would leave unchanged. {} or drop {}.",
+        parameters.origin(size.key), size.key, size.topology_name, chosen,
+        own != nullptr ? fmt::format("Size the {} with {}, give --platform {},", chosen, own->key, size.topology_name)
+                       : fmt::format("Give --platform {}", size.topology_name),
+        size.key));
+  }
+}
+
 LinkSpec link_from(const config::Parameters& parameters, const std::string& prefix)
 {
   return {parameters.real(prefix + "bandwidth"), parameters.real(prefix + "latency")};
@@ -43,6 +74,7 @@ PlatformConfig PlatformConfig::from_parameters(const config::Parameters& paramet
   config.node.nic_loopback   = link_from(parameters, "bxi.loopback_");
   config.bxi_link            = link_from(parameters, "bxi.link_");
   config.interswitch_link    = link_from(parameters, "bxi.interswitch_");
+  refuse_another_topologys_size(parameters, config.topology);
   if (config.topology == Topology::Xml && config.xml_file.empty())
     throw config::ConfigError("platform.topology = xml needs a platform file: set platform.xml=FILE, or give "
                               "--platform FILE.xml.");

@@ -118,8 +118,9 @@ void print_platform_report(std::ostream& out, const Machine& machine, const Repo
   for (auto [source, destination] : routes)
     print_route(out, source, destination);
   if (machine.description().rfind("fat-tree", 0) == 0)
-    fmt::print(out, "\nFat-tree links are named by SimGrid: link_from_<child>_<switch>_<serial>, where elements 0 to "
-                    "{} are the nodes and higher numbers are switches; _UP goes towards the top of the tree.\n",
+    fmt::print(out,
+               "\nFat-tree links are named by SimGrid: link_from_<child>_<switch>_<serial>, where elements 0 to "
+               "{} are the nodes and higher numbers are switches; _UP goes towards the top of the tree.\n",
                machine.nodes().size() - 1);
 }
 

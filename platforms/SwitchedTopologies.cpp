@@ -58,7 +58,7 @@ Machine build_single_switch(const PlatformConfig& config)
   std::vector<SimulatedNode> nodes;
   build_switch(nullptr, "switch0", 0, config.single_switch_nodes, config, nodes);
   return Machine(fmt::format("single switch, {} nodes of {} cores", config.single_switch_nodes, config.node.cores),
-                 std::move(nodes), true);
+                 std::move(nodes), true, [](int wanted) { return fmt::format("--set platform.nodes={}", wanted); });
 }
 
 Machine build_two_switches(const PlatformConfig& config)
@@ -73,7 +73,8 @@ Machine build_two_switches(const PlatformConfig& config)
                   {sg4::LinkInRoute(isl, sg4::LinkInRoute::Direction::UP)}, true);
   root->seal();
   return Machine(fmt::format("two switches joined by one link, {} nodes of {} cores on each", k, config.node.cores),
-                 std::move(nodes), true);
+                 std::move(nodes), true,
+                 [](int wanted) { return fmt::format("--set platform.nodes_per_switch={}", (wanted + 1) / 2); });
 }
 
 } // namespace bxisim::platform

@@ -41,7 +41,8 @@ Machine load_xml_platform(const PlatformConfig& config)
     throw config::ConfigError(
         fmt::format("platform.xml = '{}': the platform has no host; ranks need hosts to run on.", config.xml_file));
   std::string description = fmt::format("SimGrid XML platform {}, {} hosts", config.xml_file, nodes.size());
-  return Machine(std::move(description), std::move(nodes), false);
+  return Machine(std::move(description), std::move(nodes), false,
+                 [](int wanted) { return fmt::format("a platform file with {} hosts or more", wanted); });
 }
 
 } // namespace bxisim::platform

@@ -26,10 +26,10 @@ std::vector<RankPlacement> map_ranks(const platform::Machine& machine, int ranks
   int nodes_used = (ranks + ranks_per_node - 1) / ranks_per_node;
   if (nodes_used > static_cast<int>(nodes.size()))
     throw config::ConfigError(fmt::format(
-        "-n {} with {} rank(s) per node needs {} nodes, but the platform ({}) has {}. Use a larger platform (for "
-        "example --platform single-switch --set platform.nodes={}), more cores per node (--set node.cores=...), "
-        "or fewer ranks.",
-        ranks, ranks_per_node, nodes_used, machine.description(), nodes.size(), nodes_used));
+        "-n {} with {} rank(s) per node needs {} nodes, but the platform ({}) has {}. Use a larger platform ({}), "
+        "{}or fewer ranks.",
+        ranks, ranks_per_node, nodes_used, machine.description(), nodes.size(), machine.options_for(nodes_used),
+        machine.has_node_model() ? "more cores per node (--set node.cores=...), " : ""));
 
   std::vector<RankPlacement> placements;
   std::vector<int> per_node(static_cast<size_t>(nodes_used), 0);

@@ -47,6 +47,20 @@ TEST(BadInput, WrongType)
   EXPECT_THAT(result.output, HasSubstr("an integer"));
 }
 
+// A size only another topology reads changed nothing (the run went on with the 16-node fat-tree).
+TEST(BadInput, AnotherTopologysSizeIsRefusedWithThisOnesKey)
+{
+  auto result = run_bxisim("platform show --set platform.nodes=2");
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr("--set: platform.nodes sizes the single-switch topology, but the platform is "
+                                       "fat-tree, which it would leave unchanged. Size the fat-tree with "
+                                       "platform.fat_tree, give --platform single-switch, or drop platform.nodes."));
+  result = run_bxisim("platform show --platform two-switches --set platform.nodes=8");
+  EXPECT_EQ(result.exit_code, kUsage);
+  EXPECT_THAT(result.output, HasSubstr("Size the two-switches with platform.nodes_per_switch"));
+  EXPECT_EQ(run_bxisim("platform show --platform single-switch --set platform.nodes=2").exit_code, 0);
+}
+
 TEST(BadInput, NegativeBandwidth)
 {
   auto result = run_bxisim("platform show --set bxi.link_bandwidth=-12.5GBps");

@@ -413,6 +413,22 @@ TEST(BadRunCommandLine, MoreRanksThanTheMachineHolds)
   EXPECT_THAT(result.output, HasSubstr("platform.nodes=3"));
 }
 
+// The way to a larger platform is the one of its own topology, and it works.
+TEST(BadRunCommandLine, TheLargerPlatformSuggestedIsOfTheSameTopologyAndHoldsTheRanks)
+{
+  auto two_switches = run_bxisim("run --platform two-switches --set node.cores=1 -n 9 " + test_program("ends"));
+  EXPECT_EQ(two_switches.exit_code, kUsage);
+  EXPECT_THAT(two_switches.output, HasSubstr("needs 9 nodes"));
+  EXPECT_THAT(two_switches.output, HasSubstr("(--set platform.nodes_per_switch=5)"));
+  auto fat_tree = run_bxisim("run --set node.cores=1 -n 20 " + test_program("ends") + " return all 0");
+  EXPECT_EQ(fat_tree.exit_code, kUsage);
+  EXPECT_THAT(fat_tree.output, HasSubstr("(--set 'platform.fat_tree=2;4,5;1,2;1,2', or --platform single-switch "
+                                         "--set platform.nodes=20)"));
+  auto larger = run_bxisim("run --set 'platform.fat_tree=2;4,5;1,2;1,2' --set node.cores=1 -n 20 -q " +
+                           test_program("ends") + " return all 0");
+  EXPECT_EQ(larger.exit_code, 0) << larger.output;
+}
+
 TEST(BadRunCommandLine, UnknownMapping)
 {
   auto result = run_bxisim("run -n 2 --map-by socket " + test_program("ends"));
