@@ -71,9 +71,10 @@ void LinkPort::process(tlm::tlm_generic_payload& payload)
   const uint64_t chunk_max = std::max<uint64_t>(1, config_.credits / fpp / 2);
   int& credits             = credits_of[frame.network()];
   sending                  = 1;
-  frame.sent_at            = sc_core::sc_time_stamp();
-  frame.payload_arrived    = 0; // a frame sent again streams in again
-  uint64_t remaining       = frame.packets;
+  ++frames_sent; // when its first chunk goes, as the traffic counts: a run may end with a frame half sent
+  frame.sent_at         = sc_core::sc_time_stamp();
+  frame.payload_arrived = 0; // a frame sent again streams in again
+  uint64_t remaining    = frame.packets;
   while (remaining > 0) {
     if (static_cast<uint64_t>(credits) < fpp) {
       ++credit_stalls;
@@ -101,7 +102,6 @@ void LinkPort::process(tlm::tlm_generic_payload& payload)
     outbox_.post(send);
     wait(config_.serialization(bytes, frame.to == node_));
   }
-  ++frames_sent;
   sending = 0;
   if (tracing_stages())
     trace_stage(node_, "link port",
