@@ -15,6 +15,7 @@
 #include "RunFolder.hpp"
 #include "RunSupervisor.hpp"
 #include "SmpiLevel.hpp"
+#include "StaticTls.hpp"
 #include "config/ConfigError.hpp"
 #include "middleware/ProgramCheck.hpp"
 #include "platforms/Machine.hpp"
@@ -444,6 +445,32 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     throw config::ConfigError("--level smpi has no NIC and no E2E: network faults (--fault, fault.loss_rate, "
                               "fault.links) are modelled at --level message and cycle; run at one of those.");
 
+  std::vector<PrivatizedLibrary> libraries;
+  for (const auto& name : options.privatized_libraries)
+    libraries.push_back(find_privatized_library(name, program));
+  std::vector<std::string> openmp_runtimes = openmp_runtimes_needed(program);
+  // Idle OpenMP threads spin by default: those of the ranks that wait in simulated time would take this
+  // machine's cores from the rank that runs, and its regions would be measured that much slower.
+  if (not openmp_runtimes.empty() && std::getenv("OMP_WAIT_POLICY") == nullptr)
+    setenv("OMP_WAIT_POLICY", "passive", 1);
+  // LLVM's libomp registers itself by process id (getpid(): 1000 + rank, the same in every run) in /dev/shm and stops
+  // when it finds another copy of itself alive in the process: each rank has one here, by design.
+  if (not openmp_runtimes.empty())
+    setenv("KMP_DUPLICATE_LIB_OK", "TRUE", 0);
+  for (const auto& runtime : openmp_runtimes)
+    if (std::none_of(libraries.begin(), libraries.end(), [&](const auto& l) { return l.soname == runtime; })) {
+      XBT_VERB("each rank gets its own copy of %s (OpenMP's runtime keeps its state per OS thread, which all "
+               "ranks share)",
+               runtime.c_str());
+      libraries.push_back(find_privatized_library(runtime, program));
+    }
+
+  // Before anything of the run exists: bxisim may have to start again (StaticTls.hpp).
+  uint64_t static_tls = static_tls_bytes(program);
+  for (const auto& library : libraries)
+    static_tls += static_tls_bytes(library.path);
+  reserve_static_tls(static_tls * static_cast<uint64_t>(options.ranks));
+
   std::unique_ptr<simgrid::s4u::Engine> engine;
   std::optional<platform::Machine> machine;
   {
@@ -465,26 +492,6 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
       create();
   }
   auto placements = map_ranks(*machine, options.ranks, options.ranks_per_node, options.map_by);
-
-  std::vector<PrivatizedLibrary> libraries;
-  for (const auto& name : options.privatized_libraries)
-    libraries.push_back(find_privatized_library(name, program));
-  std::vector<std::string> openmp_runtimes = openmp_runtimes_needed(program);
-  // Idle OpenMP threads spin by default: those of the ranks that wait in simulated time would take this
-  // machine's cores from the rank that runs, and its regions would be measured that much slower.
-  if (not openmp_runtimes.empty() && std::getenv("OMP_WAIT_POLICY") == nullptr)
-    setenv("OMP_WAIT_POLICY", "passive", 1);
-  // LLVM's libomp registers itself by process id (getpid(): 1000 + rank, the same in every run) in /dev/shm and stops
-  // when it finds another copy of itself alive in the process: each rank has one here, by design.
-  if (not openmp_runtimes.empty())
-    setenv("KMP_DUPLICATE_LIB_OK", "TRUE", 0);
-  for (const auto& runtime : openmp_runtimes)
-    if (std::none_of(libraries.begin(), libraries.end(), [&](const auto& l) { return l.soname == runtime; })) {
-      XBT_VERB("each rank gets its own copy of %s (OpenMP's runtime keeps its state per OS thread, which all "
-               "ranks share)",
-               runtime.c_str());
-      libraries.push_back(find_privatized_library(runtime, program));
-    }
 
   uintmax_t copy_bytes = std::filesystem::file_size(program);
   for (const auto& library : libraries)

@@ -141,11 +141,15 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
     if (handle == nullptr) {
       std::string why = dlerror();
       // bxicc links programs as shared objects, which may keep undefined symbols until loaded here
-      const char* advice = why.find("undefined symbol") != std::string::npos
-                               ? "The program uses a function or variable that nothing it was linked with defines "
-                                 "(a missing object file or library, or a Fortran BIND(C) name that differs from "
-                                 "the C one): link what defines it"
-                               : "Build the program with bxicc, bxicxx or bxif90";
+      const char* advice =
+          why.find("undefined symbol") != std::string::npos
+              ? "The program uses a function or variable that nothing it was linked with defines (a missing object "
+                "file or library, or a Fortran BIND(C) name that differs from the C one): link what defines it"
+          : why.find("static TLS") != std::string::npos
+              ? "Each rank loads its own copy of the libraries that use static TLS (the OpenMP runtime); bxisim makes "
+                "room for them unless GLIBC_TUNABLES sets glibc.rtld.optional_static_tls, as it does here: raise "
+                "that value, or leave it out (docs/running.md, OpenMP)"
+              : "Build the program with bxicc, bxicxx or bxif90";
       XBT_ERROR("rank %d cannot load %s: %s. %s.", rank.index(), argv.front().c_str(), why.c_str(), advice);
       rank.mark_load_failed();
       return;

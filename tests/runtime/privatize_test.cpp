@@ -50,13 +50,13 @@ namespace
 // OpenMP's runtime keeps its state per OS thread, which all ranks share: with one libgomp for all, a
 // rank's region begun while another rank was inside its own was taken for a nested region and ran on
 // a team of one thread. Each rank gets its own libgomp without being asked (or when asked by short name).
-void expect_every_rank_to_run_full_teams(int ppn, const std::string& options)
+void expect_every_rank_to_run_full_teams(int ppn, const std::string& options, int ranks = 2)
 {
-  auto result = run_bxisim("run -n 2 --ppn " + std::to_string(ppn) + " --no-cpu-simulation " + options + " " +
-                           test_program("openmp_regions") + " 3");
+  auto result = run_bxisim("run -n " + std::to_string(ranks) + " --ppn " + std::to_string(ppn) +
+                           " --no-cpu-simulation " + options + " " + test_program("openmp_regions") + " 3");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   auto fields = fields_by_rank(result.output);
-  ASSERT_EQ(fields.size(), 2u) << result.output;
+  ASSERT_EQ(fields.size(), static_cast<size_t>(ranks)) << result.output;
   for (const auto& [rank, values] : fields) {
     EXPECT_EQ(number(values, "team"), 2) << "rank " << rank << "\n" << result.output;
     EXPECT_EQ(number(values, "regions"), 3) << "rank " << rank;
@@ -77,6 +77,17 @@ TEST(PrivatizeLib, OpenMpRanksRunFullTeamsInsideANode)
   setenv("OMP_NUM_THREADS", "2", 1);
   unsetenv("OMP_WAIT_POLICY");
   expect_every_rank_to_run_full_teams(2, "");
+}
+
+// Each rank's libgomp copy takes static TLS (initial-exec), of which glibc keeps 512 bytes for loaded libraries: from
+// 12 ranks on the copies did not load ("cannot allocate memory in static TLS block"). bxisim starts again with room.
+TEST(PrivatizeLib, ManyOpenMpRanksLoadTheirRuntimeCopies)
+{
+  setenv("OMP_NUM_THREADS", "2", 1);
+  unsetenv("OMP_WAIT_POLICY");
+  unsetenv("GLIBC_TUNABLES");
+  expect_every_rank_to_run_full_teams(1, "--platform single-switch --set platform.nodes=40", 40);
+  expect_every_rank_to_run_full_teams(8, "", 40);
 }
 
 TEST(PrivatizeLib, OpenMpWaitPolicyOfTheUserIsKept)
