@@ -3,6 +3,7 @@
 #include "CrashReport.hpp"
 #include "LibraryThreadCall.hpp"
 #include "OutputRouter.hpp"
+#include "TestedActivities.hpp"
 #include "runtime/os/KilledRankTermination.hpp"
 #include "runtime/os/SimulatorCall.hpp"
 #include "runtime/os/ThreadInterposition.hpp"
@@ -88,6 +89,7 @@ void* enter_mpi()
 
 void leave_mpi(void* token)
 {
+  release_tested_activities(); // SimGrid 3.32 keeps what a test completed (TestedActivities.hpp)
   delete static_cast<os::SimulatorCall*>(token);
 }
 

@@ -552,6 +552,45 @@ static int from_proc_null(const MPI_Status* status)
   return status->MPI_SOURCE == MPI_PROC_NULL && status->MPI_TAG == MPI_ANY_TAG && count == 0;
 }
 
+/* A ring exchange whose requests are completed by tests only (MPI_Test, Testall, Testany, Testsome in turn), as
+ * halo codes poll: `iterations` rounds, each checked. */
+static void tested_ring(int iterations)
+{
+  int left = (rank + size - 1) % size, right = (rank + 1) % size, wrong = 0, tested = 0;
+  for (int i = 0; i < iterations; ++i) {
+    int out = rank * 100000 + i, in = -1, flag = 0, index, count, indices[2];
+    MPI_Request r[2];
+    MPI_Irecv(&in, 1, MPI_INT, left, 5, MPI_COMM_WORLD, &r[0]);
+    MPI_Isend(&out, 1, MPI_INT, right, 5, MPI_COMM_WORLD, &r[1]);
+    switch (i % 4) {
+    case 0:
+      for (int done = 0; done < 2;)
+        for (int k = 0; k < 2; ++k)
+          if (r[k] != MPI_REQUEST_NULL && MPI_Test(&r[k], &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag)
+            ++done;
+      break;
+    case 1:
+      while (MPI_Testall(2, r, &flag, MPI_STATUSES_IGNORE) == MPI_SUCCESS && !flag)
+        ;
+      break;
+    case 2:
+      for (int done = 0; done < 2;)
+        if (MPI_Testany(2, r, &index, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag && index != MPI_UNDEFINED)
+          ++done;
+      break;
+    default:
+      for (int done = 0; done < 2;)
+        if (MPI_Testsome(2, r, &count, indices, MPI_STATUSES_IGNORE) == MPI_SUCCESS && count != MPI_UNDEFINED)
+          done += count;
+    }
+    tested += 2;
+    wrong += in != left * 100000 + i;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK("tested_ring", wrong == 0);
+  printf("tested=%d\n", tested);
+}
+
 static void completions(void)
 {
   MPI_Request r[4];
@@ -728,6 +767,8 @@ int main(int argc, char** argv)
     printf("clock_reads=%ld\n", reads);
   } else if (!strcmp(mode, "incast"))
     incast(argc > 2 ? atol(argv[2]) : 1 << 20);
+  else if (!strcmp(mode, "tested_ring"))
+    tested_ring(argc > 2 ? atoi(argv[2]) : 1000);
   else if (!strcmp(mode, "completions"))
     completions();
   else if (!strcmp(mode, "wrap"))
