@@ -294,6 +294,17 @@ bool simgrid_opens_files(const platform::SimulatorOptions& simulator_options)
 void report_deadlock(const std::vector<std::unique_ptr<Rank>>& ranks, const std::function<std::string(int)>& mpi_call)
 {
   FILE* out = OutputRouter::original_stderr();
+  std::vector<int> not_loaded; // the others wait for them in MPI_Init or a first exchange: not the program's deadlock
+  for (const auto& rank : ranks)
+    if (rank->load_failed())
+      not_loaded.push_back(rank->index());
+  if (not not_loaded.empty()) {
+    fmt::print(out,
+               "bxisim: {} could not load the program (the errors above); the other ranks waited for {} and were "
+               "stopped.\n",
+               rank_ranges(not_loaded), not_loaded.size() == 1 ? "it" : "them");
+    return;
+  }
   fmt::print(out, "bxisim: deadlock at simulated time {:.9f} s: no rank can progress anymore.\n",
              simgrid::s4u::Engine::get_clock());
   for (const auto& rank : ranks)

@@ -3,11 +3,14 @@
 #include "RunOutput.hpp"
 #include "tests/support/CommandRunner.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
 using namespace bxisim::test;
+using testing::HasSubstr;
+using testing::Not;
 
 namespace
 {
@@ -88,6 +91,20 @@ TEST(PrivatizeLib, ManyOpenMpRanksLoadTheirRuntimeCopies)
   unsetenv("GLIBC_TUNABLES");
   expect_every_rank_to_run_full_teams(1, "--platform single-switch --set platform.nodes=40", 40);
   expect_every_rank_to_run_full_teams(8, "", 40);
+}
+
+// A GLIBC_TUNABLES of the user's that leaves too little room: the ranks past it cannot load; the error says why and
+// what to change, and the ranks that did load are stopped rather than reported as a deadlock of the program.
+TEST(PrivatizeLib, RanksThatCannotLoadTheirCopiesStopTheJobWithTheReason)
+{
+  auto result = run_command("OMP_NUM_THREADS=1 GLIBC_TUNABLES=glibc.rtld.optional_static_tls=600 '" BXISIM_BINARY
+                            "' run -n 16 --no-cpu-simulation " +
+                            test_program("openmp_regions") + " 1 2>&1");
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("cannot allocate memory in static TLS block"));
+  EXPECT_THAT(result.output, HasSubstr("unless GLIBC_TUNABLES sets glibc.rtld.optional_static_tls, as it does here"));
+  EXPECT_THAT(result.output, HasSubstr("could not load the program (the errors above); the other ranks waited"));
+  EXPECT_THAT(result.output, Not(HasSubstr("deadlock at simulated time")));
 }
 
 TEST(PrivatizeLib, OpenMpWaitPolicyOfTheUserIsKept)
