@@ -169,6 +169,7 @@ TEST_P(PerPlacement, MpiInsideOmpSingleRunsOnTheRanksThread)
   for (auto& [rank, mine] : fields) {
     EXPECT_EQ(mine["sum"], "52") << result.output; // 6, 10, 14, 18 (ranks 0..3 plus 4k), and 4
     EXPECT_EQ(mine["by_master"], "5") << "rank " << rank;
+    EXPECT_EQ(mine["copied"], "3") << "rank " << rank; // copyprivate: the master's value in every thread
     EXPECT_EQ(mine["provided_ok"], "1") << "rank " << rank;
   }
 }
