@@ -47,6 +47,12 @@ std::string unknown_option_message(const std::string& word, const CLI::App& run)
            name == "--machinefile" || name == "-machinefile" || name == "-platform")
     hint = " The machine is the simulated platform: choose it with --platform (and its size with --set "
            "platform.nodes=N; `bxisim platform --help`).";
+  else if (name == "--output-filename" || name == "-output-filename")
+    hint = " Each rank's output to files of its own: --output-dir DIR.";
+  else if (name == "--tag-output" || name == "-tag-output" || name == "--timestamp-output")
+    hint = " Leave it out: every line is already prefixed by its rank ([rank N]; --no-rank-prefix turns it off).";
+  else if (name == "-wdir" || name == "--wdir" || name == "-wd" || name == "--wd")
+    hint = " The ranks start in bxisim's working directory: cd there first.";
   else if (name == "--oversubscribe")
     hint = " A rank runs on a core of its own: for more ranks per node give --set node.cores=N.";
   else if (name == "--bind-to" || name == "--report-bindings" || name == "--allow-run-as-root" ||
@@ -92,6 +98,7 @@ void accept_mpirun_spellings(const CLI::App& app, int argc, char** argv)
 {
   static char kRanks[]        = "-n";
   static char kRanksPerNode[] = "--ppn";
+  static char kWallLimit[]    = "--wall-limit";
   static std::deque<std::string> rewritten; // argv points into it for the rest of the run
   const CLI::App* run = nullptr;
   int i               = 1;
@@ -109,6 +116,8 @@ void accept_mpirun_spellings(const CLI::App& app, int argc, char** argv)
       argv[i] = attached ? rewritten.emplace_back("-n" + word.substr(name.size() + 1)).data() : kRanks;
     else if (name == "-N" || name == "--npernode" || name == "-npernode") // mpirun's ranks per node
       argv[i] = attached ? rewritten.emplace_back("--ppn" + word.substr(name.size())).data() : kRanksPerNode;
+    else if (name == "--timeout" || name == "-timeout") // mpirun's: end the job after so many wall seconds
+      argv[i] = attached ? rewritten.emplace_back("--wall-limit" + word.substr(name.size())).data() : kWallLimit;
     else if (std::regex_match(word, std::regex("-N[0-9]+")))
       argv[i] = rewritten.emplace_back("--ppn=" + word.substr(2)).data();
     else if ((name == "--map-by" || name == "-map-by") && (attached || i + 1 < argc)) {

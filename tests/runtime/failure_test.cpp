@@ -222,7 +222,7 @@ TEST(RunCommandLine, AcceptsMpirunsRanksPerNodeSpellings)
 {
   for (const char* spelling :
        {"-q -np 4 -N 2", "--n=4 --npernode 2", "-n4 -N2", "-np 4 -npernode=2", "-n 4 --map-by ppr:2:node",
-        "-n 4 --map-by=ppr:2:node", "--np 4 --ppn 2 --map-by slot"}) {
+        "-n 4 --map-by=ppr:2:node", "--np 4 --ppn 2 --map-by slot", "--timeout 600 -np 4 -N 2"}) {
     auto result = run_bxisim(std::string("run --no-cpu-simulation ") + spelling + " " + test_program("identity"));
     ASSERT_EQ(result.exit_code, 0) << spelling << "\n" << result.output;
     auto fields = fields_by_rank(result.output);
@@ -255,7 +255,10 @@ TEST(BadRunCommandLine, AnMpirunOptionIsNamedWithBxisimsWay)
                                                       {"--hostfile hosts", "--platform"},
                                                       {"--oversubscribe", "node.cores"},
                                                       {"--bind-to core", "Leave it out"},
-                                                      {"--levl cycle", "Did you mean '--level'?"}}) {
+                                                      {"--levl cycle", "Did you mean '--level'?"},
+                                                      {"--output-filename out", "--output-dir DIR"},
+                                                      {"--tag-output", "already prefixed by its rank"},
+                                                      {"-wdir /tmp", "cd there first"}}) {
     auto result = run_bxisim("run -n 2 " + option + " " + test_program("ends") + " return all 0");
     EXPECT_EQ(result.exit_code, kUsage) << result.output;
     std::string name = option.substr(0, option.find(' '));
