@@ -127,7 +127,7 @@ class Rank
     crashed_ = true;
   }
   bool crashed() const { return crashed_; }
-  /** The rank's copy of the program could not be loaded (or has no main): bad input. */
+  /** The rank's copy of the program or of OpenMPI could not be loaded (or has no main): bad input. */
   void mark_load_failed()
   {
     mark_ended(127);

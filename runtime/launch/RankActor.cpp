@@ -130,9 +130,9 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
     // Not RTLD_DEEPBIND: a deep-bound copy would find libc's clock_gettime & co. before the
     // bxisim executable's, and time would silently stop being simulated.
     os::enter_rank_code(rank);
-    if (load_first && not load_first(rank)) {
+    if (load_first && not load_first(rank)) { // its copy of OpenMPI, say: said by load_first
       os::set_running_rank(nullptr);
-      rank.mark_ended(127);
+      rank.mark_load_failed();
       return;
     }
     double load_start = process_cpu_seconds();
