@@ -302,3 +302,30 @@ TEST(Wrappers, CmakeFindMpiFindsTheWrappersMpi)
     EXPECT_THAT(rank.output, HasSubstr("[rank 1] me=1"));
   }
 }
+
+// Makefiles that compile with the plain compiler and ask the wrapper for its flags, as Open MPI's and MPICH's wrappers
+// answer (--showme:compile and --showme:link, -compile-info, ...): the program so built runs.
+TEST(Wrappers, ShowmeQueriesGiveFlagsThatBuildAProgram)
+{
+  std::string source =
+      write_source("showme.c", "#include <mpi.h>\n#include <stdio.h>\nint main(int argc, char** argv) {\n"
+                               "  MPI_Init(&argc, &argv);\n  int rank;\n"
+                               "  MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
+                               "  fprintf(stderr, \"rank=%d\\n\", rank);\n  return MPI_Finalize();\n}\n");
+  std::string object  = temporary_path("showme.o");
+  std::string program = temporary_path("showme");
+  auto build = run_command("cc $(" + kBxicc + " --showme:compile) -c " + source + " -o " + object + " && cc " + object +
+                           " $(" + kBxicc + " --showme:link) -o " + program + " 2>&1");
+  ASSERT_EQ(build.exit_code, 0) << build.output;
+  for (int ppn : {1, 2}) {
+    auto run = run_bxisim("run -q --no-cpu-simulation -n 2 --ppn " + std::to_string(ppn) + " " + program);
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_THAT(run.output, HasSubstr("[rank 1] rank=1"));
+  }
+  auto incdirs = run_command(kBxicc + " --showme:incdirs");
+  EXPECT_THAT(incdirs.output, HasSubstr("/middleware/include"));
+  EXPECT_THAT(run_command(kBxicc + " -compile-info").output, HasSubstr("-fPIC"));
+  auto unknown = run_command(kBxicc + " --showme:everything");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.output, HasSubstr("--showme:everything: not a query this wrapper answers"));
+}
