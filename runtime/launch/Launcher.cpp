@@ -670,6 +670,7 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     for (size_t i = 0; i < ranks.size(); ++i) {
       Rank* rank = ranks[i].get();
       rank->process_state().set_program_path(program_path);
+      rank->process_state().set_command_line(&options.command);
       auto code = [rank, copy = copies[i], argv = options.command, &load_first, &after_main, &portals, &recorder,
                    &regions, program_descriptor] {
         auto ended = [rank, &recorder, &regions] {

@@ -1,7 +1,9 @@
 // A rank's /proc/<pid> is the process's, and its /proc/self/exe its program. getpid() gives each rank a number of
 // its own (1000 + rank), so a program reading /proc/<getpid()>/status (its memory) opened nothing, and LLVM's OpenMP
 // runtime, which reads /proc/<getpid()>/maps, stopped the rank with an assertion; /proc/self/exe named bxisim, so
-// programs looking for files beside their executable looked beside bxisim. The paths are rewritten for the calls
+// programs looking for files beside their executable looked beside bxisim; /proc/self/cmdline and /proc/self/comm gave
+// bxisim's command line and name (mpiP reports a Fortran program's command from there): they are files of the rank's
+// own folder, written at the first open. The paths are rewritten for the calls
 // that open files (open, openat, fopen, their 64-bit and fortified names), and /proc/self/exe is the program for the
 // calls that resolve links (readlink, readlinkat, realpath, canonicalize_file_name, and the fortified names that
 // -D_FORTIFY_SOURCE makes of them when the length is not a constant).
@@ -25,7 +27,42 @@ namespace
 {
 using bxisim::runtime::Rank;
 
-/** `path` with /proc/<a rank's pid> made /proc/self, from a rank's code; empty when there is nothing to change. */
+/**
+ * The file of the rank's own folder that stands for its /proc/self/cmdline or comm (the arguments, each ended by a
+ * null byte; the program's name, 15 characters at most, and a newline), written the first time; empty when `self_path`
+ * is neither or the rank has no folder.
+ */
+std::string rank_process_file(Rank& rank, const std::string& self_path)
+{
+  bool cmdline = self_path == "/proc/self/cmdline";
+  if ((not cmdline && self_path != "/proc/self/comm") || rank.process_state().own_folder().empty() ||
+      rank.process_state().command_line() == nullptr)
+    return {};
+  bxisim::os::SimulatorCall call; // writing it is the simulator's work, not the rank's computation
+  const std::vector<std::string>& command = *rank.process_state().command_line();
+  std::string file = rank.process_state().own_folder() + (cmdline ? "/proc-cmdline" : "/proc-comm");
+  if (access(file.c_str(), F_OK) == 0)
+    return file;
+  std::string content;
+  if (cmdline) {
+    for (const auto& argument : command)
+      content.append(argument).push_back('\0');
+  } else if (not command.empty()) {
+    std::string name = command.front().substr(command.front().rfind('/') + 1);
+    content          = name.substr(0, 15) + "\n"; // the kernel's TASK_COMM_LEN, less its null
+  }
+  int descriptor = BXISIM_REAL(open)(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+  if (descriptor < 0)
+    return {};
+  bool written = write(descriptor, content.data(), content.size()) == static_cast<ssize_t>(content.size());
+  close(descriptor);
+  return written ? file : std::string();
+}
+
+/**
+ * `path` with /proc/<a rank's pid> made /proc/self, and /proc/self/cmdline and comm the rank's, from a rank's code;
+ * empty when there is nothing to change.
+ */
 std::string own_proc_path(const char* path)
 {
   if (path == nullptr || std::strncmp(path, "/proc/", 6) != 0)
@@ -33,6 +70,8 @@ std::string own_proc_path(const char* path)
   Rank* rank = bxisim::os::running_rank();
   if (rank == nullptr)
     return {};
+  if (std::strncmp(path, "/proc/self/", 11) == 0)
+    return rank_process_file(*rank, path);
   const char* digits = path + 6;
   char* end          = nullptr;
   long pid           = std::strtol(digits, &end, 10);
@@ -40,7 +79,9 @@ std::string own_proc_path(const char* path)
     return {};
   if (pid < Rank::kFirstSimulatedPid || pid >= Rank::kFirstSimulatedPid + rank->size())
     return {};
-  return std::string("/proc/self") + end;
+  std::string self = std::string("/proc/self") + end;
+  std::string own  = rank_process_file(*rank, self); // every rank's command line is the job's: its own will do
+  return own.empty() ? self : own;
 }
 
 /** The rank's program when `path` (made /proc/self by own_proc_path) is the link /proc/self/exe of a rank's code. */

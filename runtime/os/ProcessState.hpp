@@ -90,6 +90,10 @@ class ProcessState
   /** The program the rank runs, as an absolute path (what /proc/self/exe names for it). */
   void set_program_path(std::string path) { program_path_ = std::move(path); }
   const std::string& program_path() const { return program_path_; }
+  /** The command line the rank was started with (the program and its arguments), shared by the job's ranks: what
+   *  /proc/self/cmdline shows it. */
+  void set_command_line(const std::vector<std::string>* command) { command_line_ = command; }
+  const std::vector<std::string>* command_line() const { return command_line_; }
   bool belongs_to_rank(const void* address) const;
 
   /** Runs (and forgets) the exit handlers, last registered first; a handler may register more. */
@@ -98,6 +102,7 @@ class ProcessState
  private:
   std::string own_folder_;
   std::string program_path_;
+  const std::vector<std::string>* command_line_ = nullptr;
 };
 
 } // namespace bxisim::os

@@ -81,7 +81,9 @@ TEST(Launch, EachRankHasTheLayoutOpenShmemLibrariesAssume)
 // (a GPU per local rank); the ranks share bxisim's environment, where none is set.
 TEST(Launch, EachRankReadsItsOwnLauncherVariables)
 {
-  auto result = run_bxisim("run -n 4 --ppn 2 --no-cpu-simulation " + test_program("launcher_variables"));
+  // and its own copy of the others: strtok cut the shared string up for the ranks after the first (mpiP's MPIP)
+  auto result = run_command("OPTIONS_TO_CUT='-a -b -c' '" BXISIM_BINARY "' run -n 4 --ppn 2 --no-cpu-simulation " +
+                            test_program("launcher_variables") + " 2>&1");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   auto fields = fields_by_rank(result.output);
   ASSERT_EQ(fields.size(), 4U) << result.output;
@@ -92,6 +94,7 @@ TEST(Launch, EachRankReadsItsOwnLauncherVariables)
     EXPECT_EQ(number(values, "local_rank"), rank % 2);
     EXPECT_EQ(number(values, "node_rank"), rank % 2);
     EXPECT_EQ(number(values, "local_size"), 2);
+    EXPECT_EQ(number(values, "options"), 3) << "rank " << rank;
   }
 }
 
@@ -244,6 +247,8 @@ void expect_mapping(const Mapping& mapping)
     EXPECT_EQ(values.at("proc_status"), "1") << "rank " << rank;
     EXPECT_EQ(values.at("exe"), test_program("identity")) << "rank " << rank;
     EXPECT_EQ(values.at("invocation"), "identity") << "rank " << rank; // error(), err() and assert() print it
+    EXPECT_EQ(values.at("cmdline"), test_program("identity")) << "rank " << rank; // /proc/self/cmdline, not bxisim's
+    EXPECT_EQ(values.at("comm"), "identity") << "rank " << rank;
     EXPECT_EQ(number(values, "pid"), kFirstSimulatedPid + rank);
   }
 }

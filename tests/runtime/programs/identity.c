@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -25,6 +26,20 @@ int main(void)
     fclose(status);
   ssize_t exe_length                   = readlink("/proc/self/exe", exe, sizeof exe - 1);
   exe[exe_length > 0 ? exe_length : 0] = '\0';
+  char cmdline[512] = {0}, comm[32] = {0}; /* the first argument (the program as given), and the name */
+  FILE* cmdline_file = fopen("/proc/self/cmdline", "r");
+  if (cmdline_file != NULL) {
+    size_t got   = fread(cmdline, 1, sizeof cmdline - 1, cmdline_file);
+    cmdline[got] = '\0';
+    fclose(cmdline_file);
+  }
+  snprintf(proc, sizeof proc, "/proc/%d/comm", (int)getpid());
+  FILE* comm_file = fopen(proc, "r");
+  if (comm_file != NULL) {
+    if (fgets(comm, sizeof comm, comm_file) != NULL)
+      comm[strcspn(comm, "\n")] = '\0';
+    fclose(comm_file);
+  }
   char key[32];
   snprintf(key, sizeof(key), "pid-%d", rank);
   int pid   = (int)getpid();
@@ -45,8 +60,9 @@ int main(void)
   bxisim_barrier();
 
   printf("rank=%d size=%d node=%d local_rank=%d local_size=%d host=%s uname=%s pid=%d left_pid=%d right_pid=%d put=%d "
-         "again=%d got=%d size_left=%zu truncated=%d full=%zu proc_status=%d exe=%s invocation=%s\n",
+         "again=%d got=%d size_left=%zu truncated=%d full=%zu proc_status=%d exe=%s invocation=%s cmdline=%s comm=%s\n",
          rank, size, bxisim_node_id(), bxisim_local_rank(), bxisim_local_size(), host, names.nodename, pid, left_pid,
-         right_pid, put, again, got_left, left_size, truncated, full, proc_opened, exe, program_invocation_short_name);
+         right_pid, put, again, got_left, left_size, truncated, full, proc_opened, exe, program_invocation_short_name,
+         cmdline, comm);
   return 0;
 }
