@@ -26,7 +26,8 @@ struct RunCommandOptions {
   std::string cpu_threshold;
   bool no_cpu_simulation = false;
   std::string e2e;
-  std::vector<std::string> mca; // KEY VALUE pairs
+  std::vector<std::string> mca;      // KEY VALUE pairs
+  std::vector<std::string> exported; // -x VAR=VALUE or VAR, as mpirun's
   std::string pml;
   std::vector<std::string> regions; // name=level
   std::vector<std::string> faults;  // link=NAME,down=T1[,up=T2] or link=NAME,profile=FILE
@@ -41,8 +42,6 @@ std::string unknown_option_message(const std::string& word, const CLI::App& run)
   std::string hint;
   if (name == "-ppn")
     hint = " For the number of ranks per node, give --ppn P (and --map-by core|node for the order).";
-  else if (name == "-x")
-    hint = " The ranks share bxisim's environment: set the variable before bxisim run (VAR=VALUE bxisim run ...).";
   else if (name == "-H" || name == "--host" || name == "-host" || name == "--hostfile" || name == "-hostfile" ||
            name == "--machinefile" || name == "-machinefile" || name == "-platform")
     hint = " The machine is the simulated platform: choose it with --platform (and its size with --set "
@@ -249,6 +248,9 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
   command->add_option("--cpu-factor", options->cpu_factor, "Shorthand for --set cpu.factor=X");
   command->add_option("--cpu-threshold", options->cpu_threshold, "Shorthand for --set cpu.threshold=T");
   command->add_flag("--no-cpu-simulation", options->no_cpu_simulation, "Shorthand for --set cpu.simulate=false");
+  command->add_option("-x", options->exported,
+                      "Set an environment variable for the ranks, as mpirun's -x: -x VAR=VALUE (every rank shares "
+                      "bxisim's environment; -x VAR, which mpirun needs to pass VAR on, changes nothing)");
   command->add_option("--mca", options->mca,
                       "Set an MCA parameter of the ranks' OpenMPI: --mca KEY VALUE (repeatable; see docs/mpi.md)");
   command
@@ -280,6 +282,13 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
         options->launch.command.front()[0] == '-')
       throw config::ConfigError(unknown_option_message(options->launch.command.front(), *command));
     note_options_after_the_program(*command, options->launch.command);
+    for (const auto& variable : options->exported) {
+      auto equal = variable.find('=');
+      if (equal == 0)
+        throw config::ConfigError(fmt::format("-x {}: give VAR=VALUE (or VAR).", variable));
+      if (equal != std::string::npos) // before anything reads it: the ranks, OpenMPI's copies, OpenMP's runtime
+        setenv(variable.substr(0, equal).c_str(), variable.substr(equal + 1).c_str(), 1);
+    }
     // --level, else BXISIM_LEVEL from the environment, else message.
     const char* level_variable = std::getenv("BXISIM_LEVEL");
     if (command->get_option("--level")->count() == 0 && level_variable != nullptr && *level_variable != '\0') {

@@ -232,6 +232,22 @@ TEST(RunCommandLine, AcceptsMpirunsRanksPerNodeSpellings)
   }
 }
 
+// mpirun's -x VAR=VALUE sets a variable for the ranks (-x VAR passes one on: here it is there already).
+TEST(RunCommandLine, AcceptsMpirunsExportedVariables)
+{
+  auto result = run_command("'" BXISIM_BINARY "' run -x OPTIONS_TO_CUT='-a -b' -x HOME -n 2 "
+                            "--no-cpu-simulation -q " +
+                            test_program("launcher_variables") + " 2>&1");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 2U) << result.output;
+  for (const auto& [rank, values] : fields)
+    EXPECT_EQ(number(values, "options"), 2) << "rank " << rank;
+  auto bad = run_bxisim("run -x =1 -n 1 " + test_program("ends"));
+  EXPECT_EQ(bad.exit_code, kUsage);
+  EXPECT_THAT(bad.output, HasSubstr("-x =1: give VAR=VALUE (or VAR)."));
+}
+
 // HDF5's helper put --set after the program once: the run went on with the defaults. As with mpirun the word is the
 // program's (it still gets it), and bxisim says it looks like its own option.
 TEST(RunCommandLine, AnOptionOfBxisimAfterTheProgramIsNotedAndLeftToTheProgram)
@@ -251,8 +267,7 @@ TEST(BadRunCommandLine, AnMpirunOptionIsNamedWithBxisimsWay)
     std::string option;
     std::string hint;
   };
-  for (const auto& [option, hint] : std::vector<Case>{{"-x FOO=1", "VAR=VALUE bxisim run"},
-                                                      {"--hostfile hosts", "--platform"},
+  for (const auto& [option, hint] : std::vector<Case>{{"--hostfile hosts", "--platform"},
                                                       {"--oversubscribe", "node.cores"},
                                                       {"--bind-to core", "Leave it out"},
                                                       {"--levl cycle", "Did you mean '--level'?"},
