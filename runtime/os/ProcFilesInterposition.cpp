@@ -70,8 +70,10 @@ std::string own_proc_path(const char* path)
   Rank* rank = bxisim::os::running_rank();
   if (rank == nullptr)
     return {};
+  if (std::strcmp(path, "/proc/self/cmdline") == 0 || std::strcmp(path, "/proc/self/comm") == 0)
+    return rank_process_file(*rank, path); // nothing allocated for other paths: that would be in the rank's heap
   if (std::strncmp(path, "/proc/self/", 11) == 0)
-    return rank_process_file(*rank, path);
+    return {};
   const char* digits = path + 6;
   char* end          = nullptr;
   long pid           = std::strtol(digits, &end, 10);
