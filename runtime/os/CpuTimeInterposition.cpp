@@ -58,9 +58,10 @@ double cpu_at(CpuClock clock, double now)
   return clock == CpuClock::Process ? bxisim::os::process_cpu_seconds(now) : bxisim::os::thread_cpu_seconds(now);
 }
 
+/** The calling rank's CPU seconds on `clock` now; inside a CallEdges scope. */
 double read_now(CpuClock clock)
 {
-  return cpu_at(clock, bxisim::os::rank_clock_at_call_edges());
+  return cpu_at(clock, bxisim::os::rank_clock_in_call_edges());
 }
 
 timeval to_timeval(double seconds)
@@ -81,6 +82,7 @@ bool bxisim::os::read_cpu_time_clock(clockid_t clock, timespec* time)
   CpuClock which = own_cpu_clock(clock);
   if (which == CpuClock::None || not is_rank_code())
     return false;
+  bxisim::os::CallEdges edges;
   *time = to_timespec(read_now(which));
   return true;
 }
@@ -91,6 +93,7 @@ clock_t clock() noexcept
 {
   if (not is_rank_code())
     return BXISIM_REAL(clock)();
+  bxisim::os::CallEdges edges;
   return static_cast<clock_t>(std::floor(read_now(CpuClock::Process) * CLOCKS_PER_SEC));
 }
 
@@ -98,7 +101,8 @@ clock_t times(struct tms* buffer) noexcept
 {
   if (not is_rank_code())
     return BXISIM_REAL(times)(buffer);
-  double now = bxisim::os::rank_clock_at_call_edges();
+  bxisim::os::CallEdges edges;
+  double now = bxisim::os::rank_clock_in_call_edges();
   if (buffer != nullptr) // no child processes; the system's share is in the computation
     *buffer = tms{to_ticks(cpu_at(CpuClock::Process, now)), 0, 0, 0};
   return to_ticks(now);
@@ -106,8 +110,11 @@ clock_t times(struct tms* buffer) noexcept
 
 int getrusage(int who, struct rusage* usage) noexcept
 {
+  if (not is_rank_code())
+    return BXISIM_REAL(getrusage)(who, usage);
+  bxisim::os::CallEdges edges;
   int code = BXISIM_REAL(getrusage)(who, usage); // the simulator's memory and counters (one process for all ranks)
-  if (code != 0 || not is_rank_code())
+  if (code != 0)
     return code;
   double cpu = 0;
   if (who == RUSAGE_SELF)

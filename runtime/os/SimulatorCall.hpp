@@ -54,9 +54,9 @@ struct ClockHooks {
 void set_clock_hooks(const ClockHooks* hooks);
 /** The calling rank's simulated time in seconds, as the interposed clocks read it but not rounded (MPI_Wtime). */
 double rank_clock();
-/** The same read as the interposed clocks read it, from a noexcept function: the rank's burst ends at the read (call
- * edges), and a kill of the rank there is survived (RankEnd.hpp). */
-double rank_clock_at_call_edges();
+/** The same read as the interposed clocks read it, from a noexcept function inside a CallEdges scope: a kill of the
+ * rank there is survived (RankEnd.hpp). */
+double rank_clock_in_call_edges();
 /** The calling rank's simulated time for bxisim's own accounts (regions): its CPU time so far counted, no read cost. */
 double rank_clock_exact();
 const ClockHooks* clock_hooks();
@@ -68,6 +68,21 @@ const ClockHooks* clock_hooks();
  */
 void enter_call_edge();
 void leave_call_edge();
+
+/**
+ * The call edges of an interposed function that reads the simulated clock: made first, destroyed last, after the
+ * caller's results are written. The first pass through a conversion's code costs a microsecond of cache and TLB
+ * misses on a virtual machine, as much as cpu.threshold: measured in the rank's burst, it made a program's first timed
+ * Put longer than its second.
+ */
+class CallEdges
+{
+ public:
+  CallEdges() { enter_call_edge(); }
+  ~CallEdges() { leave_call_edge(); }
+  CallEdges(const CallEdges&)            = delete;
+  CallEdges& operator=(const CallEdges&) = delete;
+};
 
 /**
  * A rank's own code starts (or resumes) on this thread: its output, its globals, its heap, then its CPU burst

@@ -153,15 +153,6 @@ double simulated_now_in_noexcept()
   return bxisim::os::surviving_kill("killed while reading the clock", simulated_now);
 }
 
-/** A clock read from a rank's code: its burst ends at the read and the next starts as it returns (call edges). */
-double read_at_call_edges()
-{
-  bxisim::os::enter_call_edge();
-  double now = simulated_now_in_noexcept();
-  bxisim::os::leave_call_edge();
-  return now;
-}
-
 /** sched_yield of a rank: the others run; a kill leaves as in simulated_now_in_noexcept. */
 void simulated_yield()
 {
@@ -192,9 +183,9 @@ double bxisim::os::rank_clock()
   return simulated_now();
 }
 
-double bxisim::os::rank_clock_at_call_edges()
+double bxisim::os::rank_clock_in_call_edges()
 {
-  return read_at_call_edges();
+  return simulated_now_in_noexcept();
 }
 
 double bxisim::os::rank_clock_exact()
@@ -207,8 +198,8 @@ double bxisim::os::rank_clock_exact()
 
 extern "C" {
 
-// The clock reads end the rank's burst as they start and start the next as they return (call edges,
-// see SimulatorCall.hpp), so that their conversions are not the rank's computation.
+// The clock reads end the rank's burst as they start and start the next as they return (CallEdges, see
+// SimulatorCall.hpp), so that their conversions are not the rank's computation.
 int clock_gettime(clockid_t clock, timespec* time) noexcept
 {
   if (running_rank() == nullptr)
@@ -219,7 +210,8 @@ int clock_gettime(clockid_t clock, timespec* time) noexcept
     bxisim::os::pause_if_preempted_in_call(__builtin_return_address(0));
     return BXISIM_REAL(clock_gettime)(clock, time);
   }
-  *time = to_timespec(read_at_call_edges());
+  bxisim::os::CallEdges edges;
+  *time = to_timespec(simulated_now_in_noexcept());
   return 0;
 }
 
@@ -227,12 +219,12 @@ int gettimeofday(timeval* time, void* zone) noexcept
 {
   if (running_rank() == nullptr)
     return BXISIM_REAL(gettimeofday)(time, zone);
-  timespec now  = to_timespec(read_at_call_edges());
+  bxisim::os::CallEdges edges;
+  timespec now  = to_timespec(simulated_now_in_noexcept());
   time->tv_sec  = now.tv_sec;
   time->tv_usec = static_cast<suseconds_t>(now.tv_nsec / 1000);
   if (zone != nullptr) // UTC, as on most clusters
     *static_cast<struct timezone*>(zone) = {0, 0};
-  bxisim::os::leave_call_edge();
   return 0;
 }
 
@@ -241,7 +233,8 @@ int timespec_get(timespec* time, int base) noexcept
 {
   if (running_rank() == nullptr || base != TIME_UTC)
     return BXISIM_REAL(timespec_get)(time, base);
-  *time = to_timespec(read_at_call_edges());
+  bxisim::os::CallEdges edges;
+  *time = to_timespec(simulated_now_in_noexcept());
   return base;
 }
 
@@ -251,7 +244,8 @@ int ftime(struct timeb* time)
 {
   if (running_rank() == nullptr)
     return BXISIM_REAL(ftime)(time);
-  timespec now   = to_timespec(read_at_call_edges());
+  bxisim::os::CallEdges edges;
+  timespec now   = to_timespec(simulated_now_in_noexcept());
   time->time     = now.tv_sec;
   time->millitm  = static_cast<unsigned short>(now.tv_nsec / 1'000'000);
   time->timezone = 0; // UTC, as gettimeofday's zone
@@ -281,17 +275,17 @@ time_t time(time_t* result) noexcept
   }
   double seconds = 0;
   if (++reads.count >= kTimeReadsWithoutSwitch) {
-    seconds = read_at_call_edges();
+    bxisim::os::CallEdges edges;
+    seconds = simulated_now_in_noexcept();
   } else {
     seconds = simgrid::s4u::Engine::get_clock() + rank->burst_so_far();
     if (double cost = spin_cost(rank, seconds); cost > 0) {
-      bxisim::os::enter_call_edge();
+      bxisim::os::CallEdges edges;
       seconds = bxisim::os::surviving_kill("killed while reading the clock", [cost] {
         SimulatorCall call;
         bxisim::os::sleep_rank(cost);
         return simgrid::s4u::Engine::get_clock();
       });
-      bxisim::os::leave_call_edge();
     }
   }
   auto now = static_cast<time_t>(std::floor(seconds));

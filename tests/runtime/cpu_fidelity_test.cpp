@@ -13,8 +13,10 @@
 // (tens of microseconds, at random points). So the ping-pong is judged on its median round, which
 // such rare events do not move, and the first Puts (single measures) on the best of five runs: a
 // cost bxisim charged systematically (before this test, the first Put of the process paid 2 to 6 us
-// more than the second, in every run) fails all five. Under `stress --cpu 2` a run's first Put missed
-// the 5% in 2 of 6 runs (64 KiB inside a node) and 0 of 18 (the other three cases).
+// more than the second, in every run) fails all five. So did the first pass through clock_gettime's conversion
+// (about 1 us of cache and TLB misses, run after the burst had started: the first Put of one rank in two runs). Under
+// `stress --cpu 2` a run's first Put missed the 5% in 2 of 6 runs (64 KiB inside a node) and 0 of 18 (the other three
+// cases).
 
 #include "RunOutput.hpp"
 #include "tests/support/CommandRunner.hpp"
