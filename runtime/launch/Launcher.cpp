@@ -1,7 +1,7 @@
 #include "Launcher.hpp"
 
 #include "CrashReport.hpp"
-#include "ElfNeeded.hpp"
+#include "ElfFile.hpp"
 #include "ExitCodes.hpp"
 #include "LibraryThreadCall.hpp"
 #include "OpenMpi.hpp"
@@ -82,35 +82,35 @@ void name_the_process_after(const std::string& program)
  * hidden main (runtime/wrappers/program_main.c) while main itself is not left undefined: a program without main would
  * reach the simulator's own through it.
  */
-bool exports_main(const std::string& image, const Elf64_Ehdr& header, bool& truncated)
+bool exports_main(const ElfFile& file, bool& truncated)
 {
+  auto sections = file.sections();
+  if (not sections)
+    return not(truncated = true);
   bool main_entry = false;
-  for (int i = 0; i < header.e_shnum; ++i) {
-    Elf64_Shdr section{};
-    if (not read_at(image, header.e_shoff + static_cast<uint64_t>(i) * header.e_shentsize, section))
-      return not(truncated = true);
+  for (const auto& section : *sections) {
     if (section.sh_type != SHT_DYNSYM || section.sh_entsize < sizeof(Elf64_Sym))
       continue;
-    Elf64_Shdr strings{};
-    if (not read_at(image, header.e_shoff + static_cast<uint64_t>(section.sh_link) * header.e_shentsize, strings) ||
-        strings.sh_offset > image.size() || image.size() - strings.sh_offset < strings.sh_size ||
-        section.sh_offset > image.size() || image.size() - section.sh_offset < section.sh_size)
+    if (section.sh_link >= sections->size() || not file.holds(section.sh_offset, section.sh_size))
+      return not(truncated = true);
+    const Elf64_Shdr& strings = (*sections)[section.sh_link];
+    if (not file.holds(strings.sh_offset, strings.sh_size))
       return not(truncated = true);
     for (uint64_t at = 0; at + sizeof(Elf64_Sym) <= section.sh_size; at += section.sh_entsize) {
       Elf64_Sym symbol{};
-      read_at(image, section.sh_offset + at, symbol);
-      if (symbol.st_name >= strings.sh_size)
+      file.read_at(section.sh_offset + at, symbol);
+      auto name = symbol.st_name < strings.sh_size
+                      ? file.string_at(strings.sh_offset + symbol.st_name, strings.sh_size - symbol.st_name)
+                      : std::nullopt;
+      if (not name)
         continue;
-      std::string_view name(image.data() + strings.sh_offset + symbol.st_name,
-                            strnlen(image.data() + strings.sh_offset + symbol.st_name,
-                                    static_cast<size_t>(strings.sh_size - symbol.st_name)));
-      if (name == "main" && symbol.st_shndx == SHN_UNDEF)
+      if (*name == "main" && symbol.st_shndx == SHN_UNDEF)
         return false;
       if (symbol.st_shndx == SHN_UNDEF || ELF64_ST_TYPE(symbol.st_info) != STT_FUNC)
         continue;
-      if (name == "main")
+      if (*name == "main")
         return true;
-      main_entry = main_entry || name == kProgramMainEntry;
+      main_entry = main_entry || *name == kProgramMainEntry;
     }
   }
   return main_entry;
@@ -131,32 +131,26 @@ void check_program(const std::string& program)
     throw config::ConfigError(fmt::format("{}: no such program. Give the path of a program built with bxicc or bxicxx "
                                           "(for example ./a.out).",
                                           program));
-  std::ifstream file(program, std::ios::binary);
-  if (not file)
+  if (std::ifstream readable(program, std::ios::binary); not readable)
     throw config::ConfigError(fmt::format("{}: cannot read this program: {}.", program, std::strerror(errno)));
-  file.close();
-  std::string image = read_file(program);
-  Elf64_Ehdr header{};
-  bool shared_object = read_at(image, 0, header) && std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 &&
-                       header.e_ident[EI_CLASS] == ELFCLASS64 && header.e_type == ET_DYN;
-  bool truncated = false;
-  for (int i = 0; shared_object && not truncated && i < header.e_phnum; ++i) {
-    Elf64_Phdr segment{};
-    if (not read_at(image, header.e_phoff + static_cast<uint64_t>(i) * header.e_phentsize, segment) ||
-        (segment.p_type == PT_LOAD &&
-         (segment.p_offset > image.size() || image.size() - segment.p_offset < segment.p_filesz)))
-      truncated = true;
-    shared_object = segment.p_type != PT_INTERP; // an executable names its dynamic loader
+  auto file          = ElfFile::read(program);
+  bool shared_object = file && file->header().e_type == ET_DYN;
+  auto segments      = shared_object ? file->segments() : std::nullopt;
+  bool truncated     = shared_object && not segments;
+  for (size_t i = 0; shared_object && not truncated && i < segments->size(); ++i) {
+    const Elf64_Phdr& segment = (*segments)[i];
+    truncated                 = segment.p_type == PT_LOAD && not file->holds(segment.p_offset, segment.p_filesz);
+    shared_object             = segment.p_type != PT_INTERP; // an executable names its dynamic loader
   }
   if (not shared_object)
     throw config::ConfigError(fmt::format("{} is not a program built with bxicc or bxicxx (bxisim runs shared objects "
                                           "that keep main exported). Rebuild it with bxicc/bxicxx in place of cc/c++.",
                                           program));
-  bool has_main = not truncated && exports_main(image, header, truncated);
+  bool has_main = not truncated && exports_main(*file, truncated);
   if (truncated)
     throw config::ConfigError(fmt::format("{} is truncated or damaged: its ELF headers point past its end ({} bytes). "
                                           "Rebuild it with bxicc or bxicxx.",
-                                          program, image.size()));
+                                          program, file->size()));
   if (not has_main)
     throw config::ConfigError(fmt::format("{} exports no main function: is it a shared library rather than a program? "
                                           "bxisim runs programs built with bxicc or bxicxx, which keep main exported.",
@@ -185,15 +179,12 @@ void check_simulator_settings(const platform::SimulatorOptions& options)
  */
 long mappings_of_copy(const std::string& path)
 {
-  std::string image = read_file(path);
-  Elf64_Ehdr header{};
-  if (not read_at(image, 0, header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
+  auto file     = ElfFile::read(path);
+  auto segments = file ? file->segments() : std::nullopt;
+  if (not segments)
     return 5;
   long count = 0;
-  for (int i = 0; i < header.e_phnum; ++i) {
-    Elf64_Phdr segment{};
-    if (not read_at(image, header.e_phoff + static_cast<uint64_t>(i) * header.e_phentsize, segment))
-      return 5;
+  for (const auto& segment : *segments) {
     if (segment.p_type == PT_LOAD) {
       ++count;
       constexpr uint64_t kPage = 4096;

@@ -1,6 +1,6 @@
 #include "StaticTls.hpp"
 
-#include "ElfNeeded.hpp"
+#include "ElfFile.hpp"
 
 #include <boost/align/align_up.hpp>
 #include <fmt/format.h>
@@ -31,31 +31,20 @@ constexpr std::string_view kTunable     = "glibc.rtld.optional_static_tls";
 
 uint64_t static_tls_bytes(const std::string& path)
 {
-  std::string image = read_file(path);
-  Elf64_Ehdr header{};
-  if (not read_at(image, 0, header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
-      header.e_ident[EI_CLASS] != ELFCLASS64)
+  auto file = ElfFile::read(path);
+  if (not file)
     return 0;
-  uint64_t block    = 0;
-  bool initial_exec = false;
-  for (size_t i = 0; i < header.e_phnum; ++i) {
-    Elf64_Phdr segment{};
-    if (not read_at(image, header.e_phoff + i * header.e_phentsize, segment))
-      return 0;
-    if (segment.p_type == PT_TLS)
-      block = boost::alignment::align_up(segment.p_memsz, std::max<uint64_t>(segment.p_align, 1));
-    if (segment.p_type != PT_DYNAMIC)
-      continue;
-    for (uint64_t at = segment.p_offset; at + sizeof(Elf64_Dyn) <= segment.p_offset + segment.p_filesz;
-         at += sizeof(Elf64_Dyn)) {
-      Elf64_Dyn entry{};
-      if (not read_at(image, at, entry) || entry.d_tag == DT_NULL)
-        break;
-      if (entry.d_tag == DT_FLAGS && (entry.d_un.d_val & DF_STATIC_TLS) != 0)
-        initial_exec = true;
-    }
-  }
-  return initial_exec ? block : 0;
+  auto segments = file->segments();
+  auto entries  = file->dynamic_entries();
+  if (not segments || not entries)
+    return 0;
+  bool initial_exec = std::any_of(entries->begin(), entries->end(), [](const Elf64_Dyn& entry) {
+    return entry.d_tag == DT_FLAGS && (entry.d_un.d_val & DF_STATIC_TLS) != 0;
+  });
+  for (const auto& segment : *segments)
+    if (segment.p_type == PT_TLS && initial_exec)
+      return boost::alignment::align_up(segment.p_memsz, std::max<uint64_t>(segment.p_align, 1));
+  return 0;
 }
 
 void reserve_static_tls(uint64_t bytes)
@@ -69,7 +58,7 @@ void reserve_static_tls(uint64_t bytes)
              static_cast<unsigned long long>(bytes));
     return;
   }
-  std::ifstream listing("/proc/self/cmdline", std::ios::binary); // a size of 0 to stat: read_file cannot read it
+  std::ifstream listing("/proc/self/cmdline", std::ios::binary); // a size of 0 to stat: read by size, it would be empty
   std::string command_line((std::istreambuf_iterator<char>(listing)), std::istreambuf_iterator<char>());
   std::vector<char*> arguments;
   for (size_t at = 0; at < command_line.size(); at = command_line.find('\0', at) + 1)

@@ -1,6 +1,6 @@
 #include "UniqueSymbols.hpp"
 
-#include "ElfNeeded.hpp"
+#include "ElfFile.hpp"
 #include "config/ConfigError.hpp"
 
 #include <fmt/format.h>
@@ -18,21 +18,17 @@ namespace bxisim::runtime
 std::vector<SymbolRebinding> unique_symbols_rebound_global(const std::string& path)
 {
   std::vector<SymbolRebinding> rebindings;
-  std::string image = read_file(path);
-  Elf64_Ehdr header{};
-  if (not read_at(image, 0, header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
-      header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_shentsize != sizeof(Elf64_Shdr))
+  auto file     = ElfFile::read(path);
+  auto sections = file ? file->sections() : std::nullopt;
+  if (not sections)
     return rebindings;
-  for (uint64_t i = 0; i < header.e_shnum; ++i) {
-    Elf64_Shdr section{};
-    if (not read_at(image, header.e_shoff + i * sizeof(Elf64_Shdr), section))
-      return rebindings;
+  for (const auto& section : *sections) {
     if (section.sh_type != SHT_DYNSYM || section.sh_entsize != sizeof(Elf64_Sym))
       continue;
     for (uint64_t at = section.sh_offset; at + sizeof(Elf64_Sym) <= section.sh_offset + section.sh_size;
          at += sizeof(Elf64_Sym)) {
       Elf64_Sym symbol{};
-      if (not read_at(image, at, symbol))
+      if (not file->read_at(at, symbol))
         return rebindings;
       if (ELF64_ST_BIND(symbol.st_info) == STB_GNU_UNIQUE && symbol.st_shndx != SHN_UNDEF)
         rebindings.push_back({at + offsetof(Elf64_Sym, st_info),

@@ -1,0 +1,92 @@
+#include "ElfFile.hpp"
+
+#include <algorithm>
+#include <fstream>
+
+namespace bxisim::runtime
+{
+
+std::optional<ElfFile> ElfFile::read(const std::string& path)
+{
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
+  if (not file)
+    return std::nullopt;
+  std::string image(static_cast<size_t>(file.tellg()), '\0');
+  file.seekg(0);
+  if (not file.read(image.data(), static_cast<std::streamsize>(image.size())))
+    return std::nullopt;
+  Elf64_Ehdr header{};
+  if (image.size() < sizeof header)
+    return std::nullopt;
+  std::memcpy(&header, image.data(), sizeof header);
+  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64)
+    return std::nullopt;
+  return ElfFile(std::move(image), header);
+}
+
+std::optional<std::vector<Elf64_Phdr>> ElfFile::segments() const
+{
+  std::vector<Elf64_Phdr> segments(header_.e_phnum);
+  for (size_t i = 0; i < segments.size(); ++i)
+    if (not read_at(header_.e_phoff + i * header_.e_phentsize, segments[i]))
+      return std::nullopt;
+  return segments;
+}
+
+std::optional<std::vector<Elf64_Shdr>> ElfFile::sections() const
+{
+  if (header_.e_shnum > 0 && header_.e_shentsize != sizeof(Elf64_Shdr))
+    return std::nullopt;
+  std::vector<Elf64_Shdr> sections(header_.e_shnum);
+  for (size_t i = 0; i < sections.size(); ++i)
+    if (not read_at(header_.e_shoff + i * sizeof(Elf64_Shdr), sections[i]))
+      return std::nullopt;
+  return sections;
+}
+
+std::optional<std::vector<Elf64_Dyn>> ElfFile::dynamic_entries() const
+{
+  auto segments = this->segments();
+  if (not segments)
+    return std::nullopt;
+  std::vector<Elf64_Dyn> entries;
+  for (const auto& segment : *segments) {
+    if (segment.p_type != PT_DYNAMIC)
+      continue;
+    for (uint64_t at = segment.p_offset; at + sizeof(Elf64_Dyn) <= segment.p_offset + segment.p_filesz;
+         at += sizeof(Elf64_Dyn)) {
+      Elf64_Dyn entry{};
+      if (not read_at(at, entry))
+        return std::nullopt;
+      if (entry.d_tag == DT_NULL)
+        break;
+      entries.push_back(entry);
+    }
+  }
+  return entries;
+}
+
+std::optional<uint64_t> ElfFile::file_offset(Elf64_Addr address) const
+{
+  auto segments = this->segments();
+  if (not segments)
+    return std::nullopt;
+  for (const auto& segment : *segments)
+    if (segment.p_type == PT_LOAD && address >= segment.p_vaddr && address - segment.p_vaddr < segment.p_filesz)
+      return segment.p_offset + (address - segment.p_vaddr);
+  return std::nullopt;
+}
+
+std::optional<std::string_view> ElfFile::string_at(uint64_t offset, uint64_t limit) const
+{
+  if (offset >= size())
+    return std::nullopt;
+  uint64_t end    = size() - offset > limit ? offset + limit : size();
+  const char* at  = image_.data() + offset;
+  const char* nul = std::find(at, image_.data() + end, '\0');
+  if (nul == image_.data() + end)
+    return std::nullopt;
+  return std::string_view(at, static_cast<size_t>(nul - at));
+}
+
+} // namespace bxisim::runtime

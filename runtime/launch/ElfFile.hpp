@@ -1,0 +1,61 @@
+#pragma once
+// A 64-bit ELF file read whole, for what the launcher asks of a program and of the copies of libraries before it
+// loads them (their needed libraries, static TLS, memory mappings, exported main, unique symbols). Every read is
+// checked against the file's end: a truncated or damaged file answers nothing instead of crashing the launcher.
+
+#include <elf.h>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bxisim::runtime
+{
+
+class ElfFile
+{
+ public:
+  /** The file at `path`; nullopt when it cannot be read or is not a 64-bit ELF file. Read at once: reading OpenMPI's
+   *  library character by character (istreambuf_iterator) took a tenth of a mixed-level run. */
+  static std::optional<ElfFile> read(const std::string& path);
+
+  const Elf64_Ehdr& header() const { return header_; }
+  uint64_t size() const { return image_.size(); }
+
+  /** Reads a T at `offset`; false when the file is too short. */
+  template <typename T>
+  bool read_at(uint64_t offset, T& value) const
+  {
+    if (not holds(offset, sizeof(T)))
+      return false;
+    std::memcpy(&value, image_.data() + offset, sizeof(T));
+    return true;
+  }
+  /** Whether [offset, offset + length) lies in the file. */
+  bool holds(uint64_t offset, uint64_t length) const { return offset <= size() && size() - offset >= length; }
+
+  /** The program headers; nullopt when they lie past the file's end. */
+  std::optional<std::vector<Elf64_Phdr>> segments() const;
+  /** The section headers; nullopt when they lie past the file's end or are not of Elf64_Shdr's size. */
+  std::optional<std::vector<Elf64_Shdr>> sections() const;
+  /** The entries of the dynamic segment before DT_NULL (none without one); nullopt when it lies past the file's end. */
+  std::optional<std::vector<Elf64_Dyn>> dynamic_entries() const;
+  /** Where the bytes of the loaded address `address` are in the file (the dynamic section names its tables so). */
+  std::optional<uint64_t> file_offset(Elf64_Addr address) const;
+  /** The NUL-terminated string at `offset`, read up to `offset + limit`; nullopt when it starts past the end, or its
+   *  end is not found there. */
+  std::optional<std::string_view> string_at(uint64_t offset,
+                                            uint64_t limit = std::numeric_limits<uint64_t>::max()) const;
+
+ private:
+  ElfFile(std::string image, const Elf64_Ehdr& header) : image_(std::move(image)), header_(header) {}
+
+  std::string image_;
+  Elf64_Ehdr header_;
+};
+
+} // namespace bxisim::runtime
