@@ -3,12 +3,15 @@
 #include "ElfFile.hpp"
 #include "config/ConfigError.hpp"
 
+#include <boost/algorithm/string.hpp>
 #include <fmt/format.h>
+
+#include <filesystem>
 
 namespace bxisim::runtime
 {
 
-std::vector<std::string> elf_needed(const std::string& path)
+std::vector<std::string> elf_dynamic_strings(const std::string& path, int64_t tag)
 {
   auto damaged = [&path] {
     return config::ConfigError(fmt::format("{}: not a readable 64-bit ELF file, or damaged.", path));
@@ -22,7 +25,7 @@ std::vector<std::string> elf_needed(const std::string& path)
   std::vector<uint64_t> names;
   std::optional<uint64_t> strings;
   for (const auto& entry : *entries)
-    if (entry.d_tag == DT_NEEDED)
+    if (entry.d_tag == tag)
       names.push_back(entry.d_un.d_val);
     else if (entry.d_tag == DT_STRTAB)
       strings = file->file_offset(entry.d_un.d_ptr); // by its address once loaded: found in the file
@@ -30,14 +33,42 @@ std::vector<std::string> elf_needed(const std::string& path)
     return {};
   if (not strings)
     throw damaged();
-  std::vector<std::string> needed;
+  std::vector<std::string> found;
   for (uint64_t name : names) {
     auto text = file->string_at(*strings + name);
     if (not text)
       throw damaged();
-    needed.emplace_back(*text);
+    found.emplace_back(*text);
   }
-  return needed;
+  return found;
+}
+
+std::vector<std::string> elf_needed(const std::string& path)
+{
+  return elf_dynamic_strings(path, DT_NEEDED);
+}
+
+ElfSearchPath elf_search_path(const std::string& path)
+{
+  std::string origin = std::filesystem::absolute(path).parent_path().string();
+  auto folders       = [&origin](const std::vector<std::string>& lists) {
+    std::vector<std::string> found;
+    for (const auto& list : lists) {
+      std::vector<std::string> parts;
+      boost::split(parts, list, boost::is_any_of(":"));
+      for (auto& part : parts) {
+        boost::replace_all(part, "${ORIGIN}", origin);
+        boost::replace_all(part, "$ORIGIN", origin);
+        if (not part.empty())
+          found.push_back(part);
+      }
+    }
+    return found;
+  };
+  auto runpath = elf_dynamic_strings(path, DT_RUNPATH);
+  if (not runpath.empty())
+    return {{}, folders(runpath)};
+  return {folders(elf_dynamic_strings(path, DT_RPATH)), {}}; // DT_RPATH counts only without DT_RUNPATH
 }
 
 } // namespace bxisim::runtime

@@ -117,6 +117,35 @@ bool exports_main(const ElfFile& file, bool& truncated)
 }
 
 /**
+ * A script in place of the program: libtool's wrapper of a program linked to the project's uninstalled libraries
+ * (autotools projects build them so: p4est's examples), which sets LD_LIBRARY_PATH and starts .libs/NAME, or another.
+ * mpirun would run it; bxisim loads programs into itself, so it says which program to give, and how.
+ */
+void check_not_a_script(const std::string& program, std::istream& contents)
+{
+  std::string head(1024, '\0');
+  contents.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(contents.gcount()));
+  if (head.rfind("#!", 0) != 0)
+    return;
+  constexpr std::string_view kLibtool = " - temporary wrapper script for ";
+  if (auto at = head.find(kLibtool); at != std::string::npos) {
+    std::string wrapped = head.substr(at + kLibtool.size(), head.find('\n', at) - at - kLibtool.size());
+    std::string folder  = std::filesystem::path(program).parent_path().string();
+    throw config::ConfigError(fmt::format(
+        "{} is libtool's wrapper script for {}, a program linked to libraries of its project that are not installed "
+        "(the script sets LD_LIBRARY_PATH for them, then starts it). Run bxisim through the project's libtool: "
+        "`libtool --mode=execute bxisim run [options] {} [arguments]`, or install the project and run the installed "
+        "program.",
+        program, (std::filesystem::path(folder.empty() ? "." : folder) / wrapped).string(), program));
+  }
+  throw config::ConfigError(fmt::format(
+      "{} is a script, not a program: bxisim runs programs built with bxicc, bxicxx or bxif90. Give the program the "
+      "script starts (and `bxisim run` in place of a script's mpirun).",
+      program));
+}
+
+/**
  * The program must be a shared object that exports main, as bxicc/bxicxx build it (an executable
  * cannot be dlopen'ed), and whole: every rank would fail to load it otherwise.
  */
@@ -131,8 +160,10 @@ void check_program(const std::string& program)
     throw config::ConfigError(fmt::format("{}: no such program. Give the path of a program built with bxicc or bxicxx "
                                           "(for example ./a.out).",
                                           program));
-  if (std::ifstream readable(program, std::ios::binary); not readable)
+  std::ifstream readable(program, std::ios::binary);
+  if (not readable)
     throw config::ConfigError(fmt::format("{}: cannot read this program: {}.", program, std::strerror(errno)));
+  check_not_a_script(program, readable);
   auto file          = ElfFile::read(program);
   bool shared_object = file && file->header().e_type == ET_DYN;
   auto segments      = shared_object ? file->segments() : std::nullopt;
@@ -459,13 +490,25 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
   // when it finds another copy of itself alive in the process: each rank has one here, by design.
   if (not openmp_runtimes.empty())
     setenv("KMP_DUPLICATE_LIB_OK", "TRUE", 0);
+  std::vector<std::string> why_private; // logged once the engine has read --log
   for (const auto& runtime : openmp_runtimes)
     if (std::none_of(libraries.begin(), libraries.end(), [&](const auto& l) { return l.soname == runtime; })) {
-      XBT_VERB("each rank gets its own copy of %s (OpenMP's runtime keeps its state per OS thread, which all "
-               "ranks share)",
-               runtime.c_str());
+      why_private.push_back(fmt::format("each rank gets its own copy of {} (OpenMP's runtime keeps its state per OS "
+                                        "thread, which all ranks share)",
+                                        runtime));
       libraries.push_back(find_privatized_library(runtime, program));
     }
+  for (const auto& path : libraries_built_for_bxisim(program)) {
+    PrivatizedLibrary library = find_privatized_library(path, program);
+    if (std::none_of(libraries.begin(), libraries.end(), [&](const auto& l) {
+          return l.soname == library.soname || std::filesystem::equivalent(l.path, library.path);
+        })) {
+      why_private.push_back(fmt::format("each rank gets its own copy of {} (built for bxisim: it calls MPI, "
+                                        "Portals or PMI, or needs a library that does)",
+                                        path));
+      libraries.push_back(library);
+    }
+  }
 
   // Before anything of the run exists: bxisim may have to start again (StaticTls.hpp).
   uint64_t static_tls = static_tls_bytes(program);
@@ -493,6 +536,8 @@ int launch(const LaunchOptions& options, const config::Parameters& parameters,
     else
       create();
   }
+  for (const auto& note : why_private)
+    XBT_VERB("%s", note.c_str());
   auto placements = map_ranks(*machine, options.ranks, options.ranks_per_node, options.map_by);
 
   uintmax_t copy_bytes = std::filesystem::file_size(program);

@@ -1,5 +1,6 @@
 #include "ProgramCopies.hpp"
 
+#include "ElfFile.hpp"
 #include "ElfNeeded.hpp"
 #include "UniqueSymbols.hpp"
 #include "config/ConfigError.hpp"
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <sys/wait.h>
@@ -42,28 +44,78 @@ std::string patchelf(const std::vector<std::string>& arguments)
   return boost::trim_copy(output);
 }
 
+std::vector<std::string> library_path()
+{
+  std::vector<std::string> folders;
+  if (const char* library_path = std::getenv("LD_LIBRARY_PATH")) {
+    boost::split(folders, std::string(library_path), boost::is_any_of(":"));
+    folders.erase(std::remove(folders.begin(), folders.end(), ""), folders.end());
+  }
+  return folders;
+}
+
+constexpr std::array<const char*, 5> kSystemFolders = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib",
+                                                       "/usr/lib", "/usr/local/lib"};
+
 std::vector<std::string> search_folders(const std::string& program)
 {
   std::vector<std::string> folders = {fs::absolute(program).parent_path().string()};
-  std::string rpath                = patchelf({"--print-rpath", program});
-  std::vector<std::string> parts;
-  boost::split(parts, rpath, boost::is_any_of(":"));
-  for (auto part : parts) {
-    boost::replace_all(part, "$ORIGIN", folders.front());
-    boost::replace_all(part, "${ORIGIN}", folders.front());
-    if (not part.empty())
-      folders.push_back(part);
-  }
-  if (const char* library_path = std::getenv("LD_LIBRARY_PATH")) {
-    boost::split(parts, std::string(library_path), boost::is_any_of(":"));
-    for (const auto& part : parts)
-      if (not part.empty())
-        folders.push_back(part);
-  }
-  for (const char* system :
-       {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib", "/usr/lib", "/usr/local/lib"})
-    folders.emplace_back(system);
+  auto [before, after]             = elf_search_path(program);
+  folders.insert(folders.end(), before.begin(), before.end());
+  folders.insert(folders.end(), after.begin(), after.end());
+  auto variable = library_path();
+  folders.insert(folders.end(), variable.begin(), variable.end());
+  folders.insert(folders.end(), kSystemFolders.begin(), kSystemFolders.end());
   return folders;
+}
+
+/** The file the dynamic loader loads for `name`, needed by the file `needing`; empty when none is found (the loader
+ *  then says so as the rank loads). */
+std::string loaded_file(const std::string& name, const std::string& needing)
+{
+  if (name.find('/') != std::string::npos)
+    return fs::is_regular_file(name) ? fs::absolute(name).string() : "";
+  auto [before, after]             = elf_search_path(needing);
+  std::vector<std::string> folders = before;
+  auto variable                    = library_path();
+  folders.insert(folders.end(), variable.begin(), variable.end());
+  folders.insert(folders.end(), after.begin(), after.end());
+  folders.insert(folders.end(), kSystemFolders.begin(), kSystemFolders.end());
+  for (const auto& folder : folders)
+    if (fs::is_regular_file(fs::path(folder) / name))
+      return (fs::path(folder) / name).string();
+  return "";
+}
+
+bool in_system_folder(const std::string& path)
+{
+  return boost::starts_with(path, "/lib/") || boost::starts_with(path, "/usr/lib/");
+}
+
+/** Whether the ELF file calls bxisim's MPI (its mpi.h names every function bxisim_MPI_...), Portals or PMI, or
+ *  bxisim's own functions: it was built for bxisim. */
+bool calls_bxisim(const std::string& path)
+{
+  auto file     = ElfFile::read(path);
+  auto sections = file ? file->sections() : std::nullopt;
+  if (not sections)
+    return false;
+  for (const auto& section : *sections) {
+    if (section.sh_type != SHT_DYNSYM || section.sh_entsize != sizeof(Elf64_Sym) || section.sh_link >= sections->size())
+      continue;
+    const Elf64_Shdr& strings = (*sections)[section.sh_link];
+    for (uint64_t at = section.sh_offset; at + sizeof(Elf64_Sym) <= section.sh_offset + section.sh_size;
+         at += sizeof(Elf64_Sym)) {
+      Elf64_Sym symbol{};
+      if (not file->read_at(at, symbol) || symbol.st_shndx != SHN_UNDEF || symbol.st_name >= strings.sh_size)
+        continue;
+      auto name = file->string_at(strings.sh_offset + symbol.st_name, strings.sh_size - symbol.st_name);
+      if (name && (boost::starts_with(*name, "bxisim_") || boost::starts_with(*name, "Ptl") ||
+                   boost::starts_with(*name, "PMI")))
+        return true;
+    }
+  }
+  return false;
 }
 } // namespace
 
@@ -74,6 +126,49 @@ std::vector<std::string> openmp_runtimes_needed(const std::string& program)
   for (const auto& needed : elf_needed(program))
     if (std::find(runtimes.begin(), runtimes.end(), needed) != runtimes.end())
       found.push_back(needed);
+  return found;
+}
+
+std::vector<std::string> libraries_built_for_bxisim(const std::string& program)
+{
+  std::vector<std::string> read;                         // the libraries found, in the order found
+  std::map<std::string, std::vector<std::string>> needs; // what each needs, as files
+  std::map<std::string, std::string> by_name; // a name already loaded is not looked for again, as by the loader
+  std::deque<std::string> to_read = {fs::absolute(program).string()}; // breadth first, as the loader
+  while (not to_read.empty()) {
+    std::string file = to_read.front();
+    to_read.pop_front();
+    for (const auto& name : elf_needed(file)) {
+      auto known          = by_name.find(name);
+      std::string library = known != by_name.end() ? known->second : loaded_file(name, file);
+      by_name.emplace(name, library);
+      if (library.empty() || in_system_folder(library)) // the system's libraries were not built for bxisim
+        continue;
+      needs[file].push_back(library);
+      if (needs.count(library) == 0) {
+        needs[library];
+        read.push_back(library);
+        to_read.push_back(library);
+      }
+    }
+  }
+  std::vector<std::string> found;
+  for (const auto& library : read)
+    if (calls_bxisim(library))
+      found.push_back(library);
+  // A library that needs one of them reaches the rank's copy only from a copy of its own (else it binds the
+  // original, loaded once for all): the whole chain up to the program.
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& library : read)
+      if (std::find(found.begin(), found.end(), library) == found.end() &&
+          std::any_of(needs[library].begin(), needs[library].end(), [&found](const std::string& needed) {
+            return std::find(found.begin(), found.end(), needed) != found.end();
+          })) {
+        found.push_back(library);
+        grew = true;
+      }
+  }
   return found;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// Each rank's private copy of the program, and of the shared libraries named by --privatize-lib.
+// Each rank's private copy of the program, of the shared libraries built for bxisim it needs, and of those named by
+// --privatize-lib.
 //
 // The dynamic loader maps a file once however many times it is dlopen'ed, so private globals need
 // private files. A rank's copy of a privatized library gets a soname of its own and every copy of
@@ -33,6 +34,17 @@ PrivatizedLibrary find_privatized_library(const std::string& name, const std::st
  * in another rank's (a team of one thread), or run on another rank's team. Each rank needs its own copy.
  */
 std::vector<std::string> openmp_runtimes_needed(const std::string& program);
+
+/**
+ * The shared libraries the program needs, directly or through others, that were built for bxisim: they call its MPI,
+ * Portals or PMI (libtool and CMake projects build their own libraries so with bxicc). Under mpirun each process loads
+ * its own; here one would be loaded for all ranks and its globals shared (libsc's package registry: p4est's second
+ * rank aborted with "Package libsc is already registered"). Each rank gets its own copy, as of the program; so do the
+ * libraries between them and the program, whose calls would reach the shared original otherwise. Found as the dynamic
+ * loader finds them (DT_RPATH, LD_LIBRARY_PATH, DT_RUNPATH, the system folders); the system's own libraries (/lib,
+ * /usr/lib) are not read.
+ */
+std::vector<std::string> libraries_built_for_bxisim(const std::string& program);
 
 /** Copies the program and the libraries for `rank` into `folder`, relinked; returns the program's copy. */
 std::string make_rank_copies(RunFolder& folder, int rank, const std::string& program,

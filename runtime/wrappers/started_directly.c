@@ -9,8 +9,9 @@
 #endif
 
 static const char kMessage[] =
-    "this program was built with bxicc or bxicxx for bxisim: it runs inside the simulator, not on its own. "
-    "Start it with `bxisim run -n RANKS ./program [arguments]` (docs/running.md).\n";
+    "this program was built with bxicc, bxicxx or bxif90 for bxisim: it runs inside the simulator, not on its own. "
+    "Start it with `bxisim run -n RANKS ./program [arguments]` (docs/running.md). A configure script that runs its "
+    "test programs needs BXISIM_PRETEND_CC=1 in its environment (`BXISIM_PRETEND_CC=1 ./configure CC=bxicc ...`).\n";
 
 __attribute__((noreturn, used, visibility("hidden"))) void bxisim_started_directly(void)
 {

@@ -48,6 +48,25 @@ TEST(PrivatizeLib, ShortNameFindsLibFooSo)
     EXPECT_EQ(number(values, "b_value"), 1) << "rank " << rank;
 }
 
+// A project's own shared libraries built with bxicc (libtool's default; p4est over libsc): each rank gets its own copy
+// of the one that calls MPI and of the one between it and the program, without --privatize-lib. Shared, the second
+// rank's registration found the first's (libsc aborted: "Package libsc is already registered").
+TEST(PrivatizeLib, LibrariesBuiltForBxisimAreEachRanksOwnWithoutBeingNamed)
+{
+  for (const std::string level : {"smpi", "message"})
+    for (int ppn : {1, 2}) {
+      auto result = run_bxisim("run -n 4 --ppn " + std::to_string(ppn) + " --level " + level + " -q " +
+                               test_program("own_libraries"));
+      ASSERT_EQ(result.exit_code, 0) << result.output;
+      auto fields = fields_by_rank(result.output);
+      ASSERT_EQ(fields.size(), 4u) << result.output;
+      for (const auto& [rank, values] : fields) {
+        EXPECT_EQ(number(values, "registrations"), 1) << level << " ppn " << ppn << " rank " << rank;
+        EXPECT_EQ(number(values, "owner"), rank) << level << " ppn " << ppn;
+      }
+    }
+}
+
 namespace
 {
 // OpenMP's runtime keeps its state per OS thread, which all ranks share: with one libgomp for all, a

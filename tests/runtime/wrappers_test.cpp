@@ -107,6 +107,7 @@ TEST(Wrappers, AProgramStartedDirectlySaysToUseBxisimRun)
     auto run = run_command(program + " an-argument");
     EXPECT_EQ(run.exit_code, 127) << run.output;
     EXPECT_THAT(run.output, HasSubstr("Start it with `bxisim run -n RANKS ./program [arguments]`"));
+    EXPECT_THAT(run.output, HasSubstr("A configure script that runs its test programs needs BXISIM_PRETEND_CC=1"));
     EXPECT_EQ(run_bxisim("run -n 1 " + program).exit_code, 0); // and it still runs as ranks
   }
 }
