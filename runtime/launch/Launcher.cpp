@@ -4,6 +4,7 @@
 #include "ElfFile.hpp"
 #include "ExitCodes.hpp"
 #include "LibraryThreadCall.hpp"
+#include "LibtoolWrapper.hpp"
 #include "OpenMpi.hpp"
 #include "OutputRouter.hpp"
 #include "Pmi.hpp"
@@ -39,6 +40,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -117,28 +119,14 @@ bool exports_main(const ElfFile& file, bool& truncated)
 }
 
 /**
- * A script in place of the program: libtool's wrapper of a program linked to the project's uninstalled libraries
- * (autotools projects build them so: p4est's examples), which sets LD_LIBRARY_PATH and starts .libs/NAME, or another.
- * mpirun would run it; bxisim loads programs into itself, so it says which program to give, and how.
+ * A script in place of the program (but libtool's wrappers, LibtoolWrapper.hpp): mpirun would run it; bxisim loads
+ * programs into itself, so it says which program to give.
  */
 void check_not_a_script(const std::string& program, std::istream& contents)
 {
-  std::string head(1024, '\0');
-  contents.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(contents.gcount()));
-  if (head.rfind("#!", 0) != 0)
+  std::array<char, 2> start{};
+  if (not contents.read(start.data(), start.size()) || start[0] != '#' || start[1] != '!')
     return;
-  constexpr std::string_view kLibtool = " - temporary wrapper script for ";
-  if (auto at = head.find(kLibtool); at != std::string::npos) {
-    std::string wrapped = head.substr(at + kLibtool.size(), head.find('\n', at) - at - kLibtool.size());
-    std::string folder  = std::filesystem::path(program).parent_path().string();
-    throw config::ConfigError(fmt::format(
-        "{} is libtool's wrapper script for {}, a program linked to libraries of its project that are not installed "
-        "(the script sets LD_LIBRARY_PATH for them, then starts it). Run bxisim through the project's libtool: "
-        "`libtool --mode=execute bxisim run [options] {} [arguments]`, or install the project and run the installed "
-        "program.",
-        program, (std::filesystem::path(folder.empty() ? "." : folder) / wrapped).string(), program));
-  }
   throw config::ConfigError(fmt::format(
       "{} is a script, not a program: bxisim runs programs built with bxicc, bxicxx or bxif90. Give the program the "
       "script starts (and `bxisim run` in place of a script's mpirun).",
@@ -453,12 +441,15 @@ int summarize(const std::vector<std::unique_ptr<Rank>>& ranks, bool deadlock, bo
 }
 } // namespace
 
-int launch(const LaunchOptions& options, const config::Parameters& parameters,
+int launch(const LaunchOptions& given_options, const config::Parameters& parameters,
            const platform::SimulatorOptions& simulator_options)
 {
   auto wall_start = std::chrono::steady_clock::now();
-  if (options.command.empty())
+  if (given_options.command.empty())
     throw config::ConfigError("bxisim run: give the program to run, for example `bxisim run -n 4 ./a.out`.");
+  LaunchOptions options = given_options;
+  if (is_libtool_wrapper(options.command.front())) // as mpirun runs it: its program, with its LD_LIBRARY_PATH
+    options.command.front() = libtool_wrapped_program(options.command.front());
   const std::string& program = options.command.front();
   check_level(options.level, "--level");
   check_program(program);

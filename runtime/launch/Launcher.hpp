@@ -3,8 +3,8 @@
 
 #include "Rank.hpp"
 #include "RankMapping.hpp"
-#include "platforms/SimulatorSetup.hpp"
 #include "config/Parameters.hpp"
+#include "platforms/SimulatorSetup.hpp"
 
 #include <string>
 #include <utility>

@@ -5,8 +5,8 @@
 
 #include "Rank.hpp"
 #include "RunFolder.hpp"
-#include "middleware/RankMpi.hpp"
 #include "config/Parameters.hpp"
+#include "middleware/RankMpi.hpp"
 
 #include <cstdint>
 #include <functional>

@@ -7,8 +7,8 @@
 
 #include "OpenMpi.hpp" // JobAbort
 #include "Rank.hpp"
-#include "middleware/RankMpi.hpp"
 #include "config/Parameters.hpp"
+#include "middleware/RankMpi.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
 

@@ -1,20 +1,18 @@
 #include "StaticTls.hpp"
 
 #include "ElfFile.hpp"
+#include "StartAgain.hpp"
 
 #include <boost/align/align_up.hpp>
 #include <fmt/format.h>
 #include <xbt/log.h>
 
 #include <elf.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <string_view>
 #include <vector>
 
@@ -58,17 +56,11 @@ void reserve_static_tls(uint64_t bytes)
              static_cast<unsigned long long>(bytes));
     return;
   }
-  std::ifstream listing("/proc/self/cmdline", std::ios::binary); // a size of 0 to stat: read by size, it would be empty
-  std::string command_line((std::istreambuf_iterator<char>(listing)), std::istreambuf_iterator<char>());
-  std::vector<char*> arguments;
-  for (size_t at = 0; at < command_line.size(); at = command_line.find('\0', at) + 1)
-    arguments.push_back(command_line.data() + at);
-  arguments.push_back(nullptr);
   std::string value = fmt::format("{}{}{}={}", current, current.empty() ? "" : ":", kTunable,
                                   bytes + kGlibcDefaultSurplus); // the default's share stays for other libraries
   setenv("GLIBC_TUNABLES", value.c_str(), 1);
   XBT_VERB("starting again with GLIBC_TUNABLES=%s", value.c_str());
-  execv("/proc/self/exe", arguments.data());
+  start_again();
   XBT_WARN("could not start again with GLIBC_TUNABLES=%s (%s): ranks past the first few may fail to load their "
            "copies of a library that uses static TLS",
            value.c_str(), std::strerror(errno));

@@ -1,0 +1,24 @@
+#include "StartAgain.hpp"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace bxisim::runtime
+{
+
+void start_again()
+{
+  std::ifstream listing("/proc/self/cmdline", std::ios::binary); // a size of 0 to stat: read by size, it would be empty
+  std::string command_line((std::istreambuf_iterator<char>(listing)), std::istreambuf_iterator<char>());
+  std::vector<char*> arguments;
+  for (size_t at = 0; at < command_line.size(); at = command_line.find('\0', at) + 1)
+    arguments.push_back(command_line.data() + at);
+  arguments.push_back(nullptr);
+  execv("/proc/self/exe", arguments.data());
+}
+
+} // namespace bxisim::runtime
