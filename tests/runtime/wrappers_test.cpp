@@ -189,6 +189,25 @@ TEST(Wrappers, PretendCcBuildsAPlainExecutable)
   EXPECT_EQ(run.output, "value=5\n");
 }
 
+// configure reads what a compiler links by itself from its verbose link line (libtool's postdeps, autoconf's FLIBS for
+// Fortran) and adds each -l and -L of it to the project's real links: PnetCDF's library then needed
+// libbxisim-pretend.so, which no rank could load. The pretend library is linked by path, which those readers skip.
+TEST(Wrappers, PretendCcLinksItsLibraryWhereConfiguresLinkLineReadersDoNotLook)
+{
+  for (const std::string& wrapper : {kBxicc, kBxif90}) {
+    std::string program = temporary_path(wrapper == kBxicc ? "verbose-c" : "verbose-fortran");
+    std::string source  = wrapper == kBxicc ? write_source("verbose.c", "int main(void) { return 0; }\n")
+                                            : write_source("verbose.f90", "program p\nend program p\n");
+    auto build          = run_command("BXISIM_PRETEND_CC=1 " + wrapper + " -v " + source + " -o " + program);
+    ASSERT_EQ(build.exit_code, 0) << build.output;
+    EXPECT_THAT(build.output, HasSubstr("/libbxisim-pretend.so")) << wrapper;
+    EXPECT_THAT(build.output, Not(HasSubstr("-lbxisim-pretend"))) << wrapper;
+    std::string library_dir = (std::filesystem::path(BXISIM_BIN_DIR).parent_path() / "lib").string();
+    EXPECT_THAT(build.output, Not(HasSubstr("-L" + library_dir))) << wrapper;
+    EXPECT_EQ(run_command(program).exit_code, 0) << wrapper;
+  }
+}
+
 // What autoconf's AC_CHECK_FUNC([MPI_Init]) compiles: the function declared by hand, no mpi.h.
 std::string function_check_source(const std::string& function)
 {
