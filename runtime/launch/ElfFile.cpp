@@ -66,6 +66,32 @@ std::optional<std::vector<Elf64_Dyn>> ElfFile::dynamic_entries() const
   return entries;
 }
 
+std::optional<std::vector<DynamicSymbol>> ElfFile::dynamic_symbols() const
+{
+  auto sections = this->sections();
+  if (not sections)
+    return std::nullopt;
+  std::vector<DynamicSymbol> symbols;
+  for (const auto& section : *sections) {
+    if (section.sh_type != SHT_DYNSYM || section.sh_entsize < sizeof(Elf64_Sym))
+      continue;
+    if (section.sh_link >= sections->size() || not holds(section.sh_offset, section.sh_size))
+      return std::nullopt;
+    const Elf64_Shdr& strings = (*sections)[section.sh_link];
+    if (not holds(strings.sh_offset, strings.sh_size))
+      return std::nullopt;
+    for (uint64_t at = 0; at + sizeof(Elf64_Sym) <= section.sh_size; at += section.sh_entsize) {
+      DynamicSymbol entry{{}, {}, section.sh_offset + at};
+      read_at(entry.offset, entry.symbol);
+      if (entry.symbol.st_name < strings.sh_size)
+        entry.name =
+            string_at(strings.sh_offset + entry.symbol.st_name, strings.sh_size - entry.symbol.st_name).value_or("");
+      symbols.push_back(entry);
+    }
+  }
+  return symbols;
+}
+
 std::optional<uint64_t> ElfFile::file_offset(Elf64_Addr address) const
 {
   auto segments = this->segments();

@@ -16,6 +16,13 @@
 namespace bxisim::runtime
 {
 
+/** An entry of the dynamic symbol table: the symbol, its name (a view into the file) and where the entry lies. */
+struct DynamicSymbol {
+  Elf64_Sym symbol;
+  std::string_view name;
+  uint64_t offset;
+};
+
 class ElfFile
 {
  public:
@@ -44,6 +51,9 @@ class ElfFile
   std::optional<std::vector<Elf64_Shdr>> sections() const;
   /** The entries of the dynamic segment before DT_NULL (none without one); nullopt when it lies past the file's end. */
   std::optional<std::vector<Elf64_Dyn>> dynamic_entries() const;
+  /** The entries of the dynamic symbol tables (SHT_DYNSYM); nullopt when a table or its strings lie past the file's
+   *  end. A name that does not lie in its strings is empty. */
+  std::optional<std::vector<DynamicSymbol>> dynamic_symbols() const;
   /** Where the bytes of the loaded address `address` are in the file (the dynamic section names its tables so). */
   std::optional<uint64_t> file_offset(Elf64_Addr address) const;
   /** The NUL-terminated string at `offset`, read up to `offset + limit`; nullopt when it starts past the end, or its

@@ -86,34 +86,18 @@ void name_the_process_after(const std::string& program)
  */
 bool exports_main(const ElfFile& file, bool& truncated)
 {
-  auto sections = file.sections();
-  if (not sections)
+  auto symbols = file.dynamic_symbols();
+  if (not symbols)
     return not(truncated = true);
   bool main_entry = false;
-  for (const auto& section : *sections) {
-    if (section.sh_type != SHT_DYNSYM || section.sh_entsize < sizeof(Elf64_Sym))
+  for (const auto& [symbol, name, offset] : *symbols) {
+    if (name == "main" && symbol.st_shndx == SHN_UNDEF)
+      return false;
+    if (symbol.st_shndx == SHN_UNDEF || ELF64_ST_TYPE(symbol.st_info) != STT_FUNC)
       continue;
-    if (section.sh_link >= sections->size() || not file.holds(section.sh_offset, section.sh_size))
-      return not(truncated = true);
-    const Elf64_Shdr& strings = (*sections)[section.sh_link];
-    if (not file.holds(strings.sh_offset, strings.sh_size))
-      return not(truncated = true);
-    for (uint64_t at = 0; at + sizeof(Elf64_Sym) <= section.sh_size; at += section.sh_entsize) {
-      Elf64_Sym symbol{};
-      file.read_at(section.sh_offset + at, symbol);
-      auto name = symbol.st_name < strings.sh_size
-                      ? file.string_at(strings.sh_offset + symbol.st_name, strings.sh_size - symbol.st_name)
-                      : std::nullopt;
-      if (not name)
-        continue;
-      if (*name == "main" && symbol.st_shndx == SHN_UNDEF)
-        return false;
-      if (symbol.st_shndx == SHN_UNDEF || ELF64_ST_TYPE(symbol.st_info) != STT_FUNC)
-        continue;
-      if (*name == "main")
-        return true;
-      main_entry = main_entry || *name == kProgramMainEntry;
-    }
+    if (name == "main")
+      return true;
+    main_entry = main_entry || name == kProgramMainEntry;
   }
   return main_entry;
 }

@@ -1,19 +1,17 @@
 #include "LibtoolWrapper.hpp"
 
+#include "HostCommand.hpp"
 #include "StartAgain.hpp"
 #include "config/ConfigError.hpp"
 
 #include <boost/algorithm/string.hpp>
 #include <fmt/format.h>
 
-#include <array>
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sys/wait.h>
 #include <vector>
 
 namespace bxisim::runtime
@@ -33,11 +31,6 @@ std::string head_of(const std::string& path)
   file.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<size_t>(file.gcount()));
   return head;
-}
-
-std::string shell_quoted(const std::string& text)
-{
-  return "'" + boost::replace_all_copy(text, "'", "'\\''") + "'";
 }
 
 config::ConfigError cannot_ask(const std::string& path, const std::string& why)
@@ -70,23 +63,15 @@ std::string libtool_wrapped_program(const std::string& path)
       boost::trim_copy(head.substr(2, head.find_first_of(" \n", head.find_first_not_of(' ', 2)) - 2));
   if (interpreter.empty() || interpreter.front() != '/')
     interpreter = "/bin/sh";
-  std::string ask = "libtool_execute_magic='%%%MAGIC variable%%%'; file=\"$1\"; ECHO='printf %s\\n'; "
-                    ". \"$1\" 1>&2 </dev/null && printf '%s\\n%s\\n' \"$progdir/$program\" \"$LD_LIBRARY_PATH\"";
-  std::string command =
-      fmt::format("{} -c {} bxisim {}", shell_quoted(interpreter), shell_quoted(ask), shell_quoted(script));
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr)
+  std::string ask          = "libtool_execute_magic='%%%MAGIC variable%%%'; file=\"$1\"; ECHO='printf %s\\n'; "
+                             ". \"$1\" 1>&2 </dev/null && printf '%s\\n%s\\n' \"$progdir/$program\" \"$LD_LIBRARY_PATH\"";
+  HostCommandResult result = run_host_command({interpreter, "-c", ask, "bxisim", script}, false);
+  if (not result.started)
     throw cannot_ask(path, std::strerror(errno));
-  std::string output;
-  std::array<char, 4096> buffer;
-  size_t count;
-  while ((count = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    output.append(buffer.data(), count);
-  int status = pclose(pipe);
   std::vector<std::string> lines;
-  boost::split(lines, output, boost::is_any_of("\n"));
-  if (not WIFEXITED(status) || WEXITSTATUS(status) != 0 || lines.size() < 2)
-    throw cannot_ask(path, fmt::format("{} ended with status {}", interpreter, status));
+  boost::split(lines, result.output, boost::is_any_of("\n"));
+  if (not result.succeeded || lines.size() < 2)
+    throw cannot_ask(path, fmt::format("{} ended with status {}", interpreter, result.status));
   std::string program = lines[0];
   if (not std::filesystem::is_regular_file(program))
     throw cannot_ask(path, fmt::format("it names {}, which does not exist: build it (make)", program));

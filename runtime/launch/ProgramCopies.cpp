@@ -2,6 +2,7 @@
 
 #include "ElfFile.hpp"
 #include "ElfNeeded.hpp"
+#include "HostCommand.hpp"
 #include "UniqueSymbols.hpp"
 #include "config/ConfigError.hpp"
 
@@ -10,11 +11,9 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <deque>
 #include <filesystem>
 #include <map>
-#include <sys/wait.h>
 
 namespace bxisim::runtime
 {
@@ -24,24 +23,16 @@ namespace fs = std::filesystem;
 namespace
 {
 /** Runs patchelf with `arguments`; returns its standard output. Throws on failure. */
-std::string patchelf(const std::vector<std::string>& arguments)
+std::string patchelf(std::vector<std::string> arguments)
 {
-  std::string command = "'" BXISIM_PATCHELF "'";
-  for (const auto& argument : arguments)
-    command += " '" + argument + "'";
-  command += " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr)
+  arguments.insert(arguments.begin(), BXISIM_PATCHELF);
+  HostCommandResult result = run_host_command(arguments, true);
+  if (not result.started)
     throw config::ConfigError("cannot run " BXISIM_PATCHELF);
-  std::string output;
-  std::array<char, 4096> buffer;
-  size_t count;
-  while ((count = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
-    output.append(buffer.data(), count);
-  int status = pclose(pipe);
-  if (not WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw config::ConfigError(fmt::format("patchelf failed on {}: {}", arguments.back(), boost::trim_copy(output)));
-  return boost::trim_copy(output);
+  if (not result.succeeded)
+    throw config::ConfigError(
+        fmt::format("patchelf failed on {}: {}", arguments.back(), boost::trim_copy(result.output)));
+  return boost::trim_copy(result.output);
 }
 
 std::vector<std::string> library_path()
@@ -96,26 +87,13 @@ bool in_system_folder(const std::string& path)
  *  bxisim's own functions: it was built for bxisim. */
 bool calls_bxisim(const std::string& path)
 {
-  auto file     = ElfFile::read(path);
-  auto sections = file ? file->sections() : std::nullopt;
-  if (not sections)
-    return false;
-  for (const auto& section : *sections) {
-    if (section.sh_type != SHT_DYNSYM || section.sh_entsize != sizeof(Elf64_Sym) || section.sh_link >= sections->size())
-      continue;
-    const Elf64_Shdr& strings = (*sections)[section.sh_link];
-    for (uint64_t at = section.sh_offset; at + sizeof(Elf64_Sym) <= section.sh_offset + section.sh_size;
-         at += sizeof(Elf64_Sym)) {
-      Elf64_Sym symbol{};
-      if (not file->read_at(at, symbol) || symbol.st_shndx != SHN_UNDEF || symbol.st_name >= strings.sh_size)
-        continue;
-      auto name = file->string_at(strings.sh_offset + symbol.st_name, strings.sh_size - symbol.st_name);
-      if (name && (boost::starts_with(*name, "bxisim_") || boost::starts_with(*name, "Ptl") ||
-                   boost::starts_with(*name, "PMI")))
-        return true;
-    }
-  }
-  return false;
+  auto file    = ElfFile::read(path);
+  auto symbols = file ? file->dynamic_symbols() : std::nullopt;
+  return symbols && std::any_of(symbols->begin(), symbols->end(), [](const DynamicSymbol& entry) {
+           return entry.symbol.st_shndx == SHN_UNDEF &&
+                  (boost::starts_with(entry.name, "bxisim_") || boost::starts_with(entry.name, "Ptl") ||
+                   boost::starts_with(entry.name, "PMI"));
+         });
 }
 } // namespace
 

@@ -18,23 +18,14 @@ namespace bxisim::runtime
 std::vector<SymbolRebinding> unique_symbols_rebound_global(const std::string& path)
 {
   std::vector<SymbolRebinding> rebindings;
-  auto file     = ElfFile::read(path);
-  auto sections = file ? file->sections() : std::nullopt;
-  if (not sections)
+  auto file    = ElfFile::read(path);
+  auto symbols = file ? file->dynamic_symbols() : std::nullopt;
+  if (not symbols)
     return rebindings;
-  for (const auto& section : *sections) {
-    if (section.sh_type != SHT_DYNSYM || section.sh_entsize != sizeof(Elf64_Sym))
-      continue;
-    for (uint64_t at = section.sh_offset; at + sizeof(Elf64_Sym) <= section.sh_offset + section.sh_size;
-         at += sizeof(Elf64_Sym)) {
-      Elf64_Sym symbol{};
-      if (not file->read_at(at, symbol))
-        return rebindings;
-      if (ELF64_ST_BIND(symbol.st_info) == STB_GNU_UNIQUE && symbol.st_shndx != SHN_UNDEF)
-        rebindings.push_back({at + offsetof(Elf64_Sym, st_info),
-                              static_cast<unsigned char>(ELF64_ST_INFO(STB_GLOBAL, ELF64_ST_TYPE(symbol.st_info)))});
-    }
-  }
+  for (const auto& [symbol, name, offset] : *symbols)
+    if (ELF64_ST_BIND(symbol.st_info) == STB_GNU_UNIQUE && symbol.st_shndx != SHN_UNDEF)
+      rebindings.push_back({offset + offsetof(Elf64_Sym, st_info),
+                            static_cast<unsigned char>(ELF64_ST_INFO(STB_GLOBAL, ELF64_ST_TYPE(symbol.st_info)))});
   return rebindings;
 }
 
