@@ -1,6 +1,7 @@
 #include "ElfFile.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 namespace bxisim::runtime
@@ -8,10 +9,14 @@ namespace bxisim::runtime
 
 std::optional<ElfFile> ElfFile::read(const std::string& path)
 {
-  std::ifstream file(path, std::ios::binary | std::ios::ate);
-  if (not file)
+  std::error_code error;
+  if (not std::filesystem::is_regular_file(path, error)) // a folder opens too, and has no size
     return std::nullopt;
-  std::string image(static_cast<size_t>(file.tellg()), '\0');
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
+  std::streamoff size = file ? static_cast<std::streamoff>(file.tellg()) : -1;
+  if (size < 0)
+    return std::nullopt;
+  std::string image(static_cast<size_t>(size), '\0');
   file.seekg(0);
   if (not file.read(image.data(), static_cast<std::streamsize>(image.size())))
     return std::nullopt;

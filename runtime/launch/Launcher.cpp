@@ -5,6 +5,7 @@
 #include "ExitCodes.hpp"
 #include "LibraryThreadCall.hpp"
 #include "LibtoolWrapper.hpp"
+#include "NativeRun.hpp"
 #include "OpenMpi.hpp"
 #include "OutputRouter.hpp"
 #include "Pmi.hpp"
@@ -37,6 +38,7 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <xbt/log.h>
 
+#include <boost/algorithm/string.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -432,10 +434,24 @@ int launch(const LaunchOptions& given_options, const config::Parameters& paramet
   if (given_options.command.empty())
     throw config::ConfigError("bxisim run: give the program to run, for example `bxisim run -n 4 ./a.out`.");
   LaunchOptions options = given_options;
+  // A bare name that is no file here is looked for in PATH, as mpirun does (`bxisim run -n 2 hostname`).
+  if (std::string& name = options.command.front();
+      name.find('/') == std::string::npos && not std::filesystem::exists(name))
+    if (const char* path = std::getenv("PATH")) {
+      std::vector<std::string> folders;
+      boost::split(folders, std::string(path), boost::is_any_of(":"));
+      for (const auto& folder : folders)
+        if (not folder.empty() && access((std::filesystem::path(folder) / name).c_str(), X_OK) == 0) {
+          name = (std::filesystem::path(folder) / name).string();
+          break;
+        }
+    }
   if (is_libtool_wrapper(options.command.front())) // as mpirun runs it: its program, with its LD_LIBRARY_PATH
     options.command.front() = libtool_wrapped_program(options.command.front());
   const std::string& program = options.command.front();
   check_level(options.level, "--level");
+  if (is_plain_executable(program)) // mpirun starts any program: so does bxisim, natively (NativeRun.hpp)
+    return run_natively(options.command, options.ranks);
   check_program(program);
   check_simulator_settings(simulator_options);
   Regions regions(options.level, options.regions, options.ranks);

@@ -422,11 +422,40 @@ TEST(BadRunCommandLine, ADroppedFrameThatIsNeverSent)
   EXPECT_THAT(result.output, HasSubstr("nic.drop_frames: frame(s) 2,5 were never sent (the run sent 0 wire frames)"));
 }
 
-TEST(BadRunCommandLine, ProgramNotBuiltWithTheWrappers)
+// mpirun starts any program, and projects' test scripts start their serial tools through it (PnetCDF's ncvalidator):
+// bxisim runs an ordinary executable so too, as processes of this machine, outside the simulation, and says so. A bare
+// name is looked for in PATH.
+TEST(RunCommandLine, AnOrdinaryExecutableRunsOutsideTheSimulationAsUnderMpirun)
 {
-  auto result = run_bxisim("run -n 2 /bin/true");
+  auto result = run_bxisim("run -n 3 -q echo from-every-process");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  size_t lines = 0;
+  for (size_t at = result.output.find("from-every-process\n"); at != std::string::npos;
+       at        = result.output.find("from-every-process\n", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, 3u) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("/echo is not a program built with bxicc, bxicxx or bxif90 (an ordinary "
+                                       "executable that uses no MPI): running 3 processes of it on this machine, "
+                                       "outside the simulation"));
+  // The exit code of the first process that failed, as mpirun's.
+  EXPECT_EQ(run_bxisim("run -n 2 /bin/sh -c 'exit 3'").exit_code, 3);
+}
+
+// An executable built with another MPI (mpicc's, or cc with -lmpi) cannot be one of bxisim's ranks.
+TEST(BadRunCommandLine, AnExecutableOfAnotherMpi)
+{
+  std::string folder = temporary_path("other-mpi");
+  std::filesystem::create_directories(folder);
+  std::ofstream(folder + "/mpi.c") << "int MPI_Init(int* c, char*** v) { (void)c; (void)v; return 0; }\n";
+  std::ofstream(folder + "/program.c") << "int MPI_Init(int*, char***);\n"
+                                          "int main(int c, char** v) { return MPI_Init(&c, &v); }\n";
+  std::string program = folder + "/program";
+  auto build = run_command("cd " + folder + " && cc -shared -fPIC mpi.c -o libmpi.so && cc program.c -o " + program +
+                           " -L. -lmpi -Wl,-rpath," + folder);
+  ASSERT_EQ(build.exit_code, 0) << build.output;
+  auto result = run_bxisim("run -n 2 " + program);
   EXPECT_EQ(result.exit_code, kUsage) << result.output;
-  EXPECT_THAT(result.output, HasSubstr("bxicc"));
+  EXPECT_THAT(result.output, HasSubstr("calls MPI_Init directly: it was built against another MPI's mpi.h"));
 }
 
 TEST(BadRunCommandLine, RankCount)
