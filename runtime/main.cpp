@@ -43,9 +43,10 @@ bool is_regular_file(int descriptor)
 // terminal or a pipe). libgfortran reads GFORTRAN_UNBUFFERED_PRECONNECTED as it loads, and the C library's own start
 // resets the environment after the executable's earliest code (its preinit array): a run whose output goes to a file
 // starts bxisim again with it set. A value the user set stands.
-void unbuffer_fortran_output(int argc, char** argv)
+void unbuffer_fortran_output(int argc, char** argv, bool as_bxirun)
 {
-  if (argc < 2 || std::string_view(argv[1]) != "run" || std::getenv("GFORTRAN_UNBUFFERED_PRECONNECTED") != nullptr ||
+  bool runs = as_bxirun || (argc >= 2 && std::string_view(argv[1]) == "run");
+  if (not runs || std::getenv("GFORTRAN_UNBUFFERED_PRECONNECTED") != nullptr ||
       not(is_regular_file(STDOUT_FILENO) || is_regular_file(STDERR_FILENO)))
     return;
   setenv("GFORTRAN_UNBUFFERED_PRECONNECTED", "y", 1);
@@ -80,7 +81,18 @@ int report_bad_command_line(const CLI::App& app, const CLI::ParseError& error, i
 
 int main(int argc, char** argv)
 {
-  unbuffer_fortran_output(argc, argv);
+  // bxirun (a link to bxisim) is `bxisim run`: one executable where tools take an MPI launcher's path (CMake's
+  // MPIEXEC_EXECUTABLE, autotools test scripts' TESTMPIRUN="bxirun -n NP").
+  std::string_view name = argv[0];
+  bool as_bxirun        = name.substr(name.rfind('/') + 1) == "bxirun";
+  unbuffer_fortran_output(argc, argv, as_bxirun); // may start again, with these arguments
+  std::vector<char*> arguments(argv, argv + argc);
+  char run[] = "run";
+  if (as_bxirun)
+    arguments.insert(arguments.begin() + 1, run);
+  argc = static_cast<int>(arguments.size());
+  arguments.push_back(nullptr);
+  argv = arguments.data();
   bxisim::os::prepare_descriptors_for_ranks(); // the ranks' descriptors are numbered from 3 in every run
   CLI::App app{"bxisim: multi-level co-design simulator of the BXI interconnect", "bxisim"};
   app.set_version_flag("--version", version_text());

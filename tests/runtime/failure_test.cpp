@@ -441,6 +441,22 @@ TEST(RunCommandLine, AnOrdinaryExecutableRunsOutsideTheSimulationAsUnderMpirun)
   EXPECT_EQ(run_bxisim("run -n 2 /bin/sh -c 'exit 3'").exit_code, 3);
 }
 
+// bxirun is `bxisim run` under one name, for the tools that take an MPI launcher's path (CMake's MPIEXEC_EXECUTABLE),
+// with mpiexec's -np; its output to a file too (bxisim then starts itself again, with the same arguments).
+TEST(RunCommandLine, BxirunIsBxisimRun)
+{
+  std::string bxirun = (std::filesystem::path(BXISIM_BINARY).parent_path() / "bxirun").string();
+  std::string output = temporary_path("bxirun.out");
+  auto result        = run_command(bxirun + " -np 3 -q --no-summary " + test_program("own_libraries") + " > " + output);
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  std::ifstream file(output);
+  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  auto fields = fields_by_rank(text);
+  ASSERT_EQ(fields.size(), 3u) << text;
+  for (const auto& [rank, values] : fields)
+    EXPECT_EQ(number(values, "registrations"), 1) << "rank " << rank;
+}
+
 // An executable built with another MPI (mpicc's, or cc with -lmpi) cannot be one of bxisim's ranks.
 TEST(BadRunCommandLine, AnExecutableOfAnotherMpi)
 {
