@@ -11,9 +11,15 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <deque>
+#include <fcntl.h>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
+#include <unistd.h>
 
 namespace bxisim::runtime
 {
@@ -187,9 +193,8 @@ std::string make_rank_copies(RunFolder& folder, int rank, const std::string& pro
 {
   // What each file needs rebound, found once per run (the same for every rank's copy).
   static std::map<std::string, std::vector<SymbolRebinding>> unique_symbols;
-  std::string rank_folder = folder.rank_folder(rank);
-  auto copy               = [&](const std::string& original) {
-    std::string destination = (fs::path(rank_folder) / fs::path(original).filename()).string();
+  auto copy_into = [&](const std::string& destination_folder, const std::string& original) {
+    std::string destination = (fs::path(destination_folder) / fs::path(original).filename()).string();
     RunFolder::copy_file(original, destination);
     folder.add_file(destination);
     auto known = unique_symbols.find(original);
@@ -198,24 +203,75 @@ std::string make_rank_copies(RunFolder& folder, int rank, const std::string& pro
     rebind_symbols(destination, known->second);
     return destination;
   };
-  std::string program_copy = copy(program);
+  std::string rank_folder = folder.rank_folder(rank);
   if (libraries.empty())
-    return program_copy;
+    return copy_into(rank_folder, program);
 
-  // One patchelf edit per call: patchelf 0.14 corrupts the dynamic string table when one call both
-  // sets a soname and replaces needed entries, or replaces an entry the file does not have.
-  std::vector<std::string> copies = {program_copy};
-  for (const auto& library : libraries) {
-    copies.push_back(copy(library.path));
-    patchelf({"--set-soname", fmt::format("{}.rank{}", library.soname, rank), copies.back()});
+  // A rank's copies name each other by absolute paths through `<run>/by-rank/NNNNNNN`, a link to the rank's folder of
+  // fixed width: one relinked set is made per run with rank 0000000, and each rank's copies are that set with the
+  // digits rewritten in place (patchelf per rank cost 17 ms per rank with two libraries). Paths, not $ORIGIN: the
+  // loader matches a library's version requirements (libgomp's) by the name it was needed by, unexpanded.
+  // One patchelf edit per call: patchelf 0.14 corrupts the dynamic string table when one call both sets a soname and
+  // replaces needed entries, or replaces an entry the file does not have.
+  constexpr int kRankDigits = 7;
+  auto rank_link            = [&](int which) {
+    return fmt::format("{}/{:0{}d}", folder.sub_folder("by-rank"), which, kRankDigits);
+  };
+  struct Relinked {
+    std::string file;
+    std::vector<size_t> rank_digits; // where the placeholder rank's digits lie in it
+  };
+  static std::vector<Relinked> relinked; // one run per process
+  std::string placeholder = rank_link(0);
+  if (relinked.empty()) {
+    std::string relinked_folder    = folder.sub_folder("relinked");
+    std::vector<std::string> files = {copy_into(relinked_folder, program)};
+    for (const auto& library : libraries) {
+      files.push_back(copy_into(relinked_folder, library.path));
+      // Not the original's soname: a library left shared that needs it by name gets the shared original.
+      patchelf({"--set-soname", library.soname + ".bxisim-rank-copy", files.back()});
+    }
+    for (const auto& file : files) {
+      std::vector<std::string> needed = elf_needed(file);
+      for (size_t i = 0; i < libraries.size(); ++i)
+        if (std::find(needed.begin(), needed.end(), libraries[i].soname) != needed.end())
+          patchelf({"--replace-needed", libraries[i].soname,
+                    placeholder + "/" + fs::path(files[i + 1]).filename().string(), file});
+    }
+    for (const auto& file : files) {
+      std::ifstream input(file, std::ios::binary);
+      std::string image((std::istreambuf_iterator<char>(input)), std::istreambuf_iterator<char>());
+      Relinked entry{file, {}};
+      for (size_t at = image.find(placeholder); at != std::string::npos; at = image.find(placeholder, at + 1))
+        entry.rank_digits.push_back(at + placeholder.size() - kRankDigits);
+      relinked.push_back(entry);
+    }
   }
-  for (const auto& file : copies) {
-    std::vector<std::string> needed = elf_needed(file);
-    for (size_t i = 0; i < libraries.size(); ++i)
-      if (std::find(needed.begin(), needed.end(), libraries[i].soname) != needed.end())
-        patchelf({"--replace-needed", libraries[i].soname, copies[i + 1], file});
+  std::string link = rank_link(rank);
+  if (symlink(rank_folder.c_str(), link.c_str()) != 0 && errno != EEXIST)
+    throw config::ConfigError(fmt::format("cannot create {}: {}", link, std::strerror(errno)));
+  folder.add_file(link);
+  std::string digits = link.substr(link.size() - kRankDigits);
+  std::vector<std::string> copies;
+  for (const auto& [file, offsets] : relinked) {
+    copies.push_back((fs::path(rank_folder) / fs::path(file).filename()).string());
+    RunFolder::copy_file(file, copies.back());
+    folder.add_file(copies.back());
+    if (offsets.empty())
+      continue;
+    int descriptor = ::open(copies.back().c_str(), O_WRONLY | O_CLOEXEC);
+    bool written   = descriptor >= 0;
+    for (size_t offset : offsets)
+      written = written && ::pwrite(descriptor, digits.data(), digits.size(), static_cast<off_t>(offset)) ==
+                               static_cast<ssize_t>(digits.size());
+    if (descriptor >= 0)
+      ::close(descriptor);
+    if (not written)
+      throw config::ConfigError(fmt::format("cannot write {}: {}. Check that the temporary folder (TMPDIR) is "
+                                            "writable and has space.",
+                                            copies.back(), std::strerror(errno)));
   }
-  return program_copy;
+  return copies.front();
 }
 
 } // namespace bxisim::runtime

@@ -3,10 +3,10 @@
 // --privatize-lib.
 //
 // The dynamic loader maps a file once however many times it is dlopen'ed, so private globals need
-// private files. A rank's copy of a privatized library gets a soname of its own and every copy of
-// that rank names it by its absolute path (patchelf --set-soname / --replace-needed): rank 3's copy
-// of A then calls rank 3's copy of B, and an unprivatized library that needs B still gets the
-// one shared B, not some rank's copy.
+// private files. The copies of a privatized library get a soname of their own and every copy of a
+// rank names it by an absolute path through the rank's link in the run folder (patchelf --set-soname
+// / --replace-needed, once per run; make_rank_copies): rank 3's copy of A then calls rank 3's copy of
+// B, and an unprivatized library that needs B still gets the one shared B, not some rank's copy.
 
 #include "RunFolder.hpp"
 

@@ -38,11 +38,11 @@ RunFolder::~RunFolder()
   std::filesystem::remove_all(path_, ignored);
 }
 
-std::string RunFolder::rank_folder(int rank)
+std::string RunFolder::sub_folder(const std::string& name)
 {
-  std::string folder = fmt::format("{}/rank-{}", path_, rank);
+  std::string folder = path_ + "/" + name;
   if (mkdir(folder.c_str(), 0700) == 0)
-    rank_folders_.push_back(folder);
+    sub_folders_.push_back(folder);
   else if (errno != EEXIST)
     throw config::ConfigError(fmt::format("cannot create {}: {}", folder, std::strerror(errno)));
   return folder;
@@ -60,7 +60,7 @@ void RunFolder::copy_file(const std::string& original, const std::string& destin
 
 std::vector<std::string> RunFolder::folders() const
 {
-  std::vector<std::string> result = rank_folders_;
+  std::vector<std::string> result = sub_folders_;
   result.push_back(path_);
   return result;
 }

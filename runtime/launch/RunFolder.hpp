@@ -20,7 +20,9 @@ class RunFolder
   const std::string& path() const { return path_; }
   bool kept() const { return keep_; }
   /** Creates (once) and returns the sub-folder of `rank`. */
-  std::string rank_folder(int rank);
+  std::string rank_folder(int rank) { return sub_folder("rank-" + std::to_string(rank)); }
+  /** Creates (once) and returns the sub-folder `name`. */
+  std::string sub_folder(const std::string& name);
   /** Copies `original` to `destination` (inside the folder); a failure (a full disk) names the fix. */
   static void copy_file(const std::string& original, const std::string& destination);
   /** Records a file created inside the folder, so that it can be removed without walking the folder. */
@@ -34,7 +36,7 @@ class RunFolder
   std::string path_;
   bool keep_;
   std::vector<std::string> files_;
-  std::vector<std::string> rank_folders_;
+  std::vector<std::string> sub_folders_;
 };
 
 } // namespace bxisim::runtime
