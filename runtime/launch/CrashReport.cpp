@@ -97,6 +97,7 @@ NicAccessSite nic_access_at(int signal_number, const siginfo_t* info)
 }
 
 std::atomic<bool> simulation_over{false};
+std::atomic<bool> ending_by_refusal{false};
 struct sigaction crash_action {
 };
 
@@ -139,12 +140,18 @@ void on_crash(int signal_number, siginfo_t* info, void*)
 
 void abort_unsupported(const char* message)
 {
+  ending_by_refusal.store(true);
   os::set_running_rank(nullptr);
   OutputRouter::drain_after_crash();
   int fd = OutputRouter::original_stderr_fd();
   print(fd, message);
   remove_folder_or_say_kept(fd);
   _exit(kUnsupportedExitCode);
+}
+
+bool run_ending_by_refusal()
+{
+  return ending_by_refusal.load();
 }
 
 void note_simulation_over()

@@ -27,4 +27,8 @@ void note_simulation_over();
  * with the ranks' output so far, removes the temporary folder, exits with kUnsupportedExitCode. */
 [[noreturn]] void abort_unsupported(const char* message);
 
+/** Whether abort_unsupported is ending the run (its message printed, the folder being removed): a deadlock found
+ *  meanwhile is not the run's verdict, the refusal is (a library thread's refused call, made as the ranks wait). */
+bool run_ending_by_refusal();
+
 } // namespace bxisim::runtime

@@ -368,6 +368,10 @@ void let_library_threads_run(const std::vector<std::unique_ptr<Rank>>& ranks)
     return;
   for (int step = 0; step < 100 && another_thread_runs(); ++step)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  // A refused call of theirs ends the run: it may still be removing the run's folder (its thread then waits on the
+  // disk, not running), and exits when done.
+  for (int step = 0; step < 1000 && run_ending_by_refusal(); ++step)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }
 
 /** At --sim-time-limit: says where each rank was and ends them all. */
