@@ -11,36 +11,51 @@
 namespace bxisim::runtime
 {
 
-std::vector<std::string> elf_dynamic_strings(const std::string& path, int64_t tag)
+namespace
 {
-  auto damaged = [&path] {
-    return config::ConfigError(fmt::format("{}: not a readable 64-bit ELF file, or damaged.", path));
-  };
+config::ConfigError damaged(const std::string& path)
+{
+  return config::ConfigError(fmt::format("{}: not a readable 64-bit ELF file, or damaged.", path));
+}
+
+ElfFile read_elf(const std::string& path)
+{
   auto file = ElfFile::read(path);
   if (not file)
-    throw damaged();
-  auto entries = file->dynamic_entries();
+    throw damaged(path);
+  return std::move(*file);
+}
+
+std::vector<std::string> dynamic_strings(const ElfFile& file, const std::string& path, int64_t tag)
+{
+  auto entries = file.dynamic_entries();
   if (not entries)
-    throw damaged();
+    throw damaged(path);
   std::vector<uint64_t> names;
   std::optional<uint64_t> strings;
   for (const auto& entry : *entries)
     if (entry.d_tag == tag)
       names.push_back(entry.d_un.d_val);
     else if (entry.d_tag == DT_STRTAB)
-      strings = file->file_offset(entry.d_un.d_ptr); // by its address once loaded: found in the file
+      strings = file.file_offset(entry.d_un.d_ptr); // by its address once loaded: found in the file
   if (names.empty())
     return {};
   if (not strings)
-    throw damaged();
+    throw damaged(path);
   std::vector<std::string> found;
   for (uint64_t name : names) {
-    auto text = file->string_at(*strings + name);
+    auto text = file.string_at(*strings + name);
     if (not text)
-      throw damaged();
+      throw damaged(path);
     found.emplace_back(*text);
   }
   return found;
+}
+} // namespace
+
+std::vector<std::string> elf_dynamic_strings(const std::string& path, int64_t tag)
+{
+  return dynamic_strings(read_elf(path), path, tag);
 }
 
 std::vector<std::string> elf_needed(const std::string& path)
@@ -65,10 +80,11 @@ ElfSearchPath elf_search_path(const std::string& path)
     }
     return found;
   };
-  auto runpath = elf_dynamic_strings(path, DT_RUNPATH);
+  ElfFile file = read_elf(path);
+  auto runpath = dynamic_strings(file, path, DT_RUNPATH);
   if (not runpath.empty())
     return {{}, folders(runpath)};
-  return {folders(elf_dynamic_strings(path, DT_RPATH)), {}}; // DT_RPATH counts only without DT_RUNPATH
+  return {folders(dynamic_strings(file, path, DT_RPATH)), {}}; // DT_RPATH counts only without DT_RUNPATH
 }
 
 } // namespace bxisim::runtime

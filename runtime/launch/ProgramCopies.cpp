@@ -54,30 +54,33 @@ std::vector<std::string> library_path()
 constexpr std::array<const char*, 5> kSystemFolders = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib",
                                                        "/usr/lib", "/usr/local/lib"};
 
-std::vector<std::string> search_folders(const std::string& program)
+/** The folders the dynamic loader looks in, in its order, for what the file `needing` needs. */
+std::vector<std::string> loader_folders(const std::string& needing)
 {
-  std::vector<std::string> folders = {fs::absolute(program).parent_path().string()};
-  auto [before, after]             = elf_search_path(program);
-  folders.insert(folders.end(), before.begin(), before.end());
-  folders.insert(folders.end(), after.begin(), after.end());
-  auto variable = library_path();
-  folders.insert(folders.end(), variable.begin(), variable.end());
-  folders.insert(folders.end(), kSystemFolders.begin(), kSystemFolders.end());
-  return folders;
-}
-
-/** The file the dynamic loader loads for `name`, needed by the file `needing`; empty when none is found (the loader
- *  then says so as the rank loads). */
-std::string loaded_file(const std::string& name, const std::string& needing)
-{
-  if (name.find('/') != std::string::npos)
-    return fs::is_regular_file(name) ? fs::absolute(name).string() : "";
   auto [before, after]             = elf_search_path(needing);
   std::vector<std::string> folders = before;
   auto variable                    = library_path();
   folders.insert(folders.end(), variable.begin(), variable.end());
   folders.insert(folders.end(), after.begin(), after.end());
   folders.insert(folders.end(), kSystemFolders.begin(), kSystemFolders.end());
+  return folders;
+}
+
+/** Where --privatize-lib looks: next to the program, then where the loader would. */
+std::vector<std::string> search_folders(const std::string& program)
+{
+  std::vector<std::string> folders = {fs::absolute(program).parent_path().string()};
+  auto loader                      = loader_folders(program);
+  folders.insert(folders.end(), loader.begin(), loader.end());
+  return folders;
+}
+
+/** The file the dynamic loader loads for `name` from `folders` (loader_folders); empty when none is found (the loader
+ *  then says so as the rank loads). */
+std::string loaded_file(const std::string& name, const std::vector<std::string>& folders)
+{
+  if (name.find('/') != std::string::npos)
+    return fs::is_regular_file(name) ? fs::absolute(name).string() : "";
   for (const auto& folder : folders)
     if (fs::is_regular_file(fs::path(folder) / name))
       return (fs::path(folder) / name).string();
@@ -122,9 +125,10 @@ std::vector<std::string> libraries_built_for_bxisim(const std::string& program)
   while (not to_read.empty()) {
     std::string file = to_read.front();
     to_read.pop_front();
+    std::vector<std::string> folders = loader_folders(file);
     for (const auto& name : elf_needed(file)) {
       auto known          = by_name.find(name);
-      std::string library = known != by_name.end() ? known->second : loaded_file(name, file);
+      std::string library = known != by_name.end() ? known->second : loaded_file(name, folders);
       by_name.emplace(name, library);
       if (library.empty() || in_system_folder(library)) // the system's libraries were not built for bxisim
         continue;
