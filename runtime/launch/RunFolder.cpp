@@ -1,5 +1,7 @@
 #include "RunFolder.hpp"
 
+#include "RunFolderOwner.hpp"
+
 #include "config/ConfigError.hpp"
 
 #include <fmt/format.h>
@@ -23,11 +25,17 @@ RunFolder::RunFolder(bool keep) : keep_(keep)
     throw config::ConfigError(fmt::format("the temporary folder ({}) cannot be used: {}. bxisim puts the ranks' "
                                           "copies of the program there: set TMPDIR to a writable folder.",
                                           where, error.message()));
+  remove_folders_of_dead_runs(base);
   std::string pattern = (base / "bxisim-run-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr)
     throw config::ConfigError(fmt::format("cannot create a temporary folder {}: {}. Set TMPDIR to a writable folder.",
                                           pattern, std::strerror(errno)));
   path_ = pattern;
+  if (not keep_) { // a kept folder is the user's to remove
+    std::string owner = mark_run_folder_owner(path_);
+    if (not owner.empty())
+      add_file(owner);
+  }
 }
 
 RunFolder::~RunFolder()

@@ -218,6 +218,28 @@ TEST(Interrupt, SigpipeStopsCleanly)
   expect_clean_stop("PIPE", SIGPIPE);
 }
 
+// SIGKILL (the OOM killer, a scheduler's last resort) leaves the copies behind: the next run removes
+// them, but not the folder of a run still going nor one kept by --keep-temps.
+TEST(Interrupt, TheFolderOfAKilledRunIsRemovedByTheNextRunButNotThoseOfLiveOrKeptRuns)
+{
+  std::string tmpdir = fresh_folder("tmpdir-KILL");
+  auto kept = run_command("TMPDIR=" + tmpdir + " " + kBxisim + " run --keep-temps -n 2 " + test_program("identity"));
+  ASSERT_EQ(kept.exit_code, 0) << kept.output;
+  auto killed = interrupt(hang("-n 2 --no-cpu-simulation", "sleep", "all"), "KILL", tmpdir);
+  ASSERT_THAT(killed.output, HasSubstr("exit=" + std::to_string(128 + SIGKILL))) << killed.output;
+  ASSERT_EQ(entry_count(tmpdir), 2);
+
+  std::string live_out = tmpdir + "/../live.out";
+  auto next            = run_command(fmt::format("{{ TMPDIR={0} {1} > {2} 2>&1 & pid=$!; "
+                                                            "while ! grep -q 'rank 1 started' {2}; do sleep 0.05; done; "
+                                                            "TMPDIR={0} {3} run -n 2 {4} && echo folders=$(ls {0} | wc -l); "
+                                                            "kill -TERM $pid; wait $pid; }}",
+                                                 tmpdir, hang("-n 2 --no-cpu-simulation", "sleep", "all"), live_out, kBxisim,
+                                                 test_program("identity")));
+  EXPECT_THAT(next.output, HasSubstr("folders=2")) << next.output; // the kept one and the live run's
+  EXPECT_EQ(entry_count(tmpdir), 1);                               // the kept one
+}
+
 TEST(Interrupt, AClosedOutputStopsTheRunWith141)
 {
   std::string status = temporary_path("pipe-status");
