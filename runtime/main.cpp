@@ -104,7 +104,8 @@ int main(int argc, char** argv)
   int exit_code = 1;
   bxisim::runtime::add_platform_command(app, common, exit_code);
   bxisim::runtime::add_params_command(app, common, exit_code);
-  bxisim::runtime::add_run_command(app, common, exit_code);
+  bxisim::runtime::add_run_command(
+      app, common, exit_code, as_bxirun ? bxisim::runtime::RunManners::Mpirun : bxisim::runtime::RunManners::Bxisim);
   bxisim::runtime::add_trace_command(app, exit_code);
   bxisim::runtime::add_plot_command(app, exit_code);
 

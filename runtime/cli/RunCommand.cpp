@@ -48,8 +48,10 @@ std::string unknown_option_message(const std::string& word, const CLI::App& run)
            "platform.nodes=N; `bxisim platform --help`).";
   else if (name == "--output-filename" || name == "-output-filename")
     hint = " Each rank's output to files of its own: --output-dir DIR.";
-  else if (name == "--tag-output" || name == "-tag-output" || name == "--timestamp-output")
-    hint = " Leave it out: every line is already prefixed by its rank ([rank N]; --no-rank-prefix turns it off).";
+  else if (name == "-tag-output")
+    hint = " Give --tag-output (two dashes).";
+  else if (name == "--timestamp-output" || name == "-timestamp-output")
+    hint = " Leave it out: lines carry no wall-clock time in bxisim; --tag-output prefixes each with its rank.";
   else if (name == "-wdir" || name == "--wdir" || name == "-wd" || name == "--wd")
     hint = " The ranks start in bxisim's working directory: cd there first.";
   else if (name == "--oversubscribe")
@@ -159,9 +161,13 @@ void accept_mpirun_spellings(const CLI::App& app, int argc, char** argv)
   }
 }
 
-void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
+void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code, RunManners manners)
 {
-  auto options  = std::make_shared<RunCommandOptions>();
+  auto options = std::make_shared<RunCommandOptions>();
+  if (manners == RunManners::Mpirun) {
+    options->launch.rank_prefix = false;
+    options->launch.quiet       = true;
+  }
   auto* command = app.add_subcommand(
       "run",
       "Run a program built with bxicc/bxicxx as N simulated ranks: bxisim run -n N [options] ./program [arguments...]");
@@ -184,6 +190,10 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
           "mpirun do: no pipe and no check at each switch between ranks (faster for programs that exchange many "
           "small messages); lines of different ranks may mix")
       ->excludes("--output-dir");
+  command->add_flag_function(
+      "--tag-output", [options](int64_t) { options->launch.rank_prefix = true; },
+      "Prefix each line with its rank ([rank N]), as mpirun's --tag-output (bxisim run's default; bxirun's is the "
+      "output as the ranks write it)");
   command
       ->add_option(
           "--level", options->launch.level,
@@ -272,7 +282,9 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code)
       ->type_size(2)
       ->expected(1, CLI::detail::expected_max_vector_size)
       ->allow_extra_args(false);
-  command->callback([command, &common, options, &exit_code] {
+  command->callback([command, &common, options, &exit_code, manners] {
+    if (manners == RunManners::Mpirun && options->launch.summary.empty())
+      options->launch.no_summary = true; // mpirun leaves no file behind
     if (command->count("--ppn") > 0 && options->launch.ranks_per_node < 1)
       throw config::ConfigError(fmt::format("--ppn {}: give at least one rank per node (or leave --ppn out for one "
                                             "rank per core).",

@@ -8,7 +8,14 @@
 namespace bxisim::runtime
 {
 
-void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code);
+/** Whose manners a run's output has when no option says: bxisim's, or mpirun's (for bxirun, which tools and test
+ *  harnesses start in mpirun's place and whose output they compare or check for silence). */
+enum class RunManners {
+  Bxisim, // each line prefixed by its rank, the summary table on stderr, summary.json written
+  Mpirun, // the ranks' output as they write it, nothing else on success (--tag-output, --summary FILE bring them back)
+};
+
+void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code, RunManners manners);
 
 /**
  * mpirun's and smpirun's spellings among `run`'s options (before the program) become bxisim's: `-np N` (which CLI11

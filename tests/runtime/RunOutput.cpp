@@ -3,6 +3,8 @@
 #include "tests/support/CommandRunner.hpp"
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -21,6 +23,12 @@ std::string fresh_folder(const std::string& name)
   std::filesystem::remove_all(folder);
   std::filesystem::create_directories(folder);
   return folder;
+}
+
+std::string file_text(const std::string& path)
+{
+  std::ifstream file(path);
+  return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
 }
 
 int entry_count(const std::string& folder)

@@ -14,6 +14,9 @@ std::string test_program(const std::string& name);
 /** A new empty folder under the test's temporary folder. */
 std::string fresh_folder(const std::string& name);
 
+/** The whole text of a file ("" when it cannot be read). */
+std::string file_text(const std::string& path);
+
 /** Number of entries in a folder. */
 int entry_count(const std::string& folder);
 
