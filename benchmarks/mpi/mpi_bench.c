@@ -119,10 +119,10 @@ static void bandwidth(const struct options* o, long bytes, unsigned char* send, 
 {
   int iterations, warmup;
   counts(o, bytes, &iterations, &warmup);
-  int window = o->window;
+  int window            = o->window;
   MPI_Request* requests = malloc(sizeof(MPI_Request) * 2 * (size_t)window);
-  char ack = 0;
-  int peer = rank < 2 ? 1 - rank : -1;
+  char ack              = 0;
+  int peer              = rank < 2 ? 1 - rank : -1;
   fill(send, rank, bytes);
   double elapsed = 0;
   MPI_Barrier(MPI_COMM_WORLD);
@@ -131,7 +131,7 @@ static void bandwidth(const struct options* o, long bytes, unsigned char* send, 
       elapsed = MPI_Wtime();
     if (peer < 0)
       continue;
-    int n = 0;
+    int n        = 0;
     int sends    = both || rank == 0;
     int receives = both || rank == 1;
     for (int w = 0; w < window && receives; ++w)
@@ -162,8 +162,8 @@ static void collective(const struct options* o, long bytes, unsigned char* send,
   const char* b = o->benchmark;
   int iterations, warmup;
   counts(o, bytes, &iterations, &warmup);
-  int count = (int)bytes;
-  int ints  = (int)(bytes / (long)sizeof(int));
+  int count       = (int)bytes;
+  int ints        = (int)(bytes / (long)sizeof(int));
   int* recvcounts = malloc(sizeof(int) * (size_t)size);
   int* displs     = malloc(sizeof(int) * (size_t)size);
   for (int r = 0; r < size; ++r)
@@ -230,7 +230,7 @@ static void collective(const struct options* o, long bytes, unsigned char* send,
 
 static long number(const char* text, const char* option)
 {
-  char* end = NULL;
+  char* end  = NULL;
   long value = strtol(text, &end, 10);
   if (end == text || *end != '\0' || value < 0) {
     if (rank == 0)
@@ -269,13 +269,14 @@ int main(int argc, char** argv)
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }
-  static const char* const known[] = {"latency", "bw",     "bibw",   "multi-lat", "allreduce", "bcast",    "alltoall",
-                                      "barrier", "allgather", "reduce", "gather",    "gatherv",   "ialltoall"};
-  int found = 0;
+  static const char* const known[] = {"latency", "bw",       "bibw",     "multi-lat", "allreduce",
+                                      "bcast",   "alltoall", "barrier",  "allgather", "reduce",
+                                      "gather",  "gatherv",  "ialltoall"};
+  int found                        = 0;
   for (size_t k = 0; o.benchmark && k < sizeof known / sizeof known[0]; ++k)
     found |= !strcmp(o.benchmark, known[k]);
-  int p2p = o.benchmark && (!strcmp(o.benchmark, "latency") || !strcmp(o.benchmark, "bw") ||
-                            !strcmp(o.benchmark, "bibw"));
+  int p2p =
+      o.benchmark && (!strcmp(o.benchmark, "latency") || !strcmp(o.benchmark, "bw") || !strcmp(o.benchmark, "bibw"));
   if (!found || (p2p && size < 2) || (o.benchmark && !strcmp(o.benchmark, "multi-lat") && size % 2 != 0) ||
       o.iterations < 1 || o.large_iterations < 1 || o.window < 1) {
     if (rank == 0)
@@ -285,9 +286,9 @@ int main(int argc, char** argv)
                       "(latency, bw and bibw need 2 ranks or more, multi-lat an even number)\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
-  int reduction = !strcmp(o.benchmark, "allreduce") || !strcmp(o.benchmark, "reduce");
-  size_t per_rank = (size_t)o.max_size;
-  size_t room     = per_rank * (size_t)(size > o.window ? size : o.window);
+  int reduction          = !strcmp(o.benchmark, "allreduce") || !strcmp(o.benchmark, "reduce");
+  size_t per_rank        = (size_t)o.max_size;
+  size_t room            = per_rank * (size_t)(size > o.window ? size : o.window);
   unsigned char* send    = malloc(per_rank * (size_t)size + 1);
   unsigned char* receive = malloc(room + 1);
   if (rank == 0)

@@ -2,8 +2,8 @@
 // Options every simulating sub-command accepts: parameters (--config, --set, --platform) and
 // SimGrid's own settings (--cfg, --log).
 
-#include "platforms/SimulatorSetup.hpp"
 #include "config/Parameters.hpp"
+#include "platforms/SimulatorSetup.hpp"
 
 #include <CLI/CLI.hpp>
 

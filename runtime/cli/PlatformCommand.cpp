@@ -1,10 +1,10 @@
 #include "PlatformCommand.hpp"
 
+#include "config/ConfigError.hpp"
 #include "platforms/PlatformConfig.hpp"
 #include "platforms/PlatformReport.hpp"
 #include "platforms/Topologies.hpp"
 #include "platforms/XmlExport.hpp"
-#include "config/ConfigError.hpp"
 
 #include <fstream>
 #include <iostream>

@@ -71,14 +71,14 @@ std::optional<std::vector<Elf64_Dyn>> ElfFile::dynamic_entries() const
   return entries;
 }
 
-std::optional<std::vector<DynamicSymbol>> ElfFile::dynamic_symbols() const
+std::optional<std::vector<SymbolEntry>> ElfFile::symbols_of(uint32_t section_type) const
 {
   auto sections = this->sections();
   if (not sections)
     return std::nullopt;
-  std::vector<DynamicSymbol> symbols;
+  std::vector<SymbolEntry> symbols;
   for (const auto& section : *sections) {
-    if (section.sh_type != SHT_DYNSYM || section.sh_entsize < sizeof(Elf64_Sym))
+    if (section.sh_type != section_type || section.sh_entsize < sizeof(Elf64_Sym))
       continue;
     if (section.sh_link >= sections->size() || not holds(section.sh_offset, section.sh_size))
       return std::nullopt;
@@ -86,7 +86,7 @@ std::optional<std::vector<DynamicSymbol>> ElfFile::dynamic_symbols() const
     if (not holds(strings.sh_offset, strings.sh_size))
       return std::nullopt;
     for (uint64_t at = 0; at + sizeof(Elf64_Sym) <= section.sh_size; at += section.sh_entsize) {
-      DynamicSymbol entry{{}, {}, section.sh_offset + at};
+      SymbolEntry entry{{}, {}, section.sh_offset + at};
       read_at(entry.offset, entry.symbol);
       if (entry.symbol.st_name < strings.sh_size)
         entry.name =

@@ -16,8 +16,8 @@
 namespace bxisim::runtime
 {
 
-/** An entry of the dynamic symbol table: the symbol, its name (a view into the file) and where the entry lies. */
-struct DynamicSymbol {
+/** An entry of a symbol table: the symbol, its name (a view into the file) and where the entry lies. */
+struct SymbolEntry {
   Elf64_Sym symbol;
   std::string_view name;
   uint64_t offset;
@@ -53,7 +53,9 @@ class ElfFile
   std::optional<std::vector<Elf64_Dyn>> dynamic_entries() const;
   /** The entries of the dynamic symbol tables (SHT_DYNSYM); nullopt when a table or its strings lie past the file's
    *  end. A name that does not lie in its strings is empty. */
-  std::optional<std::vector<DynamicSymbol>> dynamic_symbols() const;
+  std::optional<std::vector<SymbolEntry>> dynamic_symbols() const { return symbols_of(SHT_DYNSYM); }
+  /** The entries of the full symbol tables (SHT_SYMTAB: none in a stripped file), as dynamic_symbols(). */
+  std::optional<std::vector<SymbolEntry>> static_symbols() const { return symbols_of(SHT_SYMTAB); }
   /** Where the bytes of the loaded address `address` are in the file (the dynamic section names its tables so). */
   std::optional<uint64_t> file_offset(Elf64_Addr address) const;
   /** The NUL-terminated string at `offset`, read up to `offset + limit`; nullopt when it starts past the end, or its
@@ -62,6 +64,7 @@ class ElfFile
                                             uint64_t limit = std::numeric_limits<uint64_t>::max()) const;
 
  private:
+  std::optional<std::vector<SymbolEntry>> symbols_of(uint32_t section_type) const;
   ElfFile(std::string image, const Elf64_Ehdr& header) : image_(std::move(image)), header_(header) {}
 
   std::string image_;

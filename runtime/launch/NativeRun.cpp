@@ -32,6 +32,17 @@ bool is_plain_executable(const std::string& path)
   auto mpi_use = mw::program_mpi_use(path);
   if (not mpi_use.foreign_symbols.empty())
     throw config::ConfigError(mw::foreign_mpi_message(path, mpi_use));
+  // Linked statically with another MPI (its libmpi.a): nothing is left undefined to tell, but its own symbol table
+  // names the MPI it holds (unless stripped). Run natively, each process would be a job of one rank.
+  if (auto symbols = file->static_symbols())
+    for (const auto& entry : *symbols)
+      if (entry.symbol.st_shndx != SHN_UNDEF && ELF64_ST_TYPE(entry.symbol.st_info) == STT_FUNC &&
+          (entry.name == "MPI_Init" || entry.name == "PMPI_Init" || entry.name == "mpi_init_"))
+        throw config::ConfigError(fmt::format(
+            "{} holds an MPI library of its own ({} is defined inside it: it was linked statically with another "
+            "MPI), whose calls bxisim cannot run. Rebuild it with bxicc, bxicxx or bxif90 (mpicc's place), which "
+            "link bxisim's MPI.",
+            path, entry.name));
   return true;
 }
 

@@ -98,7 +98,7 @@ bool calls_bxisim(const std::string& path)
 {
   auto file    = ElfFile::read(path);
   auto symbols = file ? file->dynamic_symbols() : std::nullopt;
-  return symbols && std::any_of(symbols->begin(), symbols->end(), [](const DynamicSymbol& entry) {
+  return symbols && std::any_of(symbols->begin(), symbols->end(), [](const SymbolEntry& entry) {
            return entry.symbol.st_shndx == SHN_UNDEF &&
                   (boost::starts_with(entry.name, "bxisim_") || boost::starts_with(entry.name, "Ptl") ||
                    boost::starts_with(entry.name, "PMI"));

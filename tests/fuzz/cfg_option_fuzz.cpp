@@ -5,11 +5,11 @@
 // clean refusal (exit code 2).
 #include "ForkedRun.hpp"
 
+#include "config/Parameters.hpp"
 #include "platforms/PlatformConfig.hpp"
 #include "platforms/PlatformReport.hpp"
 #include "platforms/SimulatorSetup.hpp"
 #include "platforms/Topologies.hpp"
-#include "config/Parameters.hpp"
 
 #include <cstdint>
 #include <sstream>

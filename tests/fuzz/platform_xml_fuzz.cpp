@@ -4,12 +4,12 @@
 // process (ForkedRun.hpp); bad input must end in a ConfigError or SimGrid's clean refusal (exit code 2).
 #include "ForkedRun.hpp"
 
+#include "config/Parameters.hpp"
 #include "platforms/PlatformConfig.hpp"
 #include "platforms/PlatformReport.hpp"
 #include "platforms/SimulatorSetup.hpp"
 #include "platforms/Topologies.hpp"
 #include "platforms/XmlExport.hpp"
-#include "config/Parameters.hpp"
 
 #include <cstdint>
 #include <cstdlib>

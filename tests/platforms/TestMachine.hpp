@@ -1,10 +1,10 @@
 #pragma once
 // Builds a simulated machine from parameter assignments, as `bxisim --set ...` would.
 
+#include "config/Parameters.hpp"
 #include "platforms/PlatformConfig.hpp"
 #include "platforms/SimulatorSetup.hpp"
 #include "platforms/Topologies.hpp"
-#include "config/Parameters.hpp"
 
 #include <memory>
 #include <string>

@@ -3,9 +3,9 @@
 
 #include "TestMachine.hpp"
 
+#include "config/ConfigError.hpp"
 #include "platforms/Route.hpp"
 #include "platforms/WireFaults.hpp"
-#include "config/ConfigError.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

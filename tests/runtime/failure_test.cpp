@@ -488,6 +488,26 @@ TEST(BadRunCommandLine, AnExecutableOfAnotherMpi)
   EXPECT_THAT(result.output, HasSubstr("calls MPI_Init directly: it was built against another MPI's mpi.h"));
 }
 
+// Linked with another MPI's static library, nothing is left undefined to tell: its symbol table is read, for a
+// program of the system's libc and for a static one. Run natively, every process would be a job of one rank.
+TEST(BadRunCommandLine, AnExecutableLinkedStaticallyWithAnotherMpi)
+{
+  std::string folder = temporary_path("static-mpi");
+  std::filesystem::create_directories(folder);
+  std::ofstream(folder + "/mpi.c") << "int MPI_Init(int* c, char*** v) { (void)c; (void)v; return 0; }\n";
+  std::ofstream(folder + "/program.c") << "int MPI_Init(int*, char***);\n"
+                                          "int main(int c, char** v) { return MPI_Init(&c, &v); }\n";
+  auto build = run_command("cd " + folder + " && cc -c mpi.c && ar rcs libmpi.a mpi.o && " +
+                           "cc program.c -o dynamic_libc -L. -lmpi && cc -static program.c -o static -L. -lmpi");
+  ASSERT_EQ(build.exit_code, 0) << build.output;
+  for (const std::string program : {"dynamic_libc", "static"}) {
+    auto result = run_bxisim("run -n 2 " + folder + "/" + program);
+    EXPECT_EQ(result.exit_code, kUsage) << result.output;
+    EXPECT_THAT(result.output, HasSubstr("holds an MPI library of its own (MPI_Init is defined inside it")) << program;
+    EXPECT_THAT(result.output, Not(HasSubstr("outside the simulation"))) << program;
+  }
+}
+
 TEST(BadRunCommandLine, RankCount)
 {
   EXPECT_EQ(run_bxisim("run " + test_program("ends")).exit_code, kUsage);

@@ -34,9 +34,9 @@ const std::string kTwoNodes = "--set platform.topology=single-switch --set platf
 LossyRun lossy_puts(int ppn, long count, const std::string& options)
 {
   LossyRun run;
-  run.result    = run_bxisim(fmt::format("run -n 2 --ppn {} --no-cpu-simulation --nic-stats {}{} {} {} 11", ppn, kTwoNodes, options,
-                                         test_program("lossy_puts"), count));
-  auto ranks    = fields_by_rank(run.result.output);
+  run.result = run_bxisim(fmt::format("run -n 2 --ppn {} --no-cpu-simulation --nic-stats {}{} {} {} 11", ppn, kTwoNodes,
+                                      options, test_program("lossy_puts"), count));
+  auto ranks = fields_by_rank(run.result.output);
   run.initiator = ranks[0];
   run.target    = ranks[1];
   std::smatch match;
@@ -129,7 +129,8 @@ INSTANTIATE_TEST_SUITE_P(RanksPerNode, FaultedLink, testing::Values(1, 2), place
 
 TEST(Faults, BadFaultsAreBadInput)
 {
-  auto unknown = run_bxisim("run -n 2 " + kTwoNodes + "--fault link=node0-bix,down=0 " + test_program("ends") + " return all");
+  auto unknown =
+      run_bxisim("run -n 2 " + kTwoNodes + "--fault link=node0-bix,down=0 " + test_program("ends") + " return all");
   EXPECT_EQ(unknown.exit_code, kUsage) << unknown.output;
   EXPECT_THAT(unknown.output, HasSubstr("the platform has no link 'node0-bix'. Did you mean 'node0-bxi'?"));
   auto syntax = run_bxisim("run -n 2 --fault node0-bxi " + test_program("ends") + " return all");

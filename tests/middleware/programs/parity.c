@@ -85,7 +85,7 @@ int main(int argc, char** argv)
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int step = 0;
+  int step         = 0;
   const char* last = NULL;
   long last_value = 0, last_iterations = 1;
   for (int i = 1; i < argc; ++i) {

@@ -11,7 +11,7 @@
 
 int main(int argc, char** argv)
 {
-  size_t bytes = (size_t)(argc > 1 ? atoi(argv[1]) : 256) << 20;
+  size_t bytes      = (size_t)(argc > 1 ? atoi(argv[1]) : 256) << 20;
   long long written = 0;
   if (bxisim_rank() == 0) {
     char* buffer = malloc(bytes);

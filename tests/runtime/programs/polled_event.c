@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 int main(int argc, char** argv)
 {
   double delay = argc > 1 ? atof(argv[1]) : 50e-6;

@@ -61,7 +61,7 @@ int main(int argc, char** argv)
   ptl_handle_ni_t ni;
   ptl_handle_eq_t eq;
   ptl_process_t me = open_matching_interface(&ni, &eq);
-  int rank = bxisim_rank();
+  int rank         = bxisim_rank();
   if (rank != 3) { /* rank 0 serves Gets, ranks 1 and 2 take Puts */
     expose_to_anyone(ni, eq, buffer, MAX_BYTES,
                      (rank == 0 ? PTL_ME_OP_GET : PTL_ME_OP_PUT) | PTL_ME_EVENT_COMM_DISABLE |
