@@ -453,7 +453,7 @@ TEST(RunCommandLine, BxirunIsBxisimRunWithMpirunsManners)
   std::string folder = temporary_path("bxirun");
   std::filesystem::create_directories(folder);
   auto plain =
-      run_command("cd " + folder + " && " + bxirun + " -np 3 " + test_program("own_libraries") + " > out 2> err");
+      run_command("cd " + folder + " && " + bxirun + " -np 3 -N 1 " + test_program("own_libraries") + " > out 2> err");
   ASSERT_EQ(plain.exit_code, 0) << plain.output;
   EXPECT_EQ(file_text(folder + "/err"), "");
   std::string out = file_text(folder + "/out");
@@ -461,6 +461,7 @@ TEST(RunCommandLine, BxirunIsBxisimRunWithMpirunsManners)
     EXPECT_THAT(out, testing::ContainsRegex("(^|\n)rank=" + std::to_string(rank) + " registrations=1 ")) << out;
   EXPECT_EQ(entry_count(folder), 2) << "out, err and nothing else";
 
+  // Inside a node this time (the first across nodes: mpirun's -N 1)
   auto tagged = run_command("cd " + folder + " && " + bxirun + " -np 3 --tag-output --summary run.json " +
                             test_program("own_libraries"));
   ASSERT_EQ(tagged.exit_code, 0) << tagged.output;
