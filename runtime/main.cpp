@@ -60,7 +60,8 @@ std::string version_text()
 }
 
 /** CLI11's message, plus a suggestion when the mistake looks like a mistyped sub-command. */
-int report_bad_command_line(const CLI::App& app, const CLI::ParseError& error, int argc, char** argv)
+int report_bad_command_line(const CLI::App& app, const CLI::ParseError& error, int argc, char** argv,
+                            std::string_view help_command)
 {
   std::string hint;
   std::vector<std::string> names;
@@ -73,7 +74,7 @@ int report_bad_command_line(const CLI::App& app, const CLI::ParseError& error, i
     if (argv[i][0] != '-')
       hint = bxisim::config::did_you_mean(argv[i], views);
   }
-  std::cerr << "bxisim: " << error.what() << hint << "\nRun `bxisim --help` for the usage.\n";
+  std::cerr << "bxisim: " << error.what() << hint << "\nRun `" << help_command << "` for the usage.\n";
   return bxisim::config::kUsageExitCode;
 }
 
@@ -87,8 +88,9 @@ int main(int argc, char** argv)
   bool as_bxirun        = name.substr(name.rfind('/') + 1) == "bxirun";
   unbuffer_fortran_output(argc, argv, as_bxirun); // may start again, with these arguments
   std::vector<char*> arguments(argv, argv + argc);
-  char run[] = "run";
-  if (as_bxirun)
+  char run[]        = "run";
+  bool asks_version = argc == 2 && std::string_view(argv[1]) == "--version"; // mpirun --version, as CMake asks it
+  if (as_bxirun && not asks_version)
     arguments.insert(arguments.begin() + 1, run);
   argc = static_cast<int>(arguments.size());
   arguments.push_back(nullptr);
@@ -115,7 +117,7 @@ int main(int argc, char** argv)
   } catch (const CLI::ParseError& error) {
     if (error.get_exit_code() == 0) // --help, --version
       return app.exit(error);
-    return report_bad_command_line(app, error, argc, argv);
+    return report_bad_command_line(app, error, argc, argv, as_bxirun ? "bxirun --help" : "bxisim --help");
   } catch (const bxisim::config::ConfigError& error) {
     std::cerr << "bxisim: " << error.what() << "\n";
     return bxisim::config::kUsageExitCode;

@@ -470,6 +470,13 @@ TEST(RunCommandLine, BxirunIsBxisimRunWithMpirunsManners)
   for (const auto& [rank, values] : fields)
     EXPECT_EQ(number(values, "registrations"), 1) << "rank " << rank;
   EXPECT_TRUE(std::filesystem::is_regular_file(folder + "/run.json"));
+
+  auto version = run_command(bxirun + " --version"); // as CMake's FindMPI asks its MPIEXEC_EXECUTABLE
+  EXPECT_EQ(version.exit_code, 0) << version.output;
+  EXPECT_THAT(version.output, testing::StartsWith("bxisim "));
+  auto usage = run_command(bxirun + " " + test_program("own_libraries"));
+  EXPECT_EQ(usage.exit_code, kUsage) << usage.output;
+  EXPECT_THAT(usage.output, HasSubstr("Run `bxirun --help` for the usage."));
 }
 
 // An executable built with another MPI (mpicc's, or cc with -lmpi) cannot be one of bxisim's ranks.
