@@ -11,7 +11,7 @@ void bxisim_pretend_called(const char* name)
 {
   fprintf(stderr,
           "bxisim: %s called in a program built with BXISIM_PRETEND_CC=1 (for configure scripts only): rebuild it "
-          "with bxicc/bxicxx without BXISIM_PRETEND_CC and run it with `bxisim run -n N ./program`\n",
+          "with bxicc, bxicxx or bxif90 without BXISIM_PRETEND_CC and run it with `bxisim run -n N ./program`\n",
           name);
   exit(1);
 }

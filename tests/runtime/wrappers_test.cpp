@@ -247,6 +247,30 @@ TEST(Wrappers, PretendCcFindsPortalsAndPmiInTheirLibraries)
   EXPECT_THAT(run.output, HasSubstr("PtlLEAppend called in a program built with BXISIM_PRETEND_CC=1"));
 }
 
+// PETSc's configure compiles `call mpi_init(ierr)` with bxif90, then links the object alone: the Fortran bindings
+// bxisim offers (mpi_x_, pmpi_x_, MPI_Init's and MPI-1's removed ones written by hand too) are in the pretend
+// library, and calling one says what to do.
+TEST(Wrappers, PretendFortranLinksTheBindingsBxisimOffers)
+{
+  std::string source  = write_source("pretend-f.F90", "      program main\n#include \"mpif.h\"\n       integer ierr\n"
+                                                       "       call mpi_init(ierr)\n       call mpi_address(ierr, ierr, "
+                                                       "ierr)\n       call pmpi_type_free(ierr, ierr)\n      end\n");
+  std::string object  = temporary_path("pretend-f.o");
+  std::string program = temporary_path("pretend-f");
+  auto build          = run_command("BXISIM_PRETEND_CC=1 " + kBxif90 + " -c " + source + " -o " + object + " && " +
+                                    "BXISIM_PRETEND_CC=1 " + kBxif90 + " " + object + " -o " + program);
+  ASSERT_EQ(build.exit_code, 0) << build.output;
+  auto run = run_command(program);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.output, HasSubstr("mpi_init_ called in a program built with BXISIM_PRETEND_CC=1"));
+  // Not an MPI-3.1 binding: left undefined, so that configure sees what bxisim offers.
+  std::string other = write_source("pretend-f08.F90", "      program main\n       integer ierr\n"
+                                                      "       call mpi_session_init(ierr)\n      end\n");
+  auto refused = run_command("BXISIM_PRETEND_CC=1 " + kBxif90 + " " + other + " -o " + temporary_path("pretend-f08"));
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_THAT(refused.output, HasSubstr("mpi_session_init_"));
+}
+
 TEST(Wrappers, PretendCcProgramThatCallsMpiSaysHowToRunIt)
 {
   std::string program = temporary_path("pretend-mpi");
