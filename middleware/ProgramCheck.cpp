@@ -49,6 +49,16 @@ bool is_bxisim_mpi_entry(const char* name)
   return (starts_with(name, "mpi_") || starts_with(name, "pmpi_")) && length > 5 && name[length - 1] == '_';
 }
 
+std::string plain_call_alias(const std::string& name)
+{
+  std::string alias;
+  if (starts_with(name.c_str(), "MPI_"))
+    alias = "BXI_" + name.substr(4);
+  else if (starts_with(name.c_str(), "PMPI_"))
+    alias = "PBXI_" + name.substr(5);
+  return not alias.empty() && dlsym(RTLD_DEFAULT, alias.c_str()) != nullptr ? alias : std::string();
+}
+
 namespace
 {
 bool is_fortran_entry(const char* name)
@@ -87,6 +97,7 @@ ProgramMpiUse program_mpi_use(const std::string& path)
   if (not file || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64)
     throw std::runtime_error(path + ": not a 64-bit ELF file");
   ProgramMpiUse use;
+  std::vector<std::string> plain_named; // MPI_x, PMPI_x, ompi_mpi_x
   for (int i = 0; i < header.e_shnum; ++i) {
     auto section = read_at<Elf64_Shdr>(file, header.e_shoff + static_cast<uint64_t>(i) * header.e_shentsize);
     if (section.sh_type != SHT_DYNSYM || section.sh_entsize == 0)
@@ -106,11 +117,16 @@ ProgramMpiUse program_mpi_use(const std::string& path)
       else if (is_bxisim_mpi_entry(name))
         use.bxisim_mpi = true;
       else if (starts_with(name, "MPI_") || starts_with(name, "PMPI_") || starts_with(name, "ompi_mpi_"))
-        use.foreign_symbols.emplace_back(name);
+        plain_named.emplace_back(name);
     }
   }
   if (not file)
     throw std::runtime_error(path + ": cannot read its symbol table");
+  // Without any call through bxisim's mpi.h, plain names are another MPI's calls; with, they are bxisim's functions
+  // behind a macro of the program's own, or functions bxisim's mpi.h does not declare.
+  for (auto& name : plain_named)
+    (use.bxisim_mpi && not plain_call_alias(name).empty() ? use.plain_calls : use.foreign_symbols)
+        .push_back(std::move(name));
   return use;
 }
 

@@ -607,8 +607,21 @@ def write_entry_points(functions):
                 else:
                     out.append(f"  return {call};\n")
             out.append("}\n\n")
+        out.append(plain_name_aliases(f.name))
     out.append("} // extern \"C\"\n")
     return "".join(out)
+
+
+def plain_name_aliases(name):
+    """BXI_x and PBXI_x, other names of bxisim_MPI_x and bxisim_PMPI_x (keep in step with LocalFunctions.cpp's).
+    A program or library that replaces mpi.h's macro by one of its own (PETSc's logging: `#define MPI_Bcast(...)
+    (count, MPI_Bcast(...))`) calls MPI_x by its plain name, which libsimgrid's SMPI defines: bxisim rewrites
+    those names in each rank's copy to these, of the same length (runtime/launch/PlainMpiNames.hpp)."""
+    lines = []
+    for alias, target in ((f"BXI_{name}", f"bxisim_MPI_{name}"), (f"PBXI_{name}", f"bxisim_PMPI_{name}")):
+        lines += [f".globl {alias}", f".type {alias}, @function", f".set {alias}, {target}"]
+    return 'asm("' + "\\n".join(lines) + '");\n\n'
+
 
 
 def backend_class_header(functions, cls, conversions, backend):

@@ -58,6 +58,8 @@ class ElfFile
   std::optional<std::vector<SymbolEntry>> static_symbols() const { return symbols_of(SHT_SYMTAB); }
   /** Where the bytes of the loaded address `address` are in the file (the dynamic section names its tables so). */
   std::optional<uint64_t> file_offset(Elf64_Addr address) const;
+  /** Where `text`, a view this file handed out (a symbol's name, string_at's answer), lies in the file. */
+  uint64_t offset_of(std::string_view text) const { return static_cast<uint64_t>(text.data() - image_.data()); }
   /** The NUL-terminated string at `offset`, read up to `offset + limit`; nullopt when it starts past the end, or its
    *  end is not found there. */
   std::optional<std::string_view> string_at(uint64_t offset,

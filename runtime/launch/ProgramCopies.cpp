@@ -3,8 +3,10 @@
 #include "ElfFile.hpp"
 #include "ElfNeeded.hpp"
 #include "HostCommand.hpp"
+#include "PlainMpiNames.hpp"
 #include "UniqueSymbols.hpp"
 #include "config/ConfigError.hpp"
+#include "middleware/ProgramCheck.hpp"
 
 #include <boost/algorithm/string.hpp>
 #include <fmt/format.h>
@@ -92,8 +94,9 @@ bool in_system_folder(const std::string& path)
   return boost::starts_with(path, "/lib/") || boost::starts_with(path, "/usr/lib/");
 }
 
-/** Whether the ELF file calls bxisim's MPI (its mpi.h names every function bxisim_MPI_...), Portals or PMI, or
- *  bxisim's own functions: it was built for bxisim. */
+/** Whether the ELF file calls bxisim's MPI (its mpi.h names every function bxisim_MPI_...; or by the plain names, which
+ *  a macro of the library's own put in place of mpi.h's: PlainMpiNames.hpp), Portals or PMI, or bxisim's own
+ *  functions: it was built for bxisim. */
 bool calls_bxisim(const std::string& path)
 {
   auto file    = ElfFile::read(path);
@@ -101,7 +104,7 @@ bool calls_bxisim(const std::string& path)
   return symbols && std::any_of(symbols->begin(), symbols->end(), [](const SymbolEntry& entry) {
            return entry.symbol.st_shndx == SHN_UNDEF &&
                   (boost::starts_with(entry.name, "bxisim_") || boost::starts_with(entry.name, "Ptl") ||
-                   boost::starts_with(entry.name, "PMI"));
+                   boost::starts_with(entry.name, "PMI") || not mw::plain_call_alias(std::string(entry.name)).empty());
          });
 }
 } // namespace
@@ -195,16 +198,23 @@ PrivatizedLibrary find_privatized_library(const std::string& name, const std::st
 std::string make_rank_copies(RunFolder& folder, int rank, const std::string& program,
                              const std::vector<PrivatizedLibrary>& libraries)
 {
-  // What each file needs rebound, found once per run (the same for every rank's copy).
-  static std::map<std::string, std::vector<SymbolRebinding>> unique_symbols;
+  // What each file's copies need changed, found once per run (the same for every rank's copy).
+  static std::map<std::string, std::vector<ByteEdit>> edits;
   auto copy_into = [&](const std::string& destination_folder, const std::string& original) {
     std::string destination = (fs::path(destination_folder) / fs::path(original).filename()).string();
     RunFolder::copy_file(original, destination);
     folder.add_file(destination);
-    auto known = unique_symbols.find(original);
-    if (known == unique_symbols.end())
-      known = unique_symbols.emplace(original, unique_symbols_rebound_global(original)).first;
-    rebind_symbols(destination, known->second);
+    auto known = edits.find(original);
+    if (known == edits.end()) {
+      std::vector<ByteEdit> found;
+      if (auto file = ElfFile::read(original)) {
+        found           = unique_symbols_rebound_global(*file);
+        auto redirected = plain_mpi_calls_redirected(*file, original);
+        found.insert(found.end(), redirected.begin(), redirected.end());
+      }
+      known = edits.emplace(original, std::move(found)).first;
+    }
+    apply_edits(destination, known->second);
     return destination;
   };
   std::string rank_folder = folder.rank_folder(rank);
@@ -261,19 +271,10 @@ std::string make_rank_copies(RunFolder& folder, int rank, const std::string& pro
     copies.push_back((fs::path(rank_folder) / fs::path(file).filename()).string());
     RunFolder::copy_file(file, copies.back());
     folder.add_file(copies.back());
-    if (offsets.empty())
-      continue;
-    int descriptor = ::open(copies.back().c_str(), O_WRONLY | O_CLOEXEC);
-    bool written   = descriptor >= 0;
+    std::vector<ByteEdit> rank_digits;
     for (size_t offset : offsets)
-      written = written && ::pwrite(descriptor, digits.data(), digits.size(), static_cast<off_t>(offset)) ==
-                               static_cast<ssize_t>(digits.size());
-    if (descriptor >= 0)
-      ::close(descriptor);
-    if (not written)
-      throw config::ConfigError(fmt::format("cannot write {}: {}. Check that the temporary folder (TMPDIR) is "
-                                            "writable and has space.",
-                                            copies.back(), std::strerror(errno)));
+      rank_digits.push_back({offset, digits});
+    apply_edits(copies.back(), rank_digits);
   }
   return copies.front();
 }

@@ -5,25 +5,16 @@
 // ranks drew their random graph from one generator, a function-local `thread_local static`, and built another
 // graph than natively). A rank's copy whose such symbols are bound STB_GLOBAL keeps its own, as a process does.
 
-#include <cstdint>
-#include <string>
+#include "CopyEdits.hpp"
+#include "ElfFile.hpp"
+
 #include <vector>
 
 namespace bxisim::runtime
 {
 
-/** A byte of an ELF file to write: the st_info of a symbol, rebound. */
-struct SymbolRebinding {
-  uint64_t offset    = 0;
-  unsigned char info = 0;
-};
-
-/** The symbols of the dynamic symbol table of the ELF file at `path` bound STB_GNU_UNIQUE, with STB_GLOBAL
- * instead (empty for a C program, or a file without section headers). */
-std::vector<SymbolRebinding> unique_symbols_rebound_global(const std::string& path);
-
-/** Writes `rebindings` into `copy`, a copy of the file they were found in. Throws config::ConfigError when the
- * copy cannot be written. */
-void rebind_symbols(const std::string& copy, const std::vector<SymbolRebinding>& rebindings);
+/** The st_info bytes that bind the symbols of `file`'s dynamic symbol table bound STB_GNU_UNIQUE STB_GLOBAL instead
+ * (none for a C program, or a file without section headers). */
+std::vector<ByteEdit> unique_symbols_rebound_global(const ElfFile& file);
 
 } // namespace bxisim::runtime

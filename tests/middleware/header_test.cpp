@@ -79,7 +79,7 @@ TEST(ProgramCheck, TellsBxisimProgramsFromForeignOnes)
   EXPECT_THAT(removed_message, testing::Not(HasSubstr("another MPI")));
 
   // Other names: the profiling form of a removed function, an extension, an MPI-4.0 function.
-  bxisim::mw::ProgramMpiUse mixed{true, {"PMPI_Errhandler_create"}};
+  bxisim::mw::ProgramMpiUse mixed{true, {"PMPI_Errhandler_create"}, {}};
   EXPECT_THAT(bxisim::mw::foreign_mpi_message("prog", mixed), HasSubstr("use MPI_Comm_create_errhandler instead"));
   mixed.foreign_symbols = {"MPIX_Comm_revoke"};
   EXPECT_THAT(bxisim::mw::foreign_mpi_message("prog", mixed), HasSubstr("extension of one MPI library"));
