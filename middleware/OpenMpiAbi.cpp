@@ -1,5 +1,7 @@
 #include "OpenMpiAbi.hpp"
 
+#include "FortranPairReductions.hpp"
+
 #include <xbt/log.h>
 
 #include <cstdio>
@@ -159,6 +161,7 @@ OpenMpiAbi::OpenMpiAbi(std::function<void*(const char*)> resolve) : resolve_(std
       reinterpret_cast<decltype(graph_neighbors_count_)>(symbol("PMPI_Graph_neighbors_count", false));
   cartdim_get_             = reinterpret_cast<decltype(cartdim_get_)>(symbol("PMPI_Cartdim_get", false));
   comm_rank_               = reinterpret_cast<decltype(comm_rank_)>(symbol("PMPI_Comm_rank", false));
+  op_create_               = reinterpret_cast<decltype(op_create_)>(symbol("PMPI_Op_create", false));
   ompi_comm_null_copy_fn   = symbol("OMPI_C_MPI_COMM_NULL_COPY_FN", false);
   ompi_comm_dup_fn         = symbol("OMPI_C_MPI_COMM_DUP_FN", false);
   ompi_comm_null_delete_fn = symbol("OMPI_C_MPI_COMM_NULL_DELETE_FN", false);
@@ -168,6 +171,19 @@ OpenMpiAbi::OpenMpiAbi(std::function<void*(const char*)> resolve) : resolve_(std
   ompi_win_null_copy_fn    = symbol("OMPI_C_MPI_WIN_NULL_COPY_FN", false);
   ompi_win_dup_fn          = symbol("OMPI_C_MPI_WIN_DUP_FN", false);
   ompi_win_null_delete_fn  = symbol("OMPI_C_MPI_WIN_NULL_DELETE_FN", false);
+}
+
+OpenMpiAbi::be_op OpenMpiAbi::to_be_reduction_op(MPI_Op h, MPI_Datatype type) const
+{
+  bool maxloc  = h == MPI_MAXLOC;
+  bool doubles = type == MPI_2DOUBLE_PRECISION;
+  if ((not maxloc && h != MPI_MINLOC) || (not doubles && type != MPI_2REAL))
+    return to_be_op(h);
+  be_op& made = fortran_pair_ops_[(maxloc ? 2 : 0) + (doubles ? 1 : 0)];
+  if (made == nullptr &&
+      op_create_(reinterpret_cast<void*>(fortran_pair_reduction(maxloc, doubles)), 1, &made) != kOmpiSuccess)
+    made = nullptr; // OpenMPI's own answer then: MPI_ERR_OP
+  return made != nullptr ? made : to_be_op(h);
 }
 
 void* OpenMpiAbi::symbol(const char* name, bool optional) const

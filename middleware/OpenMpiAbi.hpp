@@ -116,6 +116,9 @@ class OpenMpiAbi : public BackEndCallbacks
   be_group to_be_group(MPI_Group h) const { return to_be(h, MPI_GROUP_NULL); }
   be_datatype to_be_datatype(MPI_Datatype h) const { return to_be(h, MPI_DATATYPE_NULL); }
   be_op to_be_op(MPI_Op h) const { return to_be(h, MPI_OP_NULL); }
+  /** The operation of a reduction of `type`: MPI_MAXLOC and MPI_MINLOC of the Fortran pair types, which bxisim's
+   *  OpenMPI lacks, are operations made for them (FortranPairReductions.hpp). */
+  be_op to_be_reduction_op(MPI_Op h, MPI_Datatype type) const;
   be_request to_be_request(MPI_Request h) const { return to_be(h, MPI_REQUEST_NULL); }
   be_win to_be_win(MPI_Win h) const { return to_be(h, MPI_WIN_NULL); }
   be_info to_be_info(MPI_Info h) const { return to_be(h, MPI_INFO_NULL); }
@@ -237,6 +240,8 @@ class OpenMpiAbi : public BackEndCallbacks
   int (*graph_neighbors_count_)(void*, int, int*)             = nullptr;
   int (*cartdim_get_)(void*, int*)                            = nullptr;
   int (*comm_rank_)(void*, int*)                              = nullptr;
+  int (*op_create_)(void*, int, void**)                       = nullptr;
+  mutable std::array<be_op, 4> fortran_pair_ops_{}; // made at their first reduction: after MPI_Init
 
  public:
   // The back end's own attribute callbacks, for MPI_COMM_NULL_COPY_FN and friends.

@@ -234,7 +234,8 @@ SMPI_PROC_NULL_FIRST = {
     "Recv_init": "  if (source == MPI_PROC_NULL)\n    return proc_null_persistent(request);\n",
 }
 BACKENDS = {
-    "OpenMpiRank": {"conversions": "OpenMpiAbi", "prefix": "PMPI_", "absent": set(),
+    # reduction_ops: the reductions' operation is converted with their datatype (OpenMpiAbi::to_be_reduction_op).
+    "OpenMpiRank": {"conversions": "OpenMpiAbi", "prefix": "PMPI_", "absent": set(), "reduction_ops": True,
                     "custom": {"Comm_get_attr", "Attr_get", "Init_thread", "Type_get_contents"},
                     # OpenMPI 4.1.4's MPI_Error_class of a class the program added answers MPI_ERR_UNKNOWN (its
                     # class entries have code MPI_UNDEFINED): a class is its own class (MPICH errhan/adderr)
@@ -678,6 +679,10 @@ def conversion_code(f, backend=None):
             continue
         if k in POINTER_KINDS or k in CALLBACKS:
             args.append(f"to_be_{k}({n})")
+            continue
+        if (k == "op" and backend is not None and backend.get("reduction_ops") and a.direction == "in"
+                and any(b.name == "datatype" for b in f.arguments) and not any(b.kind == "win" for b in f.arguments)):
+            args.append(f"to_be_reduction_op({n}, datatype)")  # MPI forbids a program's operations in one-sided calls
             continue
         be = f"be_{k}" if k in HANDLES or k == "status" else "int"
         if k == "status":

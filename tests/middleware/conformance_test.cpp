@@ -517,6 +517,17 @@ TEST_P(Conformance, ScansOfAnOperationThatDoesNotCommuteFollowRankOrder)
   EXPECT_EQ(fields[3]["iscan_corner"], "43"); // MPI_Iscan's
 }
 
+// PETSc's -log_view in XML (sys_tutorials-ex3f90_xml) reduces MPI_2DOUBLE_PRECISION with MPI_MAXLOC: bxisim's OpenMPI,
+// built without Fortran, had the pair types but not these operations (MPI_ERR_OP, the job ended).
+TEST_P(Conformance, FortranPairTypesReduceWithMaxlocAndMinloc)
+{
+  auto fields = expect_passed(run(4, "fortran_pairs"), 4);
+  for (auto& [rank, mine] : fields) {
+    EXPECT_EQ(mine["pair_max"], "2:2") << "rank " << rank;
+    EXPECT_EQ(mine["pair_min"], "0:0") << "rank " << rank; // of the equal minima of ranks 0 and 3, the lower index
+  }
+}
+
 // MPICH rma/put_bottom (and pt2pt/bottom): MPI_BOTTOM is a null pointer in bxisim's ABI and (void*)-111 in SMPI
 // 3.32; passed as it was, SMPI refused the buffer (MPI_ERR_BUFFER under MPI_ERRORS_ARE_FATAL: the job ended).
 TEST_P(Conformance, MpiBottomWithAbsoluteAddressesIsABuffer)
