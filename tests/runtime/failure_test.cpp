@@ -479,14 +479,24 @@ TEST(RunCommandLine, BxirunIsBxisimRunWithMpirunsManners)
   EXPECT_THAT(usage.output, HasSubstr("Run `bxirun --help` for the usage."));
 }
 
-// An executable built with another MPI (mpicc's, or cc with -lmpi) cannot be one of bxisim's ranks.
-TEST(BadRunCommandLine, AnExecutableOfAnotherMpi)
+namespace
 {
-  std::string folder = temporary_path("other-mpi");
+/** A folder named `name` holding mpi.c, another MPI reduced to its MPI_Init, and program.c, which calls it. */
+std::string another_mpi_and_its_program(const std::string& name)
+{
+  std::string folder = temporary_path(name);
   std::filesystem::create_directories(folder);
   std::ofstream(folder + "/mpi.c") << "int MPI_Init(int* c, char*** v) { (void)c; (void)v; return 0; }\n";
   std::ofstream(folder + "/program.c") << "int MPI_Init(int*, char***);\n"
                                           "int main(int c, char** v) { return MPI_Init(&c, &v); }\n";
+  return folder;
+}
+} // namespace
+
+// An executable built with another MPI (mpicc's, or cc with -lmpi) cannot be one of bxisim's ranks.
+TEST(BadRunCommandLine, AnExecutableOfAnotherMpi)
+{
+  std::string folder  = another_mpi_and_its_program("other-mpi");
   std::string program = folder + "/program";
   auto build = run_command("cd " + folder + " && cc -shared -fPIC mpi.c -o libmpi.so && cc program.c -o " + program +
                            " -L. -lmpi -Wl,-rpath," + folder);
@@ -500,13 +510,9 @@ TEST(BadRunCommandLine, AnExecutableOfAnotherMpi)
 // program of the system's libc and for a static one. Run natively, every process would be a job of one rank.
 TEST(BadRunCommandLine, AnExecutableLinkedStaticallyWithAnotherMpi)
 {
-  std::string folder = temporary_path("static-mpi");
-  std::filesystem::create_directories(folder);
-  std::ofstream(folder + "/mpi.c") << "int MPI_Init(int* c, char*** v) { (void)c; (void)v; return 0; }\n";
-  std::ofstream(folder + "/program.c") << "int MPI_Init(int*, char***);\n"
-                                          "int main(int c, char** v) { return MPI_Init(&c, &v); }\n";
-  auto build = run_command("cd " + folder + " && cc -c mpi.c && ar rcs libmpi.a mpi.o && " +
-                           "cc program.c -o dynamic_libc -L. -lmpi && cc -static program.c -o static -L. -lmpi");
+  std::string folder = another_mpi_and_its_program("static-mpi");
+  auto build         = run_command("cd " + folder + " && cc -c mpi.c && ar rcs libmpi.a mpi.o && " +
+                                   "cc program.c -o dynamic_libc -L. -lmpi && cc -static program.c -o static -L. -lmpi");
   ASSERT_EQ(build.exit_code, 0) << build.output;
   for (const std::string program : {"dynamic_libc", "static"}) {
     auto result = run_bxisim("run -n 2 " + folder + "/" + program);
