@@ -77,5 +77,9 @@ int bxisim_PMPI_Pcontrol(int, ...)
 }
 // Its names for programs that call it by its plain name (generate_mpi.py's plain_name_aliases).
 asm(".globl BXI_Pcontrol\n.type BXI_Pcontrol, @function\n.set BXI_Pcontrol, bxisim_MPI_Pcontrol\n"
-    ".globl PBXI_Pcontrol\n.type PBXI_Pcontrol, @function\n.set PBXI_Pcontrol, bxisim_PMPI_Pcontrol");
+    ".globl PBXI_Pcontrol\n.type PBXI_Pcontrol, @function\n.set PBXI_Pcontrol, bxisim_PMPI_Pcontrol\n"
+    ".globl bxisim_BXI_Pcontrol\n.type bxisim_BXI_Pcontrol, @function\n"
+    ".set bxisim_BXI_Pcontrol, bxisim_MPI_Pcontrol\n"
+    ".globl bxisim_PBXI_Pcontrol\n.type bxisim_PBXI_Pcontrol, @function\n"
+    ".set bxisim_PBXI_Pcontrol, bxisim_PMPI_Pcontrol");
 }

@@ -327,9 +327,10 @@ void OpenMpiAbi::resolve_predefined()
       {MPI_COMPLEX32, "ompi_mpi_complex32"}};
   for (const auto& [datatype, object] : datatypes)
     predefined(value(datatype), object);
-  // bxisim's OpenMPI is built without Fortran: its Fortran types are unavailable (MPI_ERR_TYPE). Each one
-  // whose gfortran layout is a C type's is that type, as SMPI does (Fortran programs, bxif90); the others
-  // (MPI_2REAL, MPI_2DOUBLE_PRECISION, the 16-byte ones) stay unavailable, and OpenMPI reports them.
+  // bxisim's OpenMPI is built without Fortran: most of its Fortran types are unavailable (MPI_ERR_TYPE). Each one
+  // whose gfortran layout is a C type's is that type, as SMPI does (Fortran programs, bxif90). OpenMPI builds
+  // MPI_2REAL and MPI_2DOUBLE_PRECISION from C's float and double, without their MAXLOC and MINLOC
+  // (to_be_reduction_op); the 16-byte ones stay unavailable, and OpenMPI reports them.
   static const std::pair<MPI_Datatype, MPI_Datatype> fortran_types[] = {{MPI_INTEGER, MPI_INT},
                                                                         {MPI_REAL, MPI_FLOAT},
                                                                         {MPI_DOUBLE_PRECISION, MPI_DOUBLE},

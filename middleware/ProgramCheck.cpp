@@ -98,6 +98,7 @@ ProgramMpiUse program_mpi_use(const std::string& path)
     throw std::runtime_error(path + ": not a 64-bit ELF file");
   ProgramMpiUse use;
   std::vector<std::string> plain_named; // MPI_x, PMPI_x, ompi_mpi_x
+  bool calls_bxisim_c_entries = false;  // bxisim_MPI_x: C built with bxisim's mpi.h (any MPI's Fortran calls mpi_x_)
   for (int i = 0; i < header.e_shnum; ++i) {
     auto section = read_at<Elf64_Shdr>(file, header.e_shoff + static_cast<uint64_t>(i) * header.e_shentsize);
     if (section.sh_type != SHT_DYNSYM || section.sh_entsize == 0)
@@ -114,18 +115,19 @@ ProgramMpiUse program_mpi_use(const std::string& path)
       const char* name = names.c_str() + symbol.st_name;
       if (is_fortran_entry(name) && refused_fortran_binding(name))
         use.foreign_symbols.emplace_back(name);
-      else if (is_bxisim_mpi_entry(name))
-        use.bxisim_mpi = true;
-      else if (starts_with(name, "MPI_") || starts_with(name, "PMPI_") || starts_with(name, "ompi_mpi_"))
+      else if (is_bxisim_mpi_entry(name)) {
+        use.bxisim_mpi         = true;
+        calls_bxisim_c_entries = calls_bxisim_c_entries || starts_with(name, "bxisim_");
+      } else if (starts_with(name, "MPI_") || starts_with(name, "PMPI_") || starts_with(name, "ompi_mpi_"))
         plain_named.emplace_back(name);
     }
   }
   if (not file)
     throw std::runtime_error(path + ": cannot read its symbol table");
-  // Without any call through bxisim's mpi.h, plain names are another MPI's calls; with, they are bxisim's functions
-  // behind a macro of the program's own, or functions bxisim's mpi.h does not declare.
+  // Without any C call through bxisim's mpi.h, plain names are another MPI's calls; with, they are bxisim's functions
+  // named by code compiled otherwise (PlainMpiNames.hpp), or functions bxisim's mpi.h does not declare.
   for (auto& name : plain_named)
-    (use.bxisim_mpi && not plain_call_alias(name).empty() ? use.plain_calls : use.foreign_symbols)
+    (calls_bxisim_c_entries && not plain_call_alias(name).empty() ? use.plain_calls : use.foreign_symbols)
         .push_back(std::move(name));
   return use;
 }

@@ -4,7 +4,8 @@
     generate_mpi.py <mpi_api.list> <output folder>
 
 writes into the output folder:
-  include/bxisim_mpi_functions.h  mpi.h's part: #define MPI_x bxisim_MPI_x (and PMPI_x), declarations
+  include/bxisim_mpi_functions.h  mpi.h's part: MPI_x and PMPI_x declared with the assembler names bxisim_MPI_x,
+                                  bxisim_PMPI_x (asm labels)
   MpiFunctions.hpp                the function ids and facts the entry points check (name, before_init)
   MpiInterface.hpp                the per-rank dispatch interface, one virtual per MPI function (ABI types)
   EntryPoints.cpp                 bxisim_MPI_x / bxisim_PMPI_x: which rank calls, state checks, dispatch
@@ -532,13 +533,15 @@ def c_string(text):
 
 
 def write_functions_header(functions):
+    # Each function is declared under its own name with the assembler name of bxisim's entry point (GCC's and Clang's
+    # asm labels), not renamed by a macro: code that puts a macro of its own in place of MPI_x (PETSc's logging:
+    # `#define MPI_Bcast(...) (count, MPI_Bcast(...))`) then neither redefines a macro of mpi.h nor calls the plain
+    # name, and a profiling layer's MPI_x definition is bxisim_MPI_x, as before.
     out = [HEADER_NOTE, "#ifndef BXISIM_MPI_FUNCTIONS_H\n#define BXISIM_MPI_FUNCTIONS_H\n"]
-    for f in functions:
-        out.append(f"#define MPI_{f.name} bxisim_MPI_{f.name}\n#define PMPI_{f.name} bxisim_PMPI_{f.name}\n")
     out.append("\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n")
     for f in functions:
-        out.append(f"{f.abi_return()} MPI_{f.name}({f.abi_parameters()});\n")
-        out.append(f"{f.abi_return()} PMPI_{f.name}({f.abi_parameters()});\n")
+        for prefix in ("MPI_", "PMPI_"):
+            out.append(f"{f.abi_return()} {prefix}{f.name}({f.abi_parameters()}) __asm__(\"bxisim_{prefix}{f.name}\");\n")
     out.append("\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n")
     return "".join(out)
 
@@ -615,11 +618,14 @@ def write_entry_points(functions):
 
 def plain_name_aliases(name):
     """BXI_x and PBXI_x, other names of bxisim_MPI_x and bxisim_PMPI_x (keep in step with LocalFunctions.cpp's).
-    A program or library that replaces mpi.h's macro by one of its own (PETSc's logging: `#define MPI_Bcast(...)
-    (count, MPI_Bcast(...))`) calls MPI_x by its plain name, which libsimgrid's SMPI defines: bxisim rewrites
-    those names in each rank's copy to these, of the same length (runtime/launch/PlainMpiNames.hpp)."""
+    Code whose calls name MPI_x (compiled with bxisim's earlier mpi.h, whose names were macros, behind a macro of
+    its own: PETSc's logging) calls the plain name, which libsimgrid's SMPI defines: bxisim rewrites "MPI" to "BXI"
+    in those names in each rank's copy (runtime/launch/PlainMpiNames.hpp). The linker may store MPI_x inside the
+    string of bxisim_MPI_x (or PMPI_x inside bxisim_PMPI_x) when the file calls both: the rewrite then makes that
+    name bxisim_BXI_x (bxisim_PBXI_x), which are aliases too."""
     lines = []
-    for alias, target in ((f"BXI_{name}", f"bxisim_MPI_{name}"), (f"PBXI_{name}", f"bxisim_PMPI_{name}")):
+    for alias, target in ((f"BXI_{name}", f"bxisim_MPI_{name}"), (f"PBXI_{name}", f"bxisim_PMPI_{name}"),
+                          (f"bxisim_BXI_{name}", f"bxisim_MPI_{name}"), (f"bxisim_PBXI_{name}", f"bxisim_PMPI_{name}")):
         lines += [f".globl {alias}", f".type {alias}, @function", f".set {alias}, {target}"]
     return 'asm("' + "\\n".join(lines) + '");\n\n'
 

@@ -1,13 +1,17 @@
 #include "PlainMpiNames.hpp"
 
+#include "config/ConfigError.hpp"
 #include "middleware/ProgramCheck.hpp"
 
 #include <xbt/log.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <dlfcn.h>
 #include <elf.h>
+#include <optional>
 #include <string>
-#include <utility>
 
 XBT_LOG_EXTERNAL_DEFAULT_CATEGORY(bxisim_launch);
 
@@ -15,28 +19,45 @@ namespace bxisim::runtime
 {
 namespace
 {
-using ByteRange = std::pair<uint64_t, uint64_t>; // [first, last)
-
-/** The bytes of the dynamic strings that must not change: defined symbols' names, the dynamic section's strings. */
-std::vector<ByteRange> strings_kept(const ElfFile& file, const std::vector<SymbolEntry>& symbols)
+bool starts_with(std::string_view text, std::string_view prefix)
 {
-  std::vector<ByteRange> kept;
-  for (const auto& entry : symbols)
-    if (entry.symbol.st_shndx != SHN_UNDEF && not entry.name.empty())
-      kept.emplace_back(file.offset_of(entry.name), file.offset_of(entry.name) + entry.name.size());
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+/** The dynamic section's strings (needed libraries, soname, search paths): no edit may touch them. */
+std::vector<std::string_view> dynamic_strings(const ElfFile& file)
+{
+  std::vector<std::string_view> strings;
   auto entries = file.dynamic_entries();
   if (not entries)
-    return kept;
-  std::optional<uint64_t> strings;
+    return strings;
+  std::optional<uint64_t> table;
   for (const auto& entry : *entries)
     if (entry.d_tag == DT_STRTAB)
-      strings = file.file_offset(entry.d_un.d_ptr);
+      table = file.file_offset(entry.d_un.d_ptr);
   for (const auto& entry : *entries)
-    if (strings &&
+    if (table &&
         (entry.d_tag == DT_NEEDED || entry.d_tag == DT_SONAME || entry.d_tag == DT_RPATH || entry.d_tag == DT_RUNPATH))
-      if (auto text = file.string_at(*strings + entry.d_un.d_val))
-        kept.emplace_back(file.offset_of(*text), file.offset_of(*text) + text->size());
-  return kept;
+      if (auto text = file.string_at(*table + entry.d_un.d_val))
+        strings.push_back(*text);
+  return strings;
+}
+
+/** `text` with the edits that fall inside it applied. */
+std::string edited(const ElfFile& file, std::string_view text, const std::vector<ByteEdit>& edits)
+{
+  std::string result(text);
+  uint64_t first = file.offset_of(text);
+  for (const auto& edit : edits)
+    if (edit.offset >= first && edit.offset + edit.bytes.size() <= first + text.size())
+      result.replace(edit.offset - first, edit.bytes.size(), edit.bytes);
+  return result;
+}
+
+bool overlaps(const ElfFile& file, std::string_view text, const ByteEdit& edit)
+{
+  uint64_t first = file.offset_of(text);
+  return edit.offset < first + text.size() && first < edit.offset + edit.bytes.size();
 }
 } // namespace
 
@@ -44,41 +65,44 @@ std::vector<ByteEdit> plain_mpi_calls_redirected(const ElfFile& file, const std:
 {
   std::vector<ByteEdit> edits;
   auto symbols = file.dynamic_symbols();
-  if (not symbols)
+  // Only in code built with bxisim's mpi.h (calling some bxisim_MPI_x): another MPI's code calls the plain names too,
+  // with its own handles (ProgramCheck refuses it).
+  if (not symbols || std::none_of(symbols->begin(), symbols->end(), [](const SymbolEntry& entry) {
+        return entry.symbol.st_shndx == SHN_UNDEF &&
+               (starts_with(entry.name, "bxisim_MPI_") || starts_with(entry.name, "bxisim_PMPI_"));
+      }))
     return edits;
-  std::vector<ByteRange> kept;
-  bool kept_known = false;
-  int left        = 0;
-  for (const auto& entry : *symbols) {
-    if (entry.symbol.st_shndx != SHN_UNDEF || entry.name.empty())
-      continue;
-    std::string name(entry.name);
-    std::string alias = mw::plain_call_alias(name);
-    if (alias.empty())
-      continue;
-    if (not kept_known) {
-      kept       = strings_kept(file, *symbols);
-      kept_known = true;
-    }
-    // MPI_x -> BXI_x, PMPI_x -> PBXI_x: only "MPI" changes.
-    uint64_t first = file.offset_of(entry.name) + (name[0] == 'P' ? 1 : 0);
-    uint64_t last  = first + 3;
-    if (std::any_of(kept.begin(), kept.end(),
-                    [&](const ByteRange& range) { return first < range.second && range.first < last; })) {
-      ++left;
-      continue;
-    }
-    edits.push_back({first, "BXI"});
-  }
-  if (not edits.empty())
-    XBT_VERB("%s calls %zu MPI function(s) by their plain names (a macro of its own in place of mpi.h's): they go to "
-             "bxisim's MPI",
-             path.c_str(), edits.size());
-  if (left > 0)
-    XBT_WARN("%s calls %d MPI function(s) by plain names that share their bytes with another of its strings: those "
-             "calls go to SimGrid's SMPI, not to bxisim's MPI, and may crash. Build it without its own macros over "
-             "mpi.h's MPI_ names.",
-             path.c_str(), left);
+  for (const auto& entry : *symbols)
+    if (entry.symbol.st_shndx == SHN_UNDEF && not mw::plain_call_alias(std::string(entry.name)).empty())
+      edits.push_back({file.offset_of(entry.name) + (entry.name[0] == 'P' ? 1 : 0), "BXI"}); // only "MPI" changes
+  if (edits.empty())
+    return edits;
+  // The linker stores a name that ends another inside it (MPI_x inside bxisim_MPI_x): every name an edit touches must
+  // still name something bxisim defines, and no defined name nor dynamic string may change.
+  auto refuse = [&](std::string_view touched) {
+    throw config::ConfigError(fmt::format(
+        "{} calls MPI functions by their plain names (MPI_x: code compiled without bxisim's mpi.h, or with its "
+        "earlier one behind macros of its own), and the name {} shares their bytes: bxisim cannot point those calls "
+        "to its MPI, and they would reach SimGrid's SMPI. Rebuild it with bxicc, bxicxx or bxif90.",
+        path, touched));
+  };
+  for (const auto& entry : *symbols)
+    for (const auto& edit : edits)
+      if (not entry.name.empty() && overlaps(file, entry.name, edit)) {
+        uint64_t first = file.offset_of(entry.name);
+        if (edit.offset < first || edit.offset + edit.bytes.size() > first + entry.name.size())
+          refuse(entry.name); // a name that begins or ends inside "MPI"
+        std::string renamed = edited(file, entry.name, edits);
+        if (entry.symbol.st_shndx != SHN_UNDEF || dlsym(RTLD_DEFAULT, renamed.c_str()) == nullptr)
+          refuse(entry.name);
+      }
+  for (const auto& text : dynamic_strings(file))
+    for (const auto& edit : edits)
+      if (overlaps(file, text, edit))
+        refuse(text);
+  XBT_VERB("%s calls %zu MPI function(s) by their plain names (code compiled without bxisim's mpi.h, or with its "
+           "earlier one behind macros of its own): they go to bxisim's MPI",
+           path.c_str(), edits.size());
   return edits;
 }
 

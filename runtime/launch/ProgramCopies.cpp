@@ -6,7 +6,6 @@
 #include "PlainMpiNames.hpp"
 #include "UniqueSymbols.hpp"
 #include "config/ConfigError.hpp"
-#include "middleware/ProgramCheck.hpp"
 
 #include <boost/algorithm/string.hpp>
 #include <fmt/format.h>
@@ -94,9 +93,9 @@ bool in_system_folder(const std::string& path)
   return boost::starts_with(path, "/lib/") || boost::starts_with(path, "/usr/lib/");
 }
 
-/** Whether the ELF file calls bxisim's MPI (its mpi.h names every function bxisim_MPI_...; or by the plain names, which
- *  a macro of the library's own put in place of mpi.h's: PlainMpiNames.hpp), Portals or PMI, or bxisim's own
- *  functions: it was built for bxisim. */
+/** Whether the ELF file calls bxisim's MPI (its mpi.h names every function bxisim_MPI_...), Portals or PMI, or
+ *  bxisim's own functions: it was built for bxisim. (Plain MPI_x names alone do not tell: another MPI's libraries call
+ *  them too.) */
 bool calls_bxisim(const std::string& path)
 {
   auto file    = ElfFile::read(path);
@@ -104,7 +103,7 @@ bool calls_bxisim(const std::string& path)
   return symbols && std::any_of(symbols->begin(), symbols->end(), [](const SymbolEntry& entry) {
            return entry.symbol.st_shndx == SHN_UNDEF &&
                   (boost::starts_with(entry.name, "bxisim_") || boost::starts_with(entry.name, "Ptl") ||
-                   boost::starts_with(entry.name, "PMI") || not mw::plain_call_alias(std::string(entry.name)).empty());
+                   boost::starts_with(entry.name, "PMI"));
          });
 }
 } // namespace

@@ -1,5 +1,6 @@
-// MPI called by its plain names (MPI_x, PMPI_x) by code built with bxisim's mpi.h, behind macros of its own in place of
-// mpi.h's (PETSc's logging): the calls reach bxisim's MPI at every level, from the program and from its library.
+// MPI called by its plain names (MPI_x, PMPI_x) from code built for bxisim (compiled with bxisim's earlier mpi.h behind
+// macros of its own, as PETSc's logging does, or declaring MPI functions itself): the calls reach bxisim's MPI at every
+// level, from the program and from its library.
 
 #include "RunOutput.hpp"
 #include "tests/support/CommandRunner.hpp"
@@ -30,6 +31,7 @@ TEST_P(PlainMpiNames, CallsThroughMacrosOfTheProgramsOwnReachBxisimsMpi)
   ASSERT_EQ(fields.size(), static_cast<size_t>(kRanks)) << result.output;
   for (const auto& [rank, values] : fields) {
     EXPECT_EQ(number(values, "sum"), kRanks * (kRanks + 1) / 2) << "rank " << rank;
+    EXPECT_EQ(number(values, "twice"), kRanks * kRanks * (kRanks + 1) / 2) << "rank " << rank;
     if (rank == 0) {
       EXPECT_EQ(number(values, "reduced"), kRanks * (kRanks + 1) / 2);
     }
@@ -39,6 +41,17 @@ TEST_P(PlainMpiNames, CallsThroughMacrosOfTheProgramsOwnReachBxisimsMpi)
   }
   EXPECT_THAT(result.output, HasSubstr("plain_mpi_names calls 2 MPI function(s) by their plain names"));
   EXPECT_THAT(result.output, HasSubstr("libplain_mpi_names.so calls 1 MPI function(s) by their plain names"));
+}
+
+// A plain name stored inside another the rewrite may not change (a profiling layer's MPI_Bcast definition inside its
+// PMPI_Bcast call): refused before the run, with the fix, rather than calls that would reach SimGrid's SMPI.
+TEST(PlainMpiNamesRefused, APlainNameSharingItsBytesWithADefinitionIsRefusedWithTheFix)
+{
+  auto result = run_bxisim("run -n 2 " + test_program("plain_profiling_layer"));
+  EXPECT_EQ(result.exit_code, 2) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("calls MPI functions by their plain names"));
+  EXPECT_THAT(result.output, HasSubstr("the name MPI_Bcast shares their bytes"));
+  EXPECT_THAT(result.output, HasSubstr("Rebuild it with bxicc"));
 }
 
 INSTANTIATE_TEST_SUITE_P(EachLevelAcrossNodesAndInsideANode, PlainMpiNames,

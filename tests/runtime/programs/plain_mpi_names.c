@@ -16,10 +16,15 @@ int main(int argc, char** argv)
   int one = rank + 1;
   int sum = 0;
   MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  /* The same function through mpi.h's declaration (the parentheses stop the macro): the linker may then store the plain
+   * name inside bxisim_MPI_Allreduce's, which the rewrite must keep valid. */
+  int twice = 0;
+  (MPI_Allreduce)(&sum, &twice, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   int root_sum = reduced_on_rank_0(one);
   int token    = rank == 0 ? 42 : 0;
   PMPI_Bcast(&token, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  printf("rank=%d size=%d sum=%d reduced=%d token=%d plain_calls=%d\n", rank, size, sum, root_sum, token, plain_calls);
+  printf("rank=%d size=%d sum=%d twice=%d reduced=%d token=%d plain_calls=%d\n", rank, size, sum, twice, root_sum,
+         token, plain_calls);
   MPI_Finalize();
   return 0;
 }
