@@ -244,13 +244,19 @@ std::string make_rank_copies(RunFolder& folder, int rank, const std::string& pro
       // Not the original's soname: a library left shared that needs it by name gets the shared original.
       patchelf({"--set-soname", library.soname + ".bxisim-rank-copy", files.back()});
     }
-    for (const auto& file : files) {
-      std::vector<std::string> needed = elf_needed(file);
-      for (size_t i = 0; i < libraries.size(); ++i)
-        if (std::find(needed.begin(), needed.end(), libraries[i].soname) != needed.end())
-          patchelf({"--replace-needed", libraries[i].soname,
-                    placeholder + "/" + fs::path(files[i + 1]).filename().string(), file});
-    }
+    // A library is needed by its soname, or by its path when it has none and was linked by path (`cc main.c
+    // ./libfoo.so`: the loader reads a relative one from the working folder, as here).
+    auto names = [](const std::string& needed, const PrivatizedLibrary& library) {
+      std::error_code error;
+      return needed == library.soname ||
+             (needed.find('/') != std::string::npos && fs::equivalent(needed, library.path, error) && not error);
+    };
+    for (const auto& file : files)
+      for (const auto& needed : elf_needed(file))
+        for (size_t i = 0; i < libraries.size(); ++i)
+          if (names(needed, libraries[i]))
+            patchelf(
+                {"--replace-needed", needed, placeholder + "/" + fs::path(files[i + 1]).filename().string(), file});
     for (const auto& file : files) {
       std::ifstream input(file, std::ios::binary);
       std::string image((std::istreambuf_iterator<char>(input)), std::istreambuf_iterator<char>());

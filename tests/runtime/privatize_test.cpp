@@ -69,6 +69,20 @@ TEST(PrivatizeLib, LibrariesBuiltForBxisimAreEachRanksOwnWithoutBeingNamed)
     }
 }
 
+// A library without a soname linked by its path (hand-written Makefiles: `cc main.c /path/libfoo.so`) is needed by that
+// path: its copies were made, but the program's copy still needed the original, shared by all ranks (counts 1, 2, 3).
+TEST(PrivatizeLib, ALibraryNeededByItsPathIsEachRanksOwn)
+{
+  for (int ppn : {1, 2}) {
+    auto result = run_bxisim("run -n 3 --ppn " + std::to_string(ppn) + " -q " + test_program("path_needed"));
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    auto fields = fields_by_rank(result.output);
+    ASSERT_EQ(fields.size(), 3u) << result.output;
+    for (const auto& [rank, values] : fields)
+      EXPECT_EQ(number(values, "count"), 1) << "ppn " << ppn << " rank " << rank;
+  }
+}
+
 namespace
 {
 /** What libtool writes in place of a program linked to its project's uninstalled libraries, reduced to what it does:
