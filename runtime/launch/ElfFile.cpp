@@ -97,6 +97,32 @@ std::optional<std::vector<SymbolEntry>> ElfFile::symbols_of(uint32_t section_typ
   return symbols;
 }
 
+std::optional<std::vector<std::string_view>> ElfFile::dynamic_strings(int64_t tag) const
+{
+  auto entries = dynamic_entries();
+  if (not entries)
+    return std::nullopt;
+  std::vector<uint64_t> names;
+  std::optional<uint64_t> strings;
+  for (const auto& entry : *entries)
+    if (entry.d_tag == tag)
+      names.push_back(entry.d_un.d_val);
+    else if (entry.d_tag == DT_STRTAB)
+      strings = file_offset(entry.d_un.d_ptr); // by its address once loaded: found in the file
+  std::vector<std::string_view> found;
+  if (names.empty())
+    return found;
+  if (not strings)
+    return std::nullopt;
+  for (uint64_t name : names) {
+    auto text = string_at(*strings + name);
+    if (not text)
+      return std::nullopt;
+    found.push_back(*text);
+  }
+  return found;
+}
+
 std::optional<uint64_t> ElfFile::file_offset(Elf64_Addr address) const
 {
   auto segments = this->segments();

@@ -51,6 +51,9 @@ class ElfFile
   std::optional<std::vector<Elf64_Shdr>> sections() const;
   /** The entries of the dynamic segment before DT_NULL (none without one); nullopt when it lies past the file's end. */
   std::optional<std::vector<Elf64_Dyn>> dynamic_entries() const;
+  /** The strings of the dynamic entries of kind `tag` (DT_NEEDED, DT_SONAME, DT_RUNPATH...), in order, as views into
+   * the file; nullopt when the entries, their string table or a string lie past the file's end. */
+  std::optional<std::vector<std::string_view>> dynamic_strings(int64_t tag) const;
   /** The entries of the dynamic symbol tables (SHT_DYNSYM); nullopt when a table or its strings lie past the file's
    *  end. A name that does not lie in its strings is empty. */
   std::optional<std::vector<SymbolEntry>> dynamic_symbols() const { return symbols_of(SHT_DYNSYM); }

@@ -28,28 +28,10 @@ ElfFile read_elf(const std::string& path)
 
 std::vector<std::string> dynamic_strings(const ElfFile& file, const std::string& path, int64_t tag)
 {
-  auto entries = file.dynamic_entries();
-  if (not entries)
+  auto found = file.dynamic_strings(tag);
+  if (not found)
     throw damaged(path);
-  std::vector<uint64_t> names;
-  std::optional<uint64_t> strings;
-  for (const auto& entry : *entries)
-    if (entry.d_tag == tag)
-      names.push_back(entry.d_un.d_val);
-    else if (entry.d_tag == DT_STRTAB)
-      strings = file.file_offset(entry.d_un.d_ptr); // by its address once loaded: found in the file
-  if (names.empty())
-    return {};
-  if (not strings)
-    throw damaged(path);
-  std::vector<std::string> found;
-  for (uint64_t name : names) {
-    auto text = file.string_at(*strings + name);
-    if (not text)
-      throw damaged(path);
-    found.emplace_back(*text);
-  }
-  return found;
+  return {found->begin(), found->end()};
 }
 } // namespace
 

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <dlfcn.h>
 #include <elf.h>
-#include <optional>
 #include <string>
 
 XBT_LOG_EXTERNAL_DEFAULT_CATEGORY(bxisim_launch);
@@ -28,18 +27,9 @@ bool starts_with(std::string_view text, std::string_view prefix)
 std::vector<std::string_view> dynamic_strings(const ElfFile& file)
 {
   std::vector<std::string_view> strings;
-  auto entries = file.dynamic_entries();
-  if (not entries)
-    return strings;
-  std::optional<uint64_t> table;
-  for (const auto& entry : *entries)
-    if (entry.d_tag == DT_STRTAB)
-      table = file.file_offset(entry.d_un.d_ptr);
-  for (const auto& entry : *entries)
-    if (table &&
-        (entry.d_tag == DT_NEEDED || entry.d_tag == DT_SONAME || entry.d_tag == DT_RPATH || entry.d_tag == DT_RUNPATH))
-      if (auto text = file.string_at(*table + entry.d_un.d_val))
-        strings.push_back(*text);
+  for (int64_t tag : {DT_NEEDED, DT_SONAME, DT_RPATH, DT_RUNPATH})
+    if (auto found = file.dynamic_strings(tag))
+      strings.insert(strings.end(), found->begin(), found->end());
   return strings;
 }
 
