@@ -54,12 +54,10 @@ std::string unknown_option_message(const std::string& word, const CLI::App& run)
     hint = " Leave it out: lines carry no wall-clock time in bxisim; --tag-output prefixes each with its rank.";
   else if (name == "-wdir" || name == "--wdir" || name == "-wd" || name == "--wd")
     hint = " The ranks start in bxisim's working directory: cd there first.";
-  else if (name == "--oversubscribe")
-    hint = " A rank runs on a core of its own: for more ranks per node give --set node.cores=N.";
-  else if (name == "--bind-to" || name == "--report-bindings" || name == "--allow-run-as-root" ||
-           name == "--use-hwthread-cpus" || name == "-c")
-    hint = name == "-c" ? " The number of ranks is -n N."
-                        : " Leave it out: nothing to bind, every rank has its own simulated core.";
+  else if (name == "-c" || name == "--cpus-per-proc" || name == "--cpus-per-rank")
+    hint = " The number of ranks is -n N; a rank runs on one simulated core (its OpenMP threads on the node's).";
+  else if (name == "-oversubscribe" || name == "-allow-run-as-root" || name == "-bind-to" || name == "-report-bindings")
+    hint = " Give -" + name + " (two dashes).";
   else if (name.compare(0, 2, "--") == 0) {
     std::vector<std::string> names;
     for (const CLI::Option* option : run.get_options())
@@ -268,6 +266,22 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code, RunMa
                    "OpenMPI's Portals path: ob1 (btl portals4, default) or cm (mtl "
                    "portals4); shorthand for --set mpi.pml=...")
       ->check(CLI::IsMember({"ob1", "cm"}));
+  command->add_flag_function(
+      "--oversubscribe", [options](int64_t) { options->launch.core_sharing = CoreSharing::Allowed; },
+      "Let ranks outnumber their node's cores, as mpirun's --oversubscribe: ranks beyond a node's cores share them "
+      "round-robin (SimGrid splits a core between the computations on it), and -n beyond the platform's cores "
+      "spreads the ranks over every node. Without it each rank has a core of its own");
+  // mpirun's options that scripts pass out of habit and that have nothing to do in a simulation: accepted, so that
+  // `MPIEXEC=bxirun` works with them, and said so in the help.
+  const char* kNothingToDo = "mpirun's options that change nothing here";
+  command->add_flag("--allow-run-as-root", "Accepted as mpirun's; bxisim runs as any user")->group(kNothingToDo);
+  command->add_option("--bind-to", "Accepted as mpirun's (any value); ranks run on simulated cores, nothing to bind")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+      ->group(kNothingToDo);
+  command->add_flag("--report-bindings", "Accepted as mpirun's; nothing is bound, nothing to report")
+      ->group(kNothingToDo);
+  command->add_flag("--use-hwthread-cpus", "Accepted as mpirun's; the simulated nodes' cores are --set node.cores")
+      ->group(kNothingToDo);
   // Everything from the program on belongs to the program, options included. CLI11 hands unknown
   // words to the parent command before it honours prefix_command, so `run` takes no fallthrough and
   // declares the common options itself.

@@ -533,7 +533,7 @@ int launch(const LaunchOptions& given_options, const config::Parameters& paramet
   }
   for (const auto& note : why_private)
     XBT_VERB("%s", note.c_str());
-  auto placements = map_ranks(*machine, options.ranks, options.ranks_per_node, options.map_by);
+  auto placements = map_ranks(*machine, options.ranks, options.ranks_per_node, options.map_by, options.core_sharing);
 
   uintmax_t copy_bytes = std::filesystem::file_size(program);
   for (const auto& library : libraries)

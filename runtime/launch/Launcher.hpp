@@ -14,10 +14,11 @@ namespace bxisim::runtime
 {
 
 struct LaunchOptions {
-  int ranks          = 1;
-  int ranks_per_node = 0; // 0: one rank per core
-  MapBy map_by       = MapBy::Core;
-  std::vector<std::string> command; // the program, then its arguments
+  int ranks                = 1;
+  int ranks_per_node       = 0; // 0: one rank per core
+  MapBy map_by             = MapBy::Core;
+  CoreSharing core_sharing = CoreSharing::Refused; // --oversubscribe: Allowed
+  std::vector<std::string> command;                // the program, then its arguments
   std::vector<std::string> privatized_libraries;
   bool keep_temps = false;
   std::string output_dir;        // empty: rank-prefixed lines on stdout/stderr

@@ -3,6 +3,7 @@
 #include "hw/actors/CommCompletion.hpp"
 #include "middleware/RankMpi.hpp"
 #include "runtime/launch/Rank.hpp"
+#include "runtime/os/ThreadInterposition.hpp"
 
 #include <simgrid/s4u/Activity.hpp>
 #include <simgrid/s4u/Actor.hpp>
@@ -39,8 +40,12 @@ RunRecorder::RunRecorder(const std::vector<std::unique_ptr<Rank>>& ranks, std::s
     : run_level_(std::move(run_level)), rank_end_(ranks.size(), -1.0), open_regions_(ranks.size()),
       level_(ranks.size(), run_level_), level_since_(ranks.size(), 0.0), level_seconds_(ranks.size())
 {
-  for (const auto& rank : ranks)
-    rank_of_host_[rank->host()] = rank->index();
+  for (const auto& rank : ranks) {
+    ranks_.push_back(rank.get());
+    auto [entry, first] = rank_of_host_.emplace(rank->host(), rank->index());
+    if (not first)
+      entry->second = -1;
+  }
   if (not trace_folder.empty()) {
     trace_.emplace(trace_folder);
     for (const auto& rank : ranks)
@@ -68,12 +73,34 @@ RunRecorder::RunRecorder(const std::vector<std::unique_ptr<Rank>>& ranks, std::s
     if (const auto* exec = dynamic_cast<const simgrid::s4u::Exec*>(&activity)) {
       ++recorder->activities_.executions;
       if (recorder->trace_ && exec->get_host_number() == 1) {
-        auto rank = recorder->rank_of_host_.find(exec->get_host());
-        if (rank != recorder->rank_of_host_.end() && exec->get_finish_time() > exec->get_start_time())
-          recorder->trace_->span(kRanksProcess, rank->second, "compute", "compute", exec->get_start_time(),
+        auto host = recorder->rank_of_host_.find(exec->get_host());
+        int rank  = host != recorder->rank_of_host_.end() ? host->second : -1;
+        if (auto started = recorder->rank_of_exec_.find(exec); started != recorder->rank_of_exec_.end()) {
+          rank = started->second;
+          recorder->rank_of_exec_.erase(started);
+        }
+        if (rank >= 0 && exec->get_finish_time() > exec->get_start_time())
+          recorder->trace_->span(kRanksProcess, rank, "compute", "compute", exec->get_start_time(),
                                  exec->get_finish_time());
       }
     }
+  });
+  // A core several ranks share does not tell whose computation ended: the actor that starts it does (its main's
+  // actor or one of its threads').
+  simgrid::s4u::Exec::on_start_cb([](const simgrid::s4u::Exec& exec) {
+    RunRecorder* recorder = current();
+    if (recorder == nullptr || not recorder->trace_ || exec.get_host_number() != 1)
+      return;
+    auto host = recorder->rank_of_host_.find(exec.get_host());
+    if (host == recorder->rank_of_host_.end() || host->second >= 0)
+      return;
+    long pid = simgrid::s4u::this_actor::get_pid();
+    auto own = std::find_if(recorder->ranks_.begin(), recorder->ranks_.end(),
+                            [pid](const Rank* rank) { return rank->main_actor_pid == pid; });
+    if (own != recorder->ranks_.end())
+      recorder->rank_of_exec_[&exec] = (*own)->index();
+    else if (const Rank* rank = os::rank_of_simulated_thread())
+      recorder->rank_of_exec_[&exec] = rank->index();
   });
   // Communications nobody waits for (detached transfers) too: the s4u signal misses them.
   hw::watch_completions([](const void*) {

@@ -90,7 +90,9 @@ class RunRecorder
 
   std::string run_level_;
   std::vector<double> rank_end_;
-  std::map<simgrid::s4u::Host*, int> rank_of_host_;
+  std::vector<const Rank*> ranks_;
+  std::map<simgrid::s4u::Host*, int> rank_of_host_;       // -1: a core several ranks share (--oversubscribe)
+  std::map<const simgrid::s4u::Exec*, int> rank_of_exec_; // computations on shared cores, by the rank that started them
   ActivityCounts activities_;
   // Levels and regions.
   std::vector<std::vector<std::pair<std::string, double>>> open_regions_; // per rank: (name, start)

@@ -229,10 +229,15 @@ bool write_summary(const nlohmann::json& summary, const std::string& path)
 void print_summary_table(const nlohmann::json& s, std::FILE* out)
 {
   fmt::print(out, "bxisim: summary of the run ({})\n", s["outputs"].value("summary", "not written"));
-  fmt::print(out, "  {:<22} {} ranks of {} at level {} on {} ({} of {} nodes used)\n", "run", s["ranks"].size(),
-             s["program"].get<std::string>(), s["level"].get<std::string>(),
-             s["platform"]["topology"].get<std::string>(), s["platform"]["nodes_used"].get<int>(),
-             s["platform"]["nodes"].get<int>());
+  const auto& platform = s["platform"];
+  int ranks_per_node   = platform.value("ranks_per_node", 0);
+  int cores_per_node   = platform.value("cores_per_node", 0);
+  fmt::print(out, "  {:<22} {} ranks of {} at level {} on {} ({} of {} nodes used{})\n", "run", s["ranks"].size(),
+             s["program"].get<std::string>(), s["level"].get<std::string>(), platform["topology"].get<std::string>(),
+             platform["nodes_used"].get<int>(), platform["nodes"].get<int>(),
+             ranks_per_node > cores_per_node && cores_per_node > 0
+                 ? fmt::format(", up to {} ranks on {} cores: cores shared", ranks_per_node, cores_per_node)
+                 : "");
   fmt::print(out, "  {:<22} {:.9f} s simulated, {:.3f} s wall, peak memory {} ({} in use at the end)\n", "time",
              s["simulated_time"].get<double>(), s["wall_time"].get<double>(),
              human_bytes(s["peak_memory_bytes"].get<double>()), human_bytes(s["memory_in_use_bytes"].get<double>()));

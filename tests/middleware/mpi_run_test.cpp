@@ -358,6 +358,20 @@ TEST_P(PerLevel, CollectivesOnEightRanksOverTwoAndFourNodes)
   }
 }
 
+// mpirun's --oversubscribe: 8 ranks on 2 nodes of 2 cores, two per core, talking inside and across the nodes.
+TEST_P(PerLevel, OversubscribedRanksShareCoresAndCommunicateAsOthers)
+{
+  std::string platform = "--platform single-switch --set platform.nodes=2 --set node.cores=2";
+  auto refused         = run_mpi(level(), "mpi_suite", 8, 4, "collectives", platform);
+  EXPECT_EQ(refused.exit_code, 2) << refused.output; // a usage error
+  EXPECT_THAT(refused.output, HasSubstr("or --oversubscribe for ranks that share cores")) << refused.output;
+  for (const std::string map_by : {"core", "node"})
+    for (const std::string mode : {"collectives", "p2p 65536"}) {
+      auto result = run_mpi(level(), "mpi_suite", 8, 4, mode, platform + " --oversubscribe --map-by " + map_by);
+      check_all_ok(result, 8);
+    }
+}
+
 TEST_P(PerLevel, SimulatedTimesAreIdenticalInTwoRuns)
 {
   for (int ppn : {1, 2}) {

@@ -3,8 +3,13 @@
 #include "RunOutput.hpp"
 #include "tests/support/CommandRunner.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
 
 using namespace bxisim::test;
 
@@ -124,4 +129,34 @@ TEST(Compute, SharedMallocGivesEveryRankTheSameBlock)
   ASSERT_EQ(fields.size(), 4u);
   for (const auto& [rank, values] : fields)
     EXPECT_EQ(number(values, "shared_same"), 1) << "rank " << rank;
+}
+
+// mpirun's --oversubscribe: ranks beyond a node's cores share them, and SimGrid splits a core between the
+// computations on it. 7 ranks on 2 nodes of 2 cores: 4 and 3 per node, cores 0, 1, 0, 1 then 0, 1, 0; rank 5 alone.
+TEST(Compute, OversubscribedRanksShareTheirCoresSpeed)
+{
+  std::string options = "--platform single-switch --set platform.nodes=2 --set node.cores=2 --no-cpu-simulation -n 7";
+  auto refused        = run_bxisim("run " + options + " " + test_program("compute") + " seconds 0.001");
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_THAT(refused.output, testing::HasSubstr("--oversubscribe for ranks that share cores")) << refused.output;
+
+  std::string trace = temporary_path("oversubscribed-trace");
+  std::filesystem::create_directories(trace);
+  auto result = run_bxisim("run " + options + " --oversubscribe --trace " + trace + " " + test_program("compute") +
+                           " seconds 0.001");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, testing::HasSubstr("(2 of 2 nodes used, up to 4 ranks on 2 cores: cores shared)"));
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), 7u) << result.output;
+  for (const auto& [rank, values] : fields)
+    EXPECT_DOUBLE_EQ(number(values, "simulated"), rank == 5 ? 0.001 : 0.002) << "rank " << rank;
+  // The timeline gives each rank its own computation, though the core does not tell them apart.
+  std::map<int, double> computing; // microseconds, by rank
+  auto timeline = nlohmann::json::parse(std::ifstream(trace + "/trace.json"));
+  for (const auto& event : timeline["traceEvents"])
+    if (event.value("name", "") == "compute")
+      computing[event["tid"].get<int>()] += event["dur"].get<double>();
+  ASSERT_EQ(computing.size(), 7u);
+  for (const auto& [rank, microseconds] : computing)
+    EXPECT_NEAR(microseconds, rank == 5 ? 1000 : 2000, 1e-6) << "rank " << rank;
 }

@@ -232,6 +232,22 @@ TEST(RunCommandLine, AcceptsMpirunsRanksPerNodeSpellings)
   }
 }
 
+// Scripts pass mpirun --allow-run-as-root --bind-to ... out of habit (containers run as root): bxirun takes them, and
+// they change nothing.
+TEST(RunCommandLine, AcceptsMpirunsOptionsThatHaveNothingToDoInASimulation)
+{
+  std::string program = test_program("identity");
+  auto plain          = run_bxisim("run --no-cpu-simulation -q --no-summary -n 3 " + program);
+  auto habits         = run_bxisim("run --allow-run-as-root --bind-to core --report-bindings --use-hwthread-cpus "
+                                           "--no-cpu-simulation -q --no-summary -n 3 --bind-to=none " +
+                                   program);
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  ASSERT_EQ(habits.exit_code, 0) << habits.output;
+  EXPECT_EQ(fields_by_rank(habits.output), fields_by_rank(plain.output));
+  auto help = run_bxisim("run --help");
+  EXPECT_THAT(help.output, HasSubstr("mpirun's options that change nothing here"));
+}
+
 // mpirun's -x VAR=VALUE sets a variable for the ranks (-x VAR passes one on: here it is there already).
 TEST(RunCommandLine, AcceptsMpirunsExportedVariables)
 {
@@ -269,8 +285,8 @@ TEST(BadRunCommandLine, AnMpirunOptionIsNamedWithBxisimsWay)
   };
   for (const auto& [option, hint] :
        std::vector<Case>{{"--hostfile hosts", "--platform"},
-                         {"--oversubscribe", "node.cores"},
-                         {"--bind-to core", "Leave it out"},
+                         {"-oversubscribe", "Give --oversubscribe (two dashes)"},
+                         {"-c 2", "a rank runs on one simulated core"},
                          {"--levl cycle", "Did you mean '--level'?"},
                          {"--output-filename out", "--output-dir DIR"},
                          {"--timestamp-output", "--tag-output prefixes each with its rank"},
