@@ -76,6 +76,11 @@ PortalsLevel::PortalsLevel(const std::string& level, const platform::Machine& ma
   if (not vcd_file.empty() && level != "cycle")
     throw config::ConfigError("--vcd traces signals of the cycle NIC model: add --level cycle.");
   for (const auto& rank : ranks_) {
+    if (pid_of(*rank) >= PTL_PID_MAX) // each rank of a node is a Portals process of its own
+      throw config::ConfigError(fmt::format(
+          "{} ranks on one node: Portals 4 numbers a node's processes below PTL_PID_MAX ({}), so at most {} ranks per "
+          "node run at --level {}; give --ppn {} or less (a larger platform), or --level smpi.",
+          rank->placement().local_size, PTL_PID_MAX, PTL_PID_MAX - kFirstPid, level, PTL_PID_MAX - kFirstPid));
     core_of_address_[{static_cast<ptl_nid_t>(rank->placement().node), pid_of(*rank)}] = rank->host();
   }
   if (not trace_folder.empty())

@@ -300,6 +300,17 @@ TEST(BadRunCommandLine, AnMpirunOptionIsNamedWithBxisimsWay)
   }
 }
 
+// Portals numbers a node's processes below PTL_PID_MAX: more ranks on one node (oversubscribed, or --set node.cores)
+// cannot run at the NIC levels, and are refused before anything starts.
+TEST(BadRunCommandLine, MoreRanksOnANodeThanPortalsNumbersAtTheNicLevels)
+{
+  auto result = run_bxisim("run --platform single-switch --set platform.nodes=1 --oversubscribe -n 1024 " +
+                           test_program("identity"));
+  EXPECT_EQ(result.exit_code, kUsage) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("1024 ranks on one node: Portals 4 numbers a node's processes below "
+                                       "PTL_PID_MAX (1024), so at most 1023 ranks per node run at --level message"));
+}
+
 // Before -n too: CLI11 said only that -n was missing.
 TEST(BadRunCommandLine, AnUnknownOptionBeforeTheRankCountIsNamed)
 {
