@@ -40,24 +40,18 @@ std::string unknown_option_message(const std::string& word, const CLI::App& run)
 {
   std::string name = word.substr(0, word.find('='));
   std::string hint;
-  if (name == "-ppn")
-    hint = " For the number of ranks per node, give --ppn P (and --map-by core|node for the order).";
-  else if (name == "-H" || name == "--host" || name == "-host" || name == "--hostfile" || name == "-hostfile" ||
-           name == "--machinefile" || name == "-machinefile" || name == "-platform")
+  if (name == "-H" || name == "--host" || name == "-host" || name == "--hostfile" || name == "-hostfile" ||
+      name == "--machinefile" || name == "-machinefile")
     hint = " The machine is the simulated platform: choose it with --platform (and its size with --set "
            "platform.nodes=N; `bxisim platform --help`).";
   else if (name == "--output-filename" || name == "-output-filename")
     hint = " Each rank's output to files of its own: --output-dir DIR.";
-  else if (name == "-tag-output")
-    hint = " Give --tag-output (two dashes).";
   else if (name == "--timestamp-output" || name == "-timestamp-output")
     hint = " Leave it out: lines carry no wall-clock time in bxisim; --tag-output prefixes each with its rank.";
   else if (name == "-wdir" || name == "--wdir" || name == "-wd" || name == "--wd")
     hint = " The ranks start in bxisim's working directory: cd there first.";
   else if (name == "-c" || name == "--cpus-per-proc" || name == "--cpus-per-rank")
     hint = " The number of ranks is -n N; a rank runs on one simulated core (its OpenMP threads on the node's).";
-  else if (name == "-oversubscribe" || name == "-allow-run-as-root" || name == "-bind-to" || name == "-report-bindings")
-    hint = " Give -" + name + " (two dashes).";
   else if (name.compare(0, 2, "--") == 0) {
     std::vector<std::string> names;
     for (const CLI::Option* option : run.get_options())
@@ -139,7 +133,8 @@ void accept_mpirun_spellings(const CLI::App& app, int argc, char** argv)
         argv[i]     = rewritten.emplace_back(option).data();
         argv[i + 1] = rewritten.emplace_back(mapping).data();
       }
-    }
+    } else if (name.size() > 2 && name[1] != '-' && name[0] == '-' && run->get_option_no_throw("-" + name) != nullptr)
+      argv[i] = rewritten.emplace_back("-" + word).data(); // mpirun's one-dash long options: -mca, -oversubscribe
     word = argv[i];
     if (word.size() < 2 || word[0] != '-')
       return; // the program
