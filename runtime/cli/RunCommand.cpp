@@ -50,6 +50,8 @@ std::string unknown_option_message(const std::string& word, const CLI::App& run)
     hint = " Leave it out: lines carry no wall-clock time in bxisim; --tag-output prefixes each with its rank.";
   else if (name == "-wdir" || name == "--wdir" || name == "-wd" || name == "--wd")
     hint = " The ranks start in bxisim's working directory: cd there first.";
+  else if (name == "-trace")
+    hint = " smpirun's -trace is --trace DIR here: a timeline of the run in DIR/trace.json.";
   else if (name == "-c" || name == "--cpus-per-proc" || name == "--cpus-per-rank")
     hint = " The number of ranks is -n N; a rank runs on one simulated core (its OpenMP threads on the node's).";
   else if (name.compare(0, 2, "--") == 0) {
@@ -133,7 +135,8 @@ void accept_mpirun_spellings(const CLI::App& app, int argc, char** argv)
         argv[i]     = rewritten.emplace_back(option).data();
         argv[i + 1] = rewritten.emplace_back(mapping).data();
       }
-    } else if (name.size() > 2 && name[1] != '-' && name[0] == '-' && run->get_option_no_throw("-" + name) != nullptr)
+    } else if (name.size() > 2 && name[1] != '-' && name[0] == '-' && name != "-trace" && // smpirun's: a flag
+               run->get_option_no_throw("-" + name) != nullptr)
       argv[i] = rewritten.emplace_back("-" + word).data(); // mpirun's one-dash long options: -mca, -oversubscribe
     word = argv[i];
     if (word.size() < 2 || word[0] != '-')

@@ -290,7 +290,8 @@ TEST(BadRunCommandLine, AnMpirunOptionIsNamedWithBxisimsWay)
                          {"--levl cycle", "Did you mean '--level'?"},
                          {"--output-filename out", "--output-dir DIR"},
                          {"--timestamp-output", "--tag-output prefixes each with its rank"},
-                         {"-wdir /tmp", "cd there first"}}) {
+                         {"-wdir /tmp", "cd there first"},
+                         {"-trace", "smpirun's -trace is --trace DIR here"}}) {
     auto result = run_bxisim("run -n 2 " + option + " " + test_program("ends") + " return all 0");
     EXPECT_EQ(result.exit_code, kUsage) << result.output;
     std::string name = option.substr(0, option.find(' '));
