@@ -15,11 +15,14 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <elf.h>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
+#include <stdexcept>
 #include <unistd.h>
 
 namespace bxisim::runtime
@@ -105,6 +108,114 @@ bool calls_bxisim(const std::string& path)
                   (boost::starts_with(entry.name, "bxisim_") || boost::starts_with(entry.name, "Ptl") ||
                    boost::starts_with(entry.name, "PMI"));
          });
+}
+
+constexpr int kRankDigits = 7;
+
+/** One file relinked for the placeholder rank 0000000: each rank's copy is it with the digits rewritten in place. */
+struct Relinked {
+  std::string file;
+  std::vector<size_t> rank_digits; // where the placeholder rank's digits lie in it
+};
+
+/** What a run's copies are made of (one run per process), kept for the libraries the ranks open with dlopen. */
+struct RunCopies {
+  RunFolder* folder = nullptr;
+  std::string program;
+  std::vector<PrivatizedLibrary> libraries;
+  std::vector<Relinked> relinked;                      // the program, then `libraries`, in order
+  std::map<std::string, std::vector<ByteEdit>> edits;  // per original file: what each copy of it needs changed
+  std::map<std::string, std::string> original_by_name; // file name of a copy in a rank's folder -> its original
+  // Libraries opened with dlopen: their relinked files (file name "opened-...") and the opened ones they need.
+  struct Opened {
+    Relinked relinked;
+    std::vector<std::string> needs; // originals of the opened libraries it needs, copied with it
+  };
+  std::map<std::string, Opened> opened;         // by original
+  std::set<std::pair<int, std::string>> made;   // (rank, original) copies already in the rank's folder
+  std::map<std::string, bool> built_for_bxisim; // by original: calls bxisim or needs a library that does
+};
+RunCopies run;
+
+std::string rank_link(int which)
+{
+  return fmt::format("{}/{:0{}d}", run.folder->sub_folder("by-rank"), which, kRankDigits);
+}
+
+/** The rank's folder under its fixed-width link (made here once). */
+std::string linked_rank_folder(int rank)
+{
+  std::string link   = rank_link(rank);
+  std::string target = run.folder->rank_folder(rank);
+  if (symlink(target.c_str(), link.c_str()) == 0)
+    run.folder->add_file(link);
+  else if (errno != EEXIST)
+    throw config::ConfigError(fmt::format("cannot create {}: {}", link, std::strerror(errno)));
+  return link;
+}
+
+/** Copies `original` into `destination_folder` as `name` (its own file name by default), with the edits every copy of
+ *  it needs (found once per original). */
+std::string copy_with_edits(const std::string& destination_folder, const std::string& original,
+                            const std::string& name = "")
+{
+  std::string destination =
+      (fs::path(destination_folder) / (name.empty() ? fs::path(original).filename().string() : name)).string();
+  RunFolder::copy_file(original, destination);
+  run.folder->add_file(destination);
+  auto known = run.edits.find(original);
+  if (known == run.edits.end()) {
+    std::vector<ByteEdit> found;
+    if (auto file = ElfFile::read(original)) {
+      found           = unique_symbols_rebound_global(*file);
+      auto redirected = plain_mpi_calls_redirected(*file, original);
+      found.insert(found.end(), redirected.begin(), redirected.end());
+    }
+    known = run.edits.emplace(original, std::move(found)).first;
+  }
+  apply_edits(destination, known->second);
+  return destination;
+}
+
+/** Where the placeholder rank's digits lie in `file`. */
+Relinked find_rank_digits(const std::string& file)
+{
+  std::string placeholder = rank_link(0);
+  std::ifstream input(file, std::ios::binary);
+  std::string image((std::istreambuf_iterator<char>(input)), std::istreambuf_iterator<char>());
+  Relinked entry{file, {}};
+  for (size_t at = image.find(placeholder); at != std::string::npos; at = image.find(placeholder, at + 1))
+    entry.rank_digits.push_back(at + placeholder.size() - kRankDigits);
+  return entry;
+}
+
+/** Copies a relinked file into the rank's folder and writes the rank's digits into it; returns the copy's path. */
+std::string copy_for_rank(const Relinked& relinked, int rank)
+{
+  std::string link   = linked_rank_folder(rank);
+  std::string digits = link.substr(link.size() - kRankDigits);
+  std::string copy   = (fs::path(run.folder->rank_folder(rank)) / fs::path(relinked.file).filename()).string();
+  RunFolder::copy_file(relinked.file, copy);
+  run.folder->add_file(copy);
+  std::vector<ByteEdit> rank_digits;
+  for (size_t offset : relinked.rank_digits)
+    rank_digits.push_back({offset, digits});
+  apply_edits(copy, rank_digits);
+  return copy;
+}
+
+/** Whether `needed`, a DT_NEEDED entry, names `library` (by soname, or by path when it has none). */
+bool names(const std::string& needed, const PrivatizedLibrary& library)
+{
+  std::error_code error;
+  return needed == library.soname ||
+         (needed.find('/') != std::string::npos && fs::equivalent(needed, library.path, error) && not error);
+}
+
+std::string soname_of(const std::string& library)
+{
+  auto sonames = elf_dynamic_strings(library, DT_SONAME);
+  return sonames.empty() ? fs::path(library).filename().string() : sonames.front();
 }
 } // namespace
 
@@ -197,28 +308,16 @@ PrivatizedLibrary find_privatized_library(const std::string& name, const std::st
 std::string make_rank_copies(RunFolder& folder, int rank, const std::string& program,
                              const std::vector<PrivatizedLibrary>& libraries)
 {
-  // What each file's copies need changed, found once per run (the same for every rank's copy).
-  static std::map<std::string, std::vector<ByteEdit>> edits;
-  auto copy_into = [&](const std::string& destination_folder, const std::string& original) {
-    std::string destination = (fs::path(destination_folder) / fs::path(original).filename()).string();
-    RunFolder::copy_file(original, destination);
-    folder.add_file(destination);
-    auto known = edits.find(original);
-    if (known == edits.end()) {
-      std::vector<ByteEdit> found;
-      if (auto file = ElfFile::read(original)) {
-        found           = unique_symbols_rebound_global(*file);
-        auto redirected = plain_mpi_calls_redirected(*file, original);
-        found.insert(found.end(), redirected.begin(), redirected.end());
-      }
-      known = edits.emplace(original, std::move(found)).first;
-    }
-    apply_edits(destination, known->second);
-    return destination;
-  };
-  std::string rank_folder = folder.rank_folder(rank);
+  if (run.folder == nullptr) {
+    run.folder    = &folder;
+    run.program   = fs::absolute(program).string();
+    run.libraries = libraries;
+    run.original_by_name.emplace(fs::path(program).filename().string(), run.program);
+    for (const auto& library : libraries)
+      run.original_by_name.emplace(fs::path(library.path).filename().string(), library.path);
+  }
   if (libraries.empty())
-    return copy_into(rank_folder, program);
+    return copy_with_edits(folder.rank_folder(rank), program);
 
   // A rank's copies name each other by absolute paths through `<run>/by-rank/NNNNNNN`, a link to the rank's folder of
   // fixed width: one relinked set is made per run with rank 0000000, and each rank's copies are that set with the
@@ -226,62 +325,135 @@ std::string make_rank_copies(RunFolder& folder, int rank, const std::string& pro
   // loader matches a library's version requirements (libgomp's) by the name it was needed by, unexpanded.
   // One patchelf edit per call: patchelf 0.14 corrupts the dynamic string table when one call both sets a soname and
   // replaces needed entries, or replaces an entry the file does not have.
-  constexpr int kRankDigits = 7;
-  auto rank_link            = [&](int which) {
-    return fmt::format("{}/{:0{}d}", folder.sub_folder("by-rank"), which, kRankDigits);
-  };
-  struct Relinked {
-    std::string file;
-    std::vector<size_t> rank_digits; // where the placeholder rank's digits lie in it
-  };
-  static std::vector<Relinked> relinked; // one run per process
   std::string placeholder = rank_link(0);
-  if (relinked.empty()) {
+  if (run.relinked.empty()) {
     std::string relinked_folder    = folder.sub_folder("relinked");
-    std::vector<std::string> files = {copy_into(relinked_folder, program)};
+    std::vector<std::string> files = {copy_with_edits(relinked_folder, program)};
     for (const auto& library : libraries) {
-      files.push_back(copy_into(relinked_folder, library.path));
+      files.push_back(copy_with_edits(relinked_folder, library.path));
       // Not the original's soname: a library left shared that needs it by name gets the shared original.
       patchelf({"--set-soname", library.soname + ".bxisim-rank-copy", files.back()});
     }
     // A library is needed by its soname, or by its path when it has none and was linked by path (`cc main.c
     // ./libfoo.so`: the loader reads a relative one from the working folder, as here).
-    auto names = [](const std::string& needed, const PrivatizedLibrary& library) {
-      std::error_code error;
-      return needed == library.soname ||
-             (needed.find('/') != std::string::npos && fs::equivalent(needed, library.path, error) && not error);
-    };
     for (const auto& file : files)
       for (const auto& needed : elf_needed(file))
         for (size_t i = 0; i < libraries.size(); ++i)
           if (names(needed, libraries[i]))
             patchelf(
                 {"--replace-needed", needed, placeholder + "/" + fs::path(files[i + 1]).filename().string(), file});
-    for (const auto& file : files) {
-      std::ifstream input(file, std::ios::binary);
-      std::string image((std::istreambuf_iterator<char>(input)), std::istreambuf_iterator<char>());
-      Relinked entry{file, {}};
-      for (size_t at = image.find(placeholder); at != std::string::npos; at = image.find(placeholder, at + 1))
-        entry.rank_digits.push_back(at + placeholder.size() - kRankDigits);
-      relinked.push_back(entry);
+    for (const auto& file : files)
+      run.relinked.push_back(find_rank_digits(file));
+  }
+  std::string program_copy;
+  for (const auto& relinked : run.relinked) {
+    std::string copy = copy_for_rank(relinked, rank);
+    if (program_copy.empty())
+      program_copy = copy;
+  }
+  return program_copy;
+}
+
+bool built_for_bxisim_or_needs_one(const std::string& library)
+{
+  if (in_system_folder(library)) // the system's libraries were not built for bxisim
+    return false;
+  auto known = run.built_for_bxisim.find(library);
+  if (known != run.built_for_bxisim.end())
+    return known->second;
+  run.built_for_bxisim[library] = false; // a library that needs itself through others
+  bool built                    = calls_bxisim(library);
+  if (not built) {
+    std::vector<std::string> folders = loader_folders(library);
+    for (const auto& needed : elf_needed(library)) {
+      // One of the program's libraries built for bxisim, loaded already: the loader takes it by its name
+      bool privatized =
+          std::any_of(run.libraries.begin(), run.libraries.end(),
+                      [&](const PrivatizedLibrary& library_known) { return names(needed, library_known); });
+      std::string file = privatized ? "" : loaded_file(needed, folders);
+      if (privatized || (not file.empty() && built_for_bxisim_or_needs_one(file))) {
+        built = true;
+        break;
+      }
     }
   }
-  std::string link = rank_link(rank);
-  if (symlink(rank_folder.c_str(), link.c_str()) != 0 && errno != EEXIST)
-    throw config::ConfigError(fmt::format("cannot create {}: {}", link, std::strerror(errno)));
-  folder.add_file(link);
-  std::string digits = link.substr(link.size() - kRankDigits);
-  std::vector<std::string> copies;
-  for (const auto& [file, offsets] : relinked) {
-    copies.push_back((fs::path(rank_folder) / fs::path(file).filename()).string());
-    RunFolder::copy_file(file, copies.back());
-    folder.add_file(copies.back());
-    std::vector<ByteEdit> rank_digits;
-    for (size_t offset : offsets)
-      rank_digits.push_back({offset, digits});
-    apply_edits(copies.back(), rank_digits);
+  run.built_for_bxisim[library] = built;
+  return built;
+}
+
+namespace
+{
+/** The relinked file of an opened library (and of the opened libraries it needs), made once per run. */
+const RunCopies::Opened& relinked_opened(const std::string& original)
+{
+  auto known = run.opened.find(original);
+  if (known != run.opened.end())
+    return known->second;
+  // A file name of its own in the ranks' folders, beside the program's copies
+  std::string name = "opened-" + fs::path(original).filename().string();
+  for (int n = 2; run.original_by_name.count(name) > 0; ++n)
+    name = fmt::format("opened{}-{}", n, fs::path(original).filename().string());
+  run.original_by_name.emplace(name, original);
+  RunCopies::Opened& opened = run.opened[original];
+  std::string copy          = copy_with_edits(run.folder->sub_folder("opened"), original, name);
+  patchelf({"--set-soname", soname_of(original) + ".bxisim-rank-copy", copy});
+  std::string placeholder          = rank_link(0);
+  std::vector<std::string> folders = loader_folders(original);
+  for (const auto& needed : elf_needed(original)) {
+    std::string target;
+    for (size_t i = 0; i < run.libraries.size() && target.empty(); ++i)
+      if (names(needed, run.libraries[i]))
+        target = fs::path(run.relinked.at(i + 1).file).filename().string();
+    std::string file = target.empty() ? loaded_file(needed, folders) : "";
+    if (not file.empty() && not in_system_folder(file) && built_for_bxisim_or_needs_one(file)) {
+      target = fs::path(relinked_opened(file).relinked.file).filename().string();
+      opened.needs.push_back(file);
+    }
+    if (not target.empty())
+      patchelf({"--replace-needed", needed, placeholder + "/" + target, copy});
   }
-  return copies.front();
+  opened.relinked = find_rank_digits(copy);
+  return opened;
+}
+} // namespace
+
+std::string rank_copy_of_opened_library(int rank, const std::string& library)
+{
+  if (run.folder == nullptr)
+    throw std::logic_error("rank_copy_of_opened_library before the ranks' copies were made");
+  std::error_code error;
+  if (fs::equivalent(library, run.program, error))
+    return (fs::path(run.folder->rank_folder(rank)) / fs::path(run.program).filename()).string();
+  for (size_t i = 0; i < run.libraries.size(); ++i)
+    if (fs::equivalent(library, run.libraries[i].path, error)) // the rank's copy, loaded with the program
+      return linked_rank_folder(rank) + "/" + fs::path(run.relinked.at(i + 1).file).filename().string();
+  const RunCopies::Opened& opened = relinked_opened(library);
+  std::string name                = fs::path(opened.relinked.file).filename().string();
+  if (run.made.emplace(rank, library).second) {
+    for (const auto& needed : opened.needs)
+      rank_copy_of_opened_library(rank, needed);
+    copy_for_rank(opened.relinked, rank);
+  }
+  return linked_rank_folder(rank) + "/" + name;
+}
+
+std::string original_of_copy(const std::string& path)
+{
+  auto known  = run.original_by_name.find(fs::path(path).filename().string());
+  bool in_run = run.folder != nullptr && boost::starts_with(path, run.folder->path() + "/");
+  return in_run && known != run.original_by_name.end() ? known->second : path;
+}
+
+std::string library_opened_by(const std::string& name, const std::string& caller)
+{
+  if (name.find('/') != std::string::npos)
+    return fs::is_regular_file(name) ? fs::absolute(name).string() : "";
+  auto [before, after]             = elf_search_path(caller);
+  std::vector<std::string> folders = before;
+  auto variable                    = library_path();
+  folders.insert(folders.end(), variable.begin(), variable.end());
+  folders.insert(folders.end(), after.begin(), after.end());
+  return loaded_file(name, folders);
 }
 
 } // namespace bxisim::runtime

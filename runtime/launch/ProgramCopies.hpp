@@ -46,8 +46,31 @@ std::vector<std::string> openmp_runtimes_needed(const std::string& program);
  */
 std::vector<std::string> libraries_built_for_bxisim(const std::string& program);
 
-/** Copies the program and the libraries for `rank` into `folder`, relinked; returns the program's copy. */
+/** Copies the program and the libraries for `rank` into `folder`, relinked; returns the program's copy. The first
+ *  call sets the run's folder, program and libraries for the functions below. */
 std::string make_rank_copies(RunFolder& folder, int rank, const std::string& program,
                              const std::vector<PrivatizedLibrary>& libraries);
+
+// Libraries a rank opens with dlopen (plugins): under mpirun each process loads its own, so one built for bxisim gets
+// a copy per rank too, as those the program needs (runtime/os/DlopenInterposition.cpp).
+
+/** Whether the shared library calls bxisim's MPI, Portals or PMI, or needs one that does; the system's never do. */
+bool built_for_bxisim_or_needs_one(const std::string& library);
+
+/**
+ * The path to dlopen for `rank` in place of `library` (built_for_bxisim_or_needs_one): its copy in the rank's folder,
+ * made on the rank's first opening, whose needed libraries are the rank's copies of those built for bxisim (the
+ * program's, or opened ones copied with it); for the program or one of its privatized libraries, the rank's copy
+ * loaded already.
+ */
+std::string rank_copy_of_opened_library(int rank, const std::string& library);
+
+/** The original of a file of the ranks' copies (`path` itself for any other file): whose search path a copy has. */
+std::string original_of_copy(const std::string& path);
+
+/** The file dlopen(`name`) finds from code of the file `caller` in its DT_RPATH, LD_LIBRARY_PATH and DT_RUNPATH (or
+ *  `name` itself when it holds a slash); empty when none there (the loader then looks in its cache and the system's
+ *  folders). */
+std::string library_opened_by(const std::string& name, const std::string& caller);
 
 } // namespace bxisim::runtime

@@ -83,6 +83,29 @@ TEST(PrivatizeLib, ALibraryNeededByItsPathIsEachRanksOwn)
   }
 }
 
+// Libraries opened with dlopen, as plugins: under mpirun each process loads its own; here the loader loads a file once,
+// so the ranks shared one instance, and a plugin needing one of the program's own libraries got the shared original of
+// it (registrations 2, 4, 6 instead of 2 each). Each rank now opens its own copy (runtime/os/DlopenInterposition.cpp).
+TEST(PrivatizeLib, LibrariesOpenedWithDlopenAreEachRanksOwn)
+{
+  for (const std::string level : {"smpi", "message", "cycle"})
+    for (int ppn : {1, 3}) {
+      auto result = run_bxisim("run -n 3 --ppn " + std::to_string(ppn) + " --level " + level + " -q " +
+                               test_program("opened_plugins"));
+      ASSERT_EQ(result.exit_code, 0) << result.output;
+      auto fields = fields_by_rank(result.output);
+      ASSERT_EQ(fields.size(), 3u) << result.output;
+      for (const auto& [rank, values] : fields) {
+        std::string where = level + " ppn " + std::to_string(ppn) + " rank " + std::to_string(rank);
+        EXPECT_EQ(number(values, "registrations"), 2) << where;
+        EXPECT_EQ(number(values, "owner"), rank) << where;
+        EXPECT_EQ(number(values, "total"), 6) << where;
+        EXPECT_EQ(number(values, "same_handle"), 1) << where;
+        EXPECT_EQ(number(values, "plugin_count"), 1) << where;
+      }
+    }
+}
+
 namespace
 {
 /** What libtool writes in place of a program linked to its project's uninstalled libraries, reduced to what it does:

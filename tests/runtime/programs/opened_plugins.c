@@ -1,0 +1,54 @@
+/* Opens with dlopen libraries built for bxisim, as a program opens its plugins: libregistry_user (which needs
+ * libregistry, a library the program needs too) by its bare name, through the program's RUNPATH, then libregistry
+ * itself, then libregistry_user again by its path, and libpath_needed, which nothing else needs. Under mpirun each
+ * process has one instance of each: every rank must see its own two registrations, the same handles and its own count.
+ */
+#include <dlfcn.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+int registry_enter(void);
+
+int main(int argc, char** argv)
+{
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  registry_enter();
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  void* user = dlopen("libregistry_user.so", RTLD_NOW);
+  if (user == NULL) {
+    printf("rank=%d bad_dlopen=%s\n", rank, dlerror());
+    return 1;
+  }
+  int (*user_enter)(void) = (int (*)(void))dlsym(user, "registry_user_enter");
+  user_enter();
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  void* registry     = dlopen("libregistry.so", RTLD_NOW);
+  int (*count)(void) = (int (*)(void))dlsym(registry, "registry_count");
+  int (*owner)(void) = (int (*)(void))dlsym(registry, "registry_owner");
+  char path[4096];
+  strncpy(path, argv[0], sizeof(path) - 32);
+  path[sizeof(path) - 32] = '\0';
+  char* slash             = strrchr(path, '/');
+  strcpy(slash != NULL ? slash + 1 : path, "libregistry_user.so");
+  void* again = dlopen(path, RTLD_NOW);
+
+  /* A plugin of its own, that nothing else needs: its counter is the rank's. */
+  void* plugin      = dlopen("libpath_needed.so", RTLD_LAZY | RTLD_LOCAL);
+  int (*next)(void) = plugin != NULL ? (int (*)(void))dlsym(plugin, "path_needed_next") : NULL;
+  int plugin_count  = next != NULL ? next() : -1;
+
+  int mine = count(), total = 0;
+  MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  printf("rank=%d registrations=%d owner=%d total=%d same_handle=%d plugin_count=%d\n", rank, mine, owner(), total,
+         again == user, plugin_count);
+  dlclose(again);
+  dlclose(registry);
+  dlclose(user);
+  MPI_Finalize();
+  return 0;
+}
