@@ -496,7 +496,8 @@ int launch(const LaunchOptions& given_options, const config::Parameters& paramet
   for (const auto& path : libraries_built_for_bxisim(program)) {
     PrivatizedLibrary library = find_privatized_library(path, program);
     if (std::none_of(libraries.begin(), libraries.end(), [&](const auto& l) {
-          return l.soname == library.soname || std::filesystem::equivalent(l.path, library.path);
+          return (not library.soname.empty() && l.soname == library.soname) ||
+                 std::filesystem::equivalent(l.path, library.path);
         })) {
       why_private.push_back(fmt::format("each rank gets its own copy of {} (built for bxisim: it calls MPI, "
                                         "Portals or PMI, or needs a library that does)",

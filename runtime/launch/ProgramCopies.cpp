@@ -208,7 +208,7 @@ std::string copy_for_rank(const Relinked& relinked, int rank)
 bool names(const std::string& needed, const PrivatizedLibrary& library)
 {
   std::error_code error;
-  return needed == library.soname ||
+  return (not library.soname.empty() && needed == library.soname) ||
          (needed.find('/') != std::string::npos && fs::equivalent(needed, library.path, error) && not error);
 }
 
@@ -299,10 +299,7 @@ PrivatizedLibrary find_privatized_library(const std::string& name, const std::st
                                           "to the program, in its RUNPATH, in LD_LIBRARY_PATH and in the system "
                                           "folders). Give its path.",
                                           name));
-  std::string soname = patchelf({"--print-soname", found});
-  if (soname.empty())
-    soname = fs::path(found).filename().string();
-  return {found, soname};
+  return {found, patchelf({"--print-soname", found})};
 }
 
 std::string make_rank_copies(RunFolder& folder, int rank, const std::string& program,
@@ -313,8 +310,6 @@ std::string make_rank_copies(RunFolder& folder, int rank, const std::string& pro
     run.program   = fs::absolute(program).string();
     run.libraries = libraries;
     run.original_by_name.emplace(fs::path(program).filename().string(), run.program);
-    for (const auto& library : libraries)
-      run.original_by_name.emplace(fs::path(library.path).filename().string(), library.path);
   }
   if (libraries.empty())
     return copy_with_edits(folder.rank_folder(rank), program);
@@ -330,9 +325,15 @@ std::string make_rank_copies(RunFolder& folder, int rank, const std::string& pro
     std::string relinked_folder    = folder.sub_folder("relinked");
     std::vector<std::string> files = {copy_with_edits(relinked_folder, program)};
     for (const auto& library : libraries) {
-      files.push_back(copy_with_edits(relinked_folder, library.path));
+      // Two libraries of one file name from different folders (needed by their paths) get copies of their own
+      std::string name = fs::path(library.path).filename().string();
+      for (int n = 2; run.original_by_name.count(name) > 0 && run.original_by_name.at(name) != library.path; ++n)
+        name = fmt::format("{}-{}", n, fs::path(library.path).filename().string());
+      run.original_by_name.emplace(name, library.path);
+      files.push_back(copy_with_edits(relinked_folder, library.path, name));
       // Not the original's soname: a library left shared that needs it by name gets the shared original.
-      patchelf({"--set-soname", library.soname + ".bxisim-rank-copy", files.back()});
+      if (not library.soname.empty())
+        patchelf({"--set-soname", library.soname + ".bxisim-rank-copy", files.back()});
     }
     // A library is needed by its soname, or by its path when it has none and was linked by path (`cc main.c
     // ./libfoo.so`: the loader reads a relative one from the working folder, as here).

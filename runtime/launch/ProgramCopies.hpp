@@ -18,7 +18,7 @@ namespace bxisim::runtime
 
 struct PrivatizedLibrary {
   std::string path;   // the original file
-  std::string soname; // how the program and the other libraries name it in DT_NEEDED
+  std::string soname; // how the program and the other libraries name it in DT_NEEDED; empty: none, needed by its path
 };
 
 /**

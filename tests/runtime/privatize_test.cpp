@@ -83,6 +83,23 @@ TEST(PrivatizeLib, ALibraryNeededByItsPathIsEachRanksOwn)
   }
 }
 
+// Two libraries of one file name from two folders, needed by their paths (no soname): their copies in a rank's folder
+// overwrote each other (one of them was loaded twice, the other not at all), and the first library was taken for both.
+TEST(PrivatizeLib, TwoLibrariesOfOneFileNameAreEachRanksOwnBoth)
+{
+  for (int ppn : {1, 3}) {
+    auto result = run_bxisim("run -n 3 --ppn " + std::to_string(ppn) + " -q " + test_program("same_name_libraries"));
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    auto fields = fields_by_rank(result.output);
+    ASSERT_EQ(fields.size(), 3u) << result.output;
+    for (const auto& [rank, values] : fields) {
+      EXPECT_EQ(number(values, "first"), 1) << "ppn " << ppn << " rank " << rank;
+      EXPECT_EQ(number(values, "second"), 1) << "ppn " << ppn << " rank " << rank;
+      EXPECT_EQ(number(values, "total"), 3) << "ppn " << ppn << " rank " << rank;
+    }
+  }
+}
+
 // Libraries opened with dlopen, as plugins: under mpirun each process loads its own; here the loader loads a file once,
 // so the ranks shared one instance, and a plugin needing one of the program's own libraries got the shared original of
 // it (registrations 2, 4, 6 instead of 2 each). Each rank now opens its own copy (runtime/os/DlopenInterposition.cpp).
