@@ -4,15 +4,19 @@
 #include "config/Spelling.hpp"
 #include "platforms/WireFaults.hpp"
 #include "runtime/launch/Launcher.hpp"
+#include "runtime/launch/StartAgain.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
+#include <filesystem>
 #include <memory>
 #include <regex>
+#include <unistd.h>
 
 namespace bxisim::runtime
 {
@@ -29,6 +33,7 @@ struct RunCommandOptions {
   std::vector<std::string> mca;      // KEY VALUE pairs
   std::vector<std::string> exported; // -x VAR=VALUE or VAR, as mpirun's
   std::string pml;
+  std::string working_folder;       // --wdir
   std::vector<std::string> regions; // name=level
   std::vector<std::string> faults;  // link=NAME,down=T1[,up=T2] or link=NAME,profile=FILE
 };
@@ -48,8 +53,6 @@ std::string unknown_option_message(const std::string& word, const CLI::App& run)
     hint = " Each rank's output to files of its own: --output-dir DIR.";
   else if (name == "--timestamp-output" || name == "-timestamp-output")
     hint = " Leave it out: lines carry no wall-clock time in bxisim; --tag-output prefixes each with its rank.";
-  else if (name == "-wdir" || name == "--wdir" || name == "-wd" || name == "--wd")
-    hint = " The ranks start in bxisim's working directory: cd there first.";
   else if (name == "-trace")
     hint = " smpirun's -trace is --trace DIR here: a timeline of the run in DIR/trace.json.";
   else if (name == "-c" || name == "--cpus-per-proc" || name == "--cpus-per-rank")
@@ -141,7 +144,16 @@ void accept_mpirun_spellings(const CLI::App& app, int argc, char** argv)
     word = argv[i];
     if (word.size() < 2 || word[0] != '-')
       return; // the program
-    name                      = word.substr(0, word.find('='));
+    name = word.substr(0, word.find('='));
+    if ((name == "--wdir" || name == "--wd") && (name.size() < word.size() || i + 1 < argc)) {
+      // As a cd before the run: every path after it, bxisim's options' too, is taken from there
+      std::string folder = name.size() < word.size() ? word.substr(name.size() + 1) : argv[i + 1];
+      std::error_code error;
+      runtime::note_start_folder(std::filesystem::current_path(error).string()); // to start again from there
+      if (chdir(folder.c_str()) != 0)
+        throw config::ConfigError(
+            fmt::format("{} {}: cannot go there ({}); give an existing folder.", name, folder, std::strerror(errno)));
+    }
     const CLI::Option* option = run->get_option_no_throw(name);
     if (option == nullptr)
       option = app.get_option_no_throw(name); // bxisim's common options (--platform, --set...), accepted after run
@@ -264,6 +276,10 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code, RunMa
                    "OpenMPI's Portals path: ob1 (btl portals4, default) or cm (mtl "
                    "portals4); shorthand for --set mpi.pml=...")
       ->check(CLI::IsMember({"ob1", "cm"}));
+  command->add_option(
+      "--wdir,--wd", options->working_folder,
+      "Run in folder DIR, as mpirun's -wdir: the program, its input files and the paths given to bxisim "
+      "are then taken from there, as after a cd");
   command->add_flag_function(
       "--oversubscribe", [options](int64_t) { options->launch.core_sharing = CoreSharing::Allowed; },
       "Let ranks outnumber their node's cores, as mpirun's --oversubscribe: ranks beyond a node's cores share them "

@@ -249,6 +249,27 @@ TEST(RunCommandLine, AcceptsMpirunsOptionsThatHaveNothingToDoInASimulation)
   EXPECT_THAT(help.output, HasSubstr("mpirun's options that change nothing here"));
 }
 
+// mpirun's -wdir DIR: the run goes there first, as after a cd (the program's relative path, its files), also when
+// bxisim starts itself again (16 copies of the OpenMP runtime need more static TLS than glibc keeps by default).
+TEST(RunCommandLine, WdirRunsInThatFolderAsMpirunDoes)
+{
+  std::filesystem::path programs = std::filesystem::path(test_program("identity")).parent_path();
+  std::string from_parent        = "cd '" + programs.parent_path().string() + "' && '" BXISIM_BINARY "' run ";
+  auto identity = run_command(from_parent + "--wd=" + programs.filename().string() + " -n 2 -q --no-summary " +
+                              "--no-cpu-simulation ./identity 2>&1");
+  ASSERT_EQ(identity.exit_code, 0) << identity.output;
+  auto fields = fields_by_rank(identity.output);
+  ASSERT_EQ(fields.size(), 2u) << identity.output;
+  EXPECT_EQ(fields[1].at("exe"), test_program("identity"));
+  auto started_again = run_command(from_parent + "-wdir " + programs.filename().string() +
+                                   " -n 16 -q --no-summary --no-cpu-simulation ./openmp_regions 2>&1");
+  ASSERT_EQ(started_again.exit_code, 0) << started_again.output;
+  EXPECT_EQ(fields_by_rank(started_again.output).size(), 16u) << started_again.output;
+  auto nowhere = run_bxisim("run -wdir /nonexistent/folder -n 1 ./identity");
+  EXPECT_EQ(nowhere.exit_code, kUsage);
+  EXPECT_THAT(nowhere.output, HasSubstr("--wdir /nonexistent/folder: cannot go there"));
+}
+
 // mpirun's -x VAR=VALUE sets a variable for the ranks (-x VAR passes one on: here it is there already).
 TEST(RunCommandLine, AcceptsMpirunsExportedVariables)
 {
@@ -290,7 +311,6 @@ TEST(BadRunCommandLine, AnMpirunOptionIsNamedWithBxisimsWay)
                          {"--levl cycle", "Did you mean '--level'?"},
                          {"--output-filename out", "--output-dir DIR"},
                          {"--timestamp-output", "--tag-output prefixes each with its rank"},
-                         {"-wdir /tmp", "cd there first"},
                          {"-trace", "smpirun's -trace is --trace DIR here"}}) {
     auto result = run_bxisim("run -n 2 " + option + " " + test_program("ends") + " return all 0");
     EXPECT_EQ(result.exit_code, kUsage) << result.output;
