@@ -438,6 +438,29 @@ std::string rank_copy_of_opened_library(int rank, const std::string& library)
   return linked_rank_folder(rank) + "/" + name;
 }
 
+std::vector<std::string> rank_copies_built_for_bxisim(int rank, const std::string& opened)
+{
+  std::vector<std::string> copies;
+  if (run.folder == nullptr)
+    return copies;
+  if (opened.empty()) {
+    for (size_t i = 0; i < run.libraries.size(); ++i)
+      if (built_for_bxisim_or_needs_one(run.libraries[i].path))
+        copies.push_back(linked_rank_folder(rank) + "/" + fs::path(run.relinked.at(i + 1).file).filename().string());
+    return copies;
+  }
+  std::string original = original_of_copy(opened);
+  auto found           = run.opened.find(original);
+  if (found == run.opened.end())
+    return copies;
+  copies.push_back(opened);
+  for (const auto& needed : found->second.needs)
+    for (const auto& copy : rank_copies_built_for_bxisim(
+             rank, linked_rank_folder(rank) + "/" + fs::path(run.opened.at(needed).relinked.file).filename().string()))
+      copies.push_back(copy);
+  return copies;
+}
+
 std::string original_of_copy(const std::string& path)
 {
   auto known  = run.original_by_name.find(fs::path(path).filename().string());

@@ -65,6 +65,10 @@ bool built_for_bxisim_or_needs_one(const std::string& library);
  */
 std::string rank_copy_of_opened_library(int rank, const std::string& library);
 
+/** The paths (as loaded) of the rank's copies of libraries built for bxisim: those loaded with the program, and
+ *  `opened` (a path rank_copy_of_opened_library gave) with the opened libraries copied with it. */
+std::vector<std::string> rank_copies_built_for_bxisim(int rank, const std::string& opened = "");
+
 /** The original of a file of the ranks' copies (`path` itself for any other file): whose search path a copy has. */
 std::string original_of_copy(const std::string& path);
 

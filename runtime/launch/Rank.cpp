@@ -1,10 +1,13 @@
 #include "Rank.hpp"
 
+#include "runtime/os/CodePages.hpp"
 #include "runtime/os/RankTimedWork.hpp"
 #include "runtime/os/RealFunctions.hpp"
 #include "runtime/os/ThreadInterposition.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
+
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <ctime>
@@ -254,6 +257,16 @@ void Rank::set_cpu_settings(const CpuSettings& new_settings)
 const CpuSettings& Rank::cpu_settings()
 {
   return settings;
+}
+
+void Rank::add_own_code_of(const std::vector<std::string>& loaded_copies)
+{
+  for (const auto& copy : loaded_copies)
+    if (void* handle = dlopen(copy.c_str(), RTLD_NOW | RTLD_NOLOAD)) {
+      auto ranges = os::code_ranges_of(handle);
+      own_code_.insert(own_code_.end(), ranges.begin(), ranges.end());
+      dlclose(handle);
+    }
 }
 
 } // namespace bxisim::runtime

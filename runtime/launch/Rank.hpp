@@ -156,9 +156,12 @@ class Rank
 
   /**
    * Where the rank's own copy of the program has its code, set once it is loaded: only there may a
-   * busy-waiting rank be preempted (os/Preemption.hpp), never inside a library that may hold a lock.
+   * busy-waiting rank be preempted (os/Preemption.hpp), never inside a library that may hold a lock (a system's).
    */
   void set_own_code(std::vector<std::pair<uintptr_t, uintptr_t>> ranges) { own_code_ = std::move(ranges); }
+  /** The code of the rank's copies of its project's libraries (built for bxisim: loaded with the program, or opened
+   * with dlopen) is its own too: a thread such a library creates is one of the rank's, as one the program creates. */
+  void add_own_code_of(const std::vector<std::string>& loaded_copies);
   /** Whether its program is loaded (its code known): not while the loader runs the program's constructors. */
   bool loaded() const { return not own_code_.empty(); }
   bool runs_own_code_at(uintptr_t address) const

@@ -65,7 +65,10 @@ extern "C" void* dlopen(const char* file, int mode)
                       rank->index(), file, error.what())
               .c_str());
     }
-    return real(copy.c_str(), mode);
+    void* handle = real(copy.c_str(), mode);
+    if (handle != nullptr) // threads it creates are the rank's, as the program's
+      rank->add_own_code_of(bxisim::runtime::rank_copies_built_for_bxisim(rank->index(), copy));
+    return handle;
   }
   return real(has_slash || found.empty() ? file : found.c_str(), mode);
 }

@@ -100,6 +100,25 @@ TEST(PrivatizeLib, TwoLibrariesOfOneFileNameAreEachRanksOwnBoth)
   }
 }
 
+// A project's own library whose thread calls MPI (PT-Scotch's libptscotch with SCOTCH_PTHREAD_MPI): its threads are the
+// rank's, as the program's. They were taken for threads of a system library (an OpenMP team's), whose MPI calls are
+// refused: "rank 0 called an MPI function from thread ..., a thread that a library created". Linked and opened with
+// dlopen; at the NIC levels, where a rank's threads may call MPI (at smpi only its main thread may).
+TEST(PrivatizeLib, ThreadsOfTheProjectsOwnLibrariesAreTheRanks)
+{
+  for (const std::string level : {"message", "cycle"})
+    for (int ppn : {1, 2})
+      for (const std::string how : {"", "opened"}) {
+        auto result = run_bxisim("run -n 3 --ppn " + std::to_string(ppn) + " --level " + level + " -q " +
+                                 test_program("threaded_library") + " " + how);
+        ASSERT_EQ(result.exit_code, 0) << result.output;
+        auto fields = fields_by_rank(result.output);
+        ASSERT_EQ(fields.size(), 3u) << result.output;
+        for (const auto& [rank, values] : fields)
+          EXPECT_EQ(number(values, "sum"), 3) << level << " ppn " << ppn << " " << how << " rank " << rank;
+      }
+}
+
 // Libraries opened with dlopen, as plugins: under mpirun each process loads its own; here the loader loads a file once,
 // so the ranks shared one instance, and a plugin needing one of the program's own libraries got the shared original of
 // it (registrations 2, 4, 6 instead of 2 each). Each rank now opens its own copy (runtime/os/DlopenInterposition.cpp).
