@@ -2,6 +2,8 @@
 
 #include "ThreadInterposition.hpp"
 
+#include "AffinityInterposition.hpp"
+
 #include "KilledRankTermination.hpp"
 #include "RankCpuClock.hpp"
 #include "RankEnd.hpp"
@@ -114,6 +116,7 @@ void leave_own_code(SimulatedThread& thread)
 
 void forget(SimulatedThread* thread)
 {
+  bxisim::os::forget_thread_affinity(thread);
   threads.erase(thread);
   delete thread;
 }
@@ -206,8 +209,10 @@ int create_simulated_thread(Rank& rank, pthread_t* id, const pthread_attr_t* att
   int detach_state = PTHREAD_CREATE_JOINABLE;
   if (attributes != nullptr)
     pthread_attr_getdetachstate(attributes, &detach_state);
+  const void* creating_thread = bxisim::os::current_lock_holder(&rank); // before the call: who runs the rank's code
   bxisim::os::SimulatorCall call; // first: what follows allocates in the simulator's heap, not the rank's
-  auto* thread     = new SimulatedThread;
+  auto* thread = new SimulatedThread;
+  bxisim::os::note_thread_created(creating_thread, thread, attributes);
   thread->rank     = &rank;
   thread->routine  = routine;
   thread->argument = argument;
@@ -226,6 +231,11 @@ int create_simulated_thread(Rank& rank, pthread_t* id, const pthread_attr_t* att
 
 namespace bxisim::os
 {
+const void* simulated_thread_of_id(pthread_t id)
+{
+  return thread_of_id(id);
+}
+
 runtime::Rank* creator_of_this_thread()
 {
   return creator;

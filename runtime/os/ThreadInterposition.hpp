@@ -42,6 +42,9 @@ runtime::Rank* rank_of_simulated_thread();
  * thread, the simulator). */
 const void* running_simulated_thread();
 
+/** The simulated thread of id `id` (an identity only), or nullptr when `id` is not one's. */
+const void* simulated_thread_of_id(pthread_t id);
+
 /**
  * Who holds what the running rank code locks: the rank itself when its main thread runs, else the
  * simulated thread (an identity only, never dereferenced).

@@ -405,6 +405,25 @@ TEST(LibraryThreads, AGlobalObjectsThreadPoolServesTheRanksFutures)
   }
 }
 
+// All ranks run on one real thread: a rank pinning its main thread (PT-Scotch's threadContextInit) pinned the
+// simulator, and the ranks after it read one core and sized their thread pools from it. Each thread of a rank has its
+// own mask, which starts as the process's (a new thread: its creator's) and never reaches the real thread.
+TEST_P(Threads, EachThreadOfARankHasItsOwnCpuMask)
+{
+  auto result = run_bxisim("run -n 3 --ppn " + std::to_string(std::get<1>(GetParam())) + " --level " +
+                           std::get<0>(GetParam()) + " --no-cpu-simulation -q " + test_program("affinity"));
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto ranks = fields_by_rank(result.output);
+  ASSERT_EQ(ranks.size(), 3u) << result.output;
+  for (auto& [rank, values] : ranks) {
+    EXPECT_EQ(values["same_for_all"], "1") << "rank " << rank;
+    EXPECT_GE(number(values, "before"), 1) << "rank " << rank;
+    EXPECT_EQ(values["after"], "1") << "rank " << rank;
+    EXPECT_EQ(values["inherited"], "1") << "rank " << rank;
+    EXPECT_EQ(values["empty_refused"], "1") << "rank " << rank;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(EachNicLevelAcrossNodesAndInsideANode, Threads,
                          testing::Combine(testing::Values("message", "cycle"), testing::Values(1, 2)),
                          [](const testing::TestParamInfo<std::tuple<std::string, int>>& param) {
