@@ -192,12 +192,48 @@ extern "C" int pthread_mutex_clocklock(pthread_mutex_t* mutex, clockid_t clock, 
   return lock_before(mutex, bxisim::os::seconds_until(clock, *deadline));
 }
 
+namespace
+{
+/**
+ * A rank's thread that only locks and unlocks, never entering the simulator otherwise, is waiting for another of its
+ * threads (PT-Scotch's threadContextExit: "lock; read the counter; unlock" until its worker acknowledges). Natively
+ * the other thread runs on another core, or the scheduler gives it the core; here all of them run on one, and no
+ * other runs before this one enters the simulator. After kSpinningUnlocks such unlocks in a row it polls as a lock
+ * waiter does, sleeping kFirstLockPoll: the rank's other threads run meanwhile. Only in the program's code, with
+ * threads of its own: a rank's other locks keep their order.
+ */
+constexpr unsigned kSpinningUnlocks = 64;
+
+void yield_when_spinning(Rank& rank)
+{
+  static unsigned long last_transitions = 0;
+  static unsigned streak                = 0;
+  unsigned long transitions             = bxisim::os::simulator_transitions();
+  streak                                = transitions == last_transitions ? streak + 1 : 0;
+  last_transitions                      = transitions;
+  if (streak < kSpinningUnlocks || rank.in_library() || not bxisim::os::has_simulated_threads(rank))
+    return;
+  streak = 0;
+  // A poll, as a lock waiter's: the thread it waits for may itself wait for a lock in simulated time, which does not
+  // pass while this one runs (a yield, or a sleep of no time, would leave it running at the same date).
+  bxisim::os::surviving_kill("killed while waiting for its other threads", [] {
+    bxisim::os::SimulatorCall call;
+    bxisim::os::OffCpu spinning;
+    bxisim::os::sleep_rank(bxisim::os::kFirstLockPoll);
+  });
+  last_transitions = bxisim::os::simulator_transitions();
+}
+} // namespace
+
 extern "C" int pthread_mutex_unlock(pthread_mutex_t* mutex)
 {
   if (owners.used != 0)
     if (OwnerTable::Entry* entry = owners.find(mutex); entry != nullptr && --entry->tracked.depth == 0)
       owners.erase(entry);
-  return BXISIM_REAL(pthread_mutex_unlock)(mutex);
+  int code = BXISIM_REAL(pthread_mutex_unlock)(mutex);
+  if (Rank* rank = running_rank())
+    yield_when_spinning(*rank);
+  return code;
 }
 
 extern "C" int pthread_mutex_destroy(pthread_mutex_t* mutex)

@@ -424,6 +424,23 @@ TEST_P(Threads, EachThreadOfARankHasItsOwnCpuMask)
   }
 }
 
+// A thread that spins on "lock; read; unlock" until another of its rank's threads has run (PT-Scotch's
+// threadContextExit) never entered the simulator, so the other never ran: the spin ended only by preemption (1 s of
+// wall time per spin, and never at smpi). Without preemption it must end at once: the spinning thread polls as a
+// lock waiter does (10 ns), and its worker, which waited for the lock in simulated time, runs.
+TEST_P(Threads, ASpinOnALockLetsTheOtherThreadsRun)
+{
+  for (const std::string& level : {std::get<0>(GetParam()), std::string("smpi")}) {
+    auto result = run_bxisim("run -n 2 --ppn " + std::to_string(std::get<1>(GetParam())) + " --level " + level +
+                             " --no-cpu-simulation --preempt-after 0 --wall-limit 30 -q " + test_program("lock_spin"));
+    ASSERT_EQ(result.exit_code, 0) << level << "\n" << result.output;
+    auto ranks = fields_by_rank(result.output);
+    ASSERT_EQ(ranks.size(), 2u) << result.output;
+    for (auto& [rank, values] : ranks)
+      EXPECT_LT(number(values, "spin"), 1e-7) << level << " rank " << rank;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(EachNicLevelAcrossNodesAndInsideANode, Threads,
                          testing::Combine(testing::Values("message", "cycle"), testing::Values(1, 2)),
                          [](const testing::TestParamInfo<std::tuple<std::string, int>>& param) {
