@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -102,6 +103,10 @@ class Core
    * model charge its growing delay. See poll_found_nothing. */
   using PollBlockingRule = std::function<bool(uint32_t id)>;
   void set_poll_blocking(PollBlockingRule rule) { poll_blocking_ = std::move(rule); }
+  /* What to tell the user, once per run, when a message that asked for an acknowledgement is dropped (the runtime's
+   * word: a library known to take such a NACK for success, whose program then waits for ever); empty: nothing, the
+   * initiator hears of it through its PTL_EVENT_ACK's ni_fail_type, as the specification says. */
+  void set_acknowledged_drop_advice(std::string advice) { acknowledged_drop_advice_ = std::move(advice); }
   /* Process `id` acted outside Portals since its last poll (the runtime's word: it entered a new MPI call,
    * which may have started work that progresses without Portals, e.g. a 1-rank MPI_Ialltoall): a change,
    * so its sources count their quiet polls from zero again. Called by the rule, before the count. */
@@ -329,6 +334,8 @@ class Core
   inline static CallEdges call_edges_;
   std::unordered_map<uint32_t, ProcessState> processes_;
   PollBlockingRule poll_blocking_;
+  std::string acknowledged_drop_advice_; // set_acknowledged_drop_advice
+  bool told_of_acknowledged_drop_ = false;
   std::unordered_map<uint64_t, uint32_t> process_by_address_; // phys_key -> ProcessContext::id
   HandleTable<NetworkInterface> nis_{HandleKind::ni};
   HandleTable<EventQueue> eqs_{HandleKind::eq};

@@ -165,6 +165,13 @@ void Core::deliver_request(Message& msg)
                "(OpenMPI's btl/portals4: --mca btl_portals4_recv_md_num). Said once per NI.",
                msg.source.phys.nid, msg.source.phys.pid, msg.target.phys.nid, msg.target.phys.pid, msg.pt_index);
     }
+    if (!silent && !acknowledged_drop_advice_.empty() && !told_of_acknowledged_drop_) {
+      told_of_acknowledged_drop_ = true;
+      XBT_WARN("a message from nid %u pid %u to nid %u pid %u, portal table entry %u, matched no list entry and was "
+               "dropped (PTL_SR_DROP_COUNT, PTL_NI_DROPPED in its acknowledgement). %s Said once per run.",
+               msg.source.phys.nid, msg.source.phys.pid, msg.target.phys.nid, msg.target.phys.pid, msg.pt_index,
+               acknowledged_drop_advice_.c_str());
+    }
     return fail(msg, PTL_NI_DROPPED);
   }
   unsigned need = permissions_for(msg.kind);

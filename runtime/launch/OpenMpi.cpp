@@ -248,6 +248,15 @@ OpenMpiJob::OpenMpiJob(const std::vector<std::unique_ptr<Rank>>& ranks, const st
              "every fragment longer than its eager limit (a receive of non-contiguous data then never ends); give "
              "btl_portals4_max_send_size the value of btl_portals4_eager_limit",
              mca_value("btl_portals4_max_send_size").c_str(), eager.c_str());
+  // Its receive buffers used up (8 blocks of 256 KiB by default, no flow control), a Put that asked for an
+  // acknowledgement is dropped and NACKed; btl/portals4's PTL_EVENT_ACK handler ignores ni_fail_type and completes the
+  // fragment: the data is lost, and the ranks waiting for it poll for ever (ARMCI-MPI's test_mpi_accs, its ring flood).
+  if (mca_value("pml") == "ob1")
+    portals::Core::instance().set_acknowledged_drop_advice(
+        "OpenMPI 4.1.4's btl/portals4 takes this NACK for success (its handler of PTL_EVENT_ACK does not read "
+        "ni_fail_type): the data is lost and the ranks waiting for it wait for ever. Its receive buffers were used up "
+        "(one-sided or unexpected messages faster than they are taken): give it more, --mca btl_portals4_recv_md_num "
+        "64 (default 8 blocks of btl_portals4_recv_md_size, 256 KiB).");
   if (mca_value("pml") == "ob1" && mca_value("btl").find("portals4") == std::string::npos)
     XBT_WARN("--mca btl %s leaves out portals4: ranks on different nodes cannot reach each other",
              mca_value("btl").c_str());

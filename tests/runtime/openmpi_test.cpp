@@ -475,3 +475,25 @@ TEST(OpenMpiThreads, AThreadsMpiCallAtSmpiIsRefusedClearly)
   EXPECT_THAT(result.output, HasSubstr("rank 0 called an MPI function from a thread it created"));
   EXPECT_THAT(result.output, HasSubstr("Run at --level message or cycle"));
 }
+
+// OpenMPI 4.1.4's btl/portals4 receives into 8 blocks of 256 KiB without flow control: a flood of Puts (ARMCI-MPI's
+// ring flood, its test_mpi_accs) uses them up, the NIC drops and NACKs what follows, and the btl takes the NACK for
+// success. The ranks then wait for ever; bxisim says why and what to give (they run with it, across nodes and
+// inside a node).
+TEST(OpenMpiDrops, AFloodThatUsesUpTheReceiveBuffersIsExplained)
+{
+  for (int ppn : {1, 2}) {
+    std::string run = "run -n 2 --ppn " + std::to_string(ppn) + " --no-cpu-simulation -q --sim-time-limit 0.05 ";
+    auto stuck      = run_bxisim(run + test_program("put_flood") + " 4096 1024");
+    EXPECT_EQ(stuck.exit_code, 5) << stuck.output;
+    EXPECT_THAT(stuck.output, HasSubstr("OpenMPI 4.1.4's btl/portals4 takes this NACK for success")) << ppn;
+    EXPECT_THAT(stuck.output, HasSubstr("--mca btl_portals4_recv_md_num 64")) << ppn;
+    auto given = run_bxisim(run + "--mca btl_portals4_recv_md_num 64 " + test_program("put_flood") + " 4096 1024");
+    ASSERT_EQ(given.exit_code, 0) << given.output;
+    auto fields = fields_by_rank(given.output);
+    ASSERT_EQ(fields.size(), 2u) << given.output;
+    for (const auto& [rank, values] : fields)
+      EXPECT_EQ(number(values, "errors"), 0) << "ppn " << ppn << " rank " << rank;
+    EXPECT_THAT(given.output, Not(HasSubstr("NACK"))) << ppn;
+  }
+}
