@@ -276,10 +276,10 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code, RunMa
                    "OpenMPI's Portals path: ob1 (btl portals4, default) or cm (mtl "
                    "portals4); shorthand for --set mpi.pml=...")
       ->check(CLI::IsMember({"ob1", "cm"}));
+  // Taken, as a cd, by accept_mpirun_spellings before any path is read; declared here for --help and the parse.
   command->add_option(
-      "--wdir,--wd", options->working_folder,
-      "Run in folder DIR, as mpirun's -wdir: the program, its input files and the paths given to bxisim "
-      "are then taken from there, as after a cd");
+      "--wdir,--wd", "Run in folder DIR, as mpirun's -wdir: the program, its input files and the paths given to bxisim "
+                     "are then taken from there, as after a cd");
   command->add_flag_function(
       "--oversubscribe", [options](int64_t) { options->launch.core_sharing = CoreSharing::Allowed; },
       "Let ranks outnumber their node's cores, as mpirun's --oversubscribe: ranks beyond a node's cores share them "

@@ -58,14 +58,22 @@ std::vector<std::string> library_path()
 constexpr std::array<const char*, 5> kSystemFolders = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib",
                                                        "/usr/lib", "/usr/local/lib"};
 
-/** The folders the dynamic loader looks in, in its order, for what the file `needing` needs. */
-std::vector<std::string> loader_folders(const std::string& needing)
+/** The folders the dynamic loader looks in for what the file `needing` needs or opens, before its cache and the
+ *  system's folders: its DT_RPATH, LD_LIBRARY_PATH, its DT_RUNPATH. */
+std::vector<std::string> own_search_folders(const std::string& needing)
 {
   auto [before, after]             = elf_search_path(needing);
   std::vector<std::string> folders = before;
   auto variable                    = library_path();
   folders.insert(folders.end(), variable.begin(), variable.end());
   folders.insert(folders.end(), after.begin(), after.end());
+  return folders;
+}
+
+/** The folders the dynamic loader looks in, in its order, for what the file `needing` needs. */
+std::vector<std::string> loader_folders(const std::string& needing)
+{
+  std::vector<std::string> folders = own_search_folders(needing);
   folders.insert(folders.end(), kSystemFolders.begin(), kSystemFolders.end());
   return folders;
 }
@@ -204,6 +212,24 @@ std::string copy_for_rank(const Relinked& relinked, int rank)
   return copy;
 }
 
+/** The path of the rank's copy of a relinked file, as the rank's copies name it (through its fixed-width link). */
+std::string rank_path_of(const Relinked& relinked, int rank)
+{
+  return linked_rank_folder(rank) + "/" + fs::path(relinked.file).filename().string();
+}
+
+/** A file name for the copies of `original` that no other original's copies have in a rank's folder: `prefix` and
+ *  its own name, numbered from 2 when taken; recorded. */
+std::string unique_copy_name(const std::string& prefix, const std::string& original)
+{
+  std::string own  = fs::path(original).filename().string();
+  std::string name = prefix + own;
+  for (int n = 2; run.original_by_name.count(name) > 0 && run.original_by_name.at(name) != original; ++n)
+    name = fmt::format("{}{}-{}", prefix, n, own);
+  run.original_by_name.emplace(name, original);
+  return name;
+}
+
 /** Whether `needed`, a DT_NEEDED entry, names `library` (by soname, or by path when it has none). */
 bool names(const std::string& needed, const PrivatizedLibrary& library)
 {
@@ -326,11 +352,7 @@ std::string make_rank_copies(RunFolder& folder, int rank, const std::string& pro
     std::vector<std::string> files = {copy_with_edits(relinked_folder, program)};
     for (const auto& library : libraries) {
       // Two libraries of one file name from different folders (needed by their paths) get copies of their own
-      std::string name = fs::path(library.path).filename().string();
-      for (int n = 2; run.original_by_name.count(name) > 0 && run.original_by_name.at(name) != library.path; ++n)
-        name = fmt::format("{}-{}", n, fs::path(library.path).filename().string());
-      run.original_by_name.emplace(name, library.path);
-      files.push_back(copy_with_edits(relinked_folder, library.path, name));
+      files.push_back(copy_with_edits(relinked_folder, library.path, unique_copy_name("", library.path)));
       // Not the original's soname: a library left shared that needs it by name gets the shared original.
       if (not library.soname.empty())
         patchelf({"--set-soname", library.soname + ".bxisim-rank-copy", files.back()});
@@ -391,12 +413,8 @@ const RunCopies::Opened& relinked_opened(const std::string& original)
   if (known != run.opened.end())
     return known->second;
   // A file name of its own in the ranks' folders, beside the program's copies
-  std::string name = "opened-" + fs::path(original).filename().string();
-  for (int n = 2; run.original_by_name.count(name) > 0; ++n)
-    name = fmt::format("opened{}-{}", n, fs::path(original).filename().string());
-  run.original_by_name.emplace(name, original);
   RunCopies::Opened& opened = run.opened[original];
-  std::string copy          = copy_with_edits(run.folder->sub_folder("opened"), original, name);
+  std::string copy = copy_with_edits(run.folder->sub_folder("opened"), original, unique_copy_name("opened-", original));
   patchelf({"--set-soname", soname_of(original) + ".bxisim-rank-copy", copy});
   std::string placeholder          = rank_link(0);
   std::vector<std::string> folders = loader_folders(original);
@@ -406,7 +424,7 @@ const RunCopies::Opened& relinked_opened(const std::string& original)
       if (names(needed, run.libraries[i]))
         target = fs::path(run.relinked.at(i + 1).file).filename().string();
     std::string file = target.empty() ? loaded_file(needed, folders) : "";
-    if (not file.empty() && not in_system_folder(file) && built_for_bxisim_or_needs_one(file)) {
+    if (not file.empty() && built_for_bxisim_or_needs_one(file)) {
       target = fs::path(relinked_opened(file).relinked.file).filename().string();
       opened.needs.push_back(file);
     }
@@ -427,15 +445,14 @@ std::string rank_copy_of_opened_library(int rank, const std::string& library)
     return (fs::path(run.folder->rank_folder(rank)) / fs::path(run.program).filename()).string();
   for (size_t i = 0; i < run.libraries.size(); ++i)
     if (fs::equivalent(library, run.libraries[i].path, error)) // the rank's copy, loaded with the program
-      return linked_rank_folder(rank) + "/" + fs::path(run.relinked.at(i + 1).file).filename().string();
+      return rank_path_of(run.relinked.at(i + 1), rank);
   const RunCopies::Opened& opened = relinked_opened(library);
-  std::string name                = fs::path(opened.relinked.file).filename().string();
   if (run.made.emplace(rank, library).second) {
     for (const auto& needed : opened.needs)
       rank_copy_of_opened_library(rank, needed);
     copy_for_rank(opened.relinked, rank);
   }
-  return linked_rank_folder(rank) + "/" + name;
+  return rank_path_of(opened.relinked, rank);
 }
 
 std::vector<std::string> rank_copies_built_for_bxisim(int rank, const std::string& opened)
@@ -446,7 +463,7 @@ std::vector<std::string> rank_copies_built_for_bxisim(int rank, const std::strin
   if (opened.empty()) {
     for (size_t i = 0; i < run.libraries.size(); ++i)
       if (built_for_bxisim_or_needs_one(run.libraries[i].path))
-        copies.push_back(linked_rank_folder(rank) + "/" + fs::path(run.relinked.at(i + 1).file).filename().string());
+        copies.push_back(rank_path_of(run.relinked.at(i + 1), rank));
     return copies;
   }
   std::string original = original_of_copy(opened);
@@ -455,8 +472,7 @@ std::vector<std::string> rank_copies_built_for_bxisim(int rank, const std::strin
     return copies;
   copies.push_back(opened);
   for (const auto& needed : found->second.needs)
-    for (const auto& copy : rank_copies_built_for_bxisim(
-             rank, linked_rank_folder(rank) + "/" + fs::path(run.opened.at(needed).relinked.file).filename().string()))
+    for (const auto& copy : rank_copies_built_for_bxisim(rank, rank_path_of(run.opened.at(needed).relinked, rank)))
       copies.push_back(copy);
   return copies;
 }
@@ -470,14 +486,8 @@ std::string original_of_copy(const std::string& path)
 
 std::string library_opened_by(const std::string& name, const std::string& caller)
 {
-  if (name.find('/') != std::string::npos)
-    return fs::is_regular_file(name) ? fs::absolute(name).string() : "";
-  auto [before, after]             = elf_search_path(caller);
-  std::vector<std::string> folders = before;
-  auto variable                    = library_path();
-  folders.insert(folders.end(), variable.begin(), variable.end());
-  folders.insert(folders.end(), after.begin(), after.end());
-  return loaded_file(name, folders);
+  return loaded_file(name,
+                     name.find('/') != std::string::npos ? std::vector<std::string>() : own_search_folders(caller));
 }
 
 } // namespace bxisim::runtime
