@@ -204,7 +204,7 @@ namespace
  */
 constexpr unsigned kSpinningUnlocks = 64;
 
-void yield_when_spinning(Rank& rank)
+void poll_when_spinning(Rank& rank)
 {
   static unsigned long last_transitions = 0;
   static unsigned streak                = 0;
@@ -232,7 +232,7 @@ extern "C" int pthread_mutex_unlock(pthread_mutex_t* mutex)
       owners.erase(entry);
   int code = BXISIM_REAL(pthread_mutex_unlock)(mutex);
   if (Rank* rank = running_rank())
-    yield_when_spinning(*rank);
+    poll_when_spinning(*rank);
   return code;
 }
 
