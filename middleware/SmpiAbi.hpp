@@ -360,7 +360,6 @@ class SmpiAbi : public BackEndCallbacks
     int (*get_extent)(be_datatype, MPI_Aint*, MPI_Aint*);
     int (*create_struct)(int, const int*, const MPI_Aint*, be_datatype*, be_datatype*);
     int (*free)(be_datatype*);
-    int (*commit)(be_datatype*);
   };
   /** OpenMPI's bounds of a type: predefined ones from their C layout, derived ones as made (nullopt: unknown). */
   std::optional<TypeBounds> bounds_of(MPI_Datatype type) const;
@@ -371,13 +370,25 @@ class SmpiAbi : public BackEndCallbacks
                MPI_Datatype* newtype, const LayoutCalls& calls);
   /** A struct over `made` with `bounds` as SMPI's bounds and element step (nullptr: SMPI could not make one). */
   be_datatype wrapped(be_datatype made, const TypeBounds& bounds, const LayoutCalls& calls);
-  /** An accumulate's target type: for one element, SMPI's own type under a wrapper with MPI_LB/MPI_UB markers, to
-   *  which SMPI 3.32 would apply the operation and fail (the step to a next element does not matter then). */
-  be_datatype to_be_accumulate_target(MPI_Datatype type, int count) const
-  {
-    be_datatype handed = to_be_datatype(type);
-    return count <= 1 && with_markers_.count(handed) != 0 ? made_by_smpi(handed) : handed;
-  }
+  /** An accumulate's target as SMPI is given it (SmpiAccumulateTargets.cpp). */
+  struct AccumulateTarget {
+    be_datatype type;
+    int count;
+  };
+  /** Handles of derived types MPI_Type_get_contents gave the program and bxisim (SMPI's own, each one more
+   *  reference) not freed yet: freeing one frees nothing (SmpiDatatypes.cpp). */
+  std::unordered_map<const void*, int> contents_references_;
+  /** The flat type handed to SMPI for accumulates into (type, count), found at their first use. */
+  std::map<std::pair<const void*, int>, be_datatype> accumulate_targets_;
+  /** The flat types made, by element type and blocks (place, length): kept for the run (SmpiAccumulateTargets.cpp). */
+  std::map<std::pair<const void*, std::vector<std::pair<MPI_Aint, int>>>, be_datatype> flat_types_;
+  /** A one-sided call's origin or result buffer as SMPI is given it (SmpiBottomBuffers.cpp). */
+  struct BottomBuffer {
+    void* buffer;
+    int count;
+    be_datatype type;
+    bool made; // `type` made for the call, freed after it
+  };
   /** laid_out for a constructor over one `old` type that SMPI may have made (`result`): `bounds` maps old's bounds
    *  to the new type's, `step` gives SMPI's distance between elements; neither is called for a failed call or a
    *  type not `described` (no block to measure). */
@@ -401,8 +412,7 @@ class SmpiAbi : public BackEndCallbacks
   void freed_type(be_datatype type, int (*free_type)(be_datatype*));
   std::unordered_map<const void*, TypeBounds> derived_bounds_;
   std::unordered_map<const void*, be_datatype> made_by_smpi_;
-  std::unordered_set<const void*> with_markers_; // wrappers that needed MPI_LB and MPI_UB
-  be_datatype lower_bound_marker_ = nullptr;     // SMPI's MPI_LB and MPI_UB (MPI-1's markers, kept by SMPI)
+  be_datatype lower_bound_marker_ = nullptr; // SMPI's MPI_LB and MPI_UB (MPI-1's markers, kept by SMPI)
   be_datatype upper_bound_marker_ = nullptr;
   /** Attributes of the program's keyvals on MPI_COMM_WORLD and MPI_COMM_SELF, kept by bxisim (SmpiAttributes.cpp). */
   SharedObjectAttributes comm_attributes_;

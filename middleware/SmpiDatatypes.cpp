@@ -11,6 +11,7 @@
 #include "SmpiRank.hpp"
 
 #include <algorithm>
+#include <climits>
 
 namespace bxisim::mw
 {
@@ -79,12 +80,7 @@ SmpiAbi::be_datatype SmpiAbi::wrapped(be_datatype made, const TypeBounds& bounds
   int lengths[]       = {1, 1, 1, 0};
   MPI_Aint places[]   = {bounds.lb, bounds.ub, 0, bounds.extent()};
   be_datatype parts[] = {lower_bound_marker_, upper_bound_marker_, made, empty};
-  be_datatype wrapper = made_with(4, lengths, places, parts);
-  if (wrapper != nullptr) {
-    with_markers_.insert(wrapper);
-    calls.commit(&made); // an accumulate of one element is given SMPI's type itself (to_be_accumulate_target)
-  }
-  return wrapper;
+  return made_with(4, lengths, places, parts);
 }
 
 SmpiAbi::be_datatype SmpiAbi::made_by_smpi(be_datatype type) const
@@ -104,7 +100,8 @@ void SmpiAbi::freed_type(be_datatype type, int (*free_type)(be_datatype*))
 {
   derived_bounds_.erase(type);
   arguments_of_.erase(type);
-  with_markers_.erase(type);
+  accumulate_targets_.erase(accumulate_targets_.lower_bound({type, INT_MIN}),
+                            accumulate_targets_.lower_bound({type, INT_MAX}));
   auto it = made_by_smpi_.find(type);
   if (it == made_by_smpi_.end())
     return;
@@ -329,11 +326,16 @@ int SmpiRank::Type_get_contents(MPI_Datatype datatype, int max_integers, int max
     return MPI_SUCCESS;
   }
   Scratch<be_datatype> types(array_of_datatypes != nullptr ? static_cast<size_t>(max_datatypes) : 0);
-  int result = fn_.Type_get_contents(made, max_integers, max_addresses, max_datatypes, array_of_integers,
-                                     array_of_addresses, array_of_datatypes != nullptr ? types.data() : nullptr);
-  if (be_ok(result))
-    for (size_t i = 0; i < types.size(); ++i)
+  int result   = fn_.Type_get_contents(made, max_integers, max_addresses, max_datatypes, array_of_integers,
+                                       array_of_addresses, array_of_datatypes != nullptr ? types.data() : nullptr);
+  int integers = 0, addresses = 0, parts = 0, combiner = 0;
+  if (be_ok(result) && be_ok(fn_.Type_get_envelope(made, &integers, &addresses, &parts, &combiner)))
+    for (size_t i = 0; i < std::min(types.size(), static_cast<size_t>(parts)); ++i) {
       array_of_datatypes[i] = from_be_datatype(types[i]);
+      int n = 0, a = 0, t = 0, kind = 0;
+      if (be_ok(fn_.Type_get_envelope(types[i], &n, &a, &t, &kind)) && from_be_combiner(kind) != MPI_COMBINER_NAMED)
+        ++contents_references_[types[i]];
+    }
   return from_be_errcode(result);
 }
 
@@ -362,8 +364,17 @@ int SmpiRank::Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, 
 int SmpiRank::Type_free(MPI_Datatype* type)
 {
   be_datatype freed = to_be_datatype(*type);
-  be_datatype made  = freed;
-  int result        = fn_.Type_free(&made);
+  // A handle MPI_Type_get_contents gave is SMPI's own type, the one the program made: SMPI's MPI_Type_free would mark
+  // it freed for every handle ("datatype has already been freed" at the next send of the original). Its reference
+  // is kept instead (the type object outlives the program's last handle), and bxisim keeps what it knows of it.
+  if (auto given = contents_references_.find(freed); given != contents_references_.end()) {
+    if (--given->second == 0)
+      contents_references_.erase(given);
+    *type = MPI_DATATYPE_NULL;
+    return MPI_SUCCESS;
+  }
+  be_datatype made = freed;
+  int result       = fn_.Type_free(&made);
   if (be_ok(result))
     freed_type(freed, fn_.Type_free);
   *type = from_be_datatype(made);

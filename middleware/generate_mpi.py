@@ -53,10 +53,13 @@ BOTTOM_BUFFERS = {"buf", "buffer", "sendbuf", "recvbuf", "origin_addr", "result_
 # A file view's displacement, which may be MPI_DISPLACEMENT_CURRENT, whose value differs between ABIs (bxisim's -1,
 # OpenMPI's -54278278): converted by to_be_file_disp and from_be_file_disp.
 FILE_DISPLACEMENTS = {("File_set_view", "disp"), ("File_get_view", "disp")}
-# The target datatype of an accumulate and its count, for a back end whose conversions have to_be_accumulate_target
-# (SMPI: a type bxisim laid out with MPI_LB/MPI_UB markers, on which SMPI 3.32 fails to apply the operation).
-ACCUMULATE_TARGETS = {(name, "target_datatype"): "target_count"
-                      for name in ("Accumulate", "Get_accumulate", "Raccumulate", "Rget_accumulate")}
+# The target datatype and count of an accumulate, for a back end that hands its own (SMPI 3.32 applies the operation
+# to each part of a derived type and fails on most: SmpiAccumulateTargets.cpp).
+ACCUMULATE_FUNCTIONS = {"Accumulate", "Get_accumulate", "Raccumulate", "Rget_accumulate"}
+# The origin or result buffer of one-sided calls that SMPI copies itself on the rank's own window, with its count and
+# type, for a back end that hands MPI_BOTTOM its own way there (SmpiBottomBuffers.cpp).
+ONE_SIDED_BUFFERS = {"Put": "origin", "Rput": "origin", "Get": "origin", "Rget": "origin", "Get_accumulate": "result",
+                     "Rget_accumulate": "result"}
 # Every back end: the names of predefined datatypes are bxisim's (PredefinedNames.hpp), unless the program set one.
 ANSWERED_FIRST = {"Type_get_name": "  if (predefined_names_.answer(type, type_name, resultlen))\n    return MPI_SUCCESS;\n"}
 AFTER_SUCCESS = {"Type_set_name": "  if (be_ok(result_))\n    predefined_names_.renamed(type);\n"}
@@ -248,7 +251,7 @@ BACKENDS = {
     # MPI_File_close(&fh) of MPI_FILE_NULL crashed the simulator; MPI says MPI_ERR_FILE.
     "SmpiRank": {"conversions": "SmpiAbi", "prefix": "MPI_", "absent": SMPI_ABSENT, "null_file_checked": True,
                  "intercomms": True,
-                 "accumulate_targets": True,
+                 "accumulate_targets": True, "bottom_buffers": True,
                  "before_intercomm_check": SMPI_PROC_NULL_FIRST,
                  "custom": {"Init", "Init_thread", "Query_thread", "Abort", "Is_thread_main", "Win_create", "Win_allocate",
                             "Win_allocate_shared", "Win_create_dynamic", "Type_create_struct", "Type_get_envelope",
@@ -294,6 +297,11 @@ BACKENDS = {
                      "Pack": "  if (holds_no_data(datatype))\n    return MPI_SUCCESS;\n",
                      "Unpack": "  if (holds_no_data(datatype))\n    return MPI_SUCCESS;\n", **SMPI_COMPOSITE_FIRST},
                  "members": ["MPI_Aint smpi_extent(MPI_Datatype type);",
+                             "/** What SMPI is given for an accumulate's target (SmpiAccumulateTargets.cpp). */\n  AccumulateTarget accumulate_target(MPI_Datatype type, int count);",
+                             "/** What SMPI is given for a one-sided call's origin or result buffer (SmpiBottomBuffers.cpp). */\n  BottomBuffer bottom_buffer(const void* buffer, int count, MPI_Datatype type, int target_rank, MPI_Win win);",
+                             "/** Frees what bottom_buffer made for a call. */\n  void release_bottom_buffer(BottomBuffer* given);",
+                             "/** The one predefined type the data of `type` is made of (MPI_DATATYPE_NULL if none). */\n  MPI_Datatype element_type_of(MPI_Datatype type);",
+                             "/** `count` elements of `type` as SMPI moves them, as one hindexed type of their element type (nullptr: not made). */\n  be_datatype flattened(MPI_Datatype type, int count);",
                              "/** A persistent point-to-point request of bxisim's (SmpiPersistentRequests.cpp says why). */\n  int persistent_request(PersistentKind kind, const void* buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm, MPI_Request* request);",
                              "/** Whether `op` commutes (predefined operations do). */\n  bool op_commutes(MPI_Op op);",
                              "/** MPI_Iscan (MPI_Iexscan if `exclusive`) as a chain of steps in rank order (SmpiOrderedScan.cpp). */\n  int ordered_iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, bool exclusive, MPI_Request* request);",
@@ -351,7 +359,7 @@ BACKENDS = {
                              "bool inactive_composite(MPI_Request request) const;",
                              "/** Copies a matched message into the program's buffer: bxisim's error code. */\n  int delivered(const MatchedMessage& matched, void* buf, int count, MPI_Datatype datatype);",
                              "/** The matched message of `message` (MPI_MESSAGE_NULL after), nullptr when unknown (said). */\n  std::shared_ptr<MatchedMessage> taken_message(MPI_Message* message, const char* function);",
-                             "LayoutCalls layout_calls() const { return {fn_.Type_get_extent, fn_.Type_create_struct, fn_.Type_free, fn_.Type_commit}; }"]},
+                             "LayoutCalls layout_calls() const { return {fn_.Type_get_extent, fn_.Type_create_struct, fn_.Type_free}; }"]},
 }
 
 # Pass-through C types that both ABIs spell the same way (same sizes on the platforms bxisim runs on).
@@ -662,6 +670,20 @@ def conversion_code(f, backend=None):
     before, args, after = [], [], []
     for a in f.arguments:
         n = a.name
+        if backend is not None and backend.get("bottom_buffers") and f.name in ONE_SIDED_BUFFERS:
+            prefix = ONE_SIDED_BUFFERS[f.name]
+            if n in (f"{prefix}_addr", f"{prefix}_count", f"{prefix}_datatype"):
+                if n.endswith("_addr"):
+                    before.append(f"  BottomBuffer {prefix}_buffer_ = bottom_buffer({n}, {prefix}_count, {prefix}_datatype, target_rank, win);\n")
+                    after.append(f"  release_bottom_buffer(&{prefix}_buffer_);\n")
+                args.append(f"{prefix}_buffer_." + {"addr": "buffer", "count": "count", "datatype": "type"}[n.split("_")[1]])
+                continue
+        if (backend is not None and backend.get("accumulate_targets") and f.name in ACCUMULATE_FUNCTIONS
+                and n in ("target_count", "target_datatype")):
+            if n == "target_count":
+                before.append("  const AccumulateTarget target_ = accumulate_target(target_datatype, target_count);\n")
+            args.append("target_.count" if n == "target_count" else "target_.type")
+            continue
         if a.ctype:
             bt = a.backend_type()
             if f.name in BOTTOM_FUNCTIONS and n in BOTTOM_BUFFERS and a.ctype in ("void*", "const void*"):
@@ -680,9 +702,6 @@ def conversion_code(f, backend=None):
             args.append(f"reinterpret_cast<{bt}>({n})" if bt == "void*" and a.ctype != "void*" else n)
             continue
         k = a.kind
-        if backend is not None and backend.get("accumulate_targets") and (f.name, n) in ACCUMULATE_TARGETS:
-            args.append(f"to_be_accumulate_target({n}, {ACCUMULATE_TARGETS[(f.name, n)]})")
-            continue
         if k in POINTER_KINDS or k in CALLBACKS:
             args.append(f"to_be_{k}({n})")
             continue

@@ -815,6 +815,23 @@ static void bottom(int rank)
     CHECK(values[0] == 41 && values[1] == 42 && values[2] == 43, "bottom_get_data");
     transfers += values[0] == 41 && values[2] == 43;
   }
+  /* on one's own window (ARMCI-MPI's vector transfers): SMPI copies those itself, at its MPI_BOTTOM (-111) */
+  int self_transfers = 0;
+  MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win);
+  values[0] = 71 + rank, values[1] = 72, values[2] = 73;
+  CHECK(MPI_Put(MPI_BOTTOM, 1, absolute, rank, 0, 3, MPI_INT, win) == MPI_SUCCESS, "bottom_self_put");
+  MPI_Win_flush(rank, win);
+  values[0] = values[1] = values[2] = 0;
+  CHECK(MPI_Get(MPI_BOTTOM, 1, absolute, rank, 0, 3, MPI_INT, win) == MPI_SUCCESS, "bottom_self_get");
+  MPI_Win_flush(rank, win);
+  self_transfers += window[0] == 71 + rank && window[2] == 73 && values[0] == 71 + rank && values[2] == 73;
+  values[0] = values[1] = values[2] = 0;
+  CHECK(MPI_Get_accumulate(NULL, 0, MPI_INT, MPI_BOTTOM, 1, absolute, rank, 0, 3, MPI_INT, MPI_NO_OP, win) ==
+            MPI_SUCCESS,
+        "bottom_self_fetch");
+  MPI_Win_unlock(rank, win);
+  self_transfers += values[0] == 71 + rank && values[1] == 72 && values[2] == 73;
+  printf("bottom_self_transfers=%d\n", self_transfers);
   MPI_Win_free(&win);
   /* collectives: MPI_Bcast and MPI_Ibcast of MPI_BOTTOM (Boost.MPI's broadcast of a skeleton's content) */
   values[0] = rank == 0 ? 51 : 0, values[1] = rank == 0 ? 52 : 0, values[2] = rank == 0 ? 53 : 0;
@@ -1406,6 +1423,73 @@ static void accumulate_backwards(int rank)
   MPI_Type_free(&backwards);
 }
 
+/* ARMCI-MPI's strided accumulates: targets of derived types whose parts SMPI 3.32 cannot apply an operation to (a
+ * subarray's and a resized type's MPI_LB/MPI_UB markers, a vector whose blocks touch), several elements of them, a
+ * derived origin, a fetch of the old values by MPI_Get_accumulate, and MPI_MAXLOC on pairs. Rank 1 adds into rank
+ * 0's window of two 6 x 6 arrays. */
+static void derived_accumulates(int rank)
+{
+  double window[72] = {0}, ones[72], fetched[6] = {0};
+  for (int i = 0; i < 72; ++i)
+    ones[i] = 1;
+  MPI_Win win;
+  MPI_Win_create(window, sizeof window, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  int sizes[2] = {6, 6}, subsizes[2] = {2, 3}, starts[2] = {1, 2};
+  MPI_Datatype block, touching, every_other, pairs;
+  MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_C, MPI_DOUBLE, &block); /* rows 1-2, columns 2-4 */
+  MPI_Type_vector(2, 2, 2, MPI_DOUBLE, &touching);                                       /* 4 doubles in a row */
+  MPI_Type_create_resized(MPI_DOUBLE, 0, 2 * sizeof(double), &every_other);
+  MPI_Type_contiguous(2, MPI_2INT, &pairs);
+  MPI_Type_commit(&block);
+  MPI_Type_commit(&touching);
+  MPI_Type_commit(&every_other);
+  MPI_Type_commit(&pairs);
+  MPI_Win_fence(0, win);
+  if (rank == 1) {
+    MPI_Accumulate(ones, 6, MPI_DOUBLE, 0, 0, 1, block, MPI_SUM, win);
+    MPI_Accumulate(ones, 12, MPI_DOUBLE, 0, 0, 2, block, MPI_SUM, win); /* the second copy in the second array */
+    MPI_Accumulate(ones, 1, block, 0, 36, 1, block, MPI_SUM, win);
+    MPI_Accumulate(ones, 8, MPI_DOUBLE, 0, 24, 2, touching, MPI_SUM, win);
+    MPI_Accumulate(ones, 3, MPI_DOUBLE, 0, 0, 3, every_other, MPI_SUM, win);
+  }
+  MPI_Win_fence(0, win);
+  if (rank == 1)
+    MPI_Get_accumulate(ones, 6, MPI_DOUBLE, fetched, 6, MPI_DOUBLE, 0, 0, 1, block, MPI_SUM, win);
+  MPI_Win_fence(0, win);
+  double expected[72] = {0};
+  for (int r = 1; r <= 2; ++r)
+    for (int c = 2; c <= 4; ++c) {
+      expected[r * 6 + c]      = 3; /* the first array's block: two accumulates and the fetch's */
+      expected[36 + r * 6 + c] = 2; /* the second's: the second copy and the derived origin's */
+    }
+  for (int i = 24; i < 32; ++i)
+    expected[i] += 1;
+  for (int i = 0; i < 6; i += 2)
+    expected[i] += 1;
+  if (rank == 0)
+    for (int i = 0; i < 72; ++i)
+      CHECK(window[i] == expected[i], "derived_accumulate");
+  if (rank == 1)
+    for (int i = 0; i < 6; ++i)
+      CHECK(fetched[i] == 2, "derived_get_accumulate");
+  /* MPI_MAXLOC: the larger value of each pair and its index (the lower index of equal values) */
+  int mine[4] = {rank, 10 + rank, 5 - rank, 20 + rank}, best[4] = {0, 0, 0, 0};
+  MPI_Win pair_win;
+  MPI_Win_create(best, sizeof best, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &pair_win);
+  MPI_Win_fence(0, pair_win);
+  MPI_Accumulate(mine, 1, pairs, 0, 0, 1, pairs, MPI_MAXLOC, pair_win);
+  MPI_Win_fence(0, pair_win);
+  if (rank == 0)
+    CHECK(best[0] == 1 && best[1] == 11 && best[2] == 5 && best[3] == 20, "derived_maxloc");
+  MPI_Win_free(&pair_win);
+  printf("derived_accumulates_ok=%d\n", errors == 0);
+  MPI_Win_free(&win);
+  MPI_Type_free(&pairs);
+  MPI_Type_free(&every_other);
+  MPI_Type_free(&touching);
+  MPI_Type_free(&block);
+}
+
 static void datatype_layout(int rank, int size)
 {
   MPI_Datatype int_char, negative_vector, subarray, resized_int, sticky, indexed, hindexed, vector_of_structs;
@@ -1416,6 +1500,22 @@ static void datatype_layout(int rank, int size)
   MPI_Type_vector(2, 1, -3, MPI_INT, &negative_vector);
   int sizes[1] = {10}, subsizes[1] = {2}, starts[1] = {3};
   MPI_Type_create_subarray(1, sizes, subsizes, starts, MPI_ORDER_C, MPI_INT, &subarray);
+  { /* a part's handle from MPI_Type_get_contents, freed, leaves the part as it was (SMPI's bounds were back) */
+    MPI_Datatype pair_of_subarrays, part = MPI_DATATYPE_NULL;
+    int integers, addresses, types, combiner, counts[4], one;
+    MPI_Aint lb, extent, places[4];
+    MPI_Type_contiguous(2, subarray, &pair_of_subarrays);
+    MPI_Type_get_envelope(pair_of_subarrays, &integers, &addresses, &types, &combiner);
+    if (integers <= 4 && addresses <= 4 && types == 1) {
+      MPI_Type_get_contents(pair_of_subarrays, integers, addresses, types, counts, places, &part);
+      MPI_Type_free(&part);
+    }
+    MPI_Type_free(&pair_of_subarrays);
+    MPI_Type_get_extent(subarray, &lb, &extent);
+    MPI_Type_size(subarray, &one);
+    CHECK(types == 1 && lb == 0 && extent == 10 * (MPI_Aint)sizeof(int) && one == 2 * (int)sizeof(int),
+          "contents_part_freed");
+  }
   MPI_Type_create_resized(MPI_INT, 0, 6, &resized_int);
   MPI_Datatype sticky_parts[2] = {resized_int, MPI_CHAR};
   MPI_Aint sticky_places[2]    = {0, 6};
@@ -1825,6 +1925,8 @@ int main(int argc, char** argv)
     null_requests();
   else if (strcmp(mode, "get_elements") == 0)
     get_elements(rank);
+  else if (strcmp(mode, "derived_accumulates") == 0)
+    derived_accumulates(rank);
   else if (strcmp(mode, "user_functions") == 0) {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
