@@ -376,7 +376,7 @@ class SmpiAbi : public BackEndCallbacks
     int count;
   };
   /** Handles of derived types MPI_Type_get_contents gave the program and bxisim (SMPI's own, each one more
-   *  reference) not freed yet: freeing one frees nothing (SmpiDatatypes.cpp). */
+   *  reference) not freed yet: freeing one drops that reference only (SmpiDatatypes.cpp). */
   std::unordered_map<const void*, int> contents_references_;
   /** The flat type handed to SMPI for accumulates into (type, count), found at their first use. */
   std::map<std::pair<const void*, int>, be_datatype> accumulate_targets_;

@@ -3,7 +3,8 @@
 // and MPI_UB markers ("Failed to apply SUM_OP to type MPI_LB"), a vector whose blocks touch is a contiguous type of
 // its own ("... to type MPI_Datatype"), and so do bxisim's wrappers with markers. SMPI is given instead the same
 // elements at the same places as one hindexed type of their predefined type. The places are where SMPI's own packing
-// reads each element, so the data SMPI moves for the origin meets them in the order it has always used.
+// reads each element, so the data SMPI moves for the origin meets them in the order it has always used. Finding them
+// costs a packing of the type's whole span per byte of it (three for a span under 16 MiB), once per type and count.
 //
 // A flat type is kept for the run and shared by every type of its layout: freed when the program frees its type (an
 // MPI_Get_accumulate's target, freed before the window's flush as ARMCI-MPI does), SMPI 3.32 later read wrong data
@@ -19,10 +20,11 @@
 namespace bxisim::mw
 {
 
-SmpiAbi::AccumulateTarget SmpiRank::accumulate_target(MPI_Datatype type, int count)
+SmpiAbi::AccumulateTarget SmpiRank::accumulate_target(MPI_Datatype type, int count, MPI_Op op)
 {
   be_datatype handed = to_be_datatype(type);
-  if (reinterpret_cast<uintptr_t>(type) < kPredefinedLimit || count <= 0)
+  // MPI_REPLACE and MPI_NO_OP copy bytes whatever the part (ARMCI-MPI's puts are accumulates with MPI_REPLACE)
+  if (reinterpret_cast<uintptr_t>(type) < kPredefinedLimit || count <= 0 || op == MPI_REPLACE || op == MPI_NO_OP)
     return {handed, count};
   auto known = accumulate_targets_.find({handed, count});
   if (known != accumulate_targets_.end())

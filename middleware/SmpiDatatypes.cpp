@@ -12,9 +12,31 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <dlfcn.h>
 
 namespace bxisim::mw
 {
+
+namespace
+{
+/** simgrid::smpi::Datatype::unref (libsimgrid exports it; SimGrid is Debian's 3.32): a static function. */
+void drop_reference(SmpiAbi::be_datatype type)
+{
+  using DatatypeUnref        = void (*)(void* type);
+  static DatatypeUnref unref = [] {
+    auto found = reinterpret_cast<DatatypeUnref>(dlsym(RTLD_DEFAULT, "_ZN7simgrid4smpi8Datatype5unrefEPS1_"));
+    if (found == nullptr) {
+      std::fprintf(stderr, "bxisim: this libsimgrid has no simgrid::smpi::Datatype::unref, which bxisim's smpi level "
+                           "needs (SimGrid 3.32, Debian's libsimgrid3.32): install that version.\n");
+      std::exit(2);
+    }
+    return found;
+  }();
+  unref(type);
+}
+} // namespace
 
 std::optional<TypeBounds> SmpiAbi::bounds_of(MPI_Datatype type) const
 {
@@ -365,11 +387,12 @@ int SmpiRank::Type_free(MPI_Datatype* type)
 {
   be_datatype freed = to_be_datatype(*type);
   // A handle MPI_Type_get_contents gave is SMPI's own type, the one the program made: SMPI's MPI_Type_free would mark
-  // it freed for every handle ("datatype has already been freed" at the next send of the original). Its reference
-  // is kept instead (the type object outlives the program's last handle), and bxisim keeps what it knows of it.
+  // it freed for every handle ("datatype has already been freed" at the next send of the original). Only the
+  // reference it holds is dropped, and bxisim keeps what it knows of the type.
   if (auto given = contents_references_.find(freed); given != contents_references_.end()) {
     if (--given->second == 0)
       contents_references_.erase(given);
+    drop_reference(freed);
     *type = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;
   }

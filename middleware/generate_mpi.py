@@ -297,7 +297,7 @@ BACKENDS = {
                      "Pack": "  if (holds_no_data(datatype))\n    return MPI_SUCCESS;\n",
                      "Unpack": "  if (holds_no_data(datatype))\n    return MPI_SUCCESS;\n", **SMPI_COMPOSITE_FIRST},
                  "members": ["MPI_Aint smpi_extent(MPI_Datatype type);",
-                             "/** What SMPI is given for an accumulate's target (SmpiAccumulateTargets.cpp). */\n  AccumulateTarget accumulate_target(MPI_Datatype type, int count);",
+                             "/** What SMPI is given for an accumulate's target (SmpiAccumulateTargets.cpp). */\n  AccumulateTarget accumulate_target(MPI_Datatype type, int count, MPI_Op op);",
                              "/** What SMPI is given for a one-sided call's origin or result buffer (SmpiBottomBuffers.cpp). */\n  BottomBuffer bottom_buffer(const void* buffer, int count, MPI_Datatype type, int target_rank, MPI_Win win);",
                              "/** Frees what bottom_buffer made for a call. */\n  void release_bottom_buffer(BottomBuffer* given);",
                              "/** The one predefined type the data of `type` is made of (MPI_DATATYPE_NULL if none). */\n  MPI_Datatype element_type_of(MPI_Datatype type);",
@@ -681,7 +681,7 @@ def conversion_code(f, backend=None):
         if (backend is not None and backend.get("accumulate_targets") and f.name in ACCUMULATE_FUNCTIONS
                 and n in ("target_count", "target_datatype")):
             if n == "target_count":
-                before.append("  const AccumulateTarget target_ = accumulate_target(target_datatype, target_count);\n")
+                before.append("  const AccumulateTarget target_ = accumulate_target(target_datatype, target_count, op);\n")
             args.append("target_.count" if n == "target_count" else "target_.type")
             continue
         if a.ctype:
