@@ -294,6 +294,10 @@ BACKENDS = {
                      # SMPI 3.32 applies an operation that does not commute to nothing (SmpiOrderedScan.cpp)
                      "Scan": "  if (not op_commutes(op))\n    return ordered_scan(sendbuf, recvbuf, count, datatype, op, comm, false);\n",
                      "Exscan": "  if (not op_commutes(op))\n    return ordered_scan(sendbuf, recvbuf, count, datatype, op, comm, true);\n",
+                     # SMPI 3.32's MPI_Win_unlock gives an exclusive lock up before it completes the epoch's
+                     # operations: the next holder read the data as it was before (ARMCI-MPI's mutexes deadlocked)
+                     "Win_unlock": "  fn_.Win_flush(to_be_rank(rank), to_be_win(win));\n",
+                     "Win_unlock_all": "  fn_.Win_flush_all(to_be_win(win));\n",
                      "Pack": "  if (holds_no_data(datatype))\n    return MPI_SUCCESS;\n",
                      "Unpack": "  if (holds_no_data(datatype))\n    return MPI_SUCCESS;\n", **SMPI_COMPOSITE_FIRST},
                  "members": ["MPI_Aint smpi_extent(MPI_Datatype type);",

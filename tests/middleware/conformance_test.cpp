@@ -236,6 +236,14 @@ TEST_P(Conformance, AccumulatesIntoDerivedTargetsAddEveryElementOnce)
     EXPECT_EQ(mine["derived_accumulates_ok"], "1") << "rank " << rank;
 }
 
+// ARMCI-MPI's test_mutex_rmw at smpi, now and then a deadlock with CPU simulation on: SMPI 3.32's MPI_Win_unlock gave
+// the exclusive lock up before completing the epoch's operations, so the next holder read the data as it was before.
+TEST_P(Conformance, AnExclusiveLockIsTakenAfterThePreviousEpochsOperationsComplete)
+{
+  auto fields = expect_passed(run(3, "exclusive_lock_order"), 3);
+  EXPECT_EQ(fields[2]["after_lock"], "1");
+}
+
 // ompi-tests-public status/: a status set to more than 2^31 - 1 bytes (MPI_Status_set_elements_x) at smpi, where
 // SMPI's statuses hold an int of bytes: the call failed unnoticed and MPI_Get_count answered 1.
 TEST_P(Conformance, AStatusHoldsCountsBeyondAnIntOfBytes)

@@ -1490,6 +1490,37 @@ static void derived_accumulates(int rank)
   MPI_Type_free(&block);
 }
 
+/* ARMCI-MPI's mutexes (test_mutex_rmw): an exclusive lock orders the epochs on a window. Rank 2 waits for the lock
+ * rank 1 holds while rank 1 puts 1 MiB into rank 0's window and gets 64 KiB of it; when rank 2 gets the lock, the put
+ * is there. SMPI 3.32 released the lock before completing the epoch's operations: rank 2 had it 1 us later, while the
+ * put was under way, and read the old data. */
+static void exclusive_lock_order(int rank)
+{
+  enum { kCount = 1 << 17, kBack = 1 << 13 };
+  static double window[kCount], ones[kCount], back[kBack];
+  for (int i = 0; i < kCount; ++i)
+    ones[i] = 1, window[i] = 0;
+  MPI_Win win;
+  MPI_Win_create(window, rank == 0 ? sizeof window : 0, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double last = -1;
+  if (rank == 1) {
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+    MPI_Send(NULL, 0, MPI_INT, 2, 1, MPI_COMM_WORLD);
+    MPI_Put(ones, kCount, MPI_DOUBLE, 0, 0, kCount, MPI_DOUBLE, win);
+    MPI_Get(back, kBack, MPI_DOUBLE, 0, 0, kBack, MPI_DOUBLE, win);
+    MPI_Win_unlock(0, win);
+  } else if (rank == 2) {
+    MPI_Recv(NULL, 0, MPI_INT, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+    MPI_Get(&last, 1, MPI_DOUBLE, 0, kCount - 1, 1, MPI_DOUBLE, win);
+    MPI_Win_unlock(0, win);
+    CHECK(last == 1, "exclusive_lock_order");
+  }
+  printf("after_lock=%g\n", last);
+  MPI_Win_free(&win);
+}
+
 static void datatype_layout(int rank, int size)
 {
   MPI_Datatype int_char, negative_vector, subarray, resized_int, sticky, indexed, hindexed, vector_of_structs;
@@ -1927,6 +1958,8 @@ int main(int argc, char** argv)
     get_elements(rank);
   else if (strcmp(mode, "derived_accumulates") == 0)
     derived_accumulates(rank);
+  else if (strcmp(mode, "exclusive_lock_order") == 0)
+    exclusive_lock_order(rank);
   else if (strcmp(mode, "user_functions") == 0) {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
