@@ -8,6 +8,8 @@
 
 #include "portals/core/Core.hpp"
 
+#include <simgrid/Exception.hpp>
+
 #include <deque>
 #include <limits>
 #include <memory>
@@ -46,7 +48,14 @@ class TestNicModel : public NicModel
     step();
     return WaitStatus::woken;
   }
-  void notify(uint32_t) override { notifications++; }
+  /* When true, a wake-up throws as SimGrid does in an actor killed at the end of a run. */
+  bool killed = false;
+  void notify(uint32_t) override
+  {
+    notifications++;
+    if (killed)
+      throw simgrid::ForcefulKillException();
+  }
   void polled(const ProcessContext&, PollAction action) override
   {
     polls++;

@@ -42,6 +42,24 @@ TEST_F(EventsTest, EqWaitSleepsUntilTheEventAndReportsDeadlock)
   EXPECT_EQ(ev.mlength, 16u);
 }
 
+// SuperLU_DIST's pdtest at cycle, 2 nodes: the last rank ended while the cycle NIC's bridge completed an ACK, the end
+// of the run killed the bridge in the wake-ups of that response (NotifyBatch's destructor), and the exception leaving a
+// destructor ended the simulator with std::terminate after every rank had ended well.
+TEST_F(EventsTest, AKillDuringTheWakeUpsOfAResponseDoesNotEndTheSimulator)
+{
+  as(3);
+  ptl_handle_eq_t eq0 = alloc_eq(ni0);
+  ptl_handle_md_t md  = bind_md(ni0, data, 16, eq0);
+  ASSERT_EQ(PtlPut(md, 0, 16, PTL_ACK_REQ, phys(1), pt, 0, 0, nullptr, 0), PTL_OK);
+  nic.killed = true;
+  int before = nic.notifications;
+  EXPECT_NO_THROW(nic.run()); // the kill is the next simcall's to throw again
+  EXPECT_GT(nic.notifications, before);
+  nic.killed = false;
+  ptl_event_t ev;
+  EXPECT_EQ(PtlEQGet(eq0, &ev), PTL_OK); // the events were posted before the wake-ups
+}
+
 TEST_F(EventsTest, PollTimeoutsAdvanceTimeThroughTheModel)
 {
   as(1);
