@@ -310,13 +310,18 @@ TEST(Wrappers, InstalledWrappersUseTheInstalledHeaders)
 }
 
 // CMake projects configured with the wrappers as their compilers find MPI in them (find_package(MPI), CMake's
-// FindMPI: MPI_C_WORKS with no flag of its own) and build programs `bxisim run` runs, C and Fortran.
+// FindMPI: MPI_C_WORKS with no flag of its own) and build programs `bxisim run` runs, C and Fortran. Their link checks
+// find what bxisim and the libraries offer, not every name (SUNDIALS and SuperLU_DIST's FindBLAS said "implicitly
+// linked" and their programs stopped at load: "undefined symbol: dgemm_").
 TEST(Wrappers, CmakeFindMpiFindsTheWrappersMpi)
 {
   std::string project = temporary_path("findmpi");
   std::filesystem::create_directories(project);
   std::ofstream(project + "/CMakeLists.txt")
       << "cmake_minimum_required(VERSION 3.16)\nproject(findmpi C Fortran)\nfind_package(MPI 3.0 REQUIRED)\n"
+         "include(CheckFunctionExists)\ncheck_function_exists(MPI_Init HAVE_MPI_INIT)\n"
+         "check_function_exists(bxisim_test_no_such_function HAVE_NO_SUCH)\n"
+         "message(STATUS \"checks: MPI_Init=${HAVE_MPI_INIT} none=${HAVE_NO_SUCH}.\")\n"
          "add_executable(sum sum.c)\ntarget_link_libraries(sum MPI::MPI_C)\n"
          "add_executable(rank rank.f90)\ntarget_link_libraries(rank MPI::MPI_Fortran)\n";
   std::ofstream(project + "/sum.c")
@@ -332,6 +337,7 @@ TEST(Wrappers, CmakeFindMpiFindsTheWrappersMpi)
                                " cmake -S . -B build > configure.log 2>&1; status=$?; cat configure.log; exit $status");
   ASSERT_EQ(configure.exit_code, 0) << configure.output;
   EXPECT_THAT(configure.output, HasSubstr("Found MPI_C: " + kBxicc + " (found suitable version \"3.1\""));
+  EXPECT_THAT(configure.output, HasSubstr("checks: MPI_Init=1 none=."));
   EXPECT_THAT(configure.output, Not(HasSubstr("warning"))); // bxif90 gave gfortran a Fortran flag for CMake's C check
   auto build = run_command("cmake --build " + project + "/build 2>&1");
   ASSERT_EQ(build.exit_code, 0) << build.output;
