@@ -189,8 +189,16 @@ void add_run_command(CLI::App& app, CommonOptions& common, int& exit_code, RunMa
                     "Keep the temporary folder holding the ranks' copies of the program");
   command
       ->add_option("--output-dir", options->launch.output_dir,
-                   "Write each rank's output to DIR/rank-N.stdout and DIR/rank-N.stderr instead of prefixing it")
-      ->check(CLI::ExistingDirectory);
+                   "Write each rank's output to DIR/rank-N.stdout and DIR/rank-N.stderr instead of prefixing it "
+                   "(DIR is made if missing, as mpirun's --output-filename does)")
+      ->check([](const std::string& folder) -> std::string {
+        std::error_code error;
+        std::filesystem::create_directories(folder, error);
+        if (error || not std::filesystem::is_directory(folder))
+          return "cannot make the folder " + folder + (error ? ": " + error.message() : std::string()) +
+                 "; name a folder bxisim may write in";
+        return {};
+      });
   command
       ->add_flag_function(
           "--no-rank-prefix", [options](int64_t) { options->launch.rank_prefix = false; },

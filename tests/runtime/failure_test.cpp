@@ -631,9 +631,12 @@ TEST(BadRunCommandLine, UnknownLibraryToPrivatize)
   EXPECT_THAT(result.output, HasSubstr("--privatize-lib libnothing.so: no such library"));
 }
 
-TEST(BadRunCommandLine, MissingOutputDir)
+TEST(BadRunCommandLine, OutputDirThatCannotBeMade)
 {
-  auto result = run_bxisim("run -n 2 --output-dir /nonexistent/folder " + test_program("ends"));
+  std::string file = fresh_folder("output-dir-under-a-file") + "/a-file";
+  std::ofstream(file) << "not a folder\n";
+  auto result = run_bxisim("run -n 2 --output-dir " + file + "/outputs " + test_program("ends"));
   EXPECT_EQ(result.exit_code, kUsage);
-  EXPECT_THAT(result.output, HasSubstr("--output-dir"));
+  EXPECT_THAT(result.output, HasSubstr("--output-dir: cannot make the folder " + file + "/outputs"));
+  EXPECT_THAT(result.output, HasSubstr("name a folder bxisim may write in"));
 }

@@ -190,9 +190,10 @@ TEST(Launch, OptionsAfterTheProgramBelongToTheProgram)
   EXPECT_THAT(result.output, HasSubstr("rank 0 (exit code 2)"));
 }
 
+// GA's test scripts (mpirun's --output-filename makes its folder): a missing folder is made.
 TEST(Launch, OutputDirHoldsOneFilePerRankAndStream)
 {
-  std::string folder = fresh_folder("outputs");
+  std::string folder = fresh_folder("outputs") + "/made/by/bxisim";
   auto result        = run_bxisim("run -n 2 --output-dir " + folder + " " + test_program("ends") + " exit 1 3");
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_THAT(result.output, Not(HasSubstr("[rank")));
