@@ -1429,9 +1429,11 @@ static void accumulate_backwards(int rank)
  * 0's window of two 6 x 6 arrays. */
 static void derived_accumulates(int rank)
 {
-  double window[72] = {0}, ones[72], fetched[6] = {0};
+  double window[72] = {0}, ones[72], sevens[6], fetched[6] = {0};
   for (int i = 0; i < 72; ++i)
     ones[i] = 1;
+  for (int i = 0; i < 6; ++i)
+    sevens[i] = 7;
   MPI_Win win;
   MPI_Win_create(window, sizeof window, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
   int sizes[2] = {6, 6}, subsizes[2] = {2, 3}, starts[2] = {1, 2};
@@ -1453,14 +1455,17 @@ static void derived_accumulates(int rank)
     MPI_Accumulate(ones, 3, MPI_DOUBLE, 0, 0, 3, every_other, MPI_SUM, win);
   }
   MPI_Win_fence(0, win);
-  if (rank == 1)
+  if (rank == 1) {
     MPI_Get_accumulate(ones, 6, MPI_DOUBLE, fetched, 6, MPI_DOUBLE, 0, 0, 1, block, MPI_SUM, win);
+    MPI_Accumulate(sevens, 6, MPI_DOUBLE, 0, 24, 1, block, MPI_REPLACE, win); /* SMPI copies bytes for MPI_REPLACE */
+  }
   MPI_Win_fence(0, win);
   double expected[72] = {0};
   for (int r = 1; r <= 2; ++r)
     for (int c = 2; c <= 4; ++c) {
       expected[r * 6 + c]      = 3; /* the first array's block: two accumulates and the fetch's */
       expected[36 + r * 6 + c] = 2; /* the second's: the second copy and the derived origin's */
+      expected[24 + r * 6 + c] = 7; /* rows 5 and 6, replaced */
     }
   for (int i = 24; i < 32; ++i)
     expected[i] += 1;
