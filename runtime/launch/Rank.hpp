@@ -159,6 +159,9 @@ class Rank
    * busy-waiting rank be preempted (os/Preemption.hpp), never inside a library that may hold a lock (a system's).
    */
   void set_own_code(std::vector<std::pair<uintptr_t, uintptr_t>> ranges) { own_code_ = std::move(ranges); }
+  /** The rank's copy of the program, as loaded: what dlopen(NULL) gives the rank's code (its "main program"). */
+  void set_program_copy(std::string path) { program_copy_ = std::move(path); }
+  const std::string& program_copy() const { return program_copy_; }
   /** The code of the rank's copies of its project's libraries (built for bxisim: loaded with the program, or opened
    * with dlopen) is its own too: a thread such a library creates is one of the rank's, as one the program creates. */
   void add_own_code_of(const std::vector<std::string>& loaded_copies);
@@ -240,6 +243,7 @@ class Rank
   void keep_running_thread_in_library(bool inside);
   std::function<std::string()> waiting_for_;
   std::vector<std::pair<uintptr_t, uintptr_t>> own_code_;
+  std::string program_copy_;
   bool preempted_            = false;
   unsigned long preemptions_ = 0;
   std::atomic<int> library_threads_{0}; // changed by those threads themselves as they end

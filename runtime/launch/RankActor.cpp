@@ -176,6 +176,7 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
     if (Rank::cpu_settings().simulate && Rank::cpu_settings().measure)
       os::populate_code_of(handle);                // its first pass through each page of code is not its computation
     rank.set_own_code(os::code_ranges_of(handle)); // not before: constructors run under the loader's lock
+    rank.set_program_copy(program_copy);
     rank.add_own_code_of(rank_copies_built_for_bxisim(rank.index()));
     loading_cpu += process_cpu_seconds() - load_start;
     XBT_DEBUG("rank %d runs main of %s on %s", rank.index(), program_copy.c_str(), rank.host()->get_cname());

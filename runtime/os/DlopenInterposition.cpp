@@ -4,6 +4,8 @@
 //
 // The loader looks for a bare name in the DT_RPATH and DT_RUNPATH of the object that calls dlopen, which is now this
 // interposer: those of the caller's original file are read here, and the library found there is opened by its path.
+// dlopen(NULL) from a rank's code gives the rank's copy of the program, its main program: dlsym on it finds the
+// program's own functions, as in a process of a program linked with -rdynamic (bxicc's programs export theirs).
 
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
@@ -31,6 +33,18 @@ bool in_bxisim(const Dl_info& info)
   }();
   return info.dli_fbase == own.dli_fbase;
 }
+/** Whether the caller is the running rank's own code: one of its copies, from the simulation's thread. */
+bool from_rank_code(const Dl_info& info)
+{
+  bxisim::runtime::Rank* rank = bxisim::os::running_rank();
+  if (rank == nullptr || rank->in_library() || rank->program_copy().empty())
+    return false;
+  try {
+    return bxisim::runtime::original_of_copy(info.dli_fname) != info.dli_fname;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
 } // namespace
 
 extern "C" void* dlopen(const char* file, int mode)
@@ -38,9 +52,12 @@ extern "C" void* dlopen(const char* file, int mode)
   static auto* const real = BXISIM_REAL(dlopen);
   const void* caller      = __builtin_extract_return_addr(__builtin_return_address(0));
   Dl_info info{};
-  if (file == nullptr || dladdr(caller, &info) == 0 || info.dli_fname == nullptr || info.dli_fname[0] == '\0' ||
-      in_bxisim(info))
+  if (dladdr(caller, &info) == 0 || info.dli_fname == nullptr || info.dli_fname[0] == '\0' || in_bxisim(info))
     return real(file, mode);
+  if (file == nullptr) // the main program: for a rank's code, the rank's copy of the program (never made global)
+    return from_rank_code(info)
+               ? real(bxisim::os::running_rank()->program_copy().c_str(), (mode & ~RTLD_GLOBAL) | RTLD_NOLOAD)
+               : real(file, mode);
   bool has_slash              = std::strchr(file, '/') != nullptr;
   bxisim::runtime::Rank* rank = bxisim::os::running_rank();
   std::string found;

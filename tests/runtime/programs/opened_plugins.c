@@ -2,13 +2,14 @@
  * libregistry, a library the program needs too) by its bare name, through the program's RUNPATH, then libregistry
  * itself, then libregistry_user again by its path, and libpath_needed, which nothing else needs. Under mpirun each
  * process has one instance of each: every rank must see its own two registrations, the same handles and its own count.
- */
+ * dlopen(NULL) gives each rank its own program. */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
 
 int registry_enter(void);
+int opened_plugins_rank = -1; /* found through dlopen(NULL): the rank's own program */
 
 int main(int argc, char** argv)
 {
@@ -42,10 +43,18 @@ int main(int argc, char** argv)
   int (*next)(void) = plugin != NULL ? (int (*)(void))dlsym(plugin, "path_needed_next") : NULL;
   int plugin_count  = next != NULL ? next() : -1;
 
+  /* The main program (dlopen(NULL)), as in a process of a program linked with -rdynamic: the rank's own copy. */
+  opened_plugins_rank = rank;
+  void* self          = dlopen(NULL, RTLD_NOW);
+  int* own_rank       = self != NULL ? (int*)dlsym(self, "opened_plugins_rank") : NULL;
+  int main_program    = own_rank != NULL ? *own_rank : -1;
+
   int mine = count(), total = 0;
   MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  printf("rank=%d registrations=%d owner=%d total=%d same_handle=%d plugin_count=%d\n", rank, mine, owner(), total,
-         again == user, plugin_count);
+  printf("rank=%d registrations=%d owner=%d total=%d same_handle=%d plugin_count=%d main_program=%d\n", rank, mine,
+         owner(), total, again == user, plugin_count, main_program);
+  if (self != NULL)
+    dlclose(self);
   dlclose(again);
   dlclose(registry);
   dlclose(user);
