@@ -104,14 +104,16 @@ TEST_P(MpiCpuFidelity, SixtyFourKibibytesTakeTheModelsTime)
 }
 
 // The library's own computation (MPI_SUM over 4 M doubles: 3 to 7 ms of CPU on the development machine) is not the
-// program's by default, and is with cpu.mpi_library=true.
+// program's by default, and is with cpu.mpi_library=true. The program's share of the call is its few instructions and
+// what the kernel charges a thread the host preempts (15 to 170 us each, see below): under 500 us, failed at 100 us
+// when two suites ran beside the tests.
 TEST_P(MpiCpuFidelity, TheLibrarysComputationIsLeftOutUnlessAskedFor)
 {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "measured CPU time is ASan's as much as the rank's: checked in the normal build only";
 #endif
   for (double simulated : reduce_local("sum", 4000000, ""))
-    EXPECT_LT(simulated, 100.0) << "us for MPI_Reduce_local of 32 MB, by default";
+    EXPECT_LT(simulated, 500.0) << "us for MPI_Reduce_local of 32 MB, by default";
   for (double simulated : reduce_local("sum", 4000000, "--set cpu.mpi_library=true"))
     EXPECT_GT(simulated, 1000.0) << "us for MPI_Reduce_local of 32 MB, with cpu.mpi_library=true";
 }
