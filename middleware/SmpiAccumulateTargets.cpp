@@ -11,6 +11,7 @@
 // through it. Programs reuse few layouts (ARMCI-MPI's strided transfers: one per patch shape and place).
 
 #include "SmpiRank.hpp"
+#include "TypeElements.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -36,43 +37,9 @@ SmpiAbi::AccumulateTarget SmpiRank::accumulate_target(MPI_Datatype type, int cou
   return {flat, 1};
 }
 
-MPI_Datatype SmpiRank::element_type_of(MPI_Datatype type)
-{
-  int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
-  if (Type_get_envelope(type, &integers, &addresses, &types, &combiner) != MPI_SUCCESS)
-    return MPI_DATATYPE_NULL;
-  if (combiner == MPI_COMBINER_NAMED || combiner == MPI_COMBINER_F90_REAL || combiner == MPI_COMBINER_F90_COMPLEX ||
-      combiner == MPI_COMBINER_F90_INTEGER)
-    return type;
-  std::vector<int> ints(static_cast<size_t>(integers));
-  std::vector<MPI_Aint> addrs(static_cast<size_t>(addresses));
-  std::vector<MPI_Datatype> parts(static_cast<size_t>(types));
-  if (Type_get_contents(type, integers, addresses, types, ints.data(), addrs.data(), parts.data()) != MPI_SUCCESS)
-    return MPI_DATATYPE_NULL;
-  MPI_Datatype element = MPI_DATATYPE_NULL;
-  bool mixed           = false;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    int size = 0;
-    // A struct's empty blocks and MPI_LB/MPI_UB markers hold no element.
-    bool empty = Type_size(parts[i], &size) != MPI_SUCCESS || size == 0 ||
-                 (combiner == MPI_COMBINER_STRUCT && i + 1 < ints.size() && ints[i + 1] == 0);
-    if (not empty) {
-      MPI_Datatype part = element_type_of(parts[i]);
-      mixed             = mixed || part == MPI_DATATYPE_NULL || (element != MPI_DATATYPE_NULL && part != element);
-      element           = part;
-    }
-  }
-  for (MPI_Datatype& part : parts) { // the derived types MPI_Type_get_contents handed back are new handles
-    int n = 0, a = 0, t = 0, kind = MPI_COMBINER_NAMED;
-    if (Type_get_envelope(part, &n, &a, &t, &kind) == MPI_SUCCESS && kind != MPI_COMBINER_NAMED)
-      Type_free(&part);
-  }
-  return mixed ? MPI_DATATYPE_NULL : element;
-}
-
 SmpiAbi::be_datatype SmpiRank::flattened(MPI_Datatype type, int count)
 {
-  MPI_Datatype element = element_type_of(type);
+  MPI_Datatype element = element_type_of(*this, type);
   if (element == MPI_DATATYPE_NULL)
     return nullptr;
   be_datatype be_type = to_be_datatype(type), be_element = to_be_datatype(element);

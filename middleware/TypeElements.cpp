@@ -9,6 +9,17 @@ namespace bxisim::mw
 
 namespace
 {
+/** The derived types MPI_Type_get_contents handed back are new handles: freed. */
+void release_parts(MpiInterface& mpi, std::vector<MPI_Datatype>& parts)
+{
+  for (MPI_Datatype& part : parts) {
+    int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
+    if (mpi.Type_get_envelope(part, &integers, &addresses, &types, &combiner) == MPI_SUCCESS &&
+        combiner != MPI_COMBINER_NAMED)
+      mpi.Type_free(&part);
+  }
+}
+
 /** The sizes of the two basic elements of a predefined pair type ({0, 0} for another type). SMPI pads some
  *  (its MPI_DOUBLE_INT is 16 bytes): bytes past the two elements are padding. */
 std::pair<MPI_Count, MPI_Count> pair_parts(MPI_Datatype type)
@@ -104,16 +115,7 @@ class Walk
     return count;
   }
 
-  /** The derived types MPI_Type_get_contents handed back are new handles: freed. */
-  void release(std::vector<MPI_Datatype>& parts)
-  {
-    for (MPI_Datatype& part : parts) {
-      int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
-      if (mpi_.Type_get_envelope(part, &integers, &addresses, &types, &combiner) == MPI_SUCCESS &&
-          combiner != MPI_COMBINER_NAMED)
-        mpi_.Type_free(&part);
-    }
-  }
+  void release(std::vector<MPI_Datatype>& parts) { release_parts(mpi_, parts); }
 
   MpiInterface& mpi_;
 };
@@ -127,6 +129,36 @@ int count_elements(MpiInterface& mpi, MPI_Datatype type, MPI_Count bytes, MPI_Co
     return walk.error;
   *elements = count.leftover == 0 ? count.elements : static_cast<MPI_Count>(MPI_UNDEFINED);
   return MPI_SUCCESS;
+}
+
+MPI_Datatype element_type_of(MpiInterface& mpi, MPI_Datatype type)
+{
+  int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
+  if (mpi.Type_get_envelope(type, &integers, &addresses, &types, &combiner) != MPI_SUCCESS)
+    return MPI_DATATYPE_NULL;
+  if (combiner == MPI_COMBINER_NAMED || combiner == MPI_COMBINER_F90_REAL || combiner == MPI_COMBINER_F90_COMPLEX ||
+      combiner == MPI_COMBINER_F90_INTEGER)
+    return type;
+  std::vector<int> ints(static_cast<size_t>(integers));
+  std::vector<MPI_Aint> addrs(static_cast<size_t>(addresses));
+  std::vector<MPI_Datatype> parts(static_cast<size_t>(types));
+  if (mpi.Type_get_contents(type, integers, addresses, types, ints.data(), addrs.data(), parts.data()) != MPI_SUCCESS)
+    return MPI_DATATYPE_NULL;
+  MPI_Datatype element = MPI_DATATYPE_NULL;
+  bool mixed           = false;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    int size = 0;
+    // A struct's empty blocks and MPI_LB/MPI_UB markers hold no element.
+    bool empty = mpi.Type_size(parts[i], &size) != MPI_SUCCESS || size == 0 ||
+                 (combiner == MPI_COMBINER_STRUCT && i + 1 < ints.size() && ints[i + 1] == 0);
+    if (not empty) {
+      MPI_Datatype part = element_type_of(mpi, parts[i]);
+      mixed             = mixed || part == MPI_DATATYPE_NULL || (element != MPI_DATATYPE_NULL && part != element);
+      element           = part;
+    }
+  }
+  release_parts(mpi, parts);
+  return mixed ? MPI_DATATYPE_NULL : element;
 }
 
 } // namespace bxisim::mw

@@ -304,7 +304,6 @@ BACKENDS = {
                              "/** What SMPI is given for an accumulate's target (SmpiAccumulateTargets.cpp). */\n  AccumulateTarget accumulate_target(MPI_Datatype type, int count, MPI_Op op);",
                              "/** What SMPI is given for a one-sided call's origin or result buffer (SmpiBottomBuffers.cpp). */\n  BottomBuffer bottom_buffer(const void* buffer, int count, MPI_Datatype type, int target_rank, MPI_Win win);",
                              "/** Frees what bottom_buffer made for a call. */\n  void release_bottom_buffer(BottomBuffer* given);",
-                             "/** The one predefined type the data of `type` is made of (MPI_DATATYPE_NULL if none). */\n  MPI_Datatype element_type_of(MPI_Datatype type);",
                              "/** `count` elements of `type` as SMPI moves them, as one hindexed type of their element type (nullptr: not made). */\n  be_datatype flattened(MPI_Datatype type, int count);",
                              "/** A persistent point-to-point request of bxisim's (SmpiPersistentRequests.cpp says why). */\n  int persistent_request(PersistentKind kind, const void* buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm, MPI_Request* request);",
                              "/** Whether `op` commutes (predefined operations do). */\n  bool op_commutes(MPI_Op op);",

@@ -47,17 +47,20 @@ TEST_F(EventsTest, EqWaitSleepsUntilTheEventAndReportsDeadlock)
 // destructor ended the simulator with std::terminate after every rank had ended well.
 TEST_F(EventsTest, AKillDuringTheWakeUpsOfAResponseDoesNotEndTheSimulator)
 {
-  as(3);
-  ptl_handle_eq_t eq0 = alloc_eq(ni0);
-  ptl_handle_md_t md  = bind_md(ni0, data, 16, eq0);
-  ASSERT_EQ(PtlPut(md, 0, 16, PTL_ACK_REQ, phys(1), pt, 0, 0, nullptr, 0), PTL_OK);
-  nic.killed = true;
-  int before = nic.notifications;
-  EXPECT_NO_THROW(nic.run()); // the kill is the next simcall's to throw again
-  EXPECT_GT(nic.notifications, before);
-  nic.killed = false;
-  ptl_event_t ev;
-  EXPECT_EQ(PtlEQGet(eq0, &ev), PTL_OK); // the events were posted before the wake-ups
+  for (unsigned initiator : {3u, 0u}) { // rank 1 on another node, and on its own
+    as(initiator);
+    ptl_handle_ni_t ni = initiator == 3 ? ni0 : init_ni(initiator);
+    ptl_handle_eq_t eq = alloc_eq(ni);
+    ptl_handle_md_t md = bind_md(ni, data, 16, eq);
+    ASSERT_EQ(PtlPut(md, 0, 16, PTL_ACK_REQ, phys(1), pt, 0, 0, nullptr, 0), PTL_OK);
+    nic.killed = true;
+    int before = nic.notifications;
+    EXPECT_NO_THROW(nic.run()) << "from rank " << initiator; // the kill is the next simcall's to throw again
+    EXPECT_GT(nic.notifications, before);
+    nic.killed = false;
+    ptl_event_t ev;
+    EXPECT_EQ(PtlEQGet(eq, &ev), PTL_OK) << "from rank " << initiator; // posted before the wake-ups
+  }
 }
 
 TEST_F(EventsTest, PollTimeoutsAdvanceTimeThroughTheModel)
