@@ -6,6 +6,7 @@
 #include <xbt/log.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <stdexcept>
@@ -144,6 +145,19 @@ uintptr_t value_of(const void* handle)
   return reinterpret_cast<uintptr_t>(handle);
 }
 } // namespace
+
+void* SmpiAbi::simgrid_internal(const char* mangled, const char* what)
+{
+  void* found = dlsym(RTLD_DEFAULT, mangled);
+  if (found == nullptr) {
+    std::fprintf(stderr,
+                 "bxisim: this libsimgrid has no %s, which bxisim's smpi level needs (SimGrid 3.32, Debian's "
+                 "libsimgrid3.32): install that version.\n",
+                 what);
+    std::exit(2);
+  }
+  return found;
+}
 
 SmpiAbi::SmpiAbi(void* library)
     : SmpiAbi(std::function<void*(const char*)>([library](const char* name) { return dlsym(library, name); }))

@@ -228,6 +228,9 @@ class SmpiAbi : public BackEndCallbacks
   static constexpr int kUserKeyvalOffset = 1000;
   /** bxisim's predefined handles are below this value (the standard ABI's), the program's above. */
   static constexpr uintptr_t kPredefinedLimit = 0x400;
+  /** A function of libsimgrid's SMPI classes by its mangled name (libsimgrid exports them; SimGrid is Debian's 3.32):
+   *  `what` names it in the message that ends the run when this libsimgrid lacks it. */
+  static void* simgrid_internal(const char* mangled, const char* what);
 
  protected:
   /** MPI_Type_get_name of predefined datatypes, the same at every level. */

@@ -12,28 +12,18 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstdio>
-#include <cstdlib>
-#include <dlfcn.h>
 
 namespace bxisim::mw
 {
 
 namespace
 {
-/** simgrid::smpi::Datatype::unref (libsimgrid exports it; SimGrid is Debian's 3.32): a static function. */
+/** simgrid::smpi::Datatype::unref, a static function. */
 void drop_reference(SmpiAbi::be_datatype type)
 {
-  using DatatypeUnref        = void (*)(void* type);
-  static DatatypeUnref unref = [] {
-    auto found = reinterpret_cast<DatatypeUnref>(dlsym(RTLD_DEFAULT, "_ZN7simgrid4smpi8Datatype5unrefEPS1_"));
-    if (found == nullptr) {
-      std::fprintf(stderr, "bxisim: this libsimgrid has no simgrid::smpi::Datatype::unref, which bxisim's smpi level "
-                           "needs (SimGrid 3.32, Debian's libsimgrid3.32): install that version.\n");
-      std::exit(2);
-    }
-    return found;
-  }();
+  using DatatypeUnref              = void (*)(void* type);
+  static const DatatypeUnref unref = reinterpret_cast<DatatypeUnref>(
+      SmpiAbi::simgrid_internal("_ZN7simgrid4smpi8Datatype5unrefEPS1_", "simgrid::smpi::Datatype::unref"));
   unref(type);
 }
 } // namespace

@@ -15,11 +15,6 @@
 #include "EmptyStatus.hpp"
 #include "SmpiRank.hpp"
 
-#include <dlfcn.h>
-
-#include <cstdio>
-#include <cstdlib>
-
 namespace bxisim::mw
 {
 
@@ -37,18 +32,10 @@ struct RequestReferences {
 
 const RequestReferences& references()
 {
-  static const RequestReferences found = [] {
-    RequestReferences symbols{
-        reinterpret_cast<RequestRef>(dlsym(RTLD_DEFAULT, "_ZN7simgrid4smpi7Request3refEv")),
-        reinterpret_cast<RequestUnref>(dlsym(RTLD_DEFAULT, "_ZN7simgrid4smpi7Request5unrefEPPS1_"))};
-    if (symbols.ref == nullptr || symbols.unref == nullptr) {
-      std::fprintf(stderr,
-                   "bxisim: this libsimgrid has no simgrid::smpi::Request::ref/unref, which bxisim's smpi level "
-                   "needs (SimGrid 3.32, Debian's libsimgrid3.32): install that version.\n");
-      std::exit(2);
-    }
-    return symbols;
-  }();
+  static const RequestReferences found{reinterpret_cast<RequestRef>(SmpiAbi::simgrid_internal(
+                                           "_ZN7simgrid4smpi7Request3refEv", "simgrid::smpi::Request::ref")),
+                                       reinterpret_cast<RequestUnref>(SmpiAbi::simgrid_internal(
+                                           "_ZN7simgrid4smpi7Request5unrefEPPS1_", "simgrid::smpi::Request::unref"))};
   return found;
 }
 
