@@ -90,47 +90,6 @@ TEST(SmpiParity, CollectiveSelectorsAndNetworkFactors)
                 "pingpong 8 10 pingpong 100000 4 allreduce 100000 alltoall 1000", 16 * 4);
 }
 
-namespace
-{
-/** The time rank 0 took for the first step of `output` ("parity rank=0 step=0 ... time=<%a>"). */
-double first_step_of_rank_zero(const std::string& output)
-{
-  const std::string key = "parity rank=0 step=0 ";
-  auto line             = output.find(key);
-  auto time             = line == std::string::npos ? line : output.find("time=", line);
-  return time == std::string::npos ? -1.0 : std::strtod(output.c_str() + time + 5, nullptr);
-}
-} // namespace
-
-// With CPU simulation on (the default), what an MPI call costs bxisim itself (its entry points, the ranks' output) is
-// not charged to the rank, as smpirun charges nothing but the program's own code: an 8-byte ping-pong, whose code
-// between two calls is a few hundred nanoseconds (below cpu.threshold), takes its time without CPU simulation to 2 %.
-// SMPI's own measure, used before, charged about 1.8 us per call (35 % more per round trip). Measured times are not
-// deterministic: the best of five runs, across nodes and inside a node.
-TEST(SmpiParity, WithCpuSimulationAPingPongIsChargedOnlyItsOwnCode)
-{
-  for (int ranks_per_node : {1, 2}) {
-    auto run = [&](const std::string& options) {
-      auto result = run_command("'" BXISIM_BINARY "' run --level smpi -q --no-summary -n 2 --ppn " +
-                                std::to_string(ranks_per_node) + " " + options + " " + kPrograms +
-                                "/parity pingpong 8 1000 2>&1");
-      EXPECT_EQ(result.exit_code, 0) << result.output;
-      return first_step_of_rank_zero(result.output);
-    };
-    double model = run("--no-cpu-simulation");
-    ASSERT_GT(model, 0);
-    std::string measured;
-    bool faithful = false;
-    for (int attempt = 0; attempt < 5 && not faithful; ++attempt) {
-      double simulated = run("");
-      faithful         = std::fabs(simulated - model) <= 0.02 * model;
-      measured += " " + std::to_string(simulated);
-    }
-    EXPECT_TRUE(faithful) << "--ppn " << ranks_per_node << ": 1000 round trips take " << model
-                          << " s without CPU simulation, with it:" << measured;
-  }
-}
-
 // smpirun's settings of SMPI's CPU measure have no effect at --level smpi unless SMPI measures: said, with the fix.
 TEST(SmpiParity, SettingsOfSmpisCpuMeasureAreSaidToHaveNoEffect)
 {
