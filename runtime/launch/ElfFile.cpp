@@ -1,32 +1,35 @@
 #include "ElfFile.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 
 namespace bxisim::runtime
 {
 
 std::optional<ElfFile> ElfFile::read(const std::string& path)
 {
-  std::error_code error;
-  if (not std::filesystem::is_regular_file(path, error)) // a folder opens too, and has no size
+  int descriptor = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (descriptor < 0)
     return std::nullopt;
-  std::ifstream file(path, std::ios::binary | std::ios::ate);
-  std::streamoff size = file ? static_cast<std::streamoff>(file.tellg()) : -1;
-  if (size < 0)
+  struct stat status {
+  };
+  bool regular = fstat(descriptor, &status) == 0 && S_ISREG(status.st_mode); // a folder opens too, and has no size
+  auto size    = regular ? static_cast<uint64_t>(status.st_size) : 0;
+  void* mapped = size >= sizeof(Elf64_Ehdr) ? mmap(nullptr, size, PROT_READ, MAP_PRIVATE, descriptor, 0) : MAP_FAILED;
+  ::close(descriptor); // the mapping keeps the file
+  if (mapped == MAP_FAILED)
     return std::nullopt;
-  std::string image(static_cast<size_t>(size), '\0');
-  file.seekg(0);
-  if (not file.read(image.data(), static_cast<std::streamsize>(image.size())))
-    return std::nullopt;
+  std::shared_ptr<const char> image(static_cast<const char*>(mapped),
+                                    [size](const char* start) { munmap(const_cast<char*>(start), size); });
   Elf64_Ehdr header{};
-  if (image.size() < sizeof header)
-    return std::nullopt;
-  std::memcpy(&header, image.data(), sizeof header);
+  std::memcpy(&header, image.get(), sizeof header);
   if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64)
     return std::nullopt;
-  return ElfFile(std::move(image), header);
+  return ElfFile(std::move(image), size, header);
 }
 
 std::optional<std::vector<Elf64_Phdr>> ElfFile::segments() const
@@ -139,9 +142,9 @@ std::optional<std::string_view> ElfFile::string_at(uint64_t offset, uint64_t lim
   if (offset >= size())
     return std::nullopt;
   uint64_t end    = size() - offset > limit ? offset + limit : size();
-  const char* at  = image_.data() + offset;
-  const char* nul = std::find(at, image_.data() + end, '\0');
-  if (nul == image_.data() + end)
+  const char* at  = image_.get() + offset;
+  const char* nul = std::find(at, image_.get() + end, '\0');
+  if (nul == image_.get() + end)
     return std::nullopt;
   return std::string_view(at, static_cast<size_t>(nul - at));
 }
