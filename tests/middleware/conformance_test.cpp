@@ -103,6 +103,18 @@ TEST_P(Conformance, ManyKeyvalsNeverTakeAPredefinedKeysNumber)
   }
 }
 
+// MUMPS's Fortran examples ended every rank with gfortran's "Note: The following floating-point exceptions are
+// signalling: IEEE_INVALID_FLAG": ranks and the simulator share one thread, whose floating-point exception flags held
+// what the simulator's computations and the other ranks had raised. Each rank keeps its own flags across its calls.
+TEST_P(Conformance, FloatingPointExceptionFlagsAreEachRanksOwn)
+{
+  for (auto& [rank, mine] : expect_passed(run(2, "fp_flags"), 2)) {
+    EXPECT_EQ(mine["fp_after_calls"], "0") << "rank " << rank;
+    EXPECT_EQ(mine["fp_divbyzero"], rank == 0 ? "1" : "0") << "rank " << rank;
+    EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
+  }
+}
+
 // MPICH attr/fkeyval, attrend, attrend2 at smpi: SMPI 3.32 keeps attributes in its MPI_COMM_WORLD and MPI_INT,
 // one object for every rank, so rank 1's MPI_Comm_dup(MPI_COMM_WORLD) copied rank 0's attributes too (6 copies
 // instead of 3), the last rank's MPI_Finalize deleted every rank's, after MPI_Finalized said true; and

@@ -1,5 +1,6 @@
 /* Cases found by MPICH's MPI test suite (test/mpi) under bxisim, one mode each, checked at every level.
  * Each rank prints key=value fields; "bad_x=1" names a failed check. */
+#include <fenv.h>
 #include <mpi.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -1863,6 +1864,37 @@ static void fortran_pairs(int rank, int size)
   printf("pair_max=%g:%g pair_min=%g:%g\n", max[0], max[1], min[0], min[1]);
 }
 
+/* The floating-point exception flags are each rank's, as a process's (MUMPS's Fortran examples ended with gfortran's
+ * "Note: The following floating-point exceptions are signalling: IEEE_INVALID_FLAG" on every rank: flags the
+ * simulator's own computations raised while the ranks made MPI calls). A flag a rank raises stays its own. */
+static void fp_flags(int rank)
+{
+  const int reported = FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW; /* gfortran's STOP reports these */
+  feclearexcept(FE_ALL_EXCEPT);
+  double values[64], sums[64];
+  for (int round = 0; round < 20; ++round) {
+    for (int i = 0; i < 64; ++i)
+      values[i] = rank + i * 0.5;
+    MPI_Allreduce(values, sums, 64, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    (void)MPI_Wtime();
+    usleep(10);
+  }
+  int after_calls = fetestexcept(reported);
+  printf("fp_after_calls=%d\n", after_calls);
+  CHECK(after_calls == 0, "fp_flags_after_calls");
+  if (rank == 0) {
+    volatile double zero     = 0.0;
+    volatile double infinite = 1.0 / zero;
+    (void)infinite;
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Allreduce(values, sums, 64, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  int divided = fetestexcept(FE_DIVBYZERO) != 0;
+  printf("fp_divbyzero=%d\n", divided);
+  CHECK(divided == (rank == 0), "fp_divbyzero_own");
+}
+
 int main(int argc, char** argv)
 {
   const char* mode = argc > 1 ? argv[1] : "";
@@ -1875,6 +1907,8 @@ int main(int argc, char** argv)
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (strcmp(mode, "thread_multiple") == 0)
     thread_multiple(init_result, provided);
+  else if (strcmp(mode, "fp_flags") == 0)
+    fp_flags(rank);
   else if (strcmp(mode, "status_error") == 0)
     status_error(rank);
   else if (strcmp(mode, "noncontiguous") == 0)
