@@ -2,6 +2,7 @@
 
 #include "ElfFile.hpp"
 #include "ElfNeeded.hpp"
+#include "FortranRuntimeNames.hpp"
 #include "HostCommand.hpp"
 #include "PlainMpiNames.hpp"
 #include "UniqueSymbols.hpp"
@@ -162,6 +163,22 @@ std::string linked_rank_folder(int rank)
   return link;
 }
 
+/** Whether the run gives each rank its own libgfortran, under names of its own (FortranRuntimeNames.hpp). */
+bool renames_fortran_runtime()
+{
+  static std::map<std::string, bool> renamable; // by path
+  for (const auto& library : run.libraries)
+    if (library.soname == kFortranRuntime) {
+      auto known = renamable.find(library.path);
+      if (known == renamable.end()) {
+        auto file = ElfFile::read(library.path);
+        known     = renamable.emplace(library.path, file && fortran_runtime_renamable(*file)).first;
+      }
+      return known->second;
+    }
+  return false;
+}
+
 /** Copies `original` into `destination_folder` as `name` (its own file name by default), with the edits every copy of
  *  it needs (found once per original). */
 std::string copy_with_edits(const std::string& destination_folder, const std::string& original,
@@ -178,6 +195,10 @@ std::string copy_with_edits(const std::string& destination_folder, const std::st
       found           = unique_symbols_rebound_global(*file);
       auto redirected = plain_mpi_calls_redirected(*file, original);
       found.insert(found.end(), redirected.begin(), redirected.end());
+      if (renames_fortran_runtime()) {
+        auto renamed = fortran_runtime_names_renamed(*file, original);
+        found.insert(found.end(), renamed.begin(), renamed.end());
+      }
     }
     known = run.edits.emplace(original, std::move(found)).first;
   }
@@ -253,6 +274,16 @@ std::vector<std::string> openmp_runtimes_needed(const std::string& program)
     if (std::find(runtimes.begin(), runtimes.end(), needed) != runtimes.end())
       found.push_back(needed);
   return found;
+}
+
+bool fortran_runtime_needed(const std::string& program, const std::vector<PrivatizedLibrary>& libraries)
+{
+  auto needs = [](const std::string& file) {
+    auto needed = elf_needed(file);
+    return std::find(needed.begin(), needed.end(), kFortranRuntime) != needed.end();
+  };
+  return needs(program) || std::any_of(libraries.begin(), libraries.end(),
+                                       [&](const PrivatizedLibrary& library) { return needs(library.path); });
 }
 
 std::vector<std::string> libraries_built_for_bxisim(const std::string& program)

@@ -35,6 +35,10 @@ PrivatizedLibrary find_privatized_library(const std::string& name, const std::st
  */
 std::vector<std::string> openmp_runtimes_needed(const std::string& program);
 
+/** Whether `program` or one of `libraries` (those its ranks get copies of) needs libgfortran: each rank then gets its
+ *  own (FortranRuntimeNames.hpp). */
+bool fortran_runtime_needed(const std::string& program, const std::vector<PrivatizedLibrary>& libraries);
+
 /**
  * The shared libraries the program needs, directly or through others, that were built for bxisim: they call its MPI,
  * Portals or PMI (libtool and CMake projects build their own libraries so with bxicc). Under mpirun each process loads

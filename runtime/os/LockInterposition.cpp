@@ -123,9 +123,8 @@ extern "C" int pthread_mutex_lock(pthread_mutex_t* mutex)
           fmt::format(
               "bxisim: rank {} has waited {} s of simulated time for a lock of a shared library that rank {} holds "
               "across a simulator call, and rank {} still holds it: it probably waits for rank {} in turn (all ranks "
-              "share the library, and so its lock; a Fortran print or write whose list calls MPI holds libgfortran's "
-              "unit lock meanwhile). Compute the value before the I/O statement, or give each rank its own copy of the "
-              "library (--privatize-lib NAME, where the simulator does not use it itself).\n",
+              "share the library, and so its lock, where each process would have its own). Give each rank its own "
+              "copy of the library (--privatize-lib NAME), or make the call outside the library's lock.\n",
               rank->index(), bxisim::os::kLongestLockWait, owner->index(), owner->index(), rank->index())
               .c_str());
     if (owner != nullptr && is_recursive(mutex))

@@ -180,6 +180,23 @@ TEST(SimulatedTime, TimeInsideASharedLibrarysLockSwitchesNoRankInsideANode)
   expect_time_in_a_locked_library_to_switch_no_rank(2);
 }
 
+// A shared library's mutex held across an MPI call that waits for the other ranks, which wait for the mutex (a Fortran
+// print whose list called MPI did so with libgfortran's unit lock until each rank got its own libgfortran): the run
+// ends after a simulated second of waiting, saying who holds the lock and what to do, instead of running for ever.
+TEST(SharedLocks, AMutexHeldAcrossACollectiveEndsWithTheReason)
+{
+  for (const char* level : {"smpi", "message"}) {
+    auto result = run_bxisim(std::string("run -n 3 --ppn 1 --no-cpu-simulation --wall-limit 60 --level ") + level +
+                             " " + test_program("locked_clock_mpi") + " 0 barrier");
+    EXPECT_EQ(result.exit_code, 6) << level << "\n" << result.output; // kUnsupportedExitCode
+    EXPECT_THAT(result.output, testing::HasSubstr("for a lock of a shared library that rank")) << level << "\n"
+                                                                                               << result.output;
+    EXPECT_THAT(result.output, testing::HasSubstr("holds across a simulator call, and rank")) << level << "\n"
+                                                                                              << result.output;
+    EXPECT_THAT(result.output, testing::HasSubstr("--privatize-lib NAME")) << level << "\n" << result.output;
+  }
+}
+
 // At --level smpi, SMPI keeps the account of CPU time: time() reads the clock of the rank's last MPI call
 // there, and still switches no rank (the same program hung before).
 TEST(SimulatedTime, TimeInsideASharedLibrarysLockSwitchesNoRankAtTheSmpiLevel)

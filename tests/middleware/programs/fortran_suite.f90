@@ -5,8 +5,10 @@
 !   collectives   allreduce (DOUBLE PRECISION, MPI_IN_PLACE, LOGICAL), a Fortran user operation, MINLOC
 !                 over MPI_2INTEGER, bcast, gather, alltoall
 !   mixed         handles across a C part (fortran_c_side.c: MPI_Comm_f2c, MPI_Type_c2f, MPI_Comm_c2f)
-!   print_sum     prints an allreduce's result computed inside the print statement: ranks share libgfortran,
-!                 whose unit lock the first rank holds while it waits for the others in the allreduce
+!   print_sum     prints an allreduce's result computed inside the print statement (each rank's libgfortran holds its
+!                 own unit lock meanwhile)
+!   units         each rank opens unit 10 on a file of its own, writes after a barrier, reads it back: units are
+!                 each rank's (MUMPS's save and restore)
 !   info          info keys and values, their blanks, a missing key
 !   comms         split, dup with a Fortran attribute copy procedure, names (strings both ways), MPI_TAG_UB,
 !                 a vector datatype, a Fortran error handler, error strings, the processor name
@@ -80,6 +82,8 @@ program fortran_suite
     call info()
   case ('print_sum')
     write (*, '(a,i0)') 'sum=', total_of(rank)
+  case ('units')
+    call units()
   case default
     call check('mode', .false.)
   end select
@@ -87,6 +91,30 @@ program fortran_suite
   call MPI_Finalize(ierr)
 
 contains
+
+  subroutine units()
+    character(len=64) :: file_name, line
+    integer :: lines, unit_status
+    call get_command_argument(2, file_name)
+    write (file_name, '(a,a,i0,a)') trim(file_name), '/unit_', rank, '.txt'
+    open (unit=10, file=file_name, status='replace')
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+    write (10, '(a,i0)') 'written_by_rank_', rank
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+    close (10)
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+    open (unit=10, file=file_name, status='old')
+    lines = 0
+    do
+      read (10, '(a)', iostat=unit_status) line
+      if (unit_status /= 0) exit
+      lines = lines + 1
+      write (*, '(a,i0,a,a)') 'line', lines, '=', trim(line)
+    end do
+    close (10, status='delete')
+    write (*, '(a,i0)') 'lines=', lines
+    call check('unit_lines', lines == 1)
+  end subroutine units
 
   integer function total_of(value)
     integer, intent(in) :: value

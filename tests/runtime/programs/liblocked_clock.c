@@ -35,6 +35,15 @@ void locked_sleep(void)
   pthread_mutex_unlock(&lock);
 }
 
+/* Calls `inside` while it holds the mutex (a library that calls back into the program under its lock, as libgfortran
+ * did around a print whose list called MPI): a rank that calls the simulator there keeps the lock. */
+void locked_call(void (*inside)(void))
+{
+  pthread_mutex_lock(&lock);
+  inside();
+  pthread_mutex_unlock(&lock);
+}
+
 /* The same under a read-write lock: a rank that wants to write while another reads waits in simulated time
  * (bxisim's pthread_rwlock_wrlock). */
 static pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;

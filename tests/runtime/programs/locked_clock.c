@@ -5,7 +5,8 @@
  * "clock_gettime_futex" under a lock made of a futex called inline, "clock_gettime_syscall_futex" the same through
  * syscall(), with "sleep"
  * it sleeps a millisecond under the mutex instead (seconds=0). Built with -DLOCKED_CLOCK_MPI, it is an MPI program (for
- * --level smpi): the same between MPI_Init and MPI_Finalize. */
+ * --level smpi): the same between MPI_Init and MPI_Finalize; there "barrier" calls MPI_Barrier under the mutex (the
+ * first rank keeps it while it waits for the others, which wait for it). */
 #include <bxisim/rank.h>
 #ifdef LOCKED_CLOCK_MPI
 #include <mpi.h>
@@ -24,6 +25,14 @@ double rwlock_clock_gettime(int writer);
 double futex_clock_gettime(void);
 double syscall_futex_clock_gettime(void);
 void locked_sleep(void);
+void locked_call(void (*inside)(void));
+
+#ifdef LOCKED_CLOCK_MPI
+static void barrier(void)
+{
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+#endif
 
 static double cpu_seconds(void)
 {
@@ -43,12 +52,16 @@ int main(int argc, char** argv)
   while (cpu_seconds() - start < work)
     x++;
   const char* clock = argc > 2 ? argv[2] : "time";
-  long seconds      = strcmp(clock, "sleep") == 0                  ? (locked_sleep(), 0L)
-                      : strcmp(clock, "clock_gettime") == 0        ? (long)locked_clock_gettime()
-                      : strcmp(clock, "clock_gettime_rwlock") == 0 ? (long)rwlock_clock_gettime(bxisim_rank() == 1)
-                      : strcmp(clock, "clock_gettime_futex") == 0  ? (long)futex_clock_gettime()
-                      : strcmp(clock, "clock_gettime_syscall_futex") == 0 ? (long)syscall_futex_clock_gettime()
-                                                                          : locked_clock_read();
+#ifdef LOCKED_CLOCK_MPI
+  if (strcmp(clock, "barrier") == 0)
+    locked_call(barrier);
+#endif
+  long seconds = strcmp(clock, "sleep") == 0                         ? (locked_sleep(), 0L)
+                 : strcmp(clock, "clock_gettime") == 0               ? (long)locked_clock_gettime()
+                 : strcmp(clock, "clock_gettime_rwlock") == 0        ? (long)rwlock_clock_gettime(bxisim_rank() == 1)
+                 : strcmp(clock, "clock_gettime_futex") == 0         ? (long)futex_clock_gettime()
+                 : strcmp(clock, "clock_gettime_syscall_futex") == 0 ? (long)syscall_futex_clock_gettime()
+                                                                     : locked_clock_read();
   printf("seconds=%ld simulated=%.9f\n", seconds, bxisim_time());
 #ifdef LOCKED_CLOCK_MPI
   MPI_Finalize();
