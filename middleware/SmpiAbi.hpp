@@ -341,6 +341,18 @@ class SmpiAbi : public BackEndCallbacks
   /** How each window was created (SMPI does not answer MPI_WIN_CREATE_FLAVOR). */
   std::unordered_map<const void*, int> flavor_of_;
   int created_window(int result, void* window, int flavor, MPI_Win* win);
+  /** Windows of MPI_Win_allocate_shared over several ranks, laid out by bxisim (SmpiSharedWindows.cpp): each rank's
+   *  segment in comm rank order, and the block, which the first rank frees with the window. */
+  struct SharedSegment {
+    void* base         = nullptr;
+    MPI_Aint size      = 0;
+    MPI_Aint disp_unit = 1;
+  };
+  struct SharedWindow {
+    std::vector<SharedSegment> segments;
+    void* owned_block = nullptr;
+  };
+  std::unordered_map<const void*, SharedWindow> shared_windows_;
   /** A constructor's arguments as MPI_Type_get_envelope and _contents give them, by type made, where SMPI 3.32
    *  answers otherwise: structs (reported as MPI_COMBINER_INDEXED, or as a contiguous type of bytes for predefined
    *  parts without gaps) and the indexed-block constructors (reported as indexed ones). */

@@ -479,16 +479,6 @@ int SmpiRank::Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm
   return created_window(result, window, MPI_WIN_FLAVOR_ALLOCATE, win);
 }
 
-int SmpiRank::Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
-                                  MPI_Win* win)
-{
-  if (is_intercomm(comm))
-    return intercomm_unsupported("MPI_Win_allocate_shared");
-  void* window = nullptr;
-  int result   = fn_.Win_allocate_shared(size, disp_unit, to_be_info(info), to_be_comm(comm), baseptr, &window);
-  return created_window(result, window, MPI_WIN_FLAVOR_SHARED, win);
-}
-
 int SmpiRank::Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
   if (is_intercomm(comm))

@@ -254,7 +254,7 @@ BACKENDS = {
                  "accumulate_targets": True, "bottom_buffers": True,
                  "before_intercomm_check": SMPI_PROC_NULL_FIRST,
                  "custom": {"Init", "Init_thread", "Query_thread", "Abort", "Is_thread_main", "Win_create", "Win_allocate",
-                            "Win_allocate_shared", "Win_create_dynamic", "Type_create_struct", "Type_get_envelope",
+                            "Win_allocate_shared", "Win_shared_query", "Win_free", "Win_create_dynamic", "Type_create_struct", "Type_get_envelope",
                             "Type_free", "File_open", "Comm_call_errhandler", "Win_call_errhandler", "Comm_get_attr",
                             "Attr_get", "Comm_set_attr", "Attr_put", "Comm_delete_attr", "Attr_delete", "Type_set_attr",
                             "Type_get_attr", "Type_delete_attr", "Comm_free_keyval", "Keyval_free", "Type_free_keyval",

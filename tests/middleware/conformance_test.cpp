@@ -103,6 +103,18 @@ TEST_P(Conformance, ManyKeyvalsNeverTakeAPredefinedKeysNumber)
   }
 }
 
+// MPICH's rma/win_shared_* inside a node at smpi: SMPI 3.32 answered MPI_Win_shared_query with the node block's start
+// for every rank and sized the block as the first rank's segment times the ranks (stores landed in another rank's
+// segment; unequal segments damaged the heap). Four ranks: two nodes of two at --ppn 2, four nodes of one at --ppn 1.
+TEST_P(Conformance, SharedWindowSegmentsAreEachRanksAndContiguous)
+{
+  for (auto& [rank, mine] : expect_passed(run(4, "shared_window"), 4)) {
+    EXPECT_EQ(mine["node_size"], std::get<1>(GetParam()) == 1 ? "1" : "2") << "rank " << rank;
+    EXPECT_EQ(mine["shared_good"], "1") << "rank " << rank;
+    EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
+  }
+}
+
 // MUMPS's Fortran examples ended every rank with gfortran's "Note: The following floating-point exceptions are
 // signalling: IEEE_INVALID_FLAG": ranks and the simulator share one thread, whose floating-point exception flags held
 // what the simulator's computations and the other ranks had raised. Each rank keeps its own flags across its calls.
