@@ -45,8 +45,9 @@ int SmpiRank::Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, M
   MPI_Aint offset    = 0;
   for (int r = 0; r < ranks; ++r) {
     MPI_Aint segment_size = all[2 * static_cast<size_t>(r)];
-    shared.segments.push_back(
-        {static_cast<unsigned char*>(block) + offset, segment_size, all[2 * static_cast<size_t>(r) + 1]});
+    // An empty segment has no address, as OpenMPI's osc/sm and MPICH answer (MPICH's win_shared_noncontig_put)
+    void* start = segment_size > 0 ? static_cast<unsigned char*>(block) + offset : nullptr;
+    shared.segments.push_back({start, segment_size, all[2 * static_cast<size_t>(r) + 1]});
     offset += segment_size;
   }
   void* base   = shared.segments[static_cast<size_t>(rank)].base;
