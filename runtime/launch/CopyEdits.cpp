@@ -12,6 +12,21 @@
 namespace bxisim::runtime
 {
 
+std::vector<std::string_view> dynamic_section_strings(const ElfFile& file)
+{
+  std::vector<std::string_view> strings;
+  for (int64_t tag : {DT_NEEDED, DT_SONAME, DT_RPATH, DT_RUNPATH})
+    if (auto found = file.dynamic_strings(tag))
+      strings.insert(strings.end(), found->begin(), found->end());
+  return strings;
+}
+
+bool overlaps(const ElfFile& file, std::string_view text, const ByteEdit& edit)
+{
+  uint64_t first = file.offset_of(text);
+  return edit.offset < first + text.size() && first < edit.offset + edit.bytes.size();
+}
+
 void apply_edits(const std::string& copy, const std::vector<ByteEdit>& edits)
 {
   if (edits.empty())

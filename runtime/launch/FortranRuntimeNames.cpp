@@ -15,11 +15,6 @@ namespace
 {
 constexpr std::string_view kPrefix  = "_gfortran_";
 constexpr std::string_view kRenamed = "hE"; // in place of "gf", at the name's second byte
-
-bool overlaps(uint64_t first, uint64_t size, uint64_t edit)
-{
-  return edit < first + size && first < edit + kRenamed.size();
-}
 } // namespace
 
 bool fortran_runtime_renamable(const ElfFile& file)
@@ -35,18 +30,14 @@ std::vector<ByteEdit> fortran_runtime_names_renamed(const ElfFile& file, const s
   auto symbols = file.dynamic_symbols();
   if (not symbols)
     return edits;
-  std::vector<std::string_view> others; // what no edit may touch: the other names and the dynamic strings
+  std::vector<std::string_view> others = dynamic_section_strings(file); // what no edit may touch, and other names
   for (const auto& entry : *symbols)
     if (entry.name.substr(0, kPrefix.size()) == kPrefix)
       edits.push_back({file.offset_of(entry.name) + 1, std::string(kRenamed)});
     else if (not entry.name.empty())
       others.push_back(entry.name);
-  for (int64_t tag : {DT_NEEDED, DT_SONAME, DT_RPATH, DT_RUNPATH})
-    if (auto strings = file.dynamic_strings(tag))
-      others.insert(others.end(), strings->begin(), strings->end());
   auto shared = [&](const ByteEdit& edit) {
-    return std::any_of(others.begin(), others.end(),
-                       [&](std::string_view text) { return overlaps(file.offset_of(text), text.size(), edit.offset); });
+    return std::any_of(others.begin(), others.end(), [&](std::string_view text) { return overlaps(file, text, edit); });
   };
   auto kept = std::remove_if(edits.begin(), edits.end(), shared);
   if (kept != edits.end())

@@ -507,16 +507,18 @@ int launch(const LaunchOptions& given_options, const config::Parameters& paramet
     }
   }
 
-  if (fortran_runtime_needed(program, libraries) &&
-      std::none_of(libraries.begin(), libraries.end(), [](const auto& l) { return l.soname == kFortranRuntime; })) {
+  bool fortran_private =
+      std::any_of(libraries.begin(), libraries.end(), [](const auto& l) { return l.soname == kFortranRuntime; });
+  if (not fortran_private && fortran_runtime_needed(program, libraries)) {
     why_private.push_back(fmt::format("each rank gets its own copy of {} (Fortran's units, their buffers and locks: "
                                       "a unit one rank opened was every rank's)",
                                       kFortranRuntime));
     libraries.push_back(find_privatized_library(kFortranRuntime, program));
+    fortran_private = true;
   }
   // The ranks' copies of libgfortran see a pipe on stdout (the output's router) and would buffer their preconnected
   // units until they end: unbuffered, as on a terminal, each rank's lines are its own as they are written.
-  if (std::any_of(libraries.begin(), libraries.end(), [](const auto& l) { return l.soname == kFortranRuntime; }))
+  if (fortran_private)
     setenv("GFORTRAN_UNBUFFERED_PRECONNECTED", "y", 0);
 
   // Before anything of the run exists: bxisim may have to start again (StaticTls.hpp).

@@ -23,16 +23,6 @@ bool starts_with(std::string_view text, std::string_view prefix)
   return text.substr(0, prefix.size()) == prefix;
 }
 
-/** The dynamic section's strings (needed libraries, soname, search paths): no edit may touch them. */
-std::vector<std::string_view> dynamic_strings(const ElfFile& file)
-{
-  std::vector<std::string_view> strings;
-  for (int64_t tag : {DT_NEEDED, DT_SONAME, DT_RPATH, DT_RUNPATH})
-    if (auto found = file.dynamic_strings(tag))
-      strings.insert(strings.end(), found->begin(), found->end());
-  return strings;
-}
-
 /** `text` with the edits that fall inside it applied. */
 std::string edited(const ElfFile& file, std::string_view text, const std::vector<ByteEdit>& edits)
 {
@@ -44,11 +34,6 @@ std::string edited(const ElfFile& file, std::string_view text, const std::vector
   return result;
 }
 
-bool overlaps(const ElfFile& file, std::string_view text, const ByteEdit& edit)
-{
-  uint64_t first = file.offset_of(text);
-  return edit.offset < first + text.size() && first < edit.offset + edit.bytes.size();
-}
 } // namespace
 
 std::vector<ByteEdit> plain_mpi_calls_redirected(const ElfFile& file, const std::string& path)
@@ -86,7 +71,7 @@ std::vector<ByteEdit> plain_mpi_calls_redirected(const ElfFile& file, const std:
         if (entry.symbol.st_shndx != SHN_UNDEF || dlsym(RTLD_DEFAULT, renamed.c_str()) == nullptr)
           refuse(entry.name);
       }
-  for (const auto& text : dynamic_strings(file))
+  for (const auto& text : dynamic_section_strings(file))
     for (const auto& edit : edits)
       if (overlaps(file, text, edit))
         refuse(text);

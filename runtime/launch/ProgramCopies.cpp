@@ -22,6 +22,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <unistd.h>
@@ -143,6 +144,7 @@ struct RunCopies {
   std::map<std::string, Opened> opened;         // by original
   std::set<std::pair<int, std::string>> made;   // (rank, original) copies already in the rank's folder
   std::map<std::string, bool> built_for_bxisim; // by original: calls bxisim or needs a library that does
+  std::optional<bool> renames_fortran_runtime;  // found once the libraries are known (renames_fortran_runtime())
 };
 RunCopies run;
 
@@ -166,17 +168,13 @@ std::string linked_rank_folder(int rank)
 /** Whether the run gives each rank its own libgfortran, under names of its own (FortranRuntimeNames.hpp). */
 bool renames_fortran_runtime()
 {
-  static std::map<std::string, bool> renamable; // by path
-  for (const auto& library : run.libraries)
-    if (library.soname == kFortranRuntime) {
-      auto known = renamable.find(library.path);
-      if (known == renamable.end()) {
-        auto file = ElfFile::read(library.path);
-        known     = renamable.emplace(library.path, file && fortran_runtime_renamable(*file)).first;
-      }
-      return known->second;
-    }
-  return false;
+  if (not run.renames_fortran_runtime) {
+    auto library                = std::find_if(run.libraries.begin(), run.libraries.end(),
+                                               [](const PrivatizedLibrary& l) { return l.soname == kFortranRuntime; });
+    auto file                   = library == run.libraries.end() ? std::nullopt : ElfFile::read(library->path);
+    run.renames_fortran_runtime = file && fortran_runtime_renamable(*file);
+  }
+  return *run.renames_fortran_runtime;
 }
 
 /** Copies `original` into `destination_folder` as `name` (its own file name by default), with the edits every copy of
