@@ -185,16 +185,17 @@ TEST(SimulatedTime, TimeInsideASharedLibrarysLockSwitchesNoRankInsideANode)
 // ends after a simulated second of waiting, saying who holds the lock and what to do, instead of running for ever.
 TEST(SharedLocks, AMutexHeldAcrossACollectiveEndsWithTheReason)
 {
-  for (const char* level : {"smpi", "message"}) {
-    auto result = run_bxisim(std::string("run -n 3 --ppn 1 --no-cpu-simulation --wall-limit 60 --level ") + level +
-                             " " + test_program("locked_clock_mpi") + " 0 barrier");
-    EXPECT_EQ(result.exit_code, 6) << level << "\n" << result.output; // kUnsupportedExitCode
-    EXPECT_THAT(result.output, testing::HasSubstr("for a lock of a shared library that rank")) << level << "\n"
-                                                                                               << result.output;
-    EXPECT_THAT(result.output, testing::HasSubstr("holds across a simulator call, and rank")) << level << "\n"
-                                                                                              << result.output;
-    EXPECT_THAT(result.output, testing::HasSubstr("--privatize-lib NAME")) << level << "\n" << result.output;
-  }
+  for (const char* level : {"smpi", "message"})
+    for (const char* ppn : {"1", "3"}) { // across nodes, inside a node
+      auto result = run_bxisim(std::string("run -n 3 --ppn ") + ppn + " --no-cpu-simulation --wall-limit 60 --level " +
+                               level + " " + test_program("locked_clock_mpi") + " 0 barrier");
+      EXPECT_EQ(result.exit_code, 6) << level << "\n" << result.output; // kUnsupportedExitCode
+      EXPECT_THAT(result.output, testing::HasSubstr("for a lock of a shared library that rank")) << level << "\n"
+                                                                                                 << result.output;
+      EXPECT_THAT(result.output, testing::HasSubstr("holds across a simulator call, and rank")) << level << "\n"
+                                                                                                << result.output;
+      EXPECT_THAT(result.output, testing::HasSubstr("--privatize-lib NAME")) << level << "\n" << result.output;
+    }
 }
 
 // At --level smpi, SMPI keeps the account of CPU time: time() reads the clock of the rank's last MPI call
