@@ -133,12 +133,15 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
     os::enter_rank_code(rank);
     if (load_first && not load_first(rank)) { // its copy of OpenMPI, say: said by load_first
       os::set_running_rank(nullptr);
+      rank.process_state().save_globals();
       rank.mark_load_failed();
       return;
     }
     double load_start = process_cpu_seconds();
     void* handle      = dlopen(program_copy.c_str(), RTLD_NOW | RTLD_LOCAL);
     os::set_running_rank(nullptr);
+    // Constructors ran as the rank's code: what they set (crtfastmath's flush-to-zero under -Ofast) is the rank's.
+    rank.process_state().save_globals();
     if (handle == nullptr) {
       std::string why = dlerror();
       // bxicc links programs as shared objects, which may keep undefined symbols until loaded here
@@ -205,6 +208,7 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
   } catch (...) { // an uncaught exception, of any type: std::terminate would abort the process, a crash
     hw::forget_frames_below_caller(rank.stack);
     os::set_running_rank(nullptr);
+    rank.process_state().save_globals(); // the simulator ends the run with its own floating-point state
     rank.exit_jump_armed = false;
     FILE* out            = OutputRouter::original_stderr();
     fmt::print(out,

@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <cstring>
 #include <cxxabi.h>
-#include <xmmintrin.h>
 
 namespace bxisim::os
 {
@@ -47,49 +46,9 @@ void write_exception_state(const ExceptionState& state)
   live.uncaught_exceptions = state.uncaught;
 }
 
-namespace
-{
-constexpr unsigned kFlagBits = 0x3f; // invalid, denormal, divide by zero, overflow, underflow, inexact: both units
-
-/** The x87 environment as fnstenv stores it (32-bit protected mode layout, 28 bytes). */
-struct X87Environment {
-  uint32_t control, status, tags, instruction_offset, instruction_selector, operand_offset, operand_selector;
-};
-} // namespace
-
-FloatingPointFlags take_floating_point_flags()
-{
-  FloatingPointFlags flags;
-  unsigned csr = _mm_getcsr();
-  flags.sse    = csr & kFlagBits;
-  if (flags.sse != 0)
-    _mm_setcsr(csr & ~kFlagBits);
-  uint16_t status = 0;
-  asm volatile("fnstsw %0" : "=m"(status));
-  flags.x87 = status & kFlagBits;
-  if (flags.x87 != 0)
-    asm volatile("fnclex");
-  return flags;
-}
-
-void put_floating_point_flags(const FloatingPointFlags& flags)
-{
-  unsigned csr = _mm_getcsr();
-  if ((csr & kFlagBits) != flags.sse)
-    _mm_setcsr((csr & ~kFlagBits) | flags.sse);
-  uint16_t status = 0;
-  asm volatile("fnstsw %0" : "=m"(status));
-  if ((status & kFlagBits) == flags.x87)
-    return;
-  X87Environment environment{}; // only long double arithmetic raises these: a rare, slower path
-  asm volatile("fnstenv %0" : "=m"(environment));
-  environment.status = (environment.status & ~kFlagBits) | flags.x87;
-  asm volatile("fldenv %0" : : "m"(environment));
-}
-
 void ProcessState::restore_globals() const
 {
-  put_floating_point_flags(floating_point);
+  put_floating_point_state(floating_point);
   ::optind = getopt_globals.optind;
   ::opterr = getopt_globals.opterr;
   ::optopt = getopt_globals.optopt;
@@ -102,7 +61,7 @@ void ProcessState::save_globals()
 {
   getopt_globals = {::optind, ::opterr, ::optopt, ::optarg};
   exceptions     = read_exception_state();
-  floating_point = take_floating_point_flags();
+  floating_point = take_floating_point_state();
 }
 
 bool ProcessState::belongs_to_rank(const void* address) const

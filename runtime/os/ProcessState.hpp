@@ -5,6 +5,8 @@
 // RandomInterposition.cpp, SignalInterposition.cpp, ProcessInterposition.cpp) keep this state per
 // rank. What stays shared is listed in docs/running.md.
 
+#include "FloatingPointState.hpp"
+
 #include <array>
 #include <csignal>
 #include <cstdlib>
@@ -45,21 +47,6 @@ struct GetoptGlobals {
   char* optarg = nullptr;
 };
 
-/**
- * The exception flags of the floating-point unit (SSE's MXCSR and the x87 status word): a process's own, raised by its
- * own code. Ranks and the simulator share one thread, so a rank saw the flags other ranks and the simulator's own
- * computations raised (gfortran's STOP reported IEEE_INVALID_FLAG for programs that made no floating-point operation).
- * The control bits (rounding, masks, flush-to-zero) are left as they are.
- */
-struct FloatingPointFlags {
-  unsigned sse = 0;
-  unsigned x87 = 0;
-};
-/** Moves the thread's flags into the returned value, leaving them clear for the simulator. */
-FloatingPointFlags take_floating_point_flags();
-/** Makes `flags` the thread's flags. */
-void put_floating_point_flags(const FloatingPointFlags& flags);
-
 struct ExitHandler {
   void (*function)(void*);
   void* argument;
@@ -73,16 +60,16 @@ class ProcessState
   ProcessState& operator=(const ProcessState&) = delete;
 
   /** The rank's code resumes: its getopt variables go back into libc's, its exception state into libstdc++'s, its
-   *  floating-point flags into the thread's. */
+   *  floating-point state into the thread's. */
   void restore_globals() const;
-  /** The rank's code is left: libc's getopt variables, libstdc++'s exception state and the floating-point flags are
-   *  saved (the flags cleared). */
+  /** The rank's code is left: libc's getopt variables, libstdc++'s exception state and the floating-point state are
+   *  saved (the simulator's put back). */
   void save_globals();
 
   GetoptScan getopt_scan;
   GetoptGlobals getopt_globals;
   ExceptionState exceptions;         // of the rank's thread that ran last (ThreadLocals.hpp keeps the others')
-  FloatingPointFlags floating_point; // the rank's, whichever of its threads raised them
+  FloatingPointState floating_point; // the rank's, whichever of its threads set or raised it
 
   // random()/srandom()/rand()/srand(): as after srandom(1), which is where a process starts.
   random_data random{};

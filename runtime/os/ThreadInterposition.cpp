@@ -157,7 +157,8 @@ void run_thread(SimulatedThread* thread)
       thread->killed = true;
     } catch (...) { // an uncaught exception ends the process, as std::terminate would: a crash of the rank
       bxisim::os::set_running_rank(nullptr);
-      report_crash(rank); // every other actor is killed: this one then ends as any thread
+      rank.process_state().save_globals(); // the simulator ends the run with its own floating-point state
+      report_crash(rank);                  // every other actor is killed: this one then ends as any thread
     }
   }
   thread_of_actor.erase(simgrid::s4u::this_actor::get_pid());

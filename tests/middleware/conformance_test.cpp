@@ -127,6 +127,37 @@ TEST_P(Conformance, FloatingPointExceptionFlagsAreEachRanksOwn)
   }
 }
 
+// A rank's fesetround(FE_UPWARD) and flush-to-zero were the thread's, so every rank and the simulator's own arithmetic
+// ran with them: the other ranks rounded upwards, and the simulated times of the same calls changed in their last bits.
+// Each rank keeps its own control bits; the simulator keeps its own.
+TEST_P(Conformance, FloatingPointControlIsEachRanksOwn)
+{
+  auto with_defaults = expect_passed(run(3, "fp_control keep"), 3);
+  auto rank0_changes = expect_passed(run(3, "fp_control set"), 3);
+  for (auto& [rank, mine] : rank0_changes) {
+    EXPECT_EQ(mine["fp_upward"], rank == 0 ? "1" : "0") << "rank " << rank;
+    EXPECT_EQ(mine["fp_flushes"], rank == 0 ? "1" : "0") << "rank " << rank;
+    EXPECT_EQ(mine["fp_denormal_kept"], rank == 0 ? "0" : "1") << "rank " << rank;
+    EXPECT_EQ(mine["fp_start"], with_defaults[rank]["fp_start"]) << "rank " << rank;
+    EXPECT_EQ(mine["fp_end"], with_defaults[rank]["fp_end"]) << "rank " << rank;
+    EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
+  }
+}
+
+// A program built with -Ofast sets flush-to-zero as it loads (crtfastmath's constructor): its ranks flush denormals as
+// under mpirun, after MPI calls too (the constructor ran as the rank's code, its setting is the rank's).
+TEST_P(Conformance, FastMathProgramsFlushDenormalsAsUnderMpirun)
+{
+  auto result =
+      run_command("'" BXISIM_BINARY "' run -q --no-summary --level " + level() + " --no-cpu-simulation -n 2 --ppn " +
+                  std::to_string(ppn()) + " " + kPrograms + "/fast_math 2>&1");
+  for (auto& [rank, mine] : expect_passed(result, 2)) {
+    EXPECT_EQ(mine["fast_flushes"], "1") << "rank " << rank;
+    EXPECT_EQ(mine["fast_denormal_kept"], "0") << "rank " << rank;
+    EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
+  }
+}
+
 // MPICH attr/fkeyval, attrend, attrend2 at smpi: SMPI 3.32 keeps attributes in its MPI_COMM_WORLD and MPI_INT,
 // one object for every rank, so rank 1's MPI_Comm_dup(MPI_COMM_WORLD) copied rank 0's attributes too (6 copies
 // instead of 3), the last rank's MPI_Finalize deleted every rank's, after MPI_Finalized said true; and

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <xmmintrin.h>
 
 static int errors = 0;
 #define CHECK(condition, what)                                                                                         \
@@ -1895,6 +1896,37 @@ static void fp_flags(int rank)
   CHECK(divided == (rank == 0), "fp_divbyzero_own");
 }
 
+/* The floating-point control bits are each rank's, as a process's: rank 0 rounds upwards and flushes denormals to zero
+ * ("set"), the others keep a process's defaults, and neither the other ranks nor the simulator's own arithmetic see
+ * rank 0's mode (the simulated time of the calls is the same as with "keep"; they differed in their last bits). */
+static void fp_control(int rank, const char* which)
+{
+  const unsigned flush_bits = 0x8040; /* MXCSR's flush-to-zero and denormals-are-zero */
+  int set                   = strcmp(which, "set") == 0 && rank == 0;
+  if (set) {
+    fesetround(FE_UPWARD);
+    _mm_setcsr(_mm_getcsr() | flush_bits);
+  }
+  double values[512], sums[512];
+  for (int i = 0; i < 512; ++i)
+    values[i] = 1.0 / (i + 3 + rank);
+  double start = MPI_Wtime();
+  for (int round = 0; round < 8; ++round) {
+    MPI_Allreduce(values, sums, 512, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Alltoall(values, 16, MPI_DOUBLE, sums, 16, MPI_DOUBLE, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  double end           = MPI_Wtime();
+  int upward           = fegetround() == FE_UPWARD;
+  int flushes          = (_mm_getcsr() & flush_bits) == flush_bits;
+  volatile double tiny = 1e-300;
+  int denormal_kept    = tiny * 1e-15 != 0.0;
+  /* %a: exact whatever the rounding mode (the rank's own subtraction or decimal conversion would round upwards) */
+  printf("fp_upward=%d fp_flushes=%d fp_denormal_kept=%d fp_start=%a fp_end=%a\n", upward, flushes, denormal_kept,
+         start, end);
+  CHECK(upward == set && flushes == set && denormal_kept == !set, "fp_control_own");
+}
+
 /* MPI_Win_allocate_shared over the ranks of a node, segments of unequal sizes: each rank's segment follows the
  * previous rank's (contiguous, MPI-3.1 11.2.3), MPI_Win_shared_query gives each, and a rank reads what the others
  * stored there (at smpi SMPI 3.32 gave the block's start for every rank, sized for the first rank's segment). */
@@ -1963,6 +1995,8 @@ int main(int argc, char** argv)
     shared_window(rank);
   else if (strcmp(mode, "fp_flags") == 0)
     fp_flags(rank);
+  else if (strcmp(mode, "fp_control") == 0)
+    fp_control(rank, argc > 2 ? argv[2] : "keep");
   else if (strcmp(mode, "status_error") == 0)
     status_error(rank);
   else if (strcmp(mode, "noncontiguous") == 0)
