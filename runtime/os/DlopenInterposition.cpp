@@ -6,9 +6,12 @@
 // interposer: those of the caller's original file are read here, and the library found there is opened by its path.
 // dlopen(NULL) from a rank's code gives the rank's copy of the program, its main program: dlsym on it finds the
 // program's own functions, as in a process of a program linked with -rdynamic (bxicc's programs export theirs).
+// dlsym(RTLD_DEFAULT) from a rank's code, its libraries' included, searches as a process's global scope would: the
+// rank's program first, then the global scope (bxisim's interposed functions), then the rank's copies of libraries.
 
 #include "RealFunctions.hpp"
 #include "SimulatorCall.hpp"
+#include "ThreadInterposition.hpp"
 #include "runtime/launch/CrashReport.hpp"
 #include "runtime/launch/ProgramCopies.hpp"
 #include "runtime/launch/Rank.hpp"
@@ -17,6 +20,8 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <string>
@@ -89,3 +94,80 @@ extern "C" void* dlopen(const char* file, int mode)
   }
   return real(has_slash || found.empty() ? file : found.c_str(), mode);
 }
+
+using DlsymFunction = void* (*)(void*, const char*);
+/** The C library's dlsym, once found (the stub below reads it). */
+extern "C" {
+__attribute__((used)) DlsymFunction bxisim_real_dlsym = nullptr;
+}
+
+/** Finds the C library's dlsym (dlvsym is not interposed). */
+extern "C" __attribute__((used)) DlsymFunction bxisim_resolve_real_dlsym()
+{
+  if (bxisim_real_dlsym == nullptr)
+    bxisim_real_dlsym = reinterpret_cast<DlsymFunction>(dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34"));
+  if (bxisim_real_dlsym == nullptr)
+    bxisim_real_dlsym = reinterpret_cast<DlsymFunction>(dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5"));
+  if (bxisim_real_dlsym == nullptr) {
+    std::fprintf(stderr, "bxisim: cannot find the C library's dlsym (%s)\n", dlerror());
+    std::abort();
+  }
+  return bxisim_real_dlsym;
+}
+
+/**
+ * dlsym(RTLD_DEFAULT, name), reached from the stub with the caller's return address still on the stack. For the code of
+ * a rank (its program, its libraries, shared ones too, and the threads they create) the search is a process's: its
+ * program first. The loader's own search found a shared library's lookups of the program's functions nowhere (the
+ * program's copy is loaded locally) and put bxisim's definitions before the program's.
+ */
+extern "C" __attribute__((used, noinline)) void* bxisim_dlsym_default(void* handle, const char* name)
+{
+  const void* caller       = __builtin_extract_return_addr(__builtin_return_address(0));
+  DlsymFunction real_dlsym = bxisim_resolve_real_dlsym();
+  Dl_info info{};
+  if (dladdr(caller, &info) == 0 || info.dli_fname == nullptr || in_bxisim(info))
+    return real_dlsym(handle, name);
+  bxisim::runtime::Rank* rank = bxisim::os::running_rank(); // on the simulation's thread, while a rank's code runs
+  if (rank == nullptr)
+    rank = bxisim::os::creator_of_this_thread(); // a real thread that a library of the rank made
+  if (rank == nullptr || rank->program_copy().empty())
+    return real_dlsym(handle, name);
+  void* program = dlopen(rank->program_copy().c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (program == nullptr)
+    return real_dlsym(handle, name);
+  void* in_program_scope = real_dlsym(program, name); // the program's copy, then its libraries' (the rank's copies)
+  dlclose(program);
+  Dl_info where{};
+  if (in_program_scope != nullptr && dladdr(in_program_scope, &where) != 0 && where.dli_fname == rank->program_copy())
+    return in_program_scope; // defined by the program itself, which comes first in a process
+  if (void* global = real_dlsym(RTLD_DEFAULT, name); global != nullptr)
+    return global; // bxisim's interposed functions, the C library, the libraries every rank shares
+  if (in_program_scope != nullptr)
+    dlerror();             // found in a library of the rank's own: no error left for the program's dlerror() to read
+  return in_program_scope; // or nothing, and dlerror() says what was missing
+}
+
+// dlsym itself: a stub that jumps (not calls) to the C library's for every handle but RTLD_DEFAULT, so that the C
+// library still finds the caller's object from the return address (RTLD_NEXT searches after the caller's object).
+asm(R"(
+    .text
+    .globl dlsym
+    .type dlsym, @function
+dlsym:
+    test %rdi, %rdi
+    jz bxisim_dlsym_default
+    mov bxisim_real_dlsym(%rip), %rax
+    test %rax, %rax
+    jz 1f
+    jmp *%rax
+1:  push %rdi
+    push %rsi
+    sub $8, %rsp
+    call bxisim_resolve_real_dlsym
+    add $8, %rsp
+    pop %rsi
+    pop %rdi
+    jmp *%rax
+    .size dlsym, .-dlsym
+)");

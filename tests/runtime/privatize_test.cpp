@@ -122,7 +122,8 @@ TEST(PrivatizeLib, ThreadsOfTheProjectsOwnLibrariesAreTheRanks)
 // Libraries opened with dlopen, as plugins: under mpirun each process loads its own; here the loader loads a file once,
 // so the ranks shared one instance, and a plugin needing one of the program's own libraries got the shared original of
 // it (registrations 2, 4, 6 instead of 2 each). Each rank now opens its own copy (runtime/os/DlopenInterposition.cpp),
-// and dlopen(NULL) gives its own program (it gave bxisim's handle, where dlsym found none of the program's symbols).
+// and dlopen(NULL) gives its own program (it gave bxisim's handle, where dlsym found none of the program's symbols),
+// as dlsym(RTLD_DEFAULT) searches it first, from a library every rank shares too (which found none of its symbols).
 TEST(PrivatizeLib, LibrariesOpenedWithDlopenAreEachRanksOwn)
 {
   for (const std::string level : {"smpi", "message", "cycle"})
@@ -140,6 +141,11 @@ TEST(PrivatizeLib, LibrariesOpenedWithDlopenAreEachRanksOwn)
         EXPECT_EQ(number(values, "same_handle"), 1) << where;
         EXPECT_EQ(number(values, "plugin_count"), 1) << where;
         EXPECT_EQ(number(values, "main_program"), rank) << where; // dlopen(NULL): bxisim's handle gave nothing
+        EXPECT_EQ(number(values, "default_program"), 1) << where; // dlsym(RTLD_DEFAULT, "main") gave bxisim's
+        EXPECT_EQ(number(values, "default_library"), 1) << where;
+        EXPECT_EQ(number(values, "next_libc"), 1) << where;
+        EXPECT_EQ(number(values, "default_missing"), 1) << where;
+        EXPECT_EQ(number(values, "shared_lookup"), 1) << where; // a shared library's lookup found nothing
       }
     }
 }
