@@ -144,7 +144,7 @@ TEST_P(Fortran, InfoStringsFollowFortransRules)
 // lines came out at exit, unprefixed, after the summary (and never in --output-dir's files).
 TEST_P(Fortran, OutputIntoAFileIsEachRanksAsItIsWritten)
 {
-  std::string file = testing::TempDir() + "fortran_output_" + level() + std::to_string(ppn()) + ".txt";
+  std::string file = temporary_path("fortran_output_" + level() + std::to_string(ppn()) + ".txt");
   auto result =
       run_command("'" BXISIM_BINARY "' run --level " + level() + " --no-cpu-simulation -n " + std::to_string(kRanks) +
                   " --ppn " + std::to_string(ppn()) + " " + kPrograms + "/fortran_suite p2p 8 > '" + file + "' 2>&1");
@@ -198,7 +198,7 @@ TEST_P(Fortran, ACollectiveInsideAPrintRunsAsInAProcess)
 // shared libgfortran's table of units, so all lines went into one file and the others stayed empty.
 TEST_P(Fortran, UnitsAreEachRanksOwn)
 {
-  std::string folder = testing::TempDir() + "fortran_units_" + level() + std::to_string(ppn());
+  std::string folder = temporary_path("fortran_units_" + level() + std::to_string(ppn()));
   ASSERT_EQ(run_command("mkdir -p '" + folder + "'").exit_code, 0);
   auto fields = run_passed("units '" + folder + "'");
   for (auto& [rank, mine] : fields) {

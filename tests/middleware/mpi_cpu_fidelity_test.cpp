@@ -154,8 +154,7 @@ TEST_P(MpiCpuFidelity, TheLibrarysFileWritesAreTheProgramsComputation)
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "measured CPU time is ASan's as much as the rank's: checked in the normal build only";
 #endif
-  std::string folder =
-      testing::TempDir() + "mpiio_" + std::get<0>(GetParam()) + std::to_string(std::get<1>(GetParam()));
+  std::string folder = temporary_path("mpiio_" + std::get<0>(GetParam()) + std::to_string(std::get<1>(GetParam())));
   ASSERT_EQ(run_command("mkdir -p '" + folder + "'").exit_code, 0);
   auto result = run_command("'" BXISIM_BINARY "' run -q --no-summary --wall-limit 120 -n 2 --level " +
                             std::get<0>(GetParam()) + " --ppn " + std::to_string(std::get<1>(GetParam())) +
