@@ -4,7 +4,8 @@
 namespace bxisim::runtime
 {
 
-constexpr int kRankFailedExitCode  = 1; // a rank returned or exited with a non-zero code
+constexpr int kRankFailedExitCode =
+    1; // a rank failed otherwise than by its exit code (which is the run's, as mpirun's)
 constexpr int kDeadlockExitCode    = 3; // the simulation ended with ranks still blocked
 constexpr int kCrashExitCode       = 4; // a rank (or the simulator) received SIGSEGV, SIGABRT, ...
 constexpr int kLimitExitCode       = 5; // --wall-limit or --sim-time-limit reached

@@ -428,7 +428,16 @@ int summarize(const std::vector<std::unique_ptr<Rank>>& ranks, bool deadlock, bo
     return kLimitExitCode;
   if (deadlock)
     return kDeadlockExitCode;
-  return failed.empty() ? 0 : kRankFailedExitCode;
+  if (failed.empty())
+    return 0;
+  // As mpirun: the code of the first process that exited non-zero (automake's 77, "skipped", stays 77); of those
+  // that ended at one simulated time, the lowest rank's.
+  const Rank* first = nullptr;
+  for (const auto& rank : ranks)
+    if (rank->state() == RankState::Ended && rank->end_signal() == 0 && rank->exit_code() != 0 &&
+        (first == nullptr || rank->end_time() < first->end_time()))
+      first = rank.get();
+  return first != nullptr ? first->exit_code() : kRankFailedExitCode;
 }
 } // namespace
 

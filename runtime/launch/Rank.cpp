@@ -6,6 +6,7 @@
 #include "runtime/os/ThreadInterposition.hpp"
 
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
 
 #include <dlfcn.h>
 
@@ -238,10 +239,14 @@ void Rank::mark_ended(int exit_code)
 {
   state_     = RankState::Ended;
   exit_code_ = exit_code;
+  if (end_time_ < 0)
+    end_time_ = simgrid::s4u::Engine::get_clock();
 }
 
 void Rank::mark_killed_by(int signal_number)
 {
+  if (end_time_ < 0)
+    end_time_ = simgrid::s4u::Engine::get_clock();
   state_      = RankState::Ended;
   exit_code_  = 128 + signal_number;
   end_signal_ = signal_number;

@@ -115,6 +115,8 @@ class Rank
 
   RankState state() const { return state_; }
   int exit_code() const { return exit_code_; }
+  /** The simulated time at which the rank's process ended, or -1 while it runs. */
+  double end_time() const { return end_time_; }
   void mark_running() { state_ = RankState::Running; }
   void mark_ended(int exit_code);
   void mark_killed() { state_ = RankState::Killed; }
@@ -212,6 +214,7 @@ class Rank
   std::string node_name_;
   RankState state_             = RankState::NotStarted;
   int exit_code_               = 0;
+  double end_time_             = -1;
   int end_signal_              = 0;
   double last_call_time_       = 0.0;
   bool crashed_                = false;

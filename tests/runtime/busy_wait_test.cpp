@@ -50,7 +50,9 @@ TEST_P(BusyWait, ASchedYieldLoopSeesThePutWithoutCpuSimulation)
 {
   Seen yielding = spin(GetParam(), "yield", "--no-cpu-simulation");
   EXPECT_EQ(yielding.result.exit_code, 0) << yielding.result.output;
-  EXPECT_THAT(yielding.result.output, HasSubstr("rank 0 read the clock or called sched_yield 1000 times"));
+  // 10 ns per yield, as SMPI charges a clock read: a wait of microseconds is not worth a warning (that comes once the
+  // cost grows, after 100,000 of them)
+  EXPECT_THAT(yielding.result.output, Not(HasSubstr("called sched_yield")));
   EXPECT_THAT(yielding.result.output, Not(HasSubstr("busy-wait steps"))) << "no pause advanced simulated time";
   EXPECT_DOUBLE_EQ(yielding.put, kPutAfter);
   EXPECT_GT(yielding.seen, kPutAfter); // the Put takes time to land

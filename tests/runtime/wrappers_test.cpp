@@ -215,6 +215,30 @@ std::string function_check_source(const std::string& function)
                       "char " + function + " (void);\nint main (void) { return " + function + " (); }\n");
 }
 
+// netCDF's configure checks for H5DSis_scale in libhdf5_hl, which needs libhdf5, whose functions call MPI: the
+// libraries built with bxicc need no MPI library (bxisim gives the functions), and the linker did not count the pretend
+// library's definitions for them ("libhdf5.so: undefined reference to bxisim_MPI_Comm_rank": "Can't find or link to the
+// hdf5 library").
+TEST(Wrappers, PretendCcLinksOverAChainOfLibrariesBuiltForBxisim)
+{
+  std::string folder = temporary_path("pretend-chain");
+  std::string inner  = write_source("chain-inner.c", "#include <mpi.h>\nint inner_rank(void) { int rank = 0; "
+                                                      "MPI_Comm_rank(MPI_COMM_WORLD, &rank); return rank; }\n");
+  std::string outer =
+      write_source("chain-outer.c", "int inner_rank(void);\nint outer_rank(void) { return inner_rank(); }\n");
+  auto libraries = run_command("mkdir -p " + folder + " && " + kBxicc + " -shared -fPIC " + inner + " -o " + folder +
+                               "/libinner.so && " + kBxicc + " -shared -fPIC " + outer + " -o " + folder +
+                               "/libouter.so -L" + folder + " -linner");
+  ASSERT_EQ(libraries.exit_code, 0) << libraries.output;
+  auto check = run_command("BXISIM_PRETEND_CC=1 " + kBxicc + " " + function_check_source("outer_rank") + " -o " +
+                           folder + "/check -L" + folder + " -louter -linner");
+  EXPECT_EQ(check.exit_code, 0) << check.output;
+  // A function no library defines still fails the check.
+  auto missing = run_command("BXISIM_PRETEND_CC=1 " + kBxicc + " " + function_check_source("outer_missing") + " -o " +
+                             folder + "/missing -L" + folder + " -louter -linner");
+  EXPECT_NE(missing.exit_code, 0) << missing.output;
+}
+
 TEST(Wrappers, PretendCcLinksTheFunctionsBxisimOffersAndOnlyThose)
 {
   for (const std::string function : {"MPI_Init", "PMPI_Accumulate", "MPI_Get_accumulate", "MPI_Ineighbor_alltoallw",
