@@ -155,6 +155,7 @@ asm(R"(
     .globl dlsym
     .type dlsym, @function
 dlsym:
+    endbr64
     test %rdi, %rdi
     jz bxisim_dlsym_default
     mov bxisim_real_dlsym(%rip), %rax
