@@ -182,6 +182,9 @@ class Rank
   /** How many times it has been preempted so far. */
   unsigned long preemptions() const { return preemptions_; }
   void count_preemption() { ++preemptions_; }
+  /** Preemption signals that found the rank in its code (paused or not): the summary's count. */
+  unsigned long preemption_signals() const { return preemption_signals_; }
+  void count_preemption_signal() { ++preemption_signals_; }
   /** Threads a library created for the rank (real threads, os/ThreadInterposition.hpp) that still run: they may
    * share futex words with the rank's code, and wake them in real time (os/FutexInterposition.cpp). */
   bool has_library_threads() const { return library_threads_.load(std::memory_order_acquire) > 0; }
@@ -247,8 +250,9 @@ class Rank
   std::function<std::string()> waiting_for_;
   std::vector<std::pair<uintptr_t, uintptr_t>> own_code_;
   std::string program_copy_;
-  bool preempted_            = false;
-  unsigned long preemptions_ = 0;
+  bool preempted_                   = false;
+  unsigned long preemptions_        = 0;
+  unsigned long preemption_signals_ = 0;
   std::atomic<int> library_threads_{0}; // changed by those threads themselves as they end
   bool stepped_                  = false;
   unsigned long busy_wait_steps_ = 0;

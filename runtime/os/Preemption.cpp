@@ -93,6 +93,8 @@ void on_preemption_signal(int, siginfo_t*, void* context)
 {
   signal_pending.store(false, std::memory_order_relaxed);
   runtime::Rank* rank = running_rank();
+  if (rank != nullptr)
+    rank->count_preemption_signal();
   // Not at SMPI's level (its clock hooks): SMPI's clocks and its polling costs there, not bxisim's busy-wait rules.
   if (rank == nullptr || clock_hooks() != nullptr ||
       simulator_transitions() != expected_transitions.load(std::memory_order_relaxed))

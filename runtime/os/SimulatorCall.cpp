@@ -18,7 +18,7 @@ namespace
 // With SimGrid's default contexts every actor shares the maestro thread, which is why the pointer
 // is saved in each SimulatorCall (on the actor's own stack) and restored when the call returns.
 thread_local runtime::Rank* running = nullptr;
-const ClockHooks* hooks             = nullptr;
+std::atomic<const ClockHooks*> hooks{nullptr};
 
 std::atomic<runtime::Rank*> in_code{nullptr};
 std::atomic<runtime::Rank*> last_in_code{nullptr};
@@ -65,12 +65,12 @@ void note_transition(runtime::Rank* rank)
 
 void set_clock_hooks(const ClockHooks* new_hooks)
 {
-  hooks = new_hooks;
+  hooks.store(new_hooks, std::memory_order_relaxed);
 }
 
 const ClockHooks* clock_hooks()
 {
-  return hooks;
+  return hooks.load(std::memory_order_relaxed); // the supervisor's thread reads it too
 }
 
 runtime::Rank* rank_in_code()

@@ -136,11 +136,12 @@ nlohmann::json make_summary(const SummaryFacts& facts, const config::Parameters&
   double end        = 0;
   nlohmann::json rk = nlohmann::json::array();
   for (const auto& rank : ranks) {
-    nlohmann::json status     = rank_status(*rank);
-    double rank_end           = recorder.rank_end(rank->index());
-    status["end_time"]        = rank_end >= 0 ? nlohmann::json(rank_end) : nlohmann::json(nullptr);
-    status["busy_wait_steps"] = rank->busy_wait_steps();
-    end                       = std::max(end, rank_end); // a stopped rank's: when the run stopped it
+    nlohmann::json status        = rank_status(*rank);
+    double rank_end              = recorder.rank_end(rank->index());
+    status["end_time"]           = rank_end >= 0 ? nlohmann::json(rank_end) : nlohmann::json(nullptr);
+    status["busy_wait_steps"]    = rank->busy_wait_steps();
+    status["preemption_signals"] = rank->preemption_signals();
+    end                          = std::max(end, rank_end); // a stopped rank's: when the run stopped it
     rk.push_back(status);
   }
   summary["simulated_time"] = end;
