@@ -399,12 +399,18 @@ int summarize(const std::vector<std::unique_ptr<Rank>>& ranks, bool deadlock, bo
   // Ranks that failed alike are named together ("ranks 512-599 (exit code 134)").
   std::vector<std::pair<std::string, std::vector<int>>> failed;
   size_t failed_count = 0;
+  // As mpirun, the run ends with the code of the first process that exited non-zero (automake's 77, "skipped", stays
+  // 77); of those that ended at one simulated time, the lowest rank's.
+  const Rank* first_exited = nullptr;
   for (const auto& rank : ranks) {
     std::string how;
-    if (rank->state() == RankState::Ended && rank->end_signal() != 0)
+    if (rank->state() == RankState::Ended && rank->end_signal() != 0) {
       how = fmt::format("killed by SIG{}", sigabbrev_np(rank->end_signal()));
-    else if (rank->state() == RankState::Ended && rank->exit_code() != 0)
+    } else if (rank->state() == RankState::Ended && rank->exit_code() != 0) {
       how = fmt::format("exit code {}", rank->exit_code());
+      if (first_exited == nullptr || rank->end_time() < first_exited->end_time())
+        first_exited = rank.get();
+    }
     if (how.empty())
       continue;
     ++failed_count;
@@ -430,14 +436,7 @@ int summarize(const std::vector<std::unique_ptr<Rank>>& ranks, bool deadlock, bo
     return kDeadlockExitCode;
   if (failed.empty())
     return 0;
-  // As mpirun: the code of the first process that exited non-zero (automake's 77, "skipped", stays 77); of those
-  // that ended at one simulated time, the lowest rank's.
-  const Rank* first = nullptr;
-  for (const auto& rank : ranks)
-    if (rank->state() == RankState::Ended && rank->end_signal() == 0 && rank->exit_code() != 0 &&
-        (first == nullptr || rank->end_time() < first->end_time()))
-      first = rank.get();
-  return first != nullptr ? first->exit_code() : kRankFailedExitCode;
+  return first_exited != nullptr ? first_exited->exit_code() : kRankFailedExitCode;
 }
 } // namespace
 
