@@ -3,6 +3,7 @@
 
 #include "hw/actors/StackShadow.hpp"
 #include "runtime/os/ProcessState.hpp"
+#include "runtime/os/ProgressProbe.hpp"
 #include "runtime/os/RankHeap.hpp"
 
 #include <simgrid/s4u/Host.hpp>
@@ -141,7 +142,19 @@ class Rank
 
   /** The simulated time the rank last entered or left the simulator: how long it has been where it is. */
   double last_call_time() const { return last_call_time_; }
-  void note_simulator_call(double now) { last_call_time_ = now; }
+  void note_simulator_call(double now)
+  {
+    last_call_time_ = now;
+    ++simulator_calls_;
+  }
+  /** Its simulator calls so far (each counted as it enters and as it leaves): a stretch of its own code lies between
+   * two. A pause (os/Preemption.hpp) is no call: it puts back what the last real one left. */
+  unsigned long simulator_calls() const { return simulator_calls_; }
+  void forget_pause(double last_call_time, unsigned long simulator_calls)
+  {
+    last_call_time_  = last_call_time;
+    simulator_calls_ = simulator_calls;
+  }
 
   /** The libc state the rank has to itself, as a process would (getopt, random, signals, exit handlers). */
   os::ProcessState& process_state() { return process_state_; }
@@ -190,6 +203,8 @@ class Rank
   bool has_library_threads() const { return library_threads_.load(std::memory_order_acquire) > 0; }
   void count_library_thread(int change) { library_threads_.fetch_add(change, std::memory_order_acq_rel); }
   /** Whether a pause has advanced its simulated time yet (a busy-wait without CPU simulation). */
+  /** What successive pauses of one stretch found it doing: a wait or a computation. */
+  os::ProgressProbe& progress_probe() { return progress_probe_; }
   bool stepped() const { return stepped_; }
   void mark_stepped() { stepped_ = true; }
   /** How many pauses have advanced its simulated time (each by os::kBusyWaitStep). */
@@ -215,27 +230,28 @@ class Rank
   int size_;
   simgrid::s4u::Host* host_;
   std::string node_name_;
-  RankState state_             = RankState::NotStarted;
-  int exit_code_               = 0;
-  double end_time_             = -1;
-  int end_signal_              = 0;
-  double last_call_time_       = 0.0;
-  bool crashed_                = false;
-  bool load_failed_            = false;
-  double edge_burst_           = 0.0;
-  bool at_edge_                = false;
-  bool start_deferred_         = false;
-  bool cpu_started_            = false; // whether the thread CPU clock was read in this burst
-  double cpu_mark_             = 0.0;   // its last reading
-  double wall_mark_            = 0.0;   // the monotonic clock as it was read
-  double library_wall_at_mark_ = 0.0;   // library_wall_until(wall_mark_)
-  double program_cpu_          = 0.0;   // CPU time of the program's share of the burst, until the mark
-  double library_cpu_          = 0.0;   // and of the library's
-  double burst_wall_start_     = 0.0;   // monotonic clock at start_burst()
-  bool in_library_             = false;
-  double library_start_        = 0.0; // monotonic clock as the running thread entered the library
-  double program_start_        = 0.0; // and as the program's code last started running
-  double library_wall_         = 0.0; // wall time of the current burst spent in the library before library_start_
+  RankState state_               = RankState::NotStarted;
+  int exit_code_                 = 0;
+  double end_time_               = -1;
+  int end_signal_                = 0;
+  double last_call_time_         = 0.0;
+  unsigned long simulator_calls_ = 0;
+  bool crashed_                  = false;
+  bool load_failed_              = false;
+  double edge_burst_             = 0.0;
+  bool at_edge_                  = false;
+  bool start_deferred_           = false;
+  bool cpu_started_              = false; // whether the thread CPU clock was read in this burst
+  double cpu_mark_               = 0.0;   // its last reading
+  double wall_mark_              = 0.0;   // the monotonic clock as it was read
+  double library_wall_at_mark_   = 0.0;   // library_wall_until(wall_mark_)
+  double program_cpu_            = 0.0;   // CPU time of the program's share of the burst, until the mark
+  double library_cpu_            = 0.0;   // and of the library's
+  double burst_wall_start_       = 0.0;   // monotonic clock at start_burst()
+  bool in_library_               = false;
+  double library_start_          = 0.0; // monotonic clock as the running thread entered the library
+  double program_start_          = 0.0; // and as the program's code last started running
+  double library_wall_           = 0.0; // wall time of the current burst spent in the library before library_start_
   /** The burst's wall time in the library until `now`. */
   double library_wall_until(double now) const;
   /** The CPU time from the mark to `cpu` (read at `now`), shared as (program, library) by their wall times. */
@@ -254,6 +270,7 @@ class Rank
   unsigned long preemptions_        = 0;
   unsigned long preemption_signals_ = 0;
   std::atomic<int> library_threads_{0}; // changed by those threads themselves as they end
+  os::ProgressProbe progress_probe_;
   bool stepped_                  = false;
   unsigned long busy_wait_steps_ = 0;
   os::ProcessState process_state_;

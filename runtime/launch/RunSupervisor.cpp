@@ -292,7 +292,8 @@ void RunSupervisor::preempt(std::chrono::steady_clock::time_point now)
   any_stepping_    = true;
   if (os::preemption_signal_pending()) // the rank is in a long system call: the last signal is still queued
     return;
-  os::expect_preemption_at(transitions); // the signal pauses the rank only if it is still there
+  // The signal pauses the rank only if it is still there; after a long quiet it may be a wait whatever it looks like.
+  os::expect_preemption_at(transitions, quiet.count() >= options_.preempt_after);
   os::note_preemption_signal_sent();
   if (pthread_kill(simulator_thread_, preemption_signal()) != 0)
     os::note_preemption_signal_lost(); // not queued (EAGAIN): the next quantum sends another

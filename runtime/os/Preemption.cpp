@@ -27,10 +27,14 @@ namespace bxisim::os
 namespace
 {
 std::atomic<unsigned long> expected_transitions{0};
+// Whether no rank had called the simulator for --preempt-after as the supervisor sent the signal: the running rank
+// may wait, whatever its registers say.
+std::atomic<bool> expected_after_long_quiet{false};
 constexpr unsigned long kNoPause = ~0UL;
 // simulator_transitions() when a preemption signal found the rank outside its own code: the pause is owed
 // until the rank calls the simulator (pause_if_preempted_in_call).
 std::atomic<unsigned long> owed_at{kNoPause};
+std::atomic<bool> owed_after_long_quiet{false};
 std::atomic<bool> signal_pending{false}; // sent by the supervisor, not handled yet
 
 void warn_first_step(const runtime::Rank& rank)
@@ -39,7 +43,8 @@ void warn_first_step(const runtime::Rank& rank)
       "rank %d has run its own code for a long time while no rank called the simulator (its last call was at "
       "simulated time %.9f s): if it waits for memory that a NIC or another rank writes (a flag, a counter), "
       "nothing else could run. bxisim now pauses it whenever it has run its own code for %lld us of wall time, "
-      "so that the others go on, and a pause while something under way could end such a wait (a Portals "
+      "so that the others go on, and a pause that finds it waiting (its registers unmoved since two pauses, or no "
+      "rank calling the simulator for --preempt-after) while something under way could end such a wait (a Portals "
       "operation on the wire, a rank asleep or computing) advances its simulated time by %g s (its computation "
       "is not simulated). Simulated times now depend on the host's speed; a Portals or MPI call (or sched_yield) in "
       "the loop avoids this. If it computes rather than waits (it would end by itself), --preempt-after 0 (or a "
@@ -54,16 +59,45 @@ bool something_could_end_its_wait()
   return portals::Core::instance().activity_under_way() || ranks_in_timed_work() > 0;
 }
 
-/** The running rank, interrupted in its own code: it calls the simulator as if it had asked to. */
-void pause(runtime::Rank& rank)
+/** What the pauses of this stretch of the rank's code (`interrupted`: its registers, when the signal found it there)
+ * found it doing. Without registers, nothing. */
+ProgressProbe::Finding look_at(runtime::Rank& rank, unsigned long stretch, const mcontext_t* interrupted)
 {
-  double last_call = rank.last_call_time(); // the summary and the watchdog speak of real calls
+  return interrupted != nullptr ? rank.progress_probe().look(stretch, *interrupted) : ProgressProbe::Finding::FirstLook;
+}
+
+/** The running rank, interrupted in its own code: it calls the simulator as if it had asked to. It may be waiting for
+ * memory if its registers have not moved since two earlier pauses of this stretch, or if no rank has called the
+ * simulator for --preempt-after (`after_long_quiet`). */
+void pause(runtime::Rank& rank, const mcontext_t* interrupted, bool after_long_quiet)
+{
+  double last_call      = rank.last_call_time(); // the summary and the watchdog speak of real calls
+  unsigned long stretch = rank.simulator_calls();
+  auto finding          = look_at(rank, stretch, interrupted);
+  bool may_wait         = after_long_quiet || finding == ProgressProbe::Finding::Stuck;
   rank.count_preemption();
   rank.set_preempted(true);
   try {
     SimulatorCall call;
     if (not call.burst_simulated()) {
-      if (something_could_end_its_wait()) {
+      if (not something_could_end_its_wait()) {
+        // Nothing under way can write its memory: only a rank ready to run now could, and it runs now. No time
+        // passes, so a rank that computes (rather than waits) keeps exact, repeatable times.
+        XBT_DEBUG("rank %d paused in its own code: nothing under way could end a wait, no simulated time passes",
+                  rank.index());
+        simgrid::s4u::this_actor::yield();
+      } else if (not may_wait) {
+        // It computes, or may: the others ready now run, and no time passes. A wait that looks like this is stepped
+        // once no rank has called the simulator for --preempt-after.
+        XBT_DEBUG("rank %d paused in its own code: %s, no simulated time passes", rank.index(),
+                  finding == ProgressProbe::Finding::Moving ? "its registers moved since the last pause (it computes)"
+                                                            : "the first pause of this stretch");
+        simgrid::s4u::this_actor::yield();
+      } else {
+        XBT_DEBUG("rank %d paused in its own code: %s, its simulated time advances by a step", rank.index(),
+                  finding == ProgressProbe::Finding::Stuck
+                      ? "its registers have not moved since two earlier pauses of this stretch (it waits)"
+                      : "no rank has called the simulator for --preempt-after (it may wait)");
         if (not rank.stepped()) {
           rank.mark_stepped();
           warn_first_step(rank);
@@ -72,12 +106,6 @@ void pause(runtime::Rank& rank)
         // Counted as timed work: another rank (or thread of this one) paused meanwhile with nothing else under way
         // must let time pass too, or its yields would keep the clock from ever reaching this step's end.
         sleep_rank(kBusyWaitStep);
-      } else {
-        // Nothing under way can write its memory: only a rank ready to run now could, and it runs now. No time
-        // passes, so a rank that computes (rather than waits) keeps exact, repeatable times.
-        XBT_DEBUG("rank %d paused in its own code: nothing under way could end a wait, no simulated time passes",
-                  rank.index());
-        simgrid::s4u::this_actor::yield();
       }
     }
   } catch (const simgrid::ForcefulKillException&) {
@@ -86,7 +114,7 @@ void pause(runtime::Rank& rank)
     throw;
   }
   rank.set_preempted(false);
-  rank.note_simulator_call(last_call);
+  rank.forget_pause(last_call, stretch);
 }
 
 void on_preemption_signal(int, siginfo_t*, void* context)
@@ -101,11 +129,12 @@ void on_preemption_signal(int, siginfo_t*, void* context)
     return;
   const auto* interrupted = static_cast<const ucontext_t*>(context);
   if (not rank->runs_own_code_at(static_cast<uintptr_t>(interrupted->uc_mcontext.gregs[REG_RIP]))) {
+    owed_after_long_quiet.store(expected_after_long_quiet.load(std::memory_order_relaxed), std::memory_order_relaxed);
     owed_at.store(simulator_transitions(), std::memory_order_relaxed);
     return;
   }
   int saved_errno = errno;
-  pause(*rank);
+  pause(*rank, &interrupted->uc_mcontext, expected_after_long_quiet.load(std::memory_order_relaxed));
   errno = saved_errno;
 }
 } // namespace
@@ -120,7 +149,11 @@ void pause_if_preempted_in_call(const void* caller)
   owed_at.store(kNoPause, std::memory_order_relaxed);
   int saved_errno = errno;
   enter_call_edge();
-  surviving_kill("killed while paused", [rank] { pause(*rank); }); // from noexcept functions (clock_gettime)
+  bool after_long_quiet = owed_after_long_quiet.load(std::memory_order_relaxed);
+  // No registers of its code here (a library call of its loop): only --preempt-after tells a wait from a computation.
+  surviving_kill("killed while paused", [rank, after_long_quiet] {
+    pause(*rank, nullptr, after_long_quiet);
+  }); // from noexcept functions (clock_gettime)
   leave_call_edge();
   errno = saved_errno;
 }
@@ -136,8 +169,9 @@ void install_preemption_handler(int signal_number)
   sigaction(signal_number, &action, nullptr);
 }
 
-void expect_preemption_at(unsigned long transitions)
+void expect_preemption_at(unsigned long transitions, bool after_long_quiet)
 {
+  expected_after_long_quiet.store(after_long_quiet, std::memory_order_relaxed);
   expected_transitions.store(transitions, std::memory_order_relaxed);
 }
 

@@ -11,6 +11,11 @@
 // the rank resumes. From then on that rank is paused after every kBusyWaitQuantum of wall time in its
 // own code, so that the wait sees the write within a step (or a quantum of CPU time).
 //
+// Without CPU simulation a step is added only if the rank may be waiting: a pause that finds its registers where two
+// earlier pauses of the same stretch of its code found them (os/ProgressProbe.hpp), or one that comes after no rank has
+// called the simulator for --preempt-after. A rank that computes for less between two calls, while a transfer is on
+// the wire or another rank sleeps, keeps exact times.
+//
 // A rank is only paused where it runs the code of its own copy of the program: inside libc, bxisim or
 // a library it may hold a lock another rank needs (malloc's, stdio's), so the signal then waits for the
 // next quantum.
@@ -42,8 +47,10 @@ void pause_if_preempted_in_call(const void* caller);
 /**
  * From the supervisor's thread, before it sends the signal: the value of simulator_transitions() it
  * saw; the rank is paused only if nothing has moved since (the rank it meant is still in its code).
+ * `after_long_quiet`: no rank has called the simulator for --preempt-after, so the rank may be waiting
+ * whatever its registers say (os/ProgressProbe.hpp).
  */
-void expect_preemption_at(unsigned long transitions);
+void expect_preemption_at(unsigned long transitions, bool after_long_quiet);
 
 /**
  * From the supervisor's thread: whether a signal it sent has not reached the handler yet (the rank is inside a

@@ -83,6 +83,24 @@ TEST_P(BusyWait, APlainLoopSeesThePutOncePreemptedWithoutCpuSimulation)
   EXPECT_LE(plain.seen, yielding.seen + kPauseStep + 1e-12) << plain.result.output;
 }
 
+// A rank found busy-waiting once is paused after every quantum of its code from then on. In a later stretch, shorter
+// than --preempt-after, a pause adds a step only if its registers have not moved since two earlier pauses of that
+// stretch: `while (!flag) {}` is found so at its third pause, and sees the Put as promptly as before.
+TEST_P(BusyWait, AWaitInALaterStretchIsSteppedOnceFoundWithUnmovedRegisters)
+{
+  Seen yielding = spin(GetParam(), "yield", "--no-cpu-simulation");
+  auto result   = run_bxisim("run -n 2 --ppn " + std::to_string(GetParam()) +
+                             " --no-cpu-simulation --preempt-after 0.1 --log=bxisim_preemption.thres:debug " +
+                             test_program("memory_spin") + " plain_after_compute 5 0.3");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  EXPECT_EQ(fields[0]["value"], "42") << result.output;
+  EXPECT_THAT(result.output, HasSubstr("rank 0 paused in its own code: its registers have not moved since two "
+                                       "earlier pauses of this stretch (it waits)"));
+  EXPECT_GE(number(fields[0], "seen"), yielding.seen - kYieldStep - 1e-12) << result.output;
+  EXPECT_LE(number(fields[0], "seen"), yielding.seen + kPauseStep + 1e-12) << result.output;
+}
+
 // With CPU simulation on (the default) a pause simulates the CPU time the rank used, as a call would:
 // no warning, and the wait ends once that CPU time has carried the rank past the Put's arrival (its
 // CPU time until the first pause is at most its wall time, 0.05 s plus the supervisor's period).
@@ -196,6 +214,22 @@ TEST(BusyWaitSteps, AComputingRankBesideASleepingOneIsCountedAndPreemptAfterZero
   ASSERT_EQ(exact.exit_code, 0) << exact.output;
   EXPECT_THAT(exact.output, Not(HasSubstr("busy-wait steps")));
   EXPECT_EQ(number(fields_by_rank(exact.output)[0], "simulated"), 0.0) << exact.output;
+}
+
+// Once found computing for long beside a sleeping rank (each pause adding 100 ns, above), a rank is paused after every
+// quantum of its code. Its later computations, shorter than --preempt-after, are told from waits by their registers,
+// which move between two pauses: they add no time, as without preemption (MFEM's ex5p at 4 ranks gained 1.3 ms of
+// 7.6 ms so, 0.02 ms now).
+TEST(BusyWaitSteps, ComputationsShorterThanPreemptAfterBesideASleepingRankKeepExactTimes)
+{
+  auto run = run_bxisim("run -n 2 --no-cpu-simulation --preempt-after 0.2 --log=bxisim_preemption.thres:debug " +
+                        test_program("compute") + " bursts_beside_sleep 0.6");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, testing::ContainsRegex("[1-9][0-9]* pause\\(s\\) of ranks 0 in their own code added"))
+      << "the first computation, longer than --preempt-after, is taken for a wait while rank 1 sleeps";
+  EXPECT_THAT(run.output, HasSubstr("rank 0 paused in its own code: its registers moved since the last pause (it "
+                                    "computes), no simulated time passes"));
+  EXPECT_EQ(number(fields_by_rank(run.output)[0], "bursts"), 0.0) << run.output;
 }
 
 namespace

@@ -1,6 +1,8 @@
 /* Computation, measured or declared; prints simulated durations and what was measured.
  *   spin SECONDS           burn that much thread CPU time in the rank's own code
  *   spin_beside_sleep S    rank 0 spins S seconds while the others sleep a simulated second
+ *   bursts_beside_sleep S  the same, then 20 computations of about 20 ms with no call inside, each followed by a
+ *                          clock read (a simulator call); prints the simulated time they took as bursts=
  *   seconds S | flops F    bxisim_compute / bxisim_compute_flops
  *   delay S | sample_flops F   SMPI_SAMPLE_DELAY / SMPI_SAMPLE_FLOPS (their bodies must not run)
  *   sample_local N ITERS | sample_global N ITERS   sampled loops of N iterations of about 1 ms of CPU
@@ -27,6 +29,15 @@ static double now(clockid_t clock)
 }
 
 static volatile double sink;
+
+/* Only the rank's own code: no call, no system call. */
+static void burst(void)
+{
+  double x = sink;
+  for (long i = 0; i < 10000000; ++i)
+    x = x * 0.999999 + 1e-9 * (double)i;
+  sink = x;
+}
 
 /* Mostly in the rank's own code (about 0.1 ms between two clock reads): where a preemption signal can pause it. */
 static double spin(double seconds)
@@ -55,6 +66,18 @@ int main(int argc, char** argv)
       measured = spin(value);
     else
       sleep(1);
+  } else if (strcmp(mode, "bursts_beside_sleep") == 0) {
+    if (bxisim_rank() == 0) {
+      measured    = spin(value);
+      double from = now(CLOCK_MONOTONIC);
+      for (int i = 0; i < 20; ++i) {
+        burst();
+        (void)now(CLOCK_MONOTONIC);
+      }
+      printf("bursts=%.9f\n", now(CLOCK_MONOTONIC) - from);
+    } else {
+      sleep(1);
+    }
   } else if (strcmp(mode, "seconds") == 0) {
     bxisim_compute(value);
   } else if (strcmp(mode, "flops") == 0) {

@@ -1,8 +1,9 @@
 /* A rank that busy-waits on memory its NIC writes (tests/runtime/busy_wait_test.cpp): rank 1 Puts a
  * value into rank 0's buffer after argv[2] microseconds of sleep; rank 0 loops on the buffer without
  * any call ("plain": only preemption lets the NIC write; "blocked": the same, after blocking every
- * signal it can), or calling sched_yield ("yield") or time() ("time"), and prints the value and when it saw it. Times
- * are simulated, from the end of a common barrier. */
+ * signal it can; "plain_after_compute": the same, after rank 0 computed for argv[3] seconds of CPU time before the
+ * barrier), or calling sched_yield ("yield") or time() ("time"), and prints the value and when it saw it. Times are
+ * simulated, from the end of a common barrier. */
 #include <bxisim/rank.h>
 #include <portals4.h>
 
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,11 +24,30 @@ static double now(void)
   return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
+/* The host's CPU time of the thread, through a system call (bxisim's clock_gettime would give the simulated one). */
+static double host_cpu_time(void)
+{
+  struct timespec t;
+  syscall(SYS_clock_gettime, CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static volatile double sink;
+
+static void compute(double seconds)
+{
+  double start = host_cpu_time();
+  while (host_cpu_time() - start < seconds)
+    for (int i = 0; i < 30000; ++i)
+      sink = sink * 0.5 + i;
+}
+
 int main(int argc, char** argv)
 {
-  int yield     = argc > 1 && strcmp(argv[1], "yield") == 0;
-  int read_time = argc > 1 && strcmp(argv[1], "time") == 0;
-  long delay_us = argc > 2 ? atol(argv[2]) : 5;
+  int yield        = argc > 1 && strcmp(argv[1], "yield") == 0;
+  int read_time    = argc > 1 && strcmp(argv[1], "time") == 0;
+  long delay_us    = argc > 2 ? atol(argv[2]) : 5;
+  double computing = argc > 1 && strcmp(argv[1], "plain_after_compute") == 0 && argc > 3 ? atof(argv[3]) : 0;
   if (argc > 1 && strcmp(argv[1], "blocked") == 0) {
     sigset_t all;
     sigfillset(&all);
@@ -65,6 +86,8 @@ int main(int argc, char** argv)
   snprintf(key, sizeof key, "id-%d", 1 - rank);
   size_t got;
   bxisim_kv_get(key, &peer, sizeof peer, &got);
+  if (rank == 0)
+    compute(computing);
   bxisim_barrier();
   double start = now();
   if (rank == 1) {
