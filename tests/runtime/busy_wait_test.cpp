@@ -219,7 +219,7 @@ TEST(BusyWaitSteps, AComputingRankBesideASleepingOneIsCountedAndPreemptAfterZero
 // Once found computing for long beside a sleeping rank (each pause adding 100 ns, above), a rank is paused after every
 // quantum of its code. Its later computations, shorter than --preempt-after, are told from waits by their registers,
 // which move between two pauses: they add no time, as without preemption (MFEM's ex5p at 4 ranks gained 1.3 ms of
-// 7.6 ms so, 0.02 ms now).
+// 7.6 ms so; nothing now on an idle host).
 TEST(BusyWaitSteps, ComputationsShorterThanPreemptAfterBesideASleepingRankKeepExactTimes)
 {
   auto run = run_bxisim("run -n 2 --no-cpu-simulation --preempt-after 0.2 --log=bxisim_preemption.thres:debug " +
