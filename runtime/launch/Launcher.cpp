@@ -569,8 +569,6 @@ int launch(const LaunchOptions& given_options, const config::Parameters& paramet
   RunSupervisor::block_stop_signals(); // a Ctrl-C while the copies are made waits for the supervisor
   os::reserve_rank_heaps(options.ranks);
   std::vector<std::unique_ptr<Rank>> ranks;
-  // The ranks' copies map their code from the program itself (RankActor.hpp); open for the whole run.
-  int program_descriptor = os::move_to_simulator_range(::open(program.c_str(), O_RDONLY | O_CLOEXEC));
   std::vector<std::string> copies;
   timespec copies_start{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &copies_start);
@@ -727,13 +725,13 @@ int launch(const LaunchOptions& given_options, const config::Parameters& paramet
       rank->process_state().set_program_path(program_path);
       rank->process_state().set_command_line(&options.command);
       auto code = [rank, copy = copies[i], argv = options.command, &load_first, &after_main, &portals, &recorder,
-                   &regions, program_descriptor] {
+                   &regions] {
         auto ended = [rank, &recorder, &regions] {
           recorder.rank_ended(rank->index(), simgrid::s4u::Engine::get_clock());
           regions.rank_ended(rank->index(), simgrid::s4u::Engine::get_clock());
         };
         try {
-          run_rank(*rank, copy, argv, load_first, after_main, program_descriptor);
+          run_rank(*rank, copy, argv, load_first, after_main);
         } catch (const simgrid::ForcefulKillException&) { // stopped: the summary says when
           ended();
           throw;

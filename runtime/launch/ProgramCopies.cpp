@@ -7,6 +7,8 @@
 #include "PlainMpiNames.hpp"
 #include "UniqueSymbols.hpp"
 #include "config/ConfigError.hpp"
+#include "runtime/os/CodePages.hpp"
+#include "runtime/os/SimulatorDescriptors.hpp"
 
 #include <boost/algorithm/string.hpp>
 #include <fmt/format.h>
@@ -16,6 +18,7 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <filesystem>
@@ -145,6 +148,9 @@ struct RunCopies {
   std::set<std::pair<int, std::string>> made;   // (rank, original) copies already in the rank's folder
   std::map<std::string, bool> built_for_bxisim; // by original: calls bxisim or needs a library that does
   std::optional<bool> renames_fortran_runtime;  // found once the libraries are known (renames_fortran_runtime())
+  // Open for the whole run on the files the copies map their code from (share_code_of_rank_copies): the program as it
+  // was when the run started, even if it is rebuilt meanwhile.
+  std::map<std::string, int> code_sources;
 };
 RunCopies run;
 
@@ -365,9 +371,10 @@ std::string make_rank_copies(RunFolder& folder, int rank, const std::string& pro
     run.program   = fs::absolute(program).string();
     run.libraries = libraries;
     run.original_by_name.emplace(fs::path(program).filename().string(), run.program);
+    run.code_sources[run.program] = os::move_to_simulator_range(::open(run.program.c_str(), O_RDONLY | O_CLOEXEC));
   }
   if (libraries.empty())
-    return copy_with_edits(folder.rank_folder(rank), program);
+    return copy_with_edits(folder.rank_folder(rank), run.program);
 
   // A rank's copies name each other by absolute paths through `<run>/by-rank/NNNNNNN`, a link to the rank's folder of
   // fixed width: one relinked set is made per run with rank 0000000, and each rank's copies are that set with the
@@ -504,6 +511,47 @@ std::vector<std::string> rank_copies_built_for_bxisim(int rank, const std::strin
     for (const auto& copy : rank_copies_built_for_bxisim(rank, rank_path_of(run.opened.at(needed).relinked, rank)))
       copies.push_back(copy);
   return copies;
+}
+
+namespace
+{
+/** Maps the read-only pages of `copy` (loaded) from `source` where their bytes are the same (all but `differing`), and
+ *  gives back their disk space. */
+void share_code(const std::string& copy, const std::string& source,
+                const std::vector<std::pair<off_t, std::size_t>>& differing)
+{
+  void* handle = dlopen(copy.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (handle == nullptr)
+    return;
+  auto [known, added] = run.code_sources.try_emplace(source, -1);
+  if (added)
+    known->second = os::move_to_simulator_range(::open(source.c_str(), O_RDONLY | O_CLOEXEC));
+  auto shared = os::share_read_only_pages(handle, known->second, differing);
+  if (not shared.empty())
+    os::release_file_ranges(copy, shared);
+  dlclose(handle);
+}
+} // namespace
+
+void share_code_of_rank_copies(int rank)
+{
+  if (run.folder == nullptr)
+    return;
+  if (run.relinked.empty()) { // the program alone, copied from the original with its edits
+    std::vector<std::pair<off_t, std::size_t>> edited;
+    if (auto edits = run.edits.find(run.program); edits != run.edits.end())
+      for (const auto& edit : edits->second)
+        edited.emplace_back(static_cast<off_t>(edit.offset), edit.bytes.size());
+    share_code((fs::path(run.folder->rank_folder(rank)) / fs::path(run.program).filename()).string(), run.program,
+               edited);
+    return;
+  }
+  for (const auto& relinked : run.relinked) { // each the run's relinked file but for the rank's digits
+    std::vector<std::pair<off_t, std::size_t>> digits;
+    for (size_t offset : relinked.rank_digits)
+      digits.emplace_back(static_cast<off_t>(offset), kRankDigits);
+    share_code(rank_path_of(relinked, rank), relinked.file, digits);
+  }
 }
 
 std::string original_of_copy(const std::string& path)

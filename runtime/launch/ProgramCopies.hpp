@@ -73,6 +73,11 @@ std::string rank_copy_of_opened_library(int rank, const std::string& library);
  *  `opened` (a path rank_copy_of_opened_library gave) with the opened libraries copied with it. */
 std::vector<std::string> rank_copies_built_for_bxisim(int rank, const std::string& opened = "");
 
+/** Once the rank's program is loaded: its copies loaded with it (the program, its privatized libraries) map their
+ *  read-only pages from the file each was copied from, where the bytes are the same, and give back that disk space.
+ *  Otherwise every rank keeps a copy of their code in memory and in the run's folder (2.9 MB of libgfortran per rank
+ *  of a Fortran program, the whole program when it has privatized libraries). */
+void share_code_of_rank_copies(int rank);
 /** The original of a file of the ranks' copies (`path` itself for any other file): whose search path a copy has. */
 std::string original_of_copy(const std::string& path);
 

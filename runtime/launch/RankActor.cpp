@@ -113,8 +113,7 @@ double loading_cpu_seconds()
 }
 
 void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::string> argv,
-              const std::function<bool(Rank&)>& load_first, const std::function<int(Rank&, int)>& after_main,
-              int program_descriptor)
+              const std::function<bool(Rank&)>& load_first, const std::function<int(Rank&, int)>& after_main)
 {
   rank.stack          = hw::actor_stack_from(__builtin_frame_address(0));
   rank.main_actor_pid = simgrid::s4u::this_actor::get_pid();
@@ -158,13 +157,9 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
       rank.mark_load_failed();
       return;
     }
-    if (program_descriptor >= 0) {
-      // Otherwise each rank's copy has pages of its own: N copies of the same code in memory (and in the processor's
-      // caches, where the program's short code between two MPI calls runs after the other ranks').
-      auto shared = os::share_read_only_pages(handle, program_descriptor);
-      if (not shared.empty())
-        os::release_file_ranges(program_copy, shared);
-    }
+    // Otherwise each rank's copies have pages of their own: N copies of the same code in memory (and in the
+    // processor's caches, where the program's short code between two MPI calls runs after the other ranks').
+    share_code_of_rank_copies(rank.index());
     auto main_function = reinterpret_cast<MainFunction>(dlsym(handle, "main"));
     if (main_function == nullptr) // main compiled hidden (-fvisibility=hidden): the wrappers' exported way in
       main_function = reinterpret_cast<MainFunction>(dlsym(handle, kProgramMainEntry));

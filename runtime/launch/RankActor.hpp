@@ -24,11 +24,11 @@ inline constexpr const char* kProgramMainEntry = "bxisim_program_main";
 /** CPU seconds the simulator's thread spent loading the ranks' copies (dlopen: mapping, relocating, constructors). */
 double loading_cpu_seconds();
 
-/** `program_descriptor`, if not -1, is open on the program file the copy was made from: the copy's code pages are
- * then mapped from it, as the OpenMPI copies' are (os/CodePages.hpp), so that the ranks share one instance of the
- * program's code, in memory and in the processor's caches. */
+/** Once loaded, the copies' code pages are mapped from the files they were copied from, as the OpenMPI copies' are
+ * (share_code_of_rank_copies), so that the ranks share one instance of the program's code, in memory and in the
+ * processor's caches. */
 void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::string> argv,
               const std::function<bool(Rank&)>& load_first     = nullptr,
-              const std::function<int(Rank&, int)>& after_main = nullptr, int program_descriptor = -1);
+              const std::function<int(Rank&, int)>& after_main = nullptr);
 
 } // namespace bxisim::runtime

@@ -115,7 +115,26 @@ bool same_headers(int descriptor, const ElfW(Ehdr) * header)
 }
 } // namespace
 
-std::vector<std::pair<off_t, std::size_t>> share_read_only_pages(void* handle, int original)
+namespace
+{
+/** Maps [start, start + length) from `original` at `offset` over what is there; false when it cannot. */
+bool map_over(uintptr_t start, size_t length, int original, off_t offset, int protection)
+{
+  // Mapped elsewhere first (a file that cannot be mapped so, on a noexec mount say, changes nothing), then moved
+  // over the copy's pages in one step: the range is never left unmapped.
+  void* placed = mmap(nullptr, length, protection, MAP_PRIVATE, original, offset);
+  if (placed == MAP_FAILED)
+    return false;
+  if (mremap(placed, length, length, MREMAP_MAYMOVE | MREMAP_FIXED, reinterpret_cast<void*>(start)) == MAP_FAILED) {
+    munmap(placed, length);
+    return false;
+  }
+  return true;
+}
+} // namespace
+
+std::vector<std::pair<off_t, std::size_t>> share_read_only_pages(void* handle, int original,
+                                                                 const std::vector<std::pair<off_t, std::size_t>>& own)
 {
   std::vector<std::pair<off_t, std::size_t>> shared;
   ElfW(Addr) base          = 0;
@@ -124,15 +143,25 @@ std::vector<std::pair<off_t, std::size_t>> share_read_only_pages(void* handle, i
     return shared;
   const auto* segments = reinterpret_cast<const ElfW(Phdr)*>(base + header->e_phoff);
   // The pages of writable segments (relocated data, bss) stay the copy's own, also where a page is shared
-  // with a read-only segment.
-  auto writable_overlaps = [&](uintptr_t start, uintptr_t end) {
+  // with a read-only segment; so do those where the copy's bytes differ from the original's.
+  auto keeps_own = [&](uintptr_t start, uintptr_t end) {
     for (size_t i = 0; i < header->e_phnum; ++i) {
       const auto& segment = segments[i];
-      if (segment.p_type != PT_LOAD || (segment.p_flags & PF_W) == 0)
+      if (segment.p_type != PT_LOAD)
         continue;
-      auto [first, last] = segment_pages(base, segment);
-      if (first < end && start < last)
-        return true;
+      if ((segment.p_flags & PF_W) != 0) {
+        auto [first, last] = segment_pages(base, segment);
+        if (first < end && start < last)
+          return true;
+      }
+      for (const auto& [offset, length] : own) {
+        auto from = static_cast<ElfW(Off)>(offset);
+        if (from + length <= segment.p_offset || from >= segment.p_offset + segment.p_filesz)
+          continue;
+        uintptr_t address = base + segment.p_vaddr + (from - segment.p_offset);
+        if (address < end && start < address + length)
+          return true;
+      }
     }
     return false;
   };
@@ -142,27 +171,22 @@ std::vector<std::pair<off_t, std::size_t>> share_read_only_pages(void* handle, i
         segment.p_memsz == 0 || (segment.p_vaddr - segment.p_offset) % page != 0)
       continue;
     auto [first, last] = segment_pages(base, segment);
-    uintptr_t start    = first;
-    uintptr_t end      = last;
-    while (end > start && writable_overlaps(end - page, end))
-      end -= page;
-    while (start < end && writable_overlaps(start, start + page))
-      start += page;
-    if (start >= end)
-      continue;
-    off_t offset   = static_cast<off_t>((segment.p_offset & ~(page - 1)) + (start - first));
-    int protection = PROT_READ | ((segment.p_flags & PF_X) != 0 ? PROT_EXEC : 0);
-    // Mapped elsewhere first (a file that cannot be mapped so, on a noexec mount say, changes nothing), then moved
-    // over the copy's pages in one step: the range is never left unmapped.
-    size_t length = end - start;
-    void* placed  = mmap(nullptr, length, protection, MAP_PRIVATE, original, offset);
-    if (placed == MAP_FAILED)
-      return shared;
-    if (mremap(placed, length, length, MREMAP_MAYMOVE | MREMAP_FIXED, reinterpret_cast<void*>(start)) == MAP_FAILED) {
-      munmap(placed, length);
-      return shared;
+    int protection     = PROT_READ | ((segment.p_flags & PF_X) != 0 ? PROT_EXEC : 0);
+    // Each run of pages that are the original's bytes, mapped from it in one piece.
+    for (uintptr_t start = first; start < last;) {
+      while (start < last && keeps_own(start, start + page))
+        start += page;
+      uintptr_t end = start;
+      while (end < last && not keeps_own(end, end + page))
+        end += page;
+      if (start >= end)
+        break;
+      off_t offset = static_cast<off_t>((segment.p_offset & ~(page - 1)) + (start - first));
+      if (not map_over(start, end - start, original, offset, protection))
+        return shared;
+      shared.emplace_back(offset, end - start);
+      start = end;
     }
-    shared.emplace_back(offset, length);
   }
   return shared;
 }

@@ -29,13 +29,16 @@ std::vector<std::pair<uintptr_t, uintptr_t>> code_ranges_of(void* handle);
 
 /**
  * Maps the read-only segments (code, constants) of an object loaded with dlopen from `original`, an open
- * descriptor of the file it is a byte-for-byte copy of, at the same addresses. Each rank needs its own copy
- * of OpenMPI (the loader loads a file once), and the kernel keeps the pages of each file apart: 3 to 4 MiB of
- * code per rank, the largest part of an OpenMPI rank's memory. Mapped from one file, the copies share them.
+ * descriptor of the file it is a copy of, at the same addresses. Each rank needs its own copy of OpenMPI, of
+ * the program and of its privatized libraries (the loader loads a file once), and the kernel keeps the pages
+ * of each file apart: 3 to 4 MiB of code per rank for OpenMPI, 2.9 MB for libgfortran, the program's size.
+ * Mapped from one file, the copies share them. The pages holding the file ranges `own` (offset, length), where
+ * the copy's bytes differ from the original's (names edited, a rank's digits), stay the copy's.
  * Returns the ranges of the file [offset, offset + length) now mapped from `original`; none (nothing changed)
  * when the object's code is relocated at load (text relocations) or `original`'s program headers differ.
  */
-std::vector<std::pair<off_t, std::size_t>> share_read_only_pages(void* handle, int original);
+std::vector<std::pair<off_t, std::size_t>>
+share_read_only_pages(void* handle, int original, const std::vector<std::pair<off_t, std::size_t>>& own = {});
 
 /** Gives back the disk space of those ranges of the copy at `path` (their pages are no longer mapped): a copy
  *  made for one run then holds little more than its writable data. Where the file system cannot, nothing. */

@@ -12,6 +12,8 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <regex>
+#include <sys/stat.h>
 #include <tuple>
 
 using namespace bxisim::test;
@@ -205,6 +207,35 @@ TEST_P(Fortran, UnitsAreEachRanksOwn)
     EXPECT_EQ(mine["lines"], "1") << "rank " << rank;
     EXPECT_EQ(mine["line1"], "written_by_rank_" + std::to_string(rank)) << "rank " << rank;
   }
+}
+
+// Each rank's copy of libgfortran maps its code from one file, as the ranks' copies of OpenMPI do: the run's folder holds
+// little more than its writable part per rank (2.9 MB each before). The pages where a copy differs from that file (the
+// rank's digits in the paths of the libraries it needs) stay the copy's; a Fortran library that a rank opens later
+// still calls the rank's own units.
+TEST_P(Fortran, EachRanksLibgfortranSharesItsCodeWithTheOthers)
+{
+  auto result = run_command("'" BXISIM_BINARY "' run -q --no-summary --keep-temps --level " + level() +
+                            " --no-cpu-simulation -n " + std::to_string(kRanks) + " --ppn " + std::to_string(ppn()) +
+                            " " + kPrograms + "/fortran_opens_plugin " + kPrograms + "/libfortran_plugin.so 2>&1");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), static_cast<size_t>(kRanks)) << result.output;
+  for (auto& [rank, mine] : fields) {
+    EXPECT_EQ(mine["plugin_rank"], std::to_string(rank)) << result.output;
+    EXPECT_EQ(mine["ok"], "1") << result.output;
+  }
+  std::smatch kept;
+  ASSERT_TRUE(std::regex_search(result.output, kept, std::regex("kept the temporary folder (\\S+) \\(--keep-temps\\)")))
+      << result.output;
+  for (int rank = 0; rank < kRanks; ++rank) {
+    struct stat copy {
+    };
+    std::string path = kept[1].str() + "/rank-" + std::to_string(rank) + "/libgfortran.so.5";
+    ASSERT_EQ(stat(path.c_str(), &copy), 0) << path;
+    EXPECT_LT(copy.st_blocks * 512, copy.st_size / 4) << path << ": its code is the rank's own on disk";
+  }
+  run_command("rm -rf '" + kept[1].str() + "'");
 }
 
 // A region of a Fortran program (bxisim_regionf.h), run at the test's level inside a run at another one; a
