@@ -146,6 +146,7 @@ struct RunCopies {
   };
   std::map<std::string, Opened> opened;         // by original
   std::set<std::pair<int, std::string>> made;   // (rank, original) copies already in the rank's folder
+  std::set<std::pair<int, std::string>> shared; // (rank, original) opened copies whose code is mapped from the run's
   std::map<std::string, bool> built_for_bxisim; // by original: calls bxisim or needs a library that does
   std::optional<bool> renames_fortran_runtime;  // found once the libraries are known (renames_fortran_runtime())
   // Open for the whole run on the files the copies map their code from (share_code_of_rank_copies): the program as it
@@ -531,6 +532,15 @@ void share_code(const std::string& copy, const std::string& source,
     os::release_file_ranges(copy, shared);
   dlclose(handle);
 }
+
+/** The same for the rank's copy of a relinked file: the run's relinked file but for the rank's digits. */
+void share_code_of_relinked(const Relinked& relinked, int rank)
+{
+  std::vector<std::pair<off_t, std::size_t>> digits;
+  for (size_t offset : relinked.rank_digits)
+    digits.emplace_back(static_cast<off_t>(offset), kRankDigits);
+  share_code(rank_path_of(relinked, rank), relinked.file, digits);
+}
 } // namespace
 
 void share_code_of_rank_copies(int rank)
@@ -546,12 +556,18 @@ void share_code_of_rank_copies(int rank)
                edited);
     return;
   }
-  for (const auto& relinked : run.relinked) { // each the run's relinked file but for the rank's digits
-    std::vector<std::pair<off_t, std::size_t>> digits;
-    for (size_t offset : relinked.rank_digits)
-      digits.emplace_back(static_cast<off_t>(offset), kRankDigits);
-    share_code(rank_path_of(relinked, rank), relinked.file, digits);
-  }
+  for (const auto& relinked : run.relinked)
+    share_code_of_relinked(relinked, rank);
+}
+
+void share_code_of_opened_copies(int rank, const std::string& opened)
+{
+  auto found = run.opened.find(original_of_copy(opened));
+  if (run.folder == nullptr || found == run.opened.end() || not run.shared.emplace(rank, found->first).second)
+    return;
+  share_code_of_relinked(found->second.relinked, rank);
+  for (const auto& needed : found->second.needs)
+    share_code_of_opened_copies(rank, rank_path_of(run.opened.at(needed).relinked, rank));
 }
 
 std::string original_of_copy(const std::string& path)

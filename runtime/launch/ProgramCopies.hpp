@@ -78,6 +78,9 @@ std::vector<std::string> rank_copies_built_for_bxisim(int rank, const std::strin
  *  Otherwise every rank keeps a copy of their code in memory and in the run's folder (2.9 MB of libgfortran per rank
  *  of a Fortran program, the whole program when it has privatized libraries). */
 void share_code_of_rank_copies(int rank);
+/** The same for the rank's copy of a library opened with dlopen (`opened`: a path rank_copy_of_opened_library gave, now
+ *  loaded) and the opened libraries copied with it, once per rank. */
+void share_code_of_opened_copies(int rank, const std::string& opened);
 /** The original of a file of the ranks' copies (`path` itself for any other file): whose search path a copy has. */
 std::string original_of_copy(const std::string& path);
 

@@ -88,8 +88,14 @@ extern "C" void* dlopen(const char* file, int mode)
               .c_str());
     }
     void* handle = real(copy.c_str(), mode);
-    if (handle != nullptr) // threads it creates are the rank's, as the program's
+    if (handle != nullptr) {
+      {
+        bxisim::os::SimulatorCall call;                                    // the simulator's work, as making the copy
+        bxisim::runtime::share_code_of_opened_copies(rank->index(), copy); // the ranks' copies share their code pages
+      }
+      // threads it creates are the rank's, as the program's
       rank->add_own_code_of(bxisim::runtime::rank_copies_built_for_bxisim(rank->index(), copy));
+    }
     return handle;
   }
   return real(has_slash || found.empty() ? file : found.c_str(), mode);

@@ -209,10 +209,10 @@ TEST_P(Fortran, UnitsAreEachRanksOwn)
   }
 }
 
-// Each rank's copy of libgfortran maps its code from one file, as the ranks' copies of OpenMPI do: the run's folder holds
-// little more than its writable part per rank (2.9 MB each before). The pages where a copy differs from that file (the
-// rank's digits in the paths of the libraries it needs) stay the copy's; a Fortran library that a rank opens later
-// still calls the rank's own units.
+// Each rank's copy of libgfortran maps its code from one file, as the ranks' copies of OpenMPI do: the run's folder
+// holds little more than its writable part per rank (2.9 MB each before). The pages where a copy differs from that file
+// (the rank's digits in the paths of the libraries it needs) stay the copy's; a Fortran library that a rank opens later
+// (whose copy shares its code too) still calls the rank's own units.
 TEST_P(Fortran, EachRanksLibgfortranSharesItsCodeWithTheOthers)
 {
   auto result = run_command("'" BXISIM_BINARY "' run -q --no-summary --keep-temps --level " + level() +
@@ -234,6 +234,11 @@ TEST_P(Fortran, EachRanksLibgfortranSharesItsCodeWithTheOthers)
     std::string path = kept[1].str() + "/rank-" + std::to_string(rank) + "/libgfortran.so.5";
     ASSERT_EQ(stat(path.c_str(), &copy), 0) << path;
     EXPECT_LT(copy.st_blocks * 512, copy.st_size / 4) << path << ": its code is the rank's own on disk";
+    struct stat opened {
+    }; // the copy of the library the rank opened shares its code too, from its first opening
+    path = kept[1].str() + "/rank-" + std::to_string(rank) + "/opened-libfortran_plugin.so";
+    ASSERT_EQ(stat(path.c_str(), &opened), 0) << path;
+    EXPECT_LT(opened.st_blocks * 512, opened.st_size) << path << ": its code is the rank's own on disk";
   }
   run_command("rm -rf '" + kept[1].str() + "'");
 }
