@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -117,6 +118,42 @@ bool same_headers(int descriptor, const ElfW(Ehdr) * header)
 
 namespace
 {
+/** The file ranges [first, last) a copy keeps on disk when its code is shared: the ELF and program headers, the
+ *  dynamic symbols and their names (.dynsym, .dynstr), which tools read from the file of a loaded object (libgfortran's
+ *  backtrace, through libbacktrace). */
+std::vector<std::pair<uintptr_t, uintptr_t>> ranges_read_from_the_file(void* handle, const ElfW(Ehdr) * header,
+                                                                       ElfW(Addr) base)
+{
+  std::vector<std::pair<uintptr_t, uintptr_t>> kept{
+      {0, header->e_phoff + static_cast<uintptr_t>(header->e_phnum) * header->e_phentsize}};
+  link_map* map = nullptr;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr || map->l_ld == nullptr)
+    return kept;
+  uintptr_t symbols = 0, names = 0, names_size = 0;
+  for (const ElfW(Dyn)* entry = map->l_ld; entry->d_tag != DT_NULL; ++entry) {
+    if (entry->d_tag == DT_SYMTAB)
+      symbols = entry->d_un.d_ptr;
+    else if (entry->d_tag == DT_STRTAB)
+      names = entry->d_un.d_ptr;
+    else if (entry->d_tag == DT_STRSZ)
+      names_size = entry->d_un.d_val;
+  }
+  for (uintptr_t* address : {&symbols, &names})
+    if (*address >= base) // the loader relocated them in place
+      *address -= base;
+  // .dynsym precedes .dynstr as linkers and patchelf lay them out; otherwise only the names
+  uintptr_t first      = symbols != 0 && symbols < names ? symbols : names;
+  const auto* segments = reinterpret_cast<const ElfW(Phdr)*>(base + header->e_phoff);
+  for (size_t i = 0; i < header->e_phnum; ++i) {
+    const auto& segment = segments[i];
+    if (segment.p_type == PT_LOAD && first >= segment.p_vaddr &&
+        names + names_size <= segment.p_vaddr + segment.p_filesz)
+      kept.emplace_back(first - segment.p_vaddr + segment.p_offset,
+                        names + names_size - segment.p_vaddr + segment.p_offset);
+  }
+  return kept;
+}
+
 /** Maps [start, start + length) from `original` at `offset` over what is there; false when it cannot. */
 bool map_over(uintptr_t start, size_t length, int original, off_t offset, int protection)
 {
@@ -141,7 +178,8 @@ std::vector<std::pair<off_t, std::size_t>> share_read_only_pages(void* handle, i
   const ElfW(Ehdr)* header = elf_header_of(handle, base);
   if (header == nullptr || original < 0 || has_text_relocations(handle) || not same_headers(original, header))
     return shared;
-  const auto* segments = reinterpret_cast<const ElfW(Phdr)*>(base + header->e_phoff);
+  const auto* segments    = reinterpret_cast<const ElfW(Phdr)*>(base + header->e_phoff);
+  auto read_from_the_file = ranges_read_from_the_file(handle, header, base);
   // The pages of writable segments (relocated data, bss) stay the copy's own, also where a page is shared
   // with a read-only segment; so do those where the copy's bytes differ from the original's.
   auto keeps_own = [&](uintptr_t start, uintptr_t end) {
@@ -184,7 +222,19 @@ std::vector<std::pair<off_t, std::size_t>> share_read_only_pages(void* handle, i
       off_t offset = static_cast<off_t>((segment.p_offset & ~(page - 1)) + (start - first));
       if (not map_over(start, end - start, original, offset, protection))
         return shared;
-      shared.emplace_back(offset, end - start);
+      // The copy's disk space for these pages may be given back, but for the pages tools read from the file.
+      for (off_t page_offset = offset; page_offset < offset + static_cast<off_t>(end - start);
+           page_offset += static_cast<off_t>(page)) {
+        auto from = static_cast<uintptr_t>(page_offset);
+        bool kept = std::any_of(read_from_the_file.begin(), read_from_the_file.end(),
+                                [&](const auto& range) { return range.first < from + page && from < range.second; });
+        if (kept)
+          continue;
+        if (not shared.empty() && shared.back().first + static_cast<off_t>(shared.back().second) == page_offset)
+          shared.back().second += page;
+        else
+          shared.emplace_back(page_offset, page);
+      }
       start = end;
     }
   }

@@ -34,8 +34,10 @@ std::vector<std::pair<uintptr_t, uintptr_t>> code_ranges_of(void* handle);
  * of each file apart: 3 to 4 MiB of code per rank for OpenMPI, 2.9 MB for libgfortran, the program's size.
  * Mapped from one file, the copies share them. The pages holding the file ranges `own` (offset, length), where
  * the copy's bytes differ from the original's (names edited, a rank's digits), stay the copy's.
- * Returns the ranges of the file [offset, offset + length) now mapped from `original`; none (nothing changed)
- * when the object's code is relocated at load (text relocations) or `original`'s program headers differ.
+ * Returns the ranges of the file [offset, offset + length) now mapped from `original` whose disk space the copy may
+ * give back (release_file_ranges): all but the pages of the ELF and program headers and of the dynamic symbols, which
+ * tools read from the file of a loaded object (a backtrace's symbols); none when nothing changed: the object's code
+ * is relocated at load (text relocations) or `original`'s program headers differ.
  */
 std::vector<std::pair<off_t, std::size_t>>
 share_read_only_pages(void* handle, int original, const std::vector<std::pair<off_t, std::size_t>>& own = {});

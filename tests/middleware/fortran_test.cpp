@@ -212,7 +212,8 @@ TEST_P(Fortran, UnitsAreEachRanksOwn)
 // Each rank's copy of libgfortran maps its code from one file, as the ranks' copies of OpenMPI do: the run's folder
 // holds little more than its writable part per rank (2.9 MB each before). The pages where a copy differs from that file
 // (the rank's digits in the paths of the libraries it needs) stay the copy's; a Fortran library that a rank opens later
-// (whose copy shares its code too) still calls the rank's own units.
+// (whose copy maps its code from one file too) still calls the rank's own units. The ELF header and the symbols stay
+// in each copy's file (ABacktraceNamesTheProgramsRoutines).
 TEST_P(Fortran, EachRanksLibgfortranSharesItsCodeWithTheOthers)
 {
   auto result = run_command("'" BXISIM_BINARY "' run -q --no-summary --keep-temps --level " + level() +
@@ -234,13 +235,36 @@ TEST_P(Fortran, EachRanksLibgfortranSharesItsCodeWithTheOthers)
     std::string path = kept[1].str() + "/rank-" + std::to_string(rank) + "/libgfortran.so.5";
     ASSERT_EQ(stat(path.c_str(), &copy), 0) << path;
     EXPECT_LT(copy.st_blocks * 512, copy.st_size / 4) << path << ": its code is the rank's own on disk";
-    struct stat opened {
-    }; // the copy of the library the rank opened shares its code too, from its first opening
-    path = kept[1].str() + "/rank-" + std::to_string(rank) + "/opened-libfortran_plugin.so";
-    ASSERT_EQ(stat(path.c_str(), &opened), 0) << path;
-    EXPECT_LT(opened.st_blocks * 512, opened.st_size) << path << ": its code is the rank's own on disk";
   }
   run_command("rm -rf '" + kept[1].str() + "'");
+}
+
+// A backtrace (gfortran's BACKTRACE, a runtime error's report) names the program's routines: libgfortran's libbacktrace
+// reads the rank's copies of the program and of libgfortran, whose headers and symbols stay in their files when their
+// code pages are shared ("Could not print backtrace: executable file is not ELF" when they were given back too).
+TEST_P(Fortran, ABacktraceNamesTheProgramsRoutines)
+{
+  auto result = run("fortran_backtrace", "");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, Not(HasSubstr("Could not print backtrace"))) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("in __traced_MOD_innermost_routine")) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("fortran_backtrace.f90:7")) << result.output;
+  EXPECT_EQ(fields_by_rank(result.output).size(), static_cast<size_t>(kRanks)) << result.output;
+}
+
+// `use mpi, only: MPI_INIT, ...` compiles and runs, as with OpenMPI's and MPICH's modules: bxisim's module named no MPI
+// subroutine ("Symbol 'mpi_init' referenced at (1) not found in module 'mpi'"; OpenCoarrays' initialize_mpi).
+TEST_P(Fortran, UseMpiOnlyNamesTheSubroutinesItCalls)
+{
+  auto result = run("fortran_use_only", "");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), static_cast<size_t>(kRanks)) << result.output;
+  for (auto& [rank, mine] : fields) {
+    EXPECT_EQ(mine["size"], std::to_string(kRanks)) << "rank " << rank;
+    EXPECT_EQ(mine["sum"], "6") << "rank " << rank; // 0 + 1 + 2 + 3
+    EXPECT_EQ(mine["ok"], "1") << "rank " << rank;
+  }
 }
 
 // A region of a Fortran program (bxisim_regionf.h), run at the test's level inside a run at another one; a
