@@ -109,17 +109,21 @@ bool in_system_folder(const std::string& path)
   return boost::starts_with(path, "/lib/") || boost::starts_with(path, "/usr/lib/");
 }
 
-/** Whether the ELF file calls bxisim's MPI (its mpi.h names every function bxisim_MPI_...), Portals or PMI, or
- *  bxisim's own functions: it was built for bxisim. (Plain MPI_x names alone do not tell: another MPI's libraries call
- *  them too.) */
+/** Whether the ELF file calls bxisim's MPI (its mpi.h names every function bxisim_MPI_...; from Fortran, the bindings'
+ *  mpi_x_), Portals or PMI, or bxisim's own functions: it was built for bxisim, or at least calls MPI per process.
+ *  (Plain MPI_x names alone do not tell: another MPI's C libraries call them too.) */
 bool calls_bxisim(const std::string& path)
 {
   auto file    = ElfFile::read(path);
   auto symbols = file ? file->dynamic_symbols() : std::nullopt;
-  return symbols && std::any_of(symbols->begin(), symbols->end(), [](const SymbolEntry& entry) {
+  // MPI's Fortran bindings too (gfortran's names: mpi_comm_rank_), which a library built with bxif90 calls
+  auto fortran_mpi = [](std::string_view name) {
+    return (boost::starts_with(name, "mpi_") || boost::starts_with(name, "pmpi_")) && boost::ends_with(name, "_");
+  };
+  return symbols && std::any_of(symbols->begin(), symbols->end(), [&](const SymbolEntry& entry) {
            return entry.symbol.st_shndx == SHN_UNDEF &&
                   (boost::starts_with(entry.name, "bxisim_") || boost::starts_with(entry.name, "Ptl") ||
-                   boost::starts_with(entry.name, "PMI"));
+                   boost::starts_with(entry.name, "PMI") || fortran_mpi(entry.name));
          });
 }
 

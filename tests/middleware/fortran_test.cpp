@@ -252,6 +252,20 @@ TEST_P(Fortran, ABacktraceNamesTheProgramsRoutines)
   EXPECT_EQ(fields_by_rank(result.output).size(), static_cast<size_t>(kRanks)) << result.output;
 }
 
+// A shared library built with bxif90 that calls MPI through the Fortran bindings (mpi_comm_rank_, not bxisim_MPI_x) is
+// each rank's own, as under mpirun: its module variables were shared (every rank printed the last rank's value).
+TEST_P(Fortran, ALibraryBuiltWithBxif90IsEachRanksOwn)
+{
+  auto result = run("fortran_uses_module_library", "");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  ASSERT_EQ(fields.size(), static_cast<size_t>(kRanks)) << result.output;
+  for (auto& [rank, mine] : fields) {
+    EXPECT_EQ(mine["myval"], std::to_string(1000 + rank)) << result.output;
+    EXPECT_EQ(mine["sum"], "4006") << result.output; // 1000 + 1001 + 1002 + 1003
+  }
+}
+
 // `use mpi, only: MPI_INIT, ...` compiles and runs, as with OpenMPI's and MPICH's modules: bxisim's module named no MPI
 // subroutine ("Symbol 'mpi_init' referenced at (1) not found in module 'mpi'"; OpenCoarrays' initialize_mpi).
 TEST_P(Fortran, UseMpiOnlyNamesTheSubroutinesItCalls)
