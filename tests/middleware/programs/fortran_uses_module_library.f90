@@ -9,6 +9,6 @@ program fortran_uses_module_library
   call lib_set()
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   s = lib_sum()
-  write(*,'(a,i0,a,i0)') 'myval=', myval, ' sum=', s
+  write(*,'(a,i0,a,i0,a)') 'myval=', myval, ' sum=', s, ' ok=1'
   call MPI_Finalize(ierr)
 end program fortran_uses_module_library
