@@ -158,6 +158,29 @@ TEST_P(Conformance, FastMathProgramsFlushDenormalsAsUnderMpirun)
   }
 }
 
+// OpenCoarrays' LOCK and atomic_cas: with a thread level above MPI_THREAD_SINGLE, OpenMPI's osc/pt2pt answered a
+// remote compare-and-swap with a blocking send whose wait, nested in the target's own progress, slept on a condition
+// nothing would signal (mpi_patches/0008): the target's barrier never ended, at message and cycle across nodes.
+TEST_P(Conformance, CompareAndSwapCompletesWhateverTheThreadLevel)
+{
+  for (const std::string thread_level : {"funneled", "serialized", "multiple"}) {
+    auto result = run_command("'" BXISIM_BINARY "' run -q --no-summary --wall-limit 60 --level " + level() +
+                              " --no-cpu-simulation -n 3 --ppn " + std::to_string(ppn()) + " " + kPrograms +
+                              "/threaded_compare_and_swap " + thread_level + " 2>&1");
+    if (thread_level == "multiple" && result.output.find("does not support MPI_THREAD_MULTIPLE") != std::string::npos)
+      continue; // OpenMPI's osc/pt2pt refuses windows across nodes then (docs/mpi.md)
+    auto fields = expect_passed(result, 3);
+    // SMPI runs one actor per rank: MPI_THREAD_SERIALIZED for MPI_THREAD_MULTIPLE there (docs/mpi.md)
+    bool serialized_for_multiple = level() == "smpi" && thread_level == "multiple";
+    for (auto& [rank, mine] : fields) {
+      EXPECT_EQ(mine["provided"], serialized_for_multiple ? "2048" : mine["wanted"])
+          << thread_level << " rank " << rank;
+      EXPECT_EQ(mine["tries_ok"], "1") << thread_level << " rank " << rank;
+    }
+    EXPECT_EQ(fields[0]["total"], "6") << thread_level << "\n" << result.output;
+  }
+}
+
 // MPICH attr/fkeyval, attrend, attrend2 at smpi: SMPI 3.32 keeps attributes in its MPI_COMM_WORLD and MPI_INT,
 // one object for every rank, so rank 1's MPI_Comm_dup(MPI_COMM_WORLD) copied rank 0's attributes too (6 copies
 // instead of 3), the last rank's MPI_Finalize deleted every rank's, after MPI_Finalized said true; and
