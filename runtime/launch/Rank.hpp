@@ -202,9 +202,9 @@ class Rank
    * share futex words with the rank's code, and wake them in real time (os/FutexInterposition.cpp). */
   bool has_library_threads() const { return library_threads_.load(std::memory_order_acquire) > 0; }
   void count_library_thread(int change) { library_threads_.fetch_add(change, std::memory_order_acq_rel); }
-  /** Whether a pause has advanced its simulated time yet (a busy-wait without CPU simulation). */
   /** What successive pauses of one stretch found it doing: a wait or a computation. */
   os::ProgressProbe& progress_probe() { return progress_probe_; }
+  /** Whether a pause has advanced its simulated time yet (a busy-wait without CPU simulation). */
   bool stepped() const { return stepped_; }
   void mark_stepped() { stepped_ = true; }
   /** How many pauses have advanced its simulated time (each by os::kBusyWaitStep). */
