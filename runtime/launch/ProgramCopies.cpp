@@ -260,12 +260,18 @@ std::string unique_copy_name(const std::string& prefix, const std::string& origi
   return name;
 }
 
-/** Whether `needed`, a DT_NEEDED entry, names `library` (by soname, or by path when it has none). */
-bool names(const std::string& needed, const PrivatizedLibrary& library)
+/** Whether `needed`, a DT_NEEDED entry of the file `needing` (an original, not a copy: its $ORIGIN is the original's
+ *  folder), names `library`: by its soname, or, when it has none, by the file the loader finds for the entry (the
+ *  linker writes the path it was given, or the file's name for `-lname`). */
+bool names(const std::string& needed, const PrivatizedLibrary& library, const std::string& needing)
 {
+  if (not library.soname.empty())
+    return needed == library.soname;
+  if (needed.find('/') == std::string::npos && needed != fs::path(library.path).filename().string())
+    return false;
+  std::string file = loaded_file(needed, loader_folders(needing));
   std::error_code error;
-  return (not library.soname.empty() && needed == library.soname) ||
-         (needed.find('/') != std::string::npos && fs::equivalent(needed, library.path, error) && not error);
+  return not file.empty() && fs::equivalent(file, library.path, error) && not error;
 }
 
 std::string soname_of(const std::string& library)
@@ -389,9 +395,11 @@ std::string make_rank_copies(RunFolder& folder, int rank, const std::string& pro
   // replaces needed entries, or replaces an entry the file does not have.
   std::string placeholder = rank_link(0);
   if (run.relinked.empty()) {
-    std::string relinked_folder    = folder.sub_folder("relinked");
-    std::vector<std::string> files = {copy_with_edits(relinked_folder, program)};
+    std::string relinked_folder        = folder.sub_folder("relinked");
+    std::vector<std::string> files     = {copy_with_edits(relinked_folder, program)};
+    std::vector<std::string> originals = {run.program};
     for (const auto& library : libraries) {
+      originals.push_back(library.path);
       // Two libraries of one file name from different folders (needed by their paths) get copies of their own
       files.push_back(copy_with_edits(relinked_folder, library.path, unique_copy_name("", library.path)));
       // Not the original's soname: a library left shared that needs it by name gets the shared original.
@@ -400,12 +408,12 @@ std::string make_rank_copies(RunFolder& folder, int rank, const std::string& pro
     }
     // A library is needed by its soname, or by its path when it has none and was linked by path (`cc main.c
     // ./libfoo.so`: the loader reads a relative one from the working folder, as here).
-    for (const auto& file : files)
-      for (const auto& needed : elf_needed(file))
+    for (size_t f = 0; f < files.size(); ++f)
+      for (const auto& needed : elf_needed(files[f]))
         for (size_t i = 0; i < libraries.size(); ++i)
-          if (names(needed, libraries[i]))
+          if (names(needed, libraries[i], originals[f]))
             patchelf(
-                {"--replace-needed", needed, placeholder + "/" + fs::path(files[i + 1]).filename().string(), file});
+                {"--replace-needed", needed, placeholder + "/" + fs::path(files[i + 1]).filename().string(), files[f]});
     for (const auto& file : files)
       run.relinked.push_back(find_rank_digits(file));
   }
@@ -433,7 +441,7 @@ bool built_for_bxisim_or_needs_one(const std::string& library)
       // One of the program's libraries built for bxisim, loaded already: the loader takes it by its name
       bool privatized =
           std::any_of(run.libraries.begin(), run.libraries.end(),
-                      [&](const PrivatizedLibrary& library_known) { return names(needed, library_known); });
+                      [&](const PrivatizedLibrary& library_known) { return names(needed, library_known, library); });
       std::string file = privatized ? "" : loaded_file(needed, folders);
       if (privatized || (not file.empty() && built_for_bxisim_or_needs_one(file))) {
         built = true;
@@ -462,7 +470,7 @@ const RunCopies::Opened& relinked_opened(const std::string& original)
   for (const auto& needed : elf_needed(original)) {
     std::string target;
     for (size_t i = 0; i < run.libraries.size() && target.empty(); ++i)
-      if (names(needed, run.libraries[i]))
+      if (names(needed, run.libraries[i], original))
         target = fs::path(run.relinked.at(i + 1).file).filename().string();
     std::string file = target.empty() ? loaded_file(needed, folders) : "";
     if (not file.empty() && built_for_bxisim_or_needs_one(file)) {

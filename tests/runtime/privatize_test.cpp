@@ -83,6 +83,23 @@ TEST(PrivatizeLib, ALibraryNeededByItsPathIsEachRanksOwn)
   }
 }
 
+// The same library linked by `-L<folder> -lname` (no soname): the linker writes its file name, which the loader looks
+// up in the program's RUNPATH. That entry named none of the rank's copies (neither soname nor path): every rank shared
+// the original, even with --privatize-lib.
+TEST(PrivatizeLib, ALibraryWithoutASonameNeededByItsFileNameIsEachRanksOwn)
+{
+  for (const std::string level : {"smpi", "message"})
+    for (int ppn : {1, 2}) {
+      auto result = run_bxisim("run -n 3 --ppn " + std::to_string(ppn) + " --level " + level + " -q " +
+                               test_program("file_name_needed"));
+      ASSERT_EQ(result.exit_code, 0) << result.output;
+      auto fields = fields_by_rank(result.output);
+      ASSERT_EQ(fields.size(), 3u) << result.output;
+      for (const auto& [rank, values] : fields)
+        EXPECT_EQ(number(values, "count"), 1) << level << " ppn " << ppn << " rank " << rank;
+    }
+}
+
 // Two libraries of one file name from two folders, needed by their paths (no soname): their copies in a rank's folder
 // overwrote each other (one of them was loaded twice, the other not at all), and the first library was taken for both.
 TEST(PrivatizeLib, TwoLibrariesOfOneFileNameAreEachRanksOwnBoth)
