@@ -325,8 +325,15 @@ void report_deadlock(const std::vector<std::unique_ptr<Rank>>& ranks, const std:
     fmt::print(out,
                "bxisim: {} had already ended (the summary gives how): a rank that waits for a message from a rank "
                "that ended, or for it in a collective, waits for ever (mpirun would have stopped the job when it "
-               "ended).\n",
-               rank_ranges(ended));
+               "ended{}).\n",
+               rank_ranges(ended),
+               std::any_of(ranks.begin(), ranks.end(),
+                           [](const auto& rank) {
+                             return rank->state() == RankState::Ended && rank->end_signal() == 0 &&
+                                    rank->exit_code() != 0;
+                           })
+                   ? "; the run ends with the exit code of the first that failed, as mpirun's"
+                   : "");
   std::vector<int> with_library_threads;
   for (const auto& rank : ranks)
     if (rank->state() == RankState::Running && rank->has_library_threads())
@@ -432,8 +439,9 @@ int summarize(const std::vector<std::unique_ptr<Rank>>& ranks, bool deadlock, bo
       return kCrashExitCode;
   if (limit_reached)
     return kLimitExitCode;
+  // A rank that exited non-zero is why the others wait: mpirun would have ended the job then, with its code.
   if (deadlock)
-    return kDeadlockExitCode;
+    return first_exited != nullptr ? first_exited->exit_code() : kDeadlockExitCode;
   if (failed.empty())
     return 0;
   return first_exited != nullptr ? first_exited->exit_code() : kRankFailedExitCode;

@@ -100,10 +100,10 @@ int main(int argc, char** argv)
     MPI_Finalize();
     return 0;
   }
-  if (!strcmp(mode, "exit_while_awaited")) { /* rank 1 exits with code 3; rank 0 waits for its message */
+  if (!strcmp(mode, "exit_while_awaited")) { /* rank 1 exits with code 9; rank 0 waits for its message */
     int value = 0;
     if (rank == 1)
-      exit(3);
+      exit(9);
     MPI_Recv(&value, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Finalize();
     return 0;
