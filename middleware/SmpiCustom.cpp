@@ -467,7 +467,7 @@ int SmpiRank::Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info
     return intercomm_unsupported("MPI_Win_create");
   void* window = nullptr;
   int result   = fn_.Win_create(base, size, disp_unit, to_be_info(info), to_be_comm(comm), &window);
-  return created_window(result, window, MPI_WIN_FLAVOR_CREATE, win);
+  return made_window(result, window, MPI_WIN_FLAVOR_CREATE, win);
 }
 
 int SmpiRank::Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win)
@@ -476,7 +476,7 @@ int SmpiRank::Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm
     return intercomm_unsupported("MPI_Win_allocate");
   void* window = nullptr;
   int result   = fn_.Win_allocate(size, disp_unit, to_be_info(info), to_be_comm(comm), baseptr, &window);
-  return created_window(result, window, MPI_WIN_FLAVOR_ALLOCATE, win);
+  return made_window(result, window, MPI_WIN_FLAVOR_ALLOCATE, win);
 }
 
 int SmpiRank::Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
@@ -485,7 +485,7 @@ int SmpiRank::Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
     return intercomm_unsupported("MPI_Win_create_dynamic");
   void* window = nullptr;
   int result   = fn_.Win_create_dynamic(to_be_info(info), to_be_comm(comm), &window);
-  return created_window(result, window, MPI_WIN_FLAVOR_DYNAMIC, win);
+  return made_window(result, window, MPI_WIN_FLAVOR_DYNAMIC, win);
 }
 
 int SmpiRank::Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag)

@@ -25,7 +25,7 @@ int SmpiRank::Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, M
   if (not be_ok(fn_.Comm_size(be, &ranks)) || not be_ok(fn_.Comm_rank(be, &rank)) || ranks <= 1 || size < 0) {
     void* window = nullptr; // one rank (or an error SMPI reports): SMPI's own window is right
     int result   = fn_.Win_allocate_shared(size, disp_unit, to_be_info(info), be, baseptr, &window);
-    return created_window(result, window, MPI_WIN_FLAVOR_SHARED, win);
+    return made_window(result, window, MPI_WIN_FLAVOR_SHARED, win);
   }
   MPI_Aint mine[2] = {size, disp_unit};
   std::vector<MPI_Aint> all(2 * static_cast<size_t>(ranks));
@@ -59,7 +59,7 @@ int SmpiRank::Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, M
   }
   std::memcpy(baseptr, &base, sizeof base);
   shared_windows_[window] = std::move(shared);
-  return created_window(result, window, MPI_WIN_FLAVOR_SHARED, win);
+  return made_window(result, window, MPI_WIN_FLAVOR_SHARED, win);
 }
 
 int SmpiRank::Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr)
@@ -94,8 +94,11 @@ int SmpiRank::Win_free(MPI_Win* win)
 {
   be_win window = to_be_win(*win);
   auto found    = shared_windows_.find(window);
+  be_win freed  = window;
   int result    = fn_.Win_free(&window);
   *win          = from_be_win(window);
+  if (be_ok(result))
+    forget_window(freed);
   // SMPI's MPI_Win_free waits for every rank of the window (its barrier): none touches the block after it.
   if (be_ok(result) && found != shared_windows_.end()) {
     std::free(found->second.owned_block);

@@ -266,7 +266,9 @@ BACKENDS = {
                             "Type_create_hindexed", "Type_create_indexed_block", "Type_create_hindexed_block",
                             "Type_create_resized", "Type_create_subarray", "Type_get_contents",
                             "Type_get_true_extent", "Type_get_true_extent_x", "Mprobe", "Improbe", "Mrecv", "Imrecv", "Win_sync",
-                            "Win_test", "Testall", "Request_get_status"} | SMPI_BY_BXISIM,
+                            "Win_test", "Testall", "Request_get_status",
+                            # passive-target locks in bxisim's table (SmpiWindowLocks.cpp)
+                            "Win_lock", "Win_lock_all", "Win_unlock", "Win_unlock_all"} | SMPI_BY_BXISIM,
                  # helpers of the hand-written parts that need the back end's functions (SmpiDatatypes.cpp)
                  # SMPI 3.32's MPI_Pack and MPI_Unpack divide by the type's size: a type without data crashed them
                  # Cartesian communicators are SMPI's; bxisim lists their neighbours (SmpiTopologies.cpp)
@@ -294,13 +296,13 @@ BACKENDS = {
                      # SMPI 3.32 applies an operation that does not commute to nothing (SmpiOrderedScan.cpp)
                      "Scan": "  if (not op_commutes(op))\n    return ordered_scan(sendbuf, recvbuf, count, datatype, op, comm, false);\n",
                      "Exscan": "  if (not op_commutes(op))\n    return ordered_scan(sendbuf, recvbuf, count, datatype, op, comm, true);\n",
-                     # SMPI 3.32's MPI_Win_unlock gives an exclusive lock up before it completes the epoch's
-                     # operations: the next holder read the data as it was before (ARMCI-MPI's mutexes deadlocked)
-                     "Win_unlock": "  fn_.Win_flush(to_be_rank(rank), to_be_win(win));\n",
-                     "Win_unlock_all": "  fn_.Win_flush_all(to_be_win(win));\n",
                      "Pack": "  if (holds_no_data(datatype))\n    return MPI_SUCCESS;\n",
                      "Unpack": "  if (holds_no_data(datatype))\n    return MPI_SUCCESS;\n", **SMPI_COMPOSITE_FIRST},
                  "members": ["MPI_Aint smpi_extent(MPI_Datatype type);",
+                             "// SmpiWindowLocks.cpp: a window made (`result`: SMPI's code) gets its identity in the table of locks",
+                             "int made_window(int result, void* window, int flavor, MPI_Win* win);",
+                             "void forget_window(be_win window);",
+                             "/** MPI_ERR_RMA_SYNC through the window's error handler. */\n  int window_sync_error(MPI_Win win);",
                              "/** What SMPI is given for an accumulate's target (SmpiAccumulateTargets.cpp). */\n  AccumulateTarget accumulate_target(MPI_Datatype type, int count, MPI_Op op);",
                              "/** What SMPI is given for a one-sided call's origin or result buffer (SmpiBottomBuffers.cpp). */\n  BottomBuffer bottom_buffer(const void* buffer, int count, MPI_Datatype type, int target_rank, MPI_Win win);",
                              "/** Frees what bottom_buffer made for a call. */\n  void release_bottom_buffer(BottomBuffer* given);",

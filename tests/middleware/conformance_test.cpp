@@ -322,6 +322,19 @@ TEST_P(Conformance, AnExclusiveLockIsTakenAfterThePreviousEpochsOperationsComple
   EXPECT_EQ(fields[2]["after_lock"], "1");
 }
 
+// OpenCoarrays' EVENT WAIT (a shared lock held) beside EVENT POST (exclusive locks) at smpi: SMPI 3.32 granted an
+// exclusive lock while shared ones were held (rank 1's reads saw rank 2's put) and the first unlock reset the others'
+// mode, so its mutex stayed taken (a later lock waited for ever) or was released by a rank that held none.
+TEST_P(Conformance, SharedAndExclusiveLocksOfOneTargetExcludeEachOther)
+{
+  auto fields = expect_passed(run(4, "mixed_lock_modes"), 4);
+  EXPECT_EQ(fields[1]["shared_reads_unchanged"], "1");
+  EXPECT_EQ(fields[0]["own_value"], "5"); // rank 2's put, then 1 from each of the 4 ranks
+  EXPECT_EQ(fields[1]["own_value"], "1"); // rank 2's addition
+  EXPECT_EQ(fields[2]["own_value"], "0");
+  EXPECT_EQ(fields[3]["own_value"], "0");
+}
+
 // ompi-tests-public status/: a status set to more than 2^31 - 1 bytes (MPI_Status_set_elements_x) at smpi, where
 // SMPI's statuses hold an int of bytes: the call failed unnoticed and MPI_Get_count answered 1.
 TEST_P(Conformance, AStatusHoldsCountsBeyondAnIntOfBytes)

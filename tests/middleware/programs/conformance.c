@@ -1528,6 +1528,68 @@ static void exclusive_lock_order(int rank)
   MPI_Win_free(&win);
 }
 
+/* OpenCoarrays' EVENT WAIT holds a shared lock while EVENT POST takes exclusive ones. Rank 1 holds a shared lock of
+ * rank 0's window while rank 3 takes another (both held at once), then rank 2 asks for an exclusive one: it must wait
+ * until both are given up, so rank 1's 20 reads all see 0. Then every rank adds 1 under an exclusive lock (a lock
+ * left stuck by the mix would end in a deadlock), and all lock every target at once while rank 2 adds 1 to rank 1's
+ * window under an exclusive lock. SMPI 3.32 granted the exclusive lock at once and reset the others' mode. */
+static void mixed_lock_modes(int rank, int size)
+{
+  static double value;
+  double seen = -1, ones = 1;
+  int token = 0, unchanged = 1;
+  MPI_Win win;
+  value = 0;
+  MPI_Win_create(&value, sizeof value, sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 1) {
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+    MPI_Send(&token, 1, MPI_INT, 3, 0, MPI_COMM_WORLD);
+    MPI_Recv(&token, 1, MPI_INT, 3, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* rank 3 holds its shared lock */
+    MPI_Send(&token, 1, MPI_INT, 2, 0, MPI_COMM_WORLD);
+    for (int i = 0; i < 20; ++i) {
+      MPI_Get(&seen, 1, MPI_DOUBLE, 0, 0, 1, MPI_DOUBLE, win);
+      MPI_Win_flush(0, win);
+      unchanged &= seen == 0;
+    }
+    MPI_Win_unlock(0, win);
+    CHECK(unchanged, "shared_reads_changed_under_an_exclusive_lock");
+    printf("shared_reads_unchanged=%d\n", unchanged);
+  } else if (rank == 3) {
+    MPI_Recv(&token, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+    MPI_Send(&token, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+    MPI_Get(&seen, 1, MPI_DOUBLE, 0, 0, 1, MPI_DOUBLE, win);
+    MPI_Win_unlock(0, win);
+  } else if (rank == 2) {
+    MPI_Recv(&token, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+    MPI_Put(&ones, 1, MPI_DOUBLE, 0, 0, 1, MPI_DOUBLE, win);
+    MPI_Win_unlock(0, win);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+  MPI_Accumulate(&ones, 1, MPI_DOUBLE, 0, 0, 1, MPI_DOUBLE, MPI_SUM, win);
+  MPI_Win_unlock(0, win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 2) {
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+    MPI_Accumulate(&ones, 1, MPI_DOUBLE, 1, 0, 1, MPI_DOUBLE, MPI_SUM, win);
+    MPI_Win_unlock(1, win);
+  }
+  double all[16];
+  MPI_Win_lock_all(0, win);
+  for (int target = 0; target < size && target < 16; ++target)
+    MPI_Get(&all[target], 1, MPI_DOUBLE, target, 0, 1, MPI_DOUBLE, win);
+  MPI_Win_unlock_all(win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win);
+  seen = value;
+  MPI_Win_unlock(rank, win);
+  printf("own_value=%g\n", seen);
+  MPI_Win_free(&win);
+}
+
 static void datatype_layout(int rank, int size)
 {
   MPI_Datatype int_char, negative_vector, subarray, resized_int, sticky, indexed, hindexed, vector_of_structs;
@@ -2087,7 +2149,11 @@ int main(int argc, char** argv)
     derived_accumulates(rank);
   else if (strcmp(mode, "exclusive_lock_order") == 0)
     exclusive_lock_order(rank);
-  else if (strcmp(mode, "user_functions") == 0) {
+  else if (strcmp(mode, "mixed_lock_modes") == 0) {
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mixed_lock_modes(rank, size);
+  } else if (strcmp(mode, "user_functions") == 0) {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     user_functions(rank, size);

@@ -1,0 +1,135 @@
+// Passive-target locks at smpi taken in bxisim's table (WindowLocks.hpp says why). SMPI is still asked for each lock,
+// always a shared one: it then lists the rank among the target's lockers, which its one-sided calls check, and never
+// takes its own mutex; the exclusion is the table's.
+
+#include "SmpiRank.hpp"
+#include "WindowLocks.hpp"
+
+#include <numeric>
+
+namespace bxisim::mw
+{
+
+int SmpiRank::made_window(int result, void* window, int flavor, MPI_Win* win)
+{
+  if (be_ok(result)) {
+    be_group group{}, world{};
+    int size = 0;
+    if (be_ok(fn_.Win_get_group(window, &group)) && be_ok(fn_.Group_size(group, &size)) &&
+        be_ok(fn_.Comm_group(to_be_comm(MPI_COMM_WORLD), &world))) {
+      std::vector<int> ranks(static_cast<size_t>(size)), world_ranks(ranks.size());
+      std::iota(ranks.begin(), ranks.end(), 0);
+      if (be_ok(fn_.Group_translate_ranks(group, size, ranks.data(), world, world_ranks.data())))
+        window_identities_[window] = {world_ranks, windows_made_over_[world_ranks]++};
+    }
+    if (group != nullptr)
+      fn_.Group_free(&group);
+    if (world != nullptr)
+      fn_.Group_free(&world);
+  }
+  return created_window(result, window, flavor, win);
+}
+
+void SmpiRank::forget_window(be_win window)
+{
+  window_identities_.erase(window);
+  for (auto held = held_window_locks_.begin(); held != held_window_locks_.end();)
+    held = held->first.first == window ? held_window_locks_.erase(held) : std::next(held);
+}
+
+int SmpiRank::window_sync_error(MPI_Win win)
+{
+  Win_call_errhandler(win, MPI_ERR_RMA_SYNC);
+  return MPI_ERR_RMA_SYNC;
+}
+
+int SmpiRank::Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+{
+  be_win window = to_be_win(win);
+  auto identity = window_identities_.find(window);
+  if (identity == window_identities_.end() || rank < 0 ||
+      rank >= static_cast<int>(identity->second.world_ranks.size()) ||
+      (lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED)) // SMPI's answer: MPI_PROC_NULL, errors
+    return from_be_errcode(
+        fn_.Win_lock(to_be_lock_type(lock_type), to_be_rank(rank), to_be_win_assert(assert), window));
+  if (held_window_locks_.count({window, rank}) != 0) // a second lock of one target in one epoch
+    return window_sync_error(win);
+  // MPI_MODE_NOCHECK: the program asserts no conflicting lock is or will be held; the lock need not be taken
+  const int taken = (assert& MPI_MODE_NOCHECK) != 0 ? 0 : lock_type;
+  if (taken != 0)
+    WindowLocks::of_the_run().acquire(identity->second, rank, taken == MPI_LOCK_EXCLUSIVE);
+  int result = fn_.Win_lock(to_be_lock_type(MPI_LOCK_SHARED), to_be_rank(rank), to_be_win_assert(assert), window);
+  if (be_ok(result))
+    held_window_locks_[{window, rank}] = taken;
+  else if (taken != 0)
+    WindowLocks::of_the_run().release(identity->second, rank, taken == MPI_LOCK_EXCLUSIVE);
+  return from_be_errcode(result);
+}
+
+int SmpiRank::Win_unlock(int rank, MPI_Win win)
+{
+  be_win window = to_be_win(win);
+  auto identity = window_identities_.find(window);
+  auto held     = held_window_locks_.find({window, rank});
+  if (identity == window_identities_.end() || rank == MPI_PROC_NULL)
+    return from_be_errcode(fn_.Win_unlock(to_be_rank(rank), window));
+  if (held == held_window_locks_.end())
+    return window_sync_error(win);
+  // SMPI 3.32's MPI_Win_unlock gave an exclusive lock up before it completed the epoch's operations: the next holder
+  // read the data as it was before (ARMCI-MPI's mutexes deadlocked). Completed first, then given up.
+  fn_.Win_flush(to_be_rank(rank), window);
+  int result = fn_.Win_unlock(to_be_rank(rank), window);
+  if (held->second != 0)
+    WindowLocks::of_the_run().release(identity->second, rank, held->second == MPI_LOCK_EXCLUSIVE);
+  held_window_locks_.erase(held);
+  return from_be_errcode(result);
+}
+
+int SmpiRank::Win_lock_all(int assert, MPI_Win win)
+{
+  be_win window = to_be_win(win);
+  auto identity = window_identities_.find(window);
+  if (identity == window_identities_.end())
+    return from_be_errcode(fn_.Win_lock_all(to_be_win_assert(assert), window));
+  auto first = held_window_locks_.lower_bound({window, 0});
+  if (first != held_window_locks_.end() && first->first.first == window)
+    return window_sync_error(win);
+  const int taken   = (assert& MPI_MODE_NOCHECK) != 0 ? 0 : MPI_LOCK_SHARED;
+  const int targets = static_cast<int>(identity->second.world_ranks.size());
+  for (int target = 0; target < targets; ++target) { // in rank order, as SMPI's own
+    if (taken != 0)
+      WindowLocks::of_the_run().acquire(identity->second, target, false);
+    held_window_locks_[{window, target}] = taken;
+  }
+  int result = fn_.Win_lock_all(to_be_win_assert(assert), window);
+  if (not be_ok(result))
+    for (int target = 0; target < targets; ++target) {
+      if (taken != 0)
+        WindowLocks::of_the_run().release(identity->second, target, false);
+      held_window_locks_.erase({window, target});
+    }
+  return from_be_errcode(result);
+}
+
+int SmpiRank::Win_unlock_all(MPI_Win win)
+{
+  be_win window = to_be_win(win);
+  auto identity = window_identities_.find(window);
+  if (identity == window_identities_.end())
+    return from_be_errcode(fn_.Win_unlock_all(window));
+  const int targets = static_cast<int>(identity->second.world_ranks.size());
+  for (int target = 0; target < targets; ++target)
+    if (held_window_locks_.count({window, target}) == 0) // MPI_Win_unlock_all ends MPI_Win_lock_all's epoch only
+      return window_sync_error(win);
+  fn_.Win_flush_all(window); // as Win_unlock
+  int result = fn_.Win_unlock_all(window);
+  for (int target = 0; target < targets; ++target) {
+    auto held = held_window_locks_.find({window, target});
+    if (held->second != 0)
+      WindowLocks::of_the_run().release(identity->second, target, false);
+    held_window_locks_.erase(held);
+  }
+  return from_be_errcode(result);
+}
+
+} // namespace bxisim::mw
