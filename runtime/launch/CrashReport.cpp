@@ -1,6 +1,7 @@
 #include "CrashReport.hpp"
 
 #include "CrashHeadline.hpp"
+#include "CrashSourceLines.hpp"
 
 #include "ExitCodes.hpp"
 #include "OutputRouter.hpp"
@@ -132,6 +133,7 @@ void on_crash(int signal_number, siginfo_t* info, void*)
   void* frames[64];
   int count = backtrace(frames, 64);
   backtrace_symbols_fd(frames, count, fd);
+  print_program_source_lines(frames, count, fd, folder_path.c_str());
 
   remove_folder_or_say_kept(fd);
   _exit(kCrashExitCode);

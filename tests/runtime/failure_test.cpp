@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -83,6 +84,32 @@ TEST(Ends, ACrashNamesTheRankPrintsABacktraceAndLeavesNoFiles)
   EXPECT_THAT(result.output, HasSubstr("Backtrace"));
   EXPECT_THAT(result.output, HasSubstr("rank-1/ends(main+")); // the rank's copy of the program, in the backtrace
   EXPECT_EQ(entry_count(tmpdir), 0);
+}
+
+// The frames in the program's code are named with their function and source line (addr2line on the original program:
+// the rank's copy may have given its debugging sections back to the disk). The report named the copy and an offset.
+TEST(Ends, ACrashNamesTheProgramsFunctionsAndSourceLines)
+{
+  auto result =
+      run_command(fmt::format("'{}' run -n 2 {} segv 1 2>&1", BXISIM_BINARY, test_program("ends_with_lines")));
+  EXPECT_EQ(result.exit_code, kCrash) << result.output;
+  std::smatch found;
+  ASSERT_TRUE(std::regex_search(result.output, found,
+                                std::regex("In the program's code \\(innermost first\\):\n"
+                                           "  #2 act at (/[^:]*ends\\.c):([0-9]+)\n"
+                                           "  #3 main at [^\n]*ends\\.c:[0-9]+")))
+      << result.output;
+  // the line of the source that writes through the null pointer
+  std::ifstream source(found[1].str());
+  std::string line;
+  int number = 0, faulting = 0;
+  while (faulting == 0 && std::getline(source, line)) {
+    ++number;
+    if (line.find("*nowhere") != std::string::npos)
+      faulting = number;
+  }
+  ASSERT_GT(faulting, 0) << found[1].str();
+  EXPECT_EQ(std::stoi(found[2].str()), faulting) << result.output;
 }
 
 // A buffer that is not the rank's memory faults in its NIC's copy, which runs in the simulator's code: the report
