@@ -24,6 +24,17 @@ std::map<int, Fields> run_privatize(const std::string& options)
   EXPECT_EQ(result.exit_code, 0) << result.output;
   return fields_by_rank(result.output);
 }
+/** Runs test program `program` on `ranks` ranks, `ppn` per node, at `level` (the default when empty): it ended well;
+ *  each rank's fields. */
+std::map<int, Fields> run_placed(const std::string& program, int ranks, int ppn, const std::string& level = "")
+{
+  auto result = run_bxisim("run -n " + std::to_string(ranks) + " --ppn " + std::to_string(ppn) +
+                           (level.empty() ? "" : " --level " + level) + " -q " + test_program(program));
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  auto fields = fields_by_rank(result.output);
+  EXPECT_EQ(fields.size(), static_cast<size_t>(ranks)) << result.output;
+  return fields;
+}
 } // namespace
 
 TEST(PrivatizeLib, WithoutItRanksShareTheLibrariesGlobals)
@@ -56,31 +67,20 @@ TEST(PrivatizeLib, ShortNameFindsLibFooSo)
 TEST(PrivatizeLib, LibrariesBuiltForBxisimAreEachRanksOwnWithoutBeingNamed)
 {
   for (const std::string level : {"smpi", "message"})
-    for (int ppn : {1, 2}) {
-      auto result = run_bxisim("run -n 4 --ppn " + std::to_string(ppn) + " --level " + level + " -q " +
-                               test_program("own_libraries"));
-      ASSERT_EQ(result.exit_code, 0) << result.output;
-      auto fields = fields_by_rank(result.output);
-      ASSERT_EQ(fields.size(), 4u) << result.output;
-      for (const auto& [rank, values] : fields) {
+    for (int ppn : {1, 2})
+      for (const auto& [rank, values] : run_placed("own_libraries", 4, ppn, level)) {
         EXPECT_EQ(number(values, "registrations"), 1) << level << " ppn " << ppn << " rank " << rank;
         EXPECT_EQ(number(values, "owner"), rank) << level << " ppn " << ppn;
       }
-    }
 }
 
 // A library without a soname linked by its path (hand-written Makefiles: `cc main.c /path/libfoo.so`) is needed by that
 // path: its copies were made, but the program's copy still needed the original, shared by all ranks (counts 1, 2, 3).
 TEST(PrivatizeLib, ALibraryNeededByItsPathIsEachRanksOwn)
 {
-  for (int ppn : {1, 2}) {
-    auto result = run_bxisim("run -n 3 --ppn " + std::to_string(ppn) + " -q " + test_program("path_needed"));
-    ASSERT_EQ(result.exit_code, 0) << result.output;
-    auto fields = fields_by_rank(result.output);
-    ASSERT_EQ(fields.size(), 3u) << result.output;
-    for (const auto& [rank, values] : fields)
+  for (int ppn : {1, 2})
+    for (const auto& [rank, values] : run_placed("path_needed", 3, ppn))
       EXPECT_EQ(number(values, "count"), 1) << "ppn " << ppn << " rank " << rank;
-  }
 }
 
 // The same library linked by `-L<folder> -lname` (no soname): the linker writes its file name, which the loader looks
@@ -89,15 +89,9 @@ TEST(PrivatizeLib, ALibraryNeededByItsPathIsEachRanksOwn)
 TEST(PrivatizeLib, ALibraryWithoutASonameNeededByItsFileNameIsEachRanksOwn)
 {
   for (const std::string level : {"smpi", "message"})
-    for (int ppn : {1, 2}) {
-      auto result = run_bxisim("run -n 3 --ppn " + std::to_string(ppn) + " --level " + level + " -q " +
-                               test_program("file_name_needed"));
-      ASSERT_EQ(result.exit_code, 0) << result.output;
-      auto fields = fields_by_rank(result.output);
-      ASSERT_EQ(fields.size(), 3u) << result.output;
-      for (const auto& [rank, values] : fields)
+    for (int ppn : {1, 2})
+      for (const auto& [rank, values] : run_placed("file_name_needed", 3, ppn, level))
         EXPECT_EQ(number(values, "count"), 1) << level << " ppn " << ppn << " rank " << rank;
-    }
 }
 
 // Two libraries of one file name from two folders, needed by their paths (no soname): their copies in a rank's folder
