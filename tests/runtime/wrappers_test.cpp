@@ -96,6 +96,28 @@ TEST(Wrappers, LinkingGivesASharedObjectThatRunsAsRanks)
   EXPECT_THAT(run.output, HasSubstr("[rank 1] value=42"));
 }
 
+// CMake compiles an executable's objects with -fPIE when CMAKE_POSITION_INDEPENDENT_CODE is on (BLT's projects: Kripke,
+// RAJA): it came after the wrapper's -fPIC and won, and the link failed ("relocation R_X86_64_PC32 against
+// `_ZSt4cout' ... recompile with -fPIC"). Compiled apart and linked with -pie, or built in one step.
+TEST(Wrappers, ObjectsCompiledWithFpieGoIntoTheProgram)
+{
+  std::string source = write_source("pie.cpp", "#include <iostream>\nint main() { std::cout << \"value=\" << 7 << "
+                                               "std::endl; return 0; }\n");
+  std::string object = temporary_path("pie.o"), apart = temporary_path("pie-apart"), once = temporary_path("pie-once");
+  for (const auto& command :
+       {kBxicxx + " -O2 -fPIE -c " + source + " -o " + object, kBxicxx + " -fPIE -pie " + object + " -o " + apart,
+        kBxicxx + " -O2 -fpie " + source + " -o " + once}) {
+    auto build = run_command(command);
+    ASSERT_EQ(build.exit_code, 0) << command << "\n" << build.output;
+  }
+  for (const auto& program : {apart, once}) {
+    EXPECT_FALSE(read_elf(program).has_interpreter) << program;
+    auto run = run_bxisim("run -n 2 " + program);
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_THAT(run.output, HasSubstr("[rank 1] value=7"));
+  }
+}
+
 TEST(Wrappers, AProgramStartedDirectlySaysToUseBxisimRun)
 {
   // Such a program has no dynamic loader to start it: it used to crash (SIGSEGV) when started as ./program.
