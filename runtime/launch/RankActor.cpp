@@ -53,16 +53,39 @@ int call_main(Rank& rank, MainFunction main_function, int argc, char** argv)
   exit(main_function(argc, argv, environ));
 }
 
+/** A C++ name as written in the source (`mangled` itself when it is not one). */
+std::string demangled(const char* mangled)
+{
+  int status       = 0;
+  char* readable   = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  std::string name = status == 0 && readable != nullptr ? readable : mangled;
+  std::free(readable);
+  return name;
+}
+
+/** The loader's message with the C++ name of an undefined symbol added ("undefined symbol: _ZTV6Solver (vtable for
+ *  Solver)"). */
+std::string with_readable_symbol(std::string why)
+{
+  const std::string marker = "undefined symbol: ";
+  auto start               = why.find(marker);
+  if (start == std::string::npos)
+    return why;
+  start += marker.size();
+  auto end           = why.find_first_of(" ,\t", start);
+  std::string symbol = why.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  std::string name   = demangled(symbol.c_str());
+  if (name != symbol)
+    why.insert(start + symbol.size(), " (" + name + ")");
+  return why;
+}
+
 /** In a catch (...) block: the exception's type and, for a std::exception, its what(). */
 std::string describe_current_exception()
 {
   std::string type = "of unknown type";
-  if (const std::type_info* info = abi::__cxa_current_exception_type()) {
-    int status      = 0;
-    char* demangled = abi::__cxa_demangle(info->name(), nullptr, nullptr, &status);
-    type            = status == 0 && demangled != nullptr ? demangled : info->name();
-    std::free(demangled);
-  }
+  if (const std::type_info* info = abi::__cxa_current_exception_type())
+    type = demangled(info->name());
   try {
     throw;
   } catch (const std::exception& error) {
@@ -142,12 +165,14 @@ void run_rank(Rank& rank, const std::string& program_copy, std::vector<std::stri
     // Constructors ran as the rank's code: what they set (crtfastmath's flush-to-zero under -Ofast) is the rank's.
     rank.process_state().save_globals();
     if (handle == nullptr) {
-      std::string why = dlerror();
+      std::string why = with_readable_symbol(dlerror());
       // bxicc links programs as shared objects, which may keep undefined symbols until loaded here
       const char* advice =
           why.find("undefined symbol") != std::string::npos
               ? "The program uses a function or variable that nothing it was linked with defines (a missing object "
-                "file or library, or a Fortran BIND(C) name that differs from the C one): link what defines it"
+                "file or library, or a Fortran BIND(C) name that differs from the C one): link what defines it "
+                "(bxicc links a program as a shared object, which the linker lets keep undefined names until it is "
+                "loaded: mpicc's link would have failed)"
           : why.find("static TLS") != std::string::npos
               ? "Each rank loads its own copy of the libraries that use static TLS (the OpenMP runtime); bxisim makes "
                 "room for them unless GLIBC_TUNABLES sets glibc.rtld.optional_static_tls, as it does here: raise "

@@ -160,6 +160,15 @@ TEST(Ends, AnUndefinedSymbolIsNamedWithWhatToLink)
   EXPECT_THAT(result.output, Not(HasSubstr("Build the program with")));
 }
 
+// A C++ name is given as written in the source too: "_ZTV6Solver" alone did not say it is Solver's vtable.
+TEST(Ends, AnUndefinedCppSymbolIsNamedAsInTheSource)
+{
+  auto result = run_command("'" BXISIM_BINARY "' run -n 2 " + test_program("undefined_vtable"));
+  EXPECT_NE(result.exit_code, 0) << result.output;
+  EXPECT_THAT(result.output, HasSubstr("undefined symbol: _ZTV6Solver (vtable for Solver)"));
+  EXPECT_THAT(result.output, HasSubstr("mpicc's link would have failed"));
+}
+
 TEST(Ends, AnAbortIsACrashToo)
 {
   std::string tmpdir = fresh_folder("tmpdir-abort");
