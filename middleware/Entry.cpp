@@ -136,10 +136,14 @@ void set_abort_handler(std::function<void(int rank, int code)> handler)
   abort_handler() = std::move(handler);
 }
 
-void abort_job(int rank, int code)
+bool abort_job(int rank, int code)
 {
+  static bool aborted = false;
+  bool first          = not aborted;
+  aborted             = true;
   if (abort_handler())
     abort_handler()(rank, code);
+  return first;
 }
 
 void set_rank_provider(std::function<RankMpi*()> provider_function)

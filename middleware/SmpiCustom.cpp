@@ -69,10 +69,11 @@ int SmpiRank::Is_thread_main(int* flag)
 
 int SmpiRank::Abort(MPI_Comm, int errorcode)
 {
-  FILE* out = message_stream();
-  std::fprintf(out, "bxisim: rank %d called MPI_Abort with error code %d; the job ends.\n", rank(), errorcode);
-  std::fflush(out);
-  abort_job(rank(), errorcode);
+  if (abort_job(rank(), errorcode)) { // not again for ranks that abort at the same time, before they are stopped
+    FILE* out = message_stream();
+    std::fprintf(out, "bxisim: rank %d called MPI_Abort with error code %d; the job ends.\n", rank(), errorcode);
+    std::fflush(out);
+  }
   exit_rank(errorcode);
 }
 

@@ -201,12 +201,7 @@ SmpiLevel::SmpiLevel(const std::vector<std::unique_ptr<Rank>>& ranks, const conf
     the_level = this;
     SMPI_init();
     SMPI_app_instance_register(kInstance, nullptr, static_cast<int>(ranks.size()));
-    mw::set_abort_handler([this](int rank, int code) {
-      if (abort_.rank >= 0)
-        return;
-      abort_ = {rank, code};
-      kill_other_ranks();
-    });
+    mw::set_abort_handler([this](int rank, int code) { on_abort(rank, code); });
     set_node_provider();
     return;
   }
@@ -274,13 +269,17 @@ SmpiLevel::SmpiLevel(const std::vector<std::unique_ptr<Rank>>& ranks, const conf
     std::fflush(out);
     std::exit(1); // ends the rank (bxisim's exit)
   });
-  mw::set_abort_handler([this](int rank, int code) {
-    if (abort_.rank >= 0)
-      return;
-    abort_ = {rank, code};
-    kill_other_ranks(); // every other rank; the caller then ends itself
-  });
+  mw::set_abort_handler([this](int rank, int code) { on_abort(rank, code); });
   set_node_provider();
+}
+
+void SmpiLevel::on_abort(int rank, int code)
+{
+  aborting_ranks_.insert(rank);
+  if (abort_.rank >= 0)
+    return;
+  abort_ = {rank, code};
+  kill_other_ranks(); // every other rank; the caller then ends itself
 }
 
 void SmpiLevel::set_node_provider()
@@ -343,7 +342,9 @@ bool SmpiLevel::load(Rank& rank)
 int SmpiLevel::check_end(Rank& rank, int code)
 {
   const auto& dispatch = dispatch_.at(static_cast<size_t>(rank.index()));
-  bool aborted         = abort_.rank == rank.index(); // MPI_Abort ends a rank without MPI_Finalize by design
+  // MPI_Abort ends a rank without MPI_Finalize by design (ranks that abort at once each call it before they are
+  // stopped)
+  bool aborted = aborting_ranks_.count(rank.index()) != 0;
   if (dispatch != nullptr && dispatch->initialized() && not dispatch->finalized() && not aborted) {
     FILE* out = OutputRouter::original_stderr();
     fmt::print(out,

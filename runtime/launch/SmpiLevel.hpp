@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -64,11 +65,14 @@ class SmpiLevel
  private:
   /** Tells the middleware each rank's node (MPI_Get_processor_name, MPI_COMM_TYPE_SHARED). */
   void set_node_provider();
+  /** A rank called MPI_Abort (or an error handler ended the job): the first ends the job, stopping the others. */
+  void on_abort(int rank, int code);
   const std::vector<std::unique_ptr<Rank>>& ranks_;
   std::vector<std::unique_ptr<mw::RankMpi>> dispatch_;
   std::vector<int> rank_of_actor_;              // by actor pid
   std::vector<mw::RankMpi*> dispatch_of_actor_; // by actor pid
   JobAbort abort_;
+  std::set<int> aborting_ranks_; // every rank that called MPI_Abort before it was stopped
   bool mixed_ = false;
 };
 

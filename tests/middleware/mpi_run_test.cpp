@@ -492,6 +492,21 @@ TEST_P(PerLevel, AnAbortWhileOtherRanksExitEndsTheJobWithItsCode)
   }
 }
 
+// Every rank calls MPI_Abort at the same simulated time (CPU simulation off): each may reach it before the first stops
+// it. At smpi each was said to call MPI_Abort, and all but the first to have "ended without MPI_Finalize".
+TEST_P(PerLevel, RanksThatAbortTogetherEndTheJobOnce)
+{
+  for (int ppn : {1, 2}) {
+    auto result =
+        run_command("'" BXISIM_BINARY "' run --no-cpu-simulation -q --no-summary --level " + level() + " -n 4 --ppn " +
+                    std::to_string(ppn) + " " + kPrograms + "/mpi_bad abort_everywhere 2>&1");
+    EXPECT_EQ(result.exit_code, 7) << result.output;
+    EXPECT_EQ(occurrences(result.output, "called MPI_Abort with error code 7"), 1) << result.output;
+    EXPECT_THAT(result.output, testing::Not(HasSubstr("without MPI_Finalize"))) << result.output;
+    EXPECT_THAT(result.output, testing::Not(HasSubstr("passed_the_abort"))) << result.output;
+  }
+}
+
 TEST_P(PerLevel, ACrashInsideAnMpiCallNamesTheRank)
 {
   for (int ppn : {1, 2}) {

@@ -31,6 +31,14 @@ std::string file_text(const std::string& path)
   return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
 }
 
+int occurrences(const std::string& text, const std::string& needle)
+{
+  int count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size()))
+    ++count;
+  return count;
+}
+
 int entry_count(const std::string& folder)
 {
   int count = 0;

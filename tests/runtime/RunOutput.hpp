@@ -20,6 +20,9 @@ std::string file_text(const std::string& path);
 /** Number of entries in a folder. */
 int entry_count(const std::string& folder);
 
+/** How many times `needle` occurs in `text`. */
+int occurrences(const std::string& text, const std::string& needle);
+
 using Fields = std::map<std::string, std::string>;
 
 /** Every "key=value" word on lines prefixed "[rank N] ", merged per rank. */

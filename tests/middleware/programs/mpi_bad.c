@@ -121,6 +121,11 @@ int main(int argc, char** argv)
     printf("passed_the_abort=1\n");
     exit(0); /* its last burst of 20 ms is simulated as it ends: rank 0's abort stops it there */
   }
+  if (!strcmp(mode, "abort_everywhere")) { /* every rank aborts at once (Kripke's KRIPKE_ASSERT on a bad layout) */
+    MPI_Abort(MPI_COMM_WORLD, 7);
+    printf("passed_the_abort=1\n");
+    return 0;
+  }
   if (!strcmp(mode, "abort")) { /* the last rank aborts after a barrier, the others wait for its message */
     int size = 0, value = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
