@@ -136,14 +136,18 @@ void set_abort_handler(std::function<void(int rank, int code)> handler)
   abort_handler() = std::move(handler);
 }
 
-bool abort_job(int rank, int code)
+bool first_job_abort()
 {
   static bool aborted = false;
   bool first          = not aborted;
   aborted             = true;
+  return first;
+}
+
+void abort_job(int rank, int code)
+{
   if (abort_handler())
     abort_handler()(rank, code);
-  return first;
 }
 
 void set_rank_provider(std::function<RankMpi*()> provider_function)

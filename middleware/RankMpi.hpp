@@ -109,9 +109,11 @@ std::string switch_wait_detail(const RankMpi& rank);
  * the other ranks; the caller then ends its own rank.
  */
 void set_abort_handler(std::function<void(int rank, int code)> handler);
-/** Calls the abort handler (if any); whether this call is the job's first abort (ranks that abort at one time, each
- *  before it is stopped, are the job's one abort: its first says so). */
-bool abort_job(int rank, int code);
+/** Whether no abort of the job came before (true once): ranks that abort at one time, each before it is stopped, are
+ *  the job's one abort, which the first says. */
+bool first_job_abort();
+/** Calls the abort handler (if any). */
+void abort_job(int rank, int code);
 
 /**
  * What every MPI entry point does around its call into the back end, when the back end's calls are

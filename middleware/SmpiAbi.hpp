@@ -343,11 +343,14 @@ class SmpiAbi : public BackEndCallbacks
   std::unordered_map<const void*, int> flavor_of_;
   int created_window(int result, void* window, int flavor, MPI_Win* win);
   /** Each window's name in bxisim's table of passive-target locks (WindowLocks.hpp), the windows made over each
-   *  group (by its world ranks), and the locks this rank holds, by (window, target): the lock type taken (0 for one
-   *  taken with MPI_MODE_NOCHECK, which is not in the table). */
+   *  group (by its world ranks), and the locks this rank holds, by (window, target). */
   std::unordered_map<const void*, WindowIdentity> window_identities_;
   std::map<std::vector<int>, int> windows_made_over_;
-  std::map<std::pair<const void*, int>, int> held_window_locks_;
+  struct HeldLock {
+    int taken;   // MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED; 0 under MPI_MODE_NOCHECK (not in the table)
+    bool of_all; // taken by MPI_Win_lock_all, which only MPI_Win_unlock_all ends
+  };
+  std::map<std::pair<const void*, int>, HeldLock> held_window_locks_;
   /** Windows of MPI_Win_allocate_shared over several ranks, laid out by bxisim (SmpiSharedWindows.cpp): each rank's
    *  segment in comm rank order, and the block, which the first rank frees with the window. */
   struct SharedSegment {

@@ -69,11 +69,12 @@ int SmpiRank::Is_thread_main(int* flag)
 
 int SmpiRank::Abort(MPI_Comm, int errorcode)
 {
-  if (abort_job(rank(), errorcode)) { // not again for ranks that abort at the same time, before they are stopped
+  if (first_job_abort()) { // not again for ranks that abort at the same time, before they are stopped
     FILE* out = message_stream();
     std::fprintf(out, "bxisim: rank %d called MPI_Abort with error code %d; the job ends.\n", rank(), errorcode);
     std::fflush(out);
   }
+  abort_job(rank(), errorcode);
   exit_rank(errorcode);
 }
 
@@ -90,12 +91,14 @@ bool predefined_errhandler_called(int rank, MPI_Errhandler handler, const char* 
     return true;
   if (handler != MPI_ERRORS_ARE_FATAL && handler != MPI_ERRORS_ABORT)
     return false;
-  FILE* out = message_stream();
-  std::fprintf(out,
-               "bxisim: rank %d: an error (code %d) went to the error handler of a %s (%s), MPI_ERRORS_ARE_FATAL; the "
-               "job ends.\n",
-               rank, errorcode, object, function);
-  std::fflush(out);
+  if (first_job_abort()) {
+    FILE* out = message_stream();
+    std::fprintf(out,
+                 "bxisim: rank %d: an error (code %d) went to the error handler of a %s (%s), MPI_ERRORS_ARE_FATAL; "
+                 "the job ends.\n",
+                 rank, errorcode, object, function);
+    std::fflush(out);
+  }
   int exit_code = errorcode > 0 && errorcode < 256 ? errorcode : 1;
   abort_job(rank, exit_code);
   exit_rank(exit_code);

@@ -32,9 +32,18 @@ int SmpiRank::made_window(int result, void* window, int flavor, MPI_Win* win)
 
 void SmpiRank::forget_window(be_win window)
 {
+  // Locks still held (an erroneous program) are given up: a rank waiting for one would wait for ever
+  auto identity = window_identities_.find(window);
+  for (auto held = held_window_locks_.begin(); held != held_window_locks_.end();) {
+    if (held->first.first != window) {
+      ++held;
+      continue;
+    }
+    if (held->second.taken != 0 && identity != window_identities_.end())
+      WindowLocks::of_the_run().release(identity->second, held->first.second, held->second.taken == MPI_LOCK_EXCLUSIVE);
+    held = held_window_locks_.erase(held);
+  }
   window_identities_.erase(window);
-  for (auto held = held_window_locks_.begin(); held != held_window_locks_.end();)
-    held = held->first.first == window ? held_window_locks_.erase(held) : std::next(held);
 }
 
 int SmpiRank::window_sync_error(MPI_Win win)
@@ -60,7 +69,7 @@ int SmpiRank::Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     WindowLocks::of_the_run().acquire(identity->second, rank, taken == MPI_LOCK_EXCLUSIVE);
   int result = fn_.Win_lock(to_be_lock_type(MPI_LOCK_SHARED), to_be_rank(rank), to_be_win_assert(assert), window);
   if (be_ok(result))
-    held_window_locks_[{window, rank}] = taken;
+    held_window_locks_[{window, rank}] = {taken, false};
   else if (taken != 0)
     WindowLocks::of_the_run().release(identity->second, rank, taken == MPI_LOCK_EXCLUSIVE);
   return from_be_errcode(result);
@@ -71,16 +80,17 @@ int SmpiRank::Win_unlock(int rank, MPI_Win win)
   be_win window = to_be_win(win);
   auto identity = window_identities_.find(window);
   auto held     = held_window_locks_.find({window, rank});
-  if (identity == window_identities_.end() || rank == MPI_PROC_NULL)
+  if (identity == window_identities_.end() || rank < 0 ||
+      rank >= static_cast<int>(identity->second.world_ranks.size())) // SMPI's answer: MPI_PROC_NULL, errors
     return from_be_errcode(fn_.Win_unlock(to_be_rank(rank), window));
-  if (held == held_window_locks_.end())
+  if (held == held_window_locks_.end() || held->second.of_all) // not locked, or by MPI_Win_lock_all
     return window_sync_error(win);
   // SMPI 3.32's MPI_Win_unlock gave an exclusive lock up before it completed the epoch's operations: the next holder
   // read the data as it was before (ARMCI-MPI's mutexes deadlocked). Completed first, then given up.
   fn_.Win_flush(to_be_rank(rank), window);
   int result = fn_.Win_unlock(to_be_rank(rank), window);
-  if (held->second != 0)
-    WindowLocks::of_the_run().release(identity->second, rank, held->second == MPI_LOCK_EXCLUSIVE);
+  if (held->second.taken != 0)
+    WindowLocks::of_the_run().release(identity->second, rank, held->second.taken == MPI_LOCK_EXCLUSIVE);
   held_window_locks_.erase(held);
   return from_be_errcode(result);
 }
@@ -99,7 +109,7 @@ int SmpiRank::Win_lock_all(int assert, MPI_Win win)
   for (int target = 0; target < targets; ++target) { // in rank order, as SMPI's own
     if (taken != 0)
       WindowLocks::of_the_run().acquire(identity->second, target, false);
-    held_window_locks_[{window, target}] = taken;
+    held_window_locks_[{window, target}] = {taken, true};
   }
   int result = fn_.Win_lock_all(to_be_win_assert(assert), window);
   if (not be_ok(result))
@@ -118,14 +128,15 @@ int SmpiRank::Win_unlock_all(MPI_Win win)
   if (identity == window_identities_.end())
     return from_be_errcode(fn_.Win_unlock_all(window));
   const int targets = static_cast<int>(identity->second.world_ranks.size());
-  for (int target = 0; target < targets; ++target)
-    if (held_window_locks_.count({window, target}) == 0) // MPI_Win_unlock_all ends MPI_Win_lock_all's epoch only
+  for (int target = 0; target < targets; ++target) // MPI_Win_unlock_all ends MPI_Win_lock_all's epoch only
+    if (auto held = held_window_locks_.find({window, target});
+        held == held_window_locks_.end() || not held->second.of_all)
       return window_sync_error(win);
   fn_.Win_flush_all(window); // as Win_unlock
   int result = fn_.Win_unlock_all(window);
   for (int target = 0; target < targets; ++target) {
     auto held = held_window_locks_.find({window, target});
-    if (held->second != 0)
+    if (held->second.taken != 0)
       WindowLocks::of_the_run().release(identity->second, target, false);
     held_window_locks_.erase(held);
   }

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -96,21 +97,25 @@ void write_source_lines(void* const* frames, int count, int fd, const std::strin
 
 void print_program_source_lines(void* const* frames, int count, int fd, const char* run_folder)
 {
-  pid_t child = fork();
+  // _Fork, not fork: fork takes malloc's and stdio's locks in this process first (and runs the libraries' atfork
+  // handlers), and a crash inside malloc holds one of them.
+  pid_t child = _Fork();
   if (child < 0)
     return;
   if (child == 0) {
+    setpgid(0, 0); // its addr2line with it: stopped together at the limit, no process left holding stderr
     write_source_lines(frames, count, fd, run_folder);
     _exit(0);
   }
   constexpr int kStepMilliseconds = 10, kLimitMilliseconds = 10000;
   for (int waited = 0; waited < kLimitMilliseconds; waited += kStepMilliseconds) {
-    if (waitpid(child, nullptr, WNOHANG) == child)
+    pid_t ended = waitpid(child, nullptr, WNOHANG);
+    if (ended == child || (ended < 0 && errno != EINTR)) // reaped, or not ours to wait for (SIGCHLD ignored)
       return;
     timespec step{0, kStepMilliseconds * 1000000L};
     nanosleep(&step, nullptr);
   }
-  kill(child, SIGKILL);
+  kill(-child, SIGKILL);
   waitpid(child, nullptr, 0);
 }
 

@@ -335,6 +335,19 @@ TEST_P(Conformance, SharedAndExclusiveLocksOfOneTargetExcludeEachOther)
   EXPECT_EQ(fields[3]["own_value"], "0");
 }
 
+// MPI_Win_unlock in an MPI_Win_lock_all epoch and MPI_Win_unlock_all after MPI_Win_lock on every target are erroneous:
+// MPI_ERR_RMA_SYNC, as OpenMPI answers, and the locks stay usable (at smpi the exclusive locks were released as shared
+// ones and later locks of the target waited for ever).
+TEST_P(Conformance, MismatchedUnlocksFailWithRmaSyncAndLeaveTheLocksUsable)
+{
+  auto fields = expect_passed(run(3, "mismatched_unlocks"), 3);
+  for (auto& [rank, mine] : fields) {
+    EXPECT_EQ(mine["unlock_in_lock_all"], "1") << "rank " << rank;
+    EXPECT_EQ(mine["unlock_all_of_locks"], "1") << "rank " << rank;
+  }
+  EXPECT_EQ(fields[0]["sum"], "3");
+}
+
 // ompi-tests-public status/: a status set to more than 2^31 - 1 bytes (MPI_Status_set_elements_x) at smpi, where
 // SMPI's statuses hold an int of bytes: the call failed unnoticed and MPI_Get_count answered 1.
 TEST_P(Conformance, AStatusHoldsCountsBeyondAnIntOfBytes)

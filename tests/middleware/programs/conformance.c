@@ -1590,6 +1590,37 @@ static void mixed_lock_modes(int rank, int size)
   MPI_Win_free(&win);
 }
 
+/* Erroneous epochs (MPI-3.1 11.5.3: MPI_Win_unlock ends a lock of MPI_Win_lock, MPI_Win_unlock_all one of
+ * MPI_Win_lock_all) fail with MPI_ERR_RMA_SYNC under MPI_ERRORS_RETURN and leave the locks usable: an exclusive lock
+ * released as a shared one stayed taken, and every later lock of the target waited for ever. */
+static void mismatched_unlocks(int rank, int size)
+{
+  static int value;
+  MPI_Win win;
+  MPI_Win_create(&value, sizeof value, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+  int error_class = 0;
+  MPI_Win_lock_all(0, win);
+  MPI_Error_class(MPI_Win_unlock(0, win), &error_class);
+  printf("unlock_in_lock_all=%d\n", error_class == MPI_ERR_RMA_SYNC);
+  MPI_Win_unlock_all(win);
+  for (int target = 0; target < size; ++target)
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, win);
+  MPI_Error_class(MPI_Win_unlock_all(win), &error_class);
+  printf("unlock_all_of_locks=%d\n", error_class == MPI_ERR_RMA_SYNC);
+  for (int target = 0; target < size; ++target)
+    MPI_Win_unlock(target, win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  int one = 1;
+  MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win); /* every rank: waited for ever after the mismatch */
+  MPI_Accumulate(&one, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, win);
+  MPI_Win_unlock(0, win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("sum=%d\n", value);
+  MPI_Win_free(&win);
+}
+
 static void datatype_layout(int rank, int size)
 {
   MPI_Datatype int_char, negative_vector, subarray, resized_int, sticky, indexed, hindexed, vector_of_structs;
@@ -2149,7 +2180,11 @@ int main(int argc, char** argv)
     derived_accumulates(rank);
   else if (strcmp(mode, "exclusive_lock_order") == 0)
     exclusive_lock_order(rank);
-  else if (strcmp(mode, "mixed_lock_modes") == 0) {
+  else if (strcmp(mode, "mismatched_unlocks") == 0) {
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mismatched_unlocks(rank, size);
+  } else if (strcmp(mode, "mixed_lock_modes") == 0) {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     mixed_lock_modes(rank, size);
