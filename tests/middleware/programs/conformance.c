@@ -2080,8 +2080,9 @@ int main(int argc, char** argv)
     init_result = MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   else
     MPI_Init(&argc, &argv);
-  int rank;
+  int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (strcmp(mode, "thread_multiple") == 0)
     thread_multiple(init_result, provided);
   else if (strcmp(mode, "shared_window") == 0)
@@ -2116,43 +2117,31 @@ int main(int argc, char** argv)
     errhandler_return();
   else if (strcmp(mode, "errhandler_fatal") == 0)
     errhandler_fatal(rank);
-  else if (strcmp(mode, "unsupported_return") == 0 || strcmp(mode, "unsupported_fatal") == 0) {
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  else if (strcmp(mode, "unsupported_return") == 0 || strcmp(mode, "unsupported_fatal") == 0)
     unsupported(rank, size, strcmp(mode, "unsupported_fatal") == 0);
-  } else if (strcmp(mode, "failed_dup") == 0)
+  else if (strcmp(mode, "failed_dup") == 0)
     failed_dup();
-  else if (strcmp(mode, "communicators") == 0 || strcmp(mode, "communicators_intercomm") == 0) {
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  else if (strcmp(mode, "communicators") == 0 || strcmp(mode, "communicators_intercomm") == 0)
     make_communicators(rank, size, strcmp(mode, "communicators_intercomm") == 0);
-  } else if (strcmp(mode, "communicator_times") == 0)
+  else if (strcmp(mode, "communicator_times") == 0)
     communicator_times(rank);
   else if (strcmp(mode, "iprobe_loop") == 0)
     iprobe_loop();
   else if (strcmp(mode, "window_segment") == 0)
     window_segment();
-  else if (strcmp(mode, "concurrent_cas") == 0) {
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  else if (strcmp(mode, "concurrent_cas") == 0)
     concurrent_cas(rank, size);
-  } else if (strcmp(mode, "ialltoall_waits") == 0) {
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  else if (strcmp(mode, "ialltoall_waits") == 0)
     ialltoall_waits(rank, size);
-  } else if (strcmp(mode, "global_names") == 0) {
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  else if (strcmp(mode, "global_names") == 0)
     global_names(rank, size);
-  } else if (strcmp(mode, "many_keyvals") == 0)
+  else if (strcmp(mode, "many_keyvals") == 0)
     many_keyvals();
   else if (strcmp(mode, "contents_large_maxima") == 0)
     contents_with_large_maxima();
-  else if (strcmp(mode, "attributes") == 0) {
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  else if (strcmp(mode, "attributes") == 0)
     attributes_and_error_codes(rank, size);
-  } else if (strcmp(mode, "file_open_failure") == 0)
+  else if (strcmp(mode, "file_open_failure") == 0)
     file_open_failure();
   else if (strcmp(mode, "file_null_calls") == 0)
     file_null_calls();
@@ -2160,19 +2149,13 @@ int main(int argc, char** argv)
     node_identity();
   else if (strcmp(mode, "status_big_count") == 0)
     status_big_count();
-  else if (strcmp(mode, "in_place_nonblocking") == 0) {
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  else if (strcmp(mode, "in_place_nonblocking") == 0)
     in_place_nonblocking(rank, size);
-  } else if (strcmp(mode, "displacement_current") == 0) {
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  else if (strcmp(mode, "displacement_current") == 0)
     displacement_current(rank, size, argc > 2 ? argv[2] : "conformance-displacement");
-  } else if (strcmp(mode, "file_nonblocking") == 0) {
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  else if (strcmp(mode, "file_nonblocking") == 0)
     file_nonblocking(rank, size, argc > 2 ? argv[2] : "conformance-file");
-  } else if (strcmp(mode, "null_requests") == 0)
+  else if (strcmp(mode, "null_requests") == 0)
     null_requests();
   else if (strcmp(mode, "get_elements") == 0)
     get_elements(rank);
@@ -2180,33 +2163,21 @@ int main(int argc, char** argv)
     derived_accumulates(rank);
   else if (strcmp(mode, "exclusive_lock_order") == 0)
     exclusive_lock_order(rank);
-  else if (strcmp(mode, "mismatched_unlocks") == 0) {
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  else if (strcmp(mode, "mismatched_unlocks") == 0)
     mismatched_unlocks(rank, size);
-  } else if (strcmp(mode, "mixed_lock_modes") == 0) {
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  else if (strcmp(mode, "mixed_lock_modes") == 0)
     mixed_lock_modes(rank, size);
-  } else if (strcmp(mode, "user_functions") == 0) {
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  else if (strcmp(mode, "user_functions") == 0)
     user_functions(rank, size);
-  } else if (strcmp(mode, "fortran_pairs") == 0) {
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  else if (strcmp(mode, "fortran_pairs") == 0)
     fortran_pairs(rank, size);
-  } else if (strcmp(mode, "attributes_per_rank") == 0)
+  else if (strcmp(mode, "attributes_per_rank") == 0)
     attributes_per_rank(rank);
-  else if (strcmp(mode, "idup_test") == 0) {
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  else if (strcmp(mode, "idup_test") == 0)
     idup_test(rank, size);
-  } else if (strcmp(mode, "datatype_layout") == 0) {
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  else if (strcmp(mode, "datatype_layout") == 0)
     datatype_layout(rank, size);
-  } else
+  else
     CHECK(0, "mode");
   printf("ok=%d\n", errors == 0);
   MPI_Finalize();
