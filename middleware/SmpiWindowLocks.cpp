@@ -9,6 +9,34 @@
 
 namespace bxisim::mw
 {
+namespace
+{
+bool targets(const WindowIdentity& window, int rank)
+{
+  return rank >= 0 && rank < static_cast<int>(window.world_ranks.size());
+}
+
+/** Takes the lock `taken` (MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED) of `target` in the table; 0 (MPI_MODE_NOCHECK):
+ *  none. */
+void take(const WindowIdentity& window, int target, int taken)
+{
+  if (taken != 0)
+    WindowLocks::of_the_run().acquire(window, target, taken == MPI_LOCK_EXCLUSIVE);
+}
+
+/** Gives up what take took. */
+void give_up(const WindowIdentity& window, int target, int taken)
+{
+  if (taken != 0)
+    WindowLocks::of_the_run().release(window, target, taken == MPI_LOCK_EXCLUSIVE);
+}
+
+/** The lock a program's assertions (MPI_MODE_NOCHECK: no conflicting lock is or will be held) leave to take. */
+int lock_to_take(int lock_type, int asserted)
+{
+  return (asserted & MPI_MODE_NOCHECK) != 0 ? 0 : lock_type;
+}
+} // namespace
 
 int SmpiRank::made_window(int result, void* window, int flavor, MPI_Win* win)
 {
@@ -39,8 +67,8 @@ void SmpiRank::forget_window(be_win window)
       ++held;
       continue;
     }
-    if (held->second.taken != 0 && identity != window_identities_.end())
-      WindowLocks::of_the_run().release(identity->second, held->first.second, held->second.taken == MPI_LOCK_EXCLUSIVE);
+    if (identity != window_identities_.end())
+      give_up(identity->second, held->first.second, held->second.taken);
     held = held_window_locks_.erase(held);
   }
   window_identities_.erase(window);
@@ -52,26 +80,23 @@ int SmpiRank::window_sync_error(MPI_Win win)
   return MPI_ERR_RMA_SYNC;
 }
 
-int SmpiRank::Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+int SmpiRank::Win_lock(int lock_type, int rank, int asserted, MPI_Win win)
 {
   be_win window = to_be_win(win);
   auto identity = window_identities_.find(window);
-  if (identity == window_identities_.end() || rank < 0 ||
-      rank >= static_cast<int>(identity->second.world_ranks.size()) ||
+  if (identity == window_identities_.end() || not targets(identity->second, rank) ||
       (lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED)) // SMPI's answer: MPI_PROC_NULL, errors
     return from_be_errcode(
-        fn_.Win_lock(to_be_lock_type(lock_type), to_be_rank(rank), to_be_win_assert(assert), window));
+        fn_.Win_lock(to_be_lock_type(lock_type), to_be_rank(rank), to_be_win_assert(asserted), window));
   if (held_window_locks_.count({window, rank}) != 0) // a second lock of one target in one epoch
     return window_sync_error(win);
-  // MPI_MODE_NOCHECK: the program asserts no conflicting lock is or will be held; the lock need not be taken
-  const int taken = (assert& MPI_MODE_NOCHECK) != 0 ? 0 : lock_type;
-  if (taken != 0)
-    WindowLocks::of_the_run().acquire(identity->second, rank, taken == MPI_LOCK_EXCLUSIVE);
-  int result = fn_.Win_lock(to_be_lock_type(MPI_LOCK_SHARED), to_be_rank(rank), to_be_win_assert(assert), window);
+  const int taken = lock_to_take(lock_type, asserted);
+  take(identity->second, rank, taken);
+  int result = fn_.Win_lock(to_be_lock_type(MPI_LOCK_SHARED), to_be_rank(rank), to_be_win_assert(asserted), window);
   if (be_ok(result))
     held_window_locks_[{window, rank}] = {taken, false};
-  else if (taken != 0)
-    WindowLocks::of_the_run().release(identity->second, rank, taken == MPI_LOCK_EXCLUSIVE);
+  else
+    give_up(identity->second, rank, taken);
   return from_be_errcode(result);
 }
 
@@ -80,8 +105,7 @@ int SmpiRank::Win_unlock(int rank, MPI_Win win)
   be_win window = to_be_win(win);
   auto identity = window_identities_.find(window);
   auto held     = held_window_locks_.find({window, rank});
-  if (identity == window_identities_.end() || rank < 0 ||
-      rank >= static_cast<int>(identity->second.world_ranks.size())) // SMPI's answer: MPI_PROC_NULL, errors
+  if (identity == window_identities_.end() || not targets(identity->second, rank)) // SMPI's answer: PROC_NULL, errors
     return from_be_errcode(fn_.Win_unlock(to_be_rank(rank), window));
   if (held == held_window_locks_.end() || held->second.of_all) // not locked, or by MPI_Win_lock_all
     return window_sync_error(win);
@@ -89,33 +113,30 @@ int SmpiRank::Win_unlock(int rank, MPI_Win win)
   // read the data as it was before (ARMCI-MPI's mutexes deadlocked). Completed first, then given up.
   fn_.Win_flush(to_be_rank(rank), window);
   int result = fn_.Win_unlock(to_be_rank(rank), window);
-  if (held->second.taken != 0)
-    WindowLocks::of_the_run().release(identity->second, rank, held->second.taken == MPI_LOCK_EXCLUSIVE);
+  give_up(identity->second, rank, held->second.taken);
   held_window_locks_.erase(held);
   return from_be_errcode(result);
 }
 
-int SmpiRank::Win_lock_all(int assert, MPI_Win win)
+int SmpiRank::Win_lock_all(int asserted, MPI_Win win)
 {
   be_win window = to_be_win(win);
   auto identity = window_identities_.find(window);
   if (identity == window_identities_.end())
-    return from_be_errcode(fn_.Win_lock_all(to_be_win_assert(assert), window));
+    return from_be_errcode(fn_.Win_lock_all(to_be_win_assert(asserted), window));
   auto first = held_window_locks_.lower_bound({window, 0});
   if (first != held_window_locks_.end() && first->first.first == window)
     return window_sync_error(win);
-  const int taken   = (assert& MPI_MODE_NOCHECK) != 0 ? 0 : MPI_LOCK_SHARED;
-  const int targets = static_cast<int>(identity->second.world_ranks.size());
-  for (int target = 0; target < targets; ++target) { // in rank order, as SMPI's own
-    if (taken != 0)
-      WindowLocks::of_the_run().acquire(identity->second, target, false);
+  const int taken         = lock_to_take(MPI_LOCK_SHARED, asserted);
+  const auto& all_targets = identity->second.world_ranks;
+  for (int target = 0; target < static_cast<int>(all_targets.size()); ++target) { // in rank order, as SMPI's own
+    take(identity->second, target, taken);
     held_window_locks_[{window, target}] = {taken, true};
   }
-  int result = fn_.Win_lock_all(to_be_win_assert(assert), window);
+  int result = fn_.Win_lock_all(to_be_win_assert(asserted), window);
   if (not be_ok(result))
-    for (int target = 0; target < targets; ++target) {
-      if (taken != 0)
-        WindowLocks::of_the_run().release(identity->second, target, false);
+    for (int target = 0; target < static_cast<int>(all_targets.size()); ++target) {
+      give_up(identity->second, target, taken);
       held_window_locks_.erase({window, target});
     }
   return from_be_errcode(result);
@@ -136,8 +157,7 @@ int SmpiRank::Win_unlock_all(MPI_Win win)
   int result = fn_.Win_unlock_all(window);
   for (int target = 0; target < targets; ++target) {
     auto held = held_window_locks_.find({window, target});
-    if (held->second.taken != 0)
-      WindowLocks::of_the_run().release(identity->second, target, false);
+    give_up(identity->second, target, held->second.taken);
     held_window_locks_.erase(held);
   }
   return from_be_errcode(result);

@@ -288,6 +288,12 @@ bool simgrid_opens_files(const platform::SimulatorOptions& simulator_options)
                      [](const std::string& setting) { return setting.rfind("tracing", 0) == 0; });
 }
 
+/** Whether `rank` ended with an exit code other than 0 (not by a signal). */
+bool exited_non_zero(const Rank& rank)
+{
+  return rank.state() == RankState::Ended && rank.end_signal() == 0 && rank.exit_code() != 0;
+}
+
 void report_deadlock(const std::vector<std::unique_ptr<Rank>>& ranks, const std::function<std::string(int)>& mpi_call)
 {
   FILE* out = OutputRouter::original_stderr();
@@ -327,11 +333,7 @@ void report_deadlock(const std::vector<std::unique_ptr<Rank>>& ranks, const std:
                "that ended, or for it in a collective, waits for ever (mpirun would have stopped the job when it "
                "ended{}).\n",
                rank_ranges(ended),
-               std::any_of(ranks.begin(), ranks.end(),
-                           [](const auto& rank) {
-                             return rank->state() == RankState::Ended && rank->end_signal() == 0 &&
-                                    rank->exit_code() != 0;
-                           })
+               std::any_of(ranks.begin(), ranks.end(), [](const auto& rank) { return exited_non_zero(*rank); })
                    ? "; the run ends with the exit code of the first that failed, as mpirun's"
                    : "");
   std::vector<int> with_library_threads;
@@ -413,7 +415,7 @@ int summarize(const std::vector<std::unique_ptr<Rank>>& ranks, bool deadlock, bo
     std::string how;
     if (rank->state() == RankState::Ended && rank->end_signal() != 0) {
       how = fmt::format("killed by SIG{}", sigabbrev_np(rank->end_signal()));
-    } else if (rank->state() == RankState::Ended && rank->exit_code() != 0) {
+    } else if (exited_non_zero(*rank)) {
       how = fmt::format("exit code {}", rank->exit_code());
       if (first_exited == nullptr || rank->end_time() < first_exited->end_time())
         first_exited = rank.get();
